@@ -1,0 +1,147 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// ManagerOptions configure a Manager.
+type ManagerOptions struct {
+	// DefaultProvider is used for tenants that choose none. Empty means the
+	// only registered provider when there is exactly one, and otherwise that
+	// tenants must choose.
+	DefaultProvider string
+	// Logger receives the audit lines; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Manager is the facade the controller calls: it resolves tenant configs to
+// specs and routes operations to the tenant's provider, writing one audit
+// line for every provision, update and destroy.
+type Manager struct {
+	registry        *Registry
+	defaultProvider string
+	logger          *slog.Logger
+	now             func() time.Time
+}
+
+// NewManager returns a Manager over the providers in registry. A
+// DefaultProvider that is not registered is a *ProviderNotFoundError.
+func NewManager(registry *Registry, opts ManagerOptions) (*Manager, error) {
+	m := &Manager{registry: registry, defaultProvider: opts.DefaultProvider, logger: opts.Logger, now: opts.Now}
+	if m.logger == nil {
+		m.logger = slog.New(slog.DiscardHandler)
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.defaultProvider != "" {
+		if _, err := registry.Get(m.defaultProvider); err != nil {
+			return nil, fmt.Errorf("compute: default provider: %w", err)
+		}
+	} else if names := registry.Names(); len(names) == 1 {
+		m.defaultProvider = names[0]
+	}
+	return m, nil
+}
+
+// Registry returns the registry the Manager routes to.
+func (m *Manager) Registry() *Registry { return m.registry }
+
+// DefaultProvider returns the provider used for tenants that choose none, or
+// "" when they must choose.
+func (m *Manager) DefaultProvider() string { return m.defaultProvider }
+
+// ProvisionTenant creates the workload described by spec on its provider.
+func (m *Manager) ProvisionTenant(ctx context.Context, spec *TenantComputeSpec) (*ProvisionResult, error) {
+	if spec == nil {
+		return nil, Invalid("", "spec is missing")
+	}
+	p, err := m.registry.Get(spec.ProviderType)
+	if err != nil {
+		return nil, err
+	}
+	start := m.now()
+	res, err := p.Provision(ctx, spec)
+	m.audit(ctx, "provision", spec.TenantID, spec.ProviderType, spec.Generation, start, err, auditAttrs(res)...)
+	return res, err
+}
+
+// UpdateTenant converges the tenant's workload to spec.
+func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *TenantComputeSpec) (*UpdateResult, error) {
+	if spec == nil {
+		return nil, Invalid("", "spec is missing")
+	}
+	p, err := m.registry.Get(spec.ProviderType)
+	if err != nil {
+		return nil, err
+	}
+	start := m.now()
+	res, err := p.Update(ctx, tenantID, spec)
+	var attrs []slog.Attr
+	if res != nil {
+		attrs = append(attrs, slog.Int("changes", len(res.Changes)), slog.String("status", string(res.Status)))
+	}
+	m.audit(ctx, "update", tenantID, spec.ProviderType, spec.Generation, start, err, attrs...)
+	return res, err
+}
+
+// DestroyTenant removes the tenant's workload from provider.
+func (m *Manager) DestroyTenant(ctx context.Context, tenantID, provider string) error {
+	p, err := m.registry.Get(provider)
+	if err != nil {
+		return err
+	}
+	start := m.now()
+	err = p.Destroy(ctx, tenantID)
+	m.audit(ctx, "destroy", tenantID, provider, 0, start, err)
+	return err
+}
+
+// GetTenantStatus reads the live state of the tenant's workload.
+func (m *Manager) GetTenantStatus(ctx context.Context, tenantID, provider string) (*ComputeStatus, error) {
+	p, err := m.registry.Get(provider)
+	if err != nil {
+		return nil, err
+	}
+	return p.GetStatus(ctx, tenantID)
+}
+
+func auditAttrs(res *ProvisionResult) []slog.Attr {
+	if res == nil {
+		return nil
+	}
+	return []slog.Attr{slog.String("status", string(res.Status))}
+}
+
+// audit writes the one structured line recorded for every provision, update
+// and destroy. It never logs a spec, a config or a secret.
+func (m *Manager) audit(ctx context.Context, op, tenantID, provider string, generation int64, start time.Time, err error, extra ...slog.Attr) {
+	attrs := []slog.Attr{
+		slog.String("audit", "compute"),
+		slog.String("operation", op),
+		slog.String("tenant_id", tenantID),
+		slog.String("provider", provider),
+		slog.Duration("duration", m.now().Sub(start)),
+	}
+	if generation != 0 {
+		attrs = append(attrs, slog.Int64("generation", generation))
+	}
+	attrs = append(attrs, extra...)
+	level := slog.LevelInfo
+	outcome := "success"
+	if err != nil {
+		outcome = "failure"
+		level = slog.LevelWarn
+		if IsTerminal(err) {
+			level = slog.LevelError
+		}
+		attrs = append(attrs, slog.Bool("retryable", !IsTerminal(err)), slog.String("error", err.Error()))
+	}
+	attrs = append(attrs, slog.String("outcome", outcome))
+	m.logger.LogAttrs(ctx, level, "compute "+op, attrs...)
+}

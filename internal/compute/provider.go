@@ -1,0 +1,77 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Provider provisions tenant workloads on one compute platform.
+//
+// Every implementation is safe for concurrent use and allows parallel
+// operations on different tenants. It names its resources deterministically
+// from the tenant id and finds them again by that name or label, so that
+// nothing it needs to finish or clean up lives only in memory and a restart
+// adopts what exists instead of duplicating it. It logs the tenant id with
+// every line and never a secret. The conformance suite in package
+// providertest checks these contracts.
+type Provider interface {
+	// Name returns the provider's unique, lowercase alphanumeric name
+	// ("docker"); it equals TenantComputeSpec.ProviderType of the specs it
+	// accepts.
+	Name() string
+
+	// Provision creates the tenant's workload. It is idempotent: when the
+	// workload already exists and matches spec it changes nothing and returns
+	// the same result; when it exists and differs it converges it to spec. It
+	// is atomic: on failure, including context cancellation, it removes what
+	// this call created. Errors wrap ErrInvalidSpec for a bad spec and
+	// ErrProvisionFailed otherwise, marked Retryable or Terminal where the
+	// provider knows. It may return ProvisionStatusInProgress when the
+	// platform finishes asynchronously.
+	Provision(ctx context.Context, spec *TenantComputeSpec) (*ProvisionResult, error)
+
+	// Update converges the tenant's existing workload to spec, avoiding
+	// downtime where the platform allows and restoring the previous state on
+	// failure. It is idempotent: a spec the workload already matches returns
+	// a result with no changes. It returns an error wrapping
+	// ErrTenantNotFound when nothing exists for the tenant (the caller
+	// provisions instead), ErrInvalidSpec for a bad spec and ErrUpdateFailed
+	// otherwise.
+	Update(ctx context.Context, tenantID string, spec *TenantComputeSpec) (*UpdateResult, error)
+
+	// Destroy removes everything Provision and Update created for the tenant.
+	// It is idempotent and returns nil when nothing exists. It finishes its
+	// cleanup even when ctx is cancelled, and fails only when resources remain.
+	Destroy(ctx context.Context, tenantID string) error
+
+	// GetStatus reads the workload's state live from the platform, never from
+	// a cache. It returns an error wrapping ErrTenantNotFound when nothing
+	// exists for the tenant.
+	GetStatus(ctx context.Context, tenantID string) (*ComputeStatus, error)
+
+	// Validate checks a spec without side effects, including its
+	// ProviderConfig. It may make read-only calls to the platform. Problems
+	// are reported with an error wrapping ErrInvalidSpec, preferably a
+	// *ValidationError naming every offending field.
+	Validate(ctx context.Context, spec *TenantComputeSpec) error
+
+	// ValidateConfig checks a merged compute_config beyond what its JSON
+	// Schema can say (cross-field rules, operator policy). It returns a
+	// *ValidationError, or nil.
+	ValidateConfig(config json.RawMessage) error
+
+	// ConfigSchema returns the JSON Schema (draft 2020-12) of the tenant
+	// compute_config. Fields marked "writeOnly" are secrets.
+	ConfigSchema() json.RawMessage
+
+	// ConfigDefaults returns the operator's defaults, a JSON object merged
+	// under each tenant's compute_config, or nil when there are none.
+	ConfigDefaults() json.RawMessage
+}
+
+// HealthChecker is implemented by providers that can tell whether their
+// platform is reachable.
+type HealthChecker interface {
+	// CheckHealth returns nil when the platform answers.
+	CheckHealth(ctx context.Context) error
+}

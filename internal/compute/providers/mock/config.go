@@ -1,0 +1,123 @@
+package mock
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Name is the provider's name.
+const Name = "mock"
+
+// Settings are the provider's own keys in its configuration block.
+type Settings struct {
+	// Latency is added to every operation.
+	Latency compute.Duration `json:"latency"`
+	// FailureRate is the fraction (0 to 1) of operations that fail with a
+	// retryable error.
+	FailureRate float64 `json:"failure_rate"`
+}
+
+// Behaviour is what a tenant asks of the mock through "x-mock".
+type Behaviour struct {
+	// Fail is "transient" or "terminal"; empty means no injected failure.
+	Fail string `json:"fail,omitempty"`
+	// FailTimes is how many calls of each listed operation fail; 0 means all.
+	FailTimes int `json:"fail_times,omitempty"`
+	// Latency is added to each of the tenant's operations.
+	Latency string `json:"latency,omitempty"`
+	// Operations are the operations Fail applies to; empty means provision
+	// and update.
+	Operations []Operation `json:"operations,omitempty"`
+}
+
+// Operation names a provider operation, for call counts and injected
+// failures.
+type Operation string
+
+// Operations the mock counts.
+const (
+	OpProvision Operation = "provision"
+	OpUpdate    Operation = "update"
+	OpDestroy   Operation = "destroy"
+	OpStatus    Operation = "status"
+)
+
+// behaviourSchema is the JSON Schema of "x-mock".
+const behaviourSchema = `{
+  "type": "object",
+  "description": "Behaviour the mock provider simulates for this tenant.",
+  "properties": {
+    "fail": {"enum": ["transient", "terminal"], "description": "Make operations fail with a retryable (transient) or permanent (terminal) error."},
+    "fail_times": {"type": "integer", "minimum": 0, "description": "Fail only the first N calls of each operation; 0 fails them all."},
+    "latency": {"$ref": "#/$defs/duration", "description": "Delay added to each operation."},
+    "operations": {
+      "type": "array",
+      "items": {"enum": ["provision", "update", "destroy", "status"]},
+      "uniqueItems": true,
+      "description": "Operations that fail; default provision and update."
+    }
+  },
+  "additionalProperties": false
+}`
+
+func configSchema() (json.RawMessage, error) {
+	return compute.WorkloadSchema(Name, map[string]json.RawMessage{"x-mock": json.RawMessage(behaviourSchema)})
+}
+
+// behaviour reads "x-mock" from a merged config.
+func behaviour(config json.RawMessage) (Behaviour, error) {
+	var c struct {
+		Mock Behaviour `json:"x-mock"`
+	}
+	if len(config) == 0 {
+		return Behaviour{}, nil
+	}
+	if err := json.Unmarshal(config, &c); err != nil {
+		return Behaviour{}, compute.Invalid("/x-mock", "cannot read: %v", err)
+	}
+	return c.Mock, nil
+}
+
+func (b Behaviour) latency() time.Duration {
+	d, err := time.ParseDuration(b.Latency)
+	if err != nil {
+		return 0
+	}
+	return d
+}
+
+// failsOn reports whether the n-th call (1-based) of op fails.
+func (b Behaviour) failsOn(op Operation, n int) bool {
+	if b.Fail == "" {
+		return false
+	}
+	ops := b.Operations
+	if len(ops) == 0 {
+		ops = []Operation{OpProvision, OpUpdate}
+	}
+	for _, o := range ops {
+		if o == op {
+			return b.FailTimes == 0 || n <= b.FailTimes
+		}
+	}
+	return false
+}
+
+func (b Behaviour) check() error {
+	if b.Latency != "" {
+		if _, err := time.ParseDuration(b.Latency); err != nil {
+			return compute.Invalid("/x-mock/latency", "%q is not a duration such as 250ms", b.Latency)
+		}
+	}
+	return nil
+}
+
+func (s Settings) check() error {
+	if s.FailureRate < 0 || s.FailureRate > 1 {
+		return fmt.Errorf("compute.mock: %w", compute.Invalid("/failure_rate", "%v is not a fraction between 0 and 1", s.FailureRate))
+	}
+	return nil
+}

@@ -1,0 +1,18 @@
+// Package mock is an in-memory compute provider for tests and demos. It is a
+// real implementation of the compute.Provider contract, safe for concurrent
+// use, with injectable latency and failures:
+//
+//   - its configuration block accepts "latency" (a delay added to every
+//     operation) and "failure_rate" (the fraction of operations that fail with
+//     a retryable error);
+//   - a tenant asks for behaviour with an "x-mock" object in its
+//     compute_config: {"fail": "transient"|"terminal", "fail_times": N,
+//     "latency": "250ms", "operations": ["provision", "update", "destroy"]}.
+//     With fail_times N, the first N calls of each listed operation fail and
+//     later ones succeed; without it every call fails.
+//
+// It counts calls per tenant and operation, and can simulate out-of-band
+// changes (a crashed container, a workload removed behind landlord's back).
+// Workloads live in memory only: they do not survive the process, which is
+// the one contract a mock cannot keep.
+package mock

@@ -1,0 +1,287 @@
+package mock_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+)
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+func mustNew(t *testing.T, opts mock.Options) *mock.Provider {
+	t.Helper()
+	p, err := mock.New(opts)
+	if err != nil {
+		t.Fatalf("mock.New: %v", err)
+	}
+	return p
+}
+
+func config(variant int) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{
+		"image": "example.com/app:%d",
+		"env": {"VARIANT": "%d"},
+		"ports": [{"name": "http", "container_port": 8080}],
+		"health_check": {"http": {"path": "/healthz", "port": 8080}},
+		"resources": {"cpu_millicores": 250, "memory_mib": 128},
+		"sidecars": [{"name": "log", "image": "example.com/log:1"}]
+	}`, variant+1, variant))
+}
+
+func TestConformance(t *testing.T) {
+	logs := &syncBuffer{}
+	p := mustNew(t, mock.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	providertest.Run(t, providertest.Harness{
+		Provider: p,
+		Config:   config,
+		InvalidConfigs: []providertest.InvalidConfig{
+			{Name: "port out of range", Config: json.RawMessage(`{"image":"a","ports":[{"container_port":0}]}`), Pointer: "/ports/0/container_port"},
+			{Name: "unknown x-mock field", Config: json.RawMessage(`{"image":"a","x-mock":{"fial":"transient"}}`), Pointer: "/x-mock/fial"},
+			{Name: "bad failure kind", Config: json.RawMessage(`{"image":"a","x-mock":{"fail":"sometimes"}}`), Pointer: "/x-mock/fail"},
+		},
+		Disrupt: func(t *testing.T, tenantID string) {
+			if err := p.Crash(tenantID, "app", 137); err != nil {
+				t.Fatal(err)
+			}
+		},
+		CountResources: func(t *testing.T, tenantID string) int {
+			st, err := p.GetStatus(context.Background(), tenantID)
+			if errors.Is(err, compute.ErrTenantNotFound) {
+				return 0
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(st.Containers)
+		},
+		Logs:         logs.Bytes,
+		ReadyTimeout: 5 * time.Second,
+	})
+}
+
+// resolve builds a spec for the mock through a Manager, as the controller does.
+func resolve(t *testing.T, p *mock.Provider, tenantID, config string) *compute.TenantComputeSpec {
+	t.Helper()
+	reg := compute.NewRegistry()
+	if err := reg.Register(p); err != nil {
+		t.Fatal(err)
+	}
+	m, err := compute.NewManager(reg, compute.ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: tenantID, ComputeConfig: json.RawMessage(config)})
+	if err != nil {
+		t.Fatalf("resolve %s: %v", config, err)
+	}
+	return res.Spec
+}
+
+func TestInjectedFailures(t *testing.T) {
+	tests := []struct {
+		name      string
+		config    string
+		op        mock.Operation
+		failures  int // consecutive failures before success; -1 = never succeeds
+		retryable bool
+	}{
+		{"transient twice", `{"image":"a","x-mock":{"fail":"transient","fail_times":2}}`, mock.OpProvision, 2, true},
+		{"terminal always", `{"image":"a","x-mock":{"fail":"terminal"}}`, mock.OpProvision, -1, false},
+		{"update only", `{"image":"a","x-mock":{"fail":"transient","fail_times":1,"operations":["update"]}}`, mock.OpUpdate, 1, true},
+		{"destroy", `{"image":"a","x-mock":{"fail":"transient","fail_times":3,"operations":["destroy"]}}`, mock.OpDestroy, 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mustNew(t, mock.Options{})
+			spec := resolve(t, p, "tenant-1", tt.config)
+			ctx := context.Background()
+			if tt.op != mock.OpProvision {
+				// Provision succeeds: the failure is for another operation.
+				if _, err := p.Provision(ctx, spec); err != nil {
+					t.Fatalf("Provision: %v", err)
+				}
+			}
+			do := func() error {
+				switch tt.op {
+				case mock.OpProvision:
+					_, err := p.Provision(ctx, spec)
+					return err
+				case mock.OpUpdate:
+					_, err := p.Update(ctx, spec.TenantID, spec)
+					return err
+				default:
+					return p.Destroy(ctx, spec.TenantID)
+				}
+			}
+			attempts := tt.failures + 1
+			if tt.failures < 0 {
+				attempts = 4
+			}
+			for i := 1; i <= attempts; i++ {
+				err := do()
+				wantFail := tt.failures < 0 || i <= tt.failures
+				if wantFail != (err != nil) {
+					t.Fatalf("call %d: err = %v, want failure %v", i, err, wantFail)
+				}
+				if err != nil && compute.IsRetryable(err) != tt.retryable {
+					t.Fatalf("call %d: retryable = %v, want %v (%v)", i, compute.IsRetryable(err), tt.retryable, err)
+				}
+				if err != nil && tt.op == mock.OpProvision && !errors.Is(err, compute.ErrProvisionFailed) {
+					t.Errorf("call %d: %v does not wrap ErrProvisionFailed", i, err)
+				}
+			}
+			if got := p.Calls(spec.TenantID, tt.op); got != attempts {
+				t.Errorf("Calls(%s) = %d, want %d", tt.op, got, attempts)
+			}
+		})
+	}
+}
+
+func TestFailureRate(t *testing.T) {
+	draws := []float64{0.1, 0.9, 0.4, 0.6}
+	var mu sync.Mutex
+	next := func() float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		v := draws[0]
+		draws = draws[1:]
+		return v
+	}
+	p := mustNew(t, mock.Options{Block: json.RawMessage(`{"failure_rate": 0.5}`), Rand: next})
+	spec := resolve(t, p, "tenant-1", `{"image":"a"}`)
+	var got []bool
+	for range 4 {
+		_, err := p.Provision(context.Background(), spec)
+		if err != nil && !compute.IsRetryable(err) {
+			t.Fatalf("failure_rate error must be retryable: %v", err)
+		}
+		got = append(got, err != nil)
+	}
+	if want := []bool{true, false, true, false}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("failures = %v, want %v", got, want)
+	}
+}
+
+func TestLatencyRespectsContext(t *testing.T) {
+	p := mustNew(t, mock.Options{Block: json.RawMessage(`{"latency": "1h"}`)})
+	spec := resolve(t, p, "tenant-1", `{"image":"a"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := p.Provision(ctx, spec)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || !compute.IsRetryable(err) {
+		t.Fatalf("Provision = %v, want a retryable error wrapping context.Canceled", err)
+	}
+	if p.Workloads() != 0 {
+		t.Errorf("a cancelled Provision left %d workloads", p.Workloads())
+	}
+}
+
+func TestBlock(t *testing.T) {
+	tests := []struct {
+		name     string
+		block    string
+		defaults string
+		err      string
+	}{
+		{"empty", ``, ``, ""},
+		{"settings only", `{"latency":"5ms","failure_rate":0.25}`, ``, ""},
+		{"defaults", `{"image":"nginx:latest","env":{"A":"1"}}`, `{"env":{"A":"1"},"image":"nginx:latest"}`, ""},
+		{"unknown key", `{"imgae":"nginx"}`, ``, "/imgae: unknown key"},
+		{"bad default", `{"ports":[{"container_port":"x"}]}`, ``, "/ports/0/container_port: must be an integer, not a string"},
+		{"bad setting type", `{"failure_rate":"often"}`, ``, "/failure_rate: must be a number, not a JSON string"},
+		{"bad latency", `{"latency":"soon"}`, ``, `/latency: "soon" is not a duration`},
+		{"rate out of range", `{"failure_rate":2}`, ``, "/failure_rate: 2 is not a fraction between 0 and 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := mock.New(mock.Options{Block: json.RawMessage(tt.block)})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("New = %v, want an error containing %q", err, tt.err)
+				}
+				if !strings.HasPrefix(err.Error(), "compute.mock: ") {
+					t.Errorf("error %q does not say which block is wrong", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(p.ConfigDefaults()); got != tt.defaults {
+				t.Errorf("ConfigDefaults() = %s, want %s", got, tt.defaults)
+			}
+		})
+	}
+}
+
+func TestRemoveOutOfBand(t *testing.T) {
+	p := mustNew(t, mock.Options{})
+	spec := resolve(t, p, "tenant-1", `{"image":"a"}`)
+	ctx := context.Background()
+	if _, err := p.Provision(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	p.Remove(spec.TenantID)
+	if _, err := p.GetStatus(ctx, spec.TenantID); !errors.Is(err, compute.ErrTenantNotFound) {
+		t.Fatalf("GetStatus after Remove = %v, want ErrTenantNotFound", err)
+	}
+	if _, err := p.Update(ctx, spec.TenantID, spec); !errors.Is(err, compute.ErrTenantNotFound) {
+		t.Fatalf("Update after Remove = %v, want ErrTenantNotFound", err)
+	}
+}
+
+func TestCrashShowsInStatus(t *testing.T) {
+	p := mustNew(t, mock.Options{})
+	spec := resolve(t, p, "tenant-1", `{"image":"a","health_check":{"command":["true"]},"sidecars":[{"name":"b","image":"b"}]}`)
+	ctx := context.Background()
+	if _, err := p.Provision(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Crash(spec.TenantID, "app", 2); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.GetStatus(ctx, spec.TenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != compute.StateDegraded || st.Health != compute.HealthUnhealthy {
+		t.Errorf("state, health = %s, %s; want degraded, unhealthy", st.State, st.Health)
+	}
+	if c := st.Containers[0]; c.ExitCode == nil || *c.ExitCode != 2 || c.State != compute.ContainerExited {
+		t.Errorf("crashed container status = %+v", c)
+	}
+	if err := p.Crash(spec.TenantID, "nope", 1); !errors.Is(err, compute.ErrTenantNotFound) {
+		t.Errorf("Crash of an unknown container = %v", err)
+	}
+}

@@ -1,0 +1,437 @@
+package mock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Options configure a Provider.
+type Options struct {
+	// Block is the provider's configuration block: Settings keys plus tenant
+	// defaults. Nil means no settings and no defaults.
+	Block json.RawMessage
+	// Logger receives one line per operation; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Rand returns a number in [0, 1) for failure_rate; nil means math/rand.
+	Rand func() float64
+}
+
+// Provider is the mock compute provider.
+type Provider struct {
+	settings Settings
+	schema   json.RawMessage
+	defaults json.RawMessage
+	logger   *slog.Logger
+	now      func() time.Time
+	rand     func() float64
+
+	mu        sync.Mutex
+	workloads map[string]*workload
+	calls     map[call]int
+	nextPort  int
+}
+
+type call struct {
+	tenantID string
+	op       Operation
+}
+
+// workload is one tenant's simulated workload.
+type workload struct {
+	spec       *compute.TenantComputeSpec
+	hash       string
+	created    time.Time
+	updated    time.Time
+	endpoints  []compute.Endpoint
+	containers []compute.ContainerStatus
+}
+
+// New returns a mock provider configured by opts.
+func New(opts Options) (*Provider, error) {
+	schema, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	p := &Provider{
+		schema:    schema,
+		logger:    opts.Logger,
+		now:       opts.Now,
+		rand:      opts.Rand,
+		workloads: map[string]*workload{},
+		calls:     map[call]int{},
+		nextPort:  30000,
+	}
+	if p.defaults, err = compute.SplitProviderBlock(Name, opts.Block, &p.settings, schema); err != nil {
+		return nil, err
+	}
+	if err := p.settings.check(); err != nil {
+		return nil, err
+	}
+	if p.logger == nil {
+		p.logger = slog.New(slog.DiscardHandler)
+	}
+	p.logger = p.logger.With(slog.String("provider", Name))
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.rand == nil {
+		p.rand = rand.Float64
+	}
+	return p, nil
+}
+
+// Name returns "mock".
+func (p *Provider) Name() string { return Name }
+
+// ConfigSchema returns the shared workload schema plus "x-mock".
+func (p *Provider) ConfigSchema() json.RawMessage { return p.schema }
+
+// ConfigDefaults returns the tenant defaults from the configuration block.
+func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
+
+// CheckHealth always succeeds: memory is always reachable.
+func (p *Provider) CheckHealth(context.Context) error { return nil }
+
+// ValidateConfig checks the workload rules and "x-mock".
+func (p *Provider) ValidateConfig(config json.RawMessage) error {
+	errs := &compute.ValidationError{}
+	for _, err := range []error{compute.ValidateWorkloadConfig(config), p.checkBehaviour(config)} {
+		if err == nil {
+			continue
+		}
+		if v := compute.Violations(err); v != nil {
+			errs.Violations = append(errs.Violations, v...)
+		} else {
+			return err
+		}
+	}
+	return errs.Err()
+}
+
+func (p *Provider) checkBehaviour(config json.RawMessage) error {
+	b, err := behaviour(config)
+	if err != nil {
+		return err
+	}
+	return b.check()
+}
+
+// Validate checks spec without side effects.
+func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
+	if err := compute.ValidateSpec(spec, Name); err != nil {
+		return err
+	}
+	if len(spec.ProviderConfig) == 0 {
+		return nil
+	}
+	if err := p.ValidateConfig(spec.ProviderConfig); err != nil {
+		var verr *compute.ValidationError
+		if errors.As(err, &verr) {
+			return verr.Prefixed("/provider_config")
+		}
+		return err
+	}
+	return nil
+}
+
+// Provision creates the tenant's simulated workload, or converges an
+// existing one to spec.
+func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	log := p.logger.With(slog.String("tenant_id", spec.TenantID))
+	if err := p.simulate(ctx, spec.TenantID, OpProvision, spec.ProviderConfig, compute.ErrProvisionFailed, log); err != nil {
+		return nil, err
+	}
+	hash := spec.Hash()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Nothing is created before this point, so a cancelled call leaves
+	// nothing behind.
+	if err := ctx.Err(); err != nil {
+		return nil, compute.Retryable(fmt.Errorf("mock: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err))
+	}
+	w, exists := p.workloads[spec.TenantID]
+	message := "created"
+	switch {
+	case exists && w.hash == hash && w.allRunning():
+		message = "already provisioned"
+	case exists && w.hash == hash:
+		p.apply(w, spec, hash)
+		message = "restarted containers that had stopped"
+	case exists:
+		p.apply(w, spec, hash)
+		message = "adopted the existing workload and updated it"
+	default:
+		w = p.create(spec, hash)
+	}
+	log.Info("mock provision", slog.String("result", message))
+	return &compute.ProvisionResult{
+		TenantID:      spec.TenantID,
+		ProviderType:  Name,
+		Status:        compute.ProvisionStatusSuccess,
+		ResourceIDs:   resourceIDs(w.spec),
+		Endpoints:     cloneEndpoints(w.endpoints),
+		Message:       message,
+		ProvisionedAt: w.created,
+	}, nil
+}
+
+// Update converges the tenant's workload to spec.
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	if spec.TenantID != tenantID {
+		return nil, compute.Invalid("/tenant_id", "spec is for tenant %q, not %q", spec.TenantID, tenantID)
+	}
+	log := p.logger.With(slog.String("tenant_id", tenantID))
+	if err := p.simulate(ctx, tenantID, OpUpdate, spec.ProviderConfig, compute.ErrUpdateFailed, log); err != nil {
+		return nil, err
+	}
+	hash := spec.Hash()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, compute.Retryable(fmt.Errorf("mock: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err))
+	}
+	w, exists := p.workloads[tenantID]
+	if !exists {
+		return nil, fmt.Errorf("mock: update tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+	}
+	var changes []compute.Change
+	if w.hash != hash {
+		changes = compute.Diff(w.spec, spec)
+		if len(changes) == 0 {
+			changes = []compute.Change{{Field: "provider_config"}}
+		}
+		p.apply(w, spec, hash)
+	}
+	log.Info("mock update", slog.Int("changes", len(changes)))
+	return &compute.UpdateResult{
+		TenantID:     tenantID,
+		ProviderType: Name,
+		Status:       compute.ProvisionStatusSuccess,
+		Changes:      changes,
+		ResourceIDs:  resourceIDs(w.spec),
+		Endpoints:    cloneEndpoints(w.endpoints),
+		UpdatedAt:    w.updated,
+	}, nil
+}
+
+// Destroy removes the tenant's workload. It finishes even when ctx is
+// cancelled.
+func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
+	log := p.logger.With(slog.String("tenant_id", tenantID))
+	p.mu.Lock()
+	var config json.RawMessage
+	if w, ok := p.workloads[tenantID]; ok {
+		config = w.spec.ProviderConfig
+	}
+	p.mu.Unlock()
+	// Cleanup must not stop halfway because the caller gave up.
+	if err := p.simulate(context.WithoutCancel(ctx), tenantID, OpDestroy, config, nil, log); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	_, existed := p.workloads[tenantID]
+	delete(p.workloads, tenantID)
+	p.mu.Unlock()
+	log.Info("mock destroy", slog.Bool("existed", existed))
+	return nil
+}
+
+// GetStatus reports the workload's simulated state.
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+	log := p.logger.With(slog.String("tenant_id", tenantID))
+	p.mu.Lock()
+	var config json.RawMessage
+	if w, ok := p.workloads[tenantID]; ok {
+		config = w.spec.ProviderConfig
+	}
+	p.mu.Unlock()
+	if err := p.simulate(ctx, tenantID, OpStatus, config, nil, log); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, ok := p.workloads[tenantID]
+	if !ok {
+		return nil, fmt.Errorf("mock: status of tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+	}
+	return w.status(Name), nil
+}
+
+// simulate counts the call, waits the configured latency and injects the
+// configured failures. failed is the sentinel a failure wraps, if any.
+func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, config json.RawMessage, failed error, log *slog.Logger) error {
+	b, _ := behaviour(config) // validated on the way in
+	p.mu.Lock()
+	p.calls[call{tenantID, op}]++
+	n := p.calls[call{tenantID, op}]
+	random := p.settings.FailureRate > 0 && p.rand() < p.settings.FailureRate
+	p.mu.Unlock()
+
+	fail := func(cause error) error {
+		if failed == nil {
+			return fmt.Errorf("mock: %s tenant %s: %w", op, tenantID, cause)
+		}
+		return fmt.Errorf("mock: %s tenant %s: %w: %w", op, tenantID, failed, cause)
+	}
+	if d := time.Duration(p.settings.Latency) + b.latency(); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return compute.Retryable(fail(err))
+	}
+	if b.failsOn(op, n) {
+		err := fail(fmt.Errorf("injected %s failure (call %d)", b.Fail, n))
+		if b.Fail == "terminal" {
+			log.Error("mock injected failure", slog.String("operation", string(op)), slog.String("kind", b.Fail))
+			return compute.Terminal(err)
+		}
+		log.Warn("mock injected failure", slog.String("operation", string(op)), slog.String("kind", b.Fail))
+		return compute.Retryable(err)
+	}
+	if random {
+		log.Warn("mock injected failure", slog.String("operation", string(op)), slog.String("kind", "failure_rate"))
+		return compute.Retryable(fail(fmt.Errorf("injected failure (failure_rate %v)", p.settings.FailureRate)))
+	}
+	return nil
+}
+
+// create records a new workload; p.mu is held.
+func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) *workload {
+	now := p.now()
+	w := &workload{created: now}
+	p.workloads[spec.TenantID] = w
+	p.apply(w, spec, hash)
+	return w
+}
+
+// apply makes w run spec; p.mu is held.
+func (p *Provider) apply(w *workload, spec *compute.TenantComputeSpec, hash string) {
+	w.spec = spec.Clone()
+	w.hash = hash
+	w.updated = p.now()
+	w.endpoints = nil
+	w.containers = nil
+	for _, c := range spec.Containers {
+		health := compute.HealthUnknown
+		if c.HealthCheck != nil {
+			health = compute.HealthHealthy
+		}
+		w.containers = append(w.containers, compute.ContainerStatus{
+			Name:   c.Name,
+			Image:  c.Image,
+			State:  compute.ContainerRunning,
+			Health: health,
+			ID:     containerID(spec.TenantID, c.Name),
+		})
+		for _, port := range c.Ports {
+			hostPort := port.HostPort
+			if hostPort == 0 {
+				hostPort = p.nextPort
+				p.nextPort++
+			}
+			w.endpoints = append(w.endpoints, compute.Endpoint{
+				Container:     c.Name,
+				Name:          port.Name,
+				ContainerPort: port.ContainerPort,
+				Protocol:      port.Protocol,
+				Address:       fmt.Sprintf("127.0.0.1:%d", hostPort),
+			})
+		}
+	}
+}
+
+// allRunning reports whether every container runs; p.mu is held.
+func (w *workload) allRunning() bool {
+	for _, c := range w.containers {
+		if c.State != compute.ContainerRunning {
+			return false
+		}
+	}
+	return true
+}
+
+// status summarises the workload; p.mu is held.
+func (w *workload) status(provider string) *compute.ComputeStatus {
+	st := &compute.ComputeStatus{
+		TenantID:     w.spec.TenantID,
+		ProviderType: provider,
+		Containers:   append([]compute.ContainerStatus(nil), w.containers...),
+		Endpoints:    cloneEndpoints(w.endpoints),
+		Generation:   w.spec.Generation,
+		LastUpdated:  w.updated,
+		Metadata:     map[string]string{"config_hash": w.hash},
+	}
+	running, checked, healthy := 0, 0, 0
+	for _, c := range w.containers {
+		if c.State == compute.ContainerRunning {
+			running++
+		}
+		if c.Health != compute.HealthUnknown {
+			checked++
+			if c.Health == compute.HealthHealthy {
+				healthy++
+			}
+		}
+	}
+	switch {
+	case running == len(w.containers):
+		st.State = compute.StateRunning
+	case running == 0:
+		st.State = compute.StateFailed
+		st.Message = "no container is running"
+	default:
+		st.State = compute.StateDegraded
+		st.Message = fmt.Sprintf("%d of %d containers running", running, len(w.containers))
+	}
+	switch {
+	case checked == 0:
+		st.Health = compute.HealthUnknown
+	case healthy == checked:
+		st.Health = compute.HealthHealthy
+	default:
+		st.Health = compute.HealthUnhealthy
+	}
+	return st
+}
+
+func resourceIDs(spec *compute.TenantComputeSpec) map[string]string {
+	ids := map[string]string{"workload": "mock-" + spec.TenantID}
+	for _, c := range spec.Containers {
+		ids["container/"+c.Name] = containerID(spec.TenantID, c.Name)
+	}
+	return ids
+}
+
+func containerID(tenantID, container string) string {
+	return "mock-" + tenantID + "-" + container
+}
+
+func cloneEndpoints(e []compute.Endpoint) []compute.Endpoint {
+	return append([]compute.Endpoint(nil), e...)
+}
+
+var (
+	_ compute.Provider      = (*Provider)(nil)
+	_ compute.HealthChecker = (*Provider)(nil)
+)

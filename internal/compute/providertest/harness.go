@@ -1,0 +1,73 @@
+package providertest
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Harness describes a provider to the conformance suite.
+type Harness struct {
+	// Provider is the provider under test. Its configuration must let the
+	// suite create, update and destroy workloads.
+	Provider compute.Provider
+
+	// Config returns a valid compute_config for a new tenant. Variants 0 and
+	// 1 must differ in a way that Update applies and GetStatus shows: at
+	// least the main container's image. When the provider's schema has a
+	// top-level "secrets" object, the suite adds a secret to every config and
+	// checks that it never appears in logs, results or statuses.
+	Config func(variant int) json.RawMessage
+
+	// InvalidConfigs are configs the provider must refuse, each with the JSON
+	// pointer its violation must carry.
+	InvalidConfigs []InvalidConfig
+
+	// Disrupt, if set, changes a tenant's running workload behind the
+	// provider's back (kills or removes a container), so that the suite can
+	// check that GetStatus is live and that Provision repairs the workload.
+	Disrupt func(t *testing.T, tenantID string)
+
+	// CountResources, if set, counts what exists on the platform for the
+	// tenant (containers, networks, services), read from the platform
+	// directly, so that the suite can check that nothing is duplicated or
+	// leaked.
+	CountResources func(t *testing.T, tenantID string) int
+
+	// Logs, if set, returns what the provider has logged so far as JSON lines
+	// (slog.JSONHandler). The suite checks that every line carries a
+	// tenant_id and that no secret appears.
+	Logs func() []byte
+
+	// ReadyTimeout bounds how long a workload may take to run after
+	// Provision or Update returns; default 2 minutes.
+	ReadyTimeout time.Duration
+
+	// Parallel is the number of tenants driven at once in the concurrency
+	// check; default 50.
+	Parallel int
+}
+
+// InvalidConfig is a compute_config the provider must refuse.
+type InvalidConfig struct {
+	Name   string
+	Config json.RawMessage
+	// Pointer is the JSON pointer a violation must carry ("/ports/0/container_port").
+	Pointer string
+}
+
+func (h *Harness) readyTimeout() time.Duration {
+	if h.ReadyTimeout > 0 {
+		return h.ReadyTimeout
+	}
+	return 2 * time.Minute
+}
+
+func (h *Harness) parallel() int {
+	if h.Parallel > 0 {
+		return h.Parallel
+	}
+	return 50
+}

@@ -1,0 +1,130 @@
+package compute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ResolveRequest is a tenant's desired compute state as stored or as sent to
+// the API.
+type ResolveRequest struct {
+	TenantID   string
+	TenantName string
+	Generation int64
+	// ComputeConfig is the tenant's compute_config, a JSON object.
+	ComputeConfig json.RawMessage
+	Labels        map[string]string
+	Annotations   map[string]string
+	// Provider is the provider already recorded for the tenant, or empty for
+	// a new tenant. A config that chooses another provider is refused: a
+	// tenant never moves between providers silently.
+	Provider string
+}
+
+// Resolution is a tenant's compute config made ready for its provider.
+type Resolution struct {
+	// Provider is the chosen provider's name.
+	Provider string
+	// EffectiveConfig is the merged config handed to the provider: defaults
+	// under tenant values, selection keys removed. It may hold secrets; see
+	// Manager.RedactConfig.
+	EffectiveConfig json.RawMessage
+	// Spec is the validated spec for the provider.
+	Spec *TenantComputeSpec
+}
+
+// Resolve chooses the tenant's provider, merges the provider's defaults under
+// the tenant's compute_config, validates the result against the provider's
+// schema and then with its ValidateConfig and Validate, and builds the spec.
+// Errors are a *ProviderNotFoundError or a *ValidationError whose pointers
+// are relative to the compute_config.
+func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution, error) {
+	config, err := decodeObject(req.ComputeConfig, "compute config")
+	if err != nil {
+		return nil, err
+	}
+	chosen, err := selectProvider(config, req.Labels, req.Annotations)
+	if err != nil {
+		return nil, err
+	}
+	name, err := m.providerFor(chosen, req.Provider)
+	if err != nil {
+		return nil, err
+	}
+	entry, err := m.registry.get(name)
+	if err != nil {
+		return nil, err
+	}
+	merged := config
+	if defaults := entry.provider.ConfigDefaults(); !isNull(defaults) {
+		d, err := decodeObject(defaults, "provider defaults")
+		if err != nil {
+			return nil, fmt.Errorf("compute: provider %s: %w", name, err)
+		}
+		merged = MergePatch(d, config).(map[string]any)
+	}
+	if err := entry.schema.validateValue(merged); err != nil {
+		return nil, err
+	}
+	effective, err := json.Marshal(merged)
+	if err != nil {
+		return nil, fmt.Errorf("compute: encode effective config: %w", err)
+	}
+	if err := entry.provider.ValidateConfig(effective); err != nil {
+		return nil, asInvalid(err)
+	}
+	spec := &TenantComputeSpec{
+		TenantID:       req.TenantID,
+		TenantName:     req.TenantName,
+		ProviderType:   name,
+		Generation:     req.Generation,
+		ProviderConfig: effective,
+	}
+	if w, err := DecodeWorkload(effective); err == nil && w.Image != "" {
+		w.Apply(spec)
+	}
+	if err := entry.provider.Validate(ctx, spec); err != nil {
+		return nil, asInvalid(err)
+	}
+	return &Resolution{Provider: name, EffectiveConfig: effective, Spec: spec}, nil
+}
+
+// providerFor applies the selection rules: an explicit choice, else the
+// tenant's recorded provider, else the default.
+func (m *Manager) providerFor(chosen selection, recorded string) (string, error) {
+	switch {
+	case chosen.name != "" && recorded != "" && chosen.name != recorded:
+		return "", Invalid("/"+SelectionKey, "the tenant runs on provider %q and cannot move to %s; delete and re-create it to change provider", recorded, chosen)
+	case chosen.name != "":
+		if _, err := m.registry.get(chosen.name); err != nil {
+			return "", err
+		}
+		return chosen.name, nil
+	case recorded != "":
+		return recorded, nil
+	case m.defaultProvider != "":
+		return m.defaultProvider, nil
+	default:
+		return "", &ProviderNotFoundError{Enabled: m.registry.Names()}
+	}
+}
+
+// asInvalid makes sure a validation failure wraps ErrInvalidSpec.
+func asInvalid(err error) error {
+	if errors.Is(err, ErrInvalidSpec) {
+		return err
+	}
+	return Invalid("", "%v", err)
+}
+
+// RedactConfig returns config with the values that the provider's schema
+// marks writeOnly replaced by RedactedValue.
+func (m *Manager) RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error) {
+	schema, err := m.registry.Schema(provider)
+	if err != nil {
+		return nil, err
+	}
+	return schema.Redact(config)
+}

@@ -1,0 +1,269 @@
+package compute
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Schema is a compiled provider config schema.
+type Schema struct {
+	raw      json.RawMessage
+	compiled *jsonschema.Schema
+}
+
+const schemaURL = "landlord:///compute/config.schema.json"
+
+// CompileSchema compiles a JSON Schema document. Documents without "$schema"
+// are read as draft 2020-12; a document that is not a valid schema, or that
+// refers to another document ("$ref" to a URL), is an error.
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("compute: parse schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(jsonschema.SchemeURLLoader{}) // never fetch anything
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, fmt.Errorf("compute: add schema: %w", err)
+	}
+	compiled, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("compute: compile schema: %w", err)
+	}
+	return &Schema{raw: bytes.Clone(raw), compiled: compiled}, nil
+}
+
+// Raw returns the schema document.
+func (s *Schema) Raw() json.RawMessage { return s.raw }
+
+// Validate checks config against the schema and returns a *ValidationError
+// holding every violation, each with its JSON pointer, or nil.
+func (s *Schema) Validate(config json.RawMessage) error {
+	inst, err := decodeConfig(config)
+	if err != nil {
+		return err
+	}
+	return s.validateValue(inst)
+}
+
+func (s *Schema) validateValue(inst any) error {
+	err := s.compiled.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	var verr *jsonschema.ValidationError
+	if !errors.As(err, &verr) {
+		return Invalid("", "cannot validate: %v", err)
+	}
+	out := &ValidationError{}
+	collectViolations(verr, out)
+	return out.Err()
+}
+
+// decodeConfig parses a JSON document keeping numbers exact. Malformed JSON
+// is a ValidationError at the document root.
+func decodeConfig(config json.RawMessage) (any, error) {
+	if len(bytes.TrimSpace(config)) == 0 {
+		return nil, Invalid("", "compute config is empty; it must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(config))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, Invalid("", "compute config is not valid JSON: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, Invalid("", "compute config has data after the JSON value")
+	}
+	return v, nil
+}
+
+var printer = message.NewPrinter(language.English)
+
+// collectViolations flattens the library's error tree into one violation per
+// leaf, worded for people and pointing at the field itself.
+func collectViolations(e *jsonschema.ValidationError, out *ValidationError) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			collectViolations(c, out)
+		}
+		return
+	}
+	at := pointer(e.InstanceLocation...)
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			out.Add(at+"/"+pointerEscape(p), "unknown field (extensions must start with \"x-\")")
+		}
+	case *kind.Required:
+		for _, p := range k.Missing {
+			out.Add(at+"/"+pointerEscape(p), "is required")
+		}
+	case *kind.Type:
+		out.Add(at, "must be %s, not %s", typeWords(k.Want), article(k.Got))
+	case *kind.FalseSchema:
+		out.Add(at, "is not allowed here")
+	default:
+		out.Add(at, "%s", e.ErrorKind.LocalizedString(printer))
+	}
+}
+
+func typeWords(want []string) string {
+	words := make([]string, len(want))
+	for i, w := range want {
+		words[i] = article(w)
+	}
+	return strings.Join(words, " or ")
+}
+
+func article(typ string) string {
+	switch typ {
+	case "object", "array", "integer":
+		return "an " + typ
+	case "null":
+		return "null"
+	default:
+		return "a " + typ
+	}
+}
+
+// Redact returns config with every value that the schema marks "writeOnly"
+// replaced by RedactedValue, for logs and API responses. Values the schema
+// does not describe are kept. Malformed JSON is an error.
+func (s *Schema) Redact(config json.RawMessage) (json.RawMessage, error) {
+	inst, err := decodeConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(redact(inst, []*jsonschema.Schema{s.compiled}))
+}
+
+// redact walks a value with every subschema that applies to it.
+func redact(v any, schemas []*jsonschema.Schema) any {
+	applicable := expand(schemas)
+	for _, s := range applicable {
+		if s.WriteOnly {
+			return RedactedValue
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, child := range v {
+			v[k] = redact(child, propertySchemas(applicable, k))
+		}
+	case []any:
+		for i, child := range v {
+			v[i] = redact(child, itemSchemas(applicable, i))
+		}
+	}
+	return v
+}
+
+// expand adds the schemas that apply to the same value through references and
+// combinators. Branches of anyOf, oneOf and if/then/else are all followed:
+// redacting too much is safe, too little is not.
+func expand(schemas []*jsonschema.Schema) []*jsonschema.Schema {
+	seen := map[*jsonschema.Schema]bool{}
+	var out []*jsonschema.Schema
+	var add func(s *jsonschema.Schema)
+	add = func(s *jsonschema.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		out = append(out, s)
+		add(s.Ref)
+		add(s.RecursiveRef)
+		if s.DynamicRef != nil {
+			add(s.DynamicRef.Ref)
+		}
+		for _, group := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, sub := range group {
+				add(sub)
+			}
+		}
+		add(s.If)
+		add(s.Then)
+		add(s.Else)
+		for _, sub := range s.DependentSchemas {
+			add(sub)
+		}
+	}
+	for _, s := range schemas {
+		add(s)
+	}
+	return out
+}
+
+func propertySchemas(schemas []*jsonschema.Schema, name string) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	for _, s := range schemas {
+		matched := false
+		if sub, ok := s.Properties[name]; ok {
+			out = append(out, sub)
+			matched = true
+		}
+		for re, sub := range s.PatternProperties {
+			if re.MatchString(name) {
+				out = append(out, sub)
+				matched = true
+			}
+		}
+		if !matched {
+			if sub, ok := s.AdditionalProperties.(*jsonschema.Schema); ok {
+				out = append(out, sub)
+			}
+			if s.UnevaluatedProperties != nil {
+				out = append(out, s.UnevaluatedProperties)
+			}
+		}
+	}
+	return out
+}
+
+func itemSchemas(schemas []*jsonschema.Schema, i int) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	for _, s := range schemas {
+		switch {
+		case i < len(s.PrefixItems):
+			out = append(out, s.PrefixItems[i])
+		case s.Items2020 != nil:
+			out = append(out, s.Items2020)
+		}
+		switch items := s.Items.(type) {
+		case *jsonschema.Schema:
+			out = append(out, items)
+		case []*jsonschema.Schema:
+			if i < len(items) {
+				out = append(out, items[i])
+			} else if add, ok := s.AdditionalItems.(*jsonschema.Schema); ok {
+				out = append(out, add)
+			}
+		}
+		if s.UnevaluatedItems != nil {
+			out = append(out, s.UnevaluatedItems)
+		}
+	}
+	return out
+}
+
+// propertyNames lists the names a schema's top level declares, sorted.
+func (s *Schema) propertyNames() []string {
+	names := make([]string, 0, len(s.compiled.Properties))
+	for name := range s.compiled.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,63 @@
+package compute
+
+import "fmt"
+
+// Keys that choose a tenant's provider, looked up in this order in the
+// compute_config, then the labels, then the annotations.
+const (
+	SelectionKey     = "compute_provider"
+	SelectionKeyType = "compute_provider_type"
+)
+
+// selection is where a tenant's provider choice came from.
+type selection struct {
+	name   string
+	source string // "compute_config", "labels", "annotations" or ""
+}
+
+// selectProvider finds an explicit provider choice and removes the selection
+// keys from config. It does not check that the provider exists.
+func selectProvider(config map[string]any, labels, annotations map[string]string) (selection, error) {
+	var chosen selection
+	errs := &ValidationError{}
+	for _, key := range []string{SelectionKey, SelectionKeyType} {
+		v, ok := config[key]
+		if !ok {
+			continue
+		}
+		delete(config, key)
+		name, isString := v.(string)
+		switch {
+		case !isString || name == "":
+			errs.Add("/"+key, "must be the name of a compute provider")
+		case chosen.name != "" && chosen.name != name:
+			errs.Add("/"+key, "names provider %q but %s names %q; set one of them", name, SelectionKey, chosen.name)
+		default:
+			chosen = selection{name: name, source: "compute_config"}
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return selection{}, err
+	}
+	if chosen.name != "" {
+		return chosen, nil
+	}
+	for _, set := range []struct {
+		source string
+		values map[string]string
+	}{{"labels", labels}, {"annotations", annotations}} {
+		for _, key := range []string{SelectionKey, SelectionKeyType} {
+			if name := set.values[key]; name != "" {
+				return selection{name: name, source: set.source}, nil
+			}
+		}
+	}
+	return selection{}, nil
+}
+
+func (s selection) String() string {
+	if s.source == "" {
+		return fmt.Sprintf("%q", s.name)
+	}
+	return fmt.Sprintf("%q (from %s)", s.name, s.source)
+}

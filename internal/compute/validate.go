@@ -1,0 +1,66 @@
+package compute
+
+import (
+	"fmt"
+	"regexp"
+)
+
+var containerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$`)
+
+// ValidateSpec checks the provider-independent rules of a container workload
+// spec: a tenant id, the right provider, at least one container, each with a
+// unique name and an image, ports in range. Providers call it from Validate
+// before their own checks. Problems are a *ValidationError whose pointers
+// name the spec's fields.
+func ValidateSpec(spec *TenantComputeSpec, provider string) error {
+	if spec == nil {
+		return Invalid("", "spec is missing")
+	}
+	errs := &ValidationError{}
+	if spec.TenantID == "" {
+		errs.Add("/tenant_id", "is required")
+	}
+	if spec.ProviderType != provider {
+		errs.Add("/provider_type", "is %q; this provider is %q", spec.ProviderType, provider)
+	}
+	if len(spec.Containers) == 0 {
+		errs.Add("/containers", "at least one container is required")
+	}
+	names := map[string]bool{}
+	for i, c := range spec.Containers {
+		at := fmt.Sprintf("/containers/%d", i)
+		switch {
+		case !containerName.MatchString(c.Name):
+			errs.Add(at+"/name", "%q is not a lowercase DNS label of at most 32 characters", c.Name)
+		case names[c.Name]:
+			errs.Add(at+"/name", "container name %q is used twice", c.Name)
+		}
+		names[c.Name] = true
+		if c.Image == "" {
+			errs.Add(at+"/image", "is required")
+		}
+		for j, p := range c.Ports {
+			if p.ContainerPort < 1 || p.ContainerPort > 65535 {
+				errs.Add(fmt.Sprintf("%s/ports/%d/container_port", at, j), "%d is not a port between 1 and 65535", p.ContainerPort)
+			}
+			if p.HostPort < 0 || p.HostPort > 65535 {
+				errs.Add(fmt.Sprintf("%s/ports/%d/host_port", at, j), "%d is not a port between 0 and 65535", p.HostPort)
+			}
+			if p.Protocol != ProtocolTCP && p.Protocol != ProtocolUDP {
+				errs.Add(fmt.Sprintf("%s/ports/%d/protocol", at, j), "%q is not tcp or udp", p.Protocol)
+			}
+		}
+		if c.Resources.CPUMillicores < 0 {
+			errs.Add(at+"/resources/cpu_millicores", "must not be negative")
+		}
+		if c.Resources.MemoryMiB < 0 {
+			errs.Add(at+"/resources/memory_mib", "must not be negative")
+		}
+	}
+	for i, s := range spec.Secrets {
+		if !names[s.Container] {
+			errs.Add(fmt.Sprintf("/secrets/%d/container", i), "names no container of the spec: %q", s.Container)
+		}
+	}
+	return errs.Err()
+}
