@@ -44,7 +44,7 @@ func SplitProviderBlock(name string, block json.RawMessage, settings any, schema
 				strings.Join(sortedKeys(settingKeys), ", "), strings.Join(compiled.propertyNames(), ", "))
 			continue
 		}
-		value, err := decodeConfig(raw[key])
+		value, err := decodeConfig(raw[key], "the value")
 		if err != nil {
 			errs.Add("/"+pointerEscape(key), "is not valid JSON")
 			continue

@@ -53,7 +53,7 @@ func isNull(raw json.RawMessage) bool {
 
 // decodeObject parses a JSON object keeping numbers exact.
 func decodeObject(raw json.RawMessage, what string) (map[string]any, error) {
-	v, err := decodeConfig(raw)
+	v, err := decodeConfig(raw, what)
 	if err != nil {
 		return nil, err
 	}

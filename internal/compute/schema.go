@@ -50,7 +50,7 @@ func (s *Schema) Raw() json.RawMessage { return s.raw }
 // Validate checks config against the schema and returns a *ValidationError
 // holding every violation, each with its JSON pointer, or nil.
 func (s *Schema) Validate(config json.RawMessage) error {
-	inst, err := decodeConfig(config)
+	inst, err := decodeConfig(config, "compute config")
 	if err != nil {
 		return err
 	}
@@ -73,18 +73,18 @@ func (s *Schema) validateValue(inst any) error {
 
 // decodeConfig parses a JSON document keeping numbers exact. Malformed JSON
 // is a ValidationError at the document root.
-func decodeConfig(config json.RawMessage) (any, error) {
+func decodeConfig(config json.RawMessage, what string) (any, error) {
 	if len(bytes.TrimSpace(config)) == 0 {
-		return nil, Invalid("", "compute config is empty; it must be a JSON object")
+		return nil, Invalid("", "%s is empty; it must be a JSON object", what)
 	}
 	dec := json.NewDecoder(bytes.NewReader(config))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, Invalid("", "compute config is not valid JSON: %v", err)
+		return nil, Invalid("", "%s is not valid JSON: %v", what, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, Invalid("", "compute config has data after the JSON value")
+		return nil, Invalid("", "%s has data after the JSON value", what)
 	}
 	return v, nil
 }
@@ -94,13 +94,22 @@ var printer = message.NewPrinter(language.English)
 // collectViolations flattens the library's error tree into one violation per
 // leaf, worded for people and pointing at the field itself.
 func collectViolations(e *jsonschema.ValidationError, out *ValidationError) {
+	at := pointer(e.InstanceLocation...)
+	if k, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+		// The causes describe the name, not a value: report them at the key.
+		var why []string
+		for _, leaf := range leaves(e) {
+			why = append(why, leaf.ErrorKind.LocalizedString(printer))
+		}
+		out.Add(at+"/"+pointerEscape(k.Property), "is not an allowed name: %s", strings.Join(why, "; "))
+		return
+	}
 	if len(e.Causes) > 0 {
 		for _, c := range e.Causes {
 			collectViolations(c, out)
 		}
 		return
 	}
-	at := pointer(e.InstanceLocation...)
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
@@ -117,6 +126,17 @@ func collectViolations(e *jsonschema.ValidationError, out *ValidationError) {
 	default:
 		out.Add(at, "%s", e.ErrorKind.LocalizedString(printer))
 	}
+}
+
+func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
 }
 
 func typeWords(want []string) string {
@@ -142,7 +162,7 @@ func article(typ string) string {
 // replaced by RedactedValue, for logs and API responses. Values the schema
 // does not describe are kept. Malformed JSON is an error.
 func (s *Schema) Redact(config json.RawMessage) (json.RawMessage, error) {
-	inst, err := decodeConfig(config)
+	inst, err := decodeConfig(config, "compute config")
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,6 @@ const DefaultContainerName = "app"
 //go:embed workload.schema.json
 var workloadFragment []byte
 
-// workloadKeys are the top-level fields of every workload config.
-var workloadKeys = []string{"name", "image", "command", "args", "env", "secrets", "ports", "health_check", "resources", "sidecars", "networking"}
-
 // WorkloadSchema returns the config schema of a provider that runs container
 // workloads: the shared container fields at the top level (the main
 // container), "sidecars" (more containers, each with a name) and

@@ -1,0 +1,188 @@
+package compute_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// newManager enables a mock under each name, each with the given defaults.
+func newManager(t *testing.T, def string, providers map[string]string) *compute.Manager {
+	t.Helper()
+	reg := compute.NewRegistry()
+	for name, block := range providers {
+		if err := reg.Register(&renamed{Provider: newMock(t, block), name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := compute.NewManager(reg, compute.ManagerOptions{DefaultProvider: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestProviderSelection(t *testing.T) {
+	m := newManager(t, "docker", map[string]string{"docker": "", "nomad": "", "ecs": ""})
+	tests := []struct {
+		name        string
+		config      string
+		labels      map[string]string
+		annotations map[string]string
+		recorded    string
+		want        string
+		wantErr     error
+		pointer     string
+	}{
+		{name: "default", config: `{"image":"a"}`, want: "docker"},
+		{name: "config", config: `{"image":"a","compute_provider":"nomad"}`, want: "nomad"},
+		{name: "config, type key", config: `{"image":"a","compute_provider_type":"ecs"}`, want: "ecs"},
+		{name: "config, both keys agree", config: `{"image":"a","compute_provider":"ecs","compute_provider_type":"ecs"}`, want: "ecs"},
+		{name: "config, keys disagree", config: `{"image":"a","compute_provider":"ecs","compute_provider_type":"nomad"}`, wantErr: compute.ErrInvalidSpec, pointer: "/compute_provider_type"},
+		{name: "config, not a string", config: `{"image":"a","compute_provider":7}`, wantErr: compute.ErrInvalidSpec, pointer: "/compute_provider"},
+		{name: "config beats labels", config: `{"image":"a","compute_provider":"nomad"}`, labels: map[string]string{"compute_provider": "ecs"}, want: "nomad"},
+		{name: "labels", config: `{"image":"a"}`, labels: map[string]string{"compute_provider": "ecs"}, want: "ecs"},
+		{name: "labels, type key", config: `{"image":"a"}`, labels: map[string]string{"compute_provider_type": "nomad"}, want: "nomad"},
+		{name: "labels beat annotations", config: `{"image":"a"}`, labels: map[string]string{"compute_provider": "ecs"}, annotations: map[string]string{"compute_provider": "nomad"}, want: "ecs"},
+		{name: "annotations", config: `{"image":"a"}`, annotations: map[string]string{"compute_provider": "nomad"}, want: "nomad"},
+		{name: "unknown", config: `{"image":"a","compute_provider":"k8s"}`, wantErr: compute.ErrProviderNotFound},
+		{name: "recorded beats default", config: `{"image":"a"}`, recorded: "nomad", want: "nomad"},
+		{name: "recorded and chosen agree", config: `{"image":"a","compute_provider":"nomad"}`, recorded: "nomad", want: "nomad"},
+		{name: "cannot move", config: `{"image":"a","compute_provider":"ecs"}`, recorded: "nomad", wantErr: compute.ErrInvalidSpec, pointer: "/compute_provider"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := m.Resolve(context.Background(), compute.ResolveRequest{
+				TenantID: "t1", ComputeConfig: json.RawMessage(tt.config),
+				Labels: tt.labels, Annotations: tt.annotations, Provider: tt.recorded,
+			})
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Resolve = %v, want %v", err, tt.wantErr)
+				}
+				if tt.pointer != "" && (len(compute.Violations(err)) == 0 || compute.Violations(err)[0].Pointer != tt.pointer) {
+					t.Errorf("violations %v do not point at %s", compute.Violations(err), tt.pointer)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Provider != tt.want || res.Spec.ProviderType != tt.want {
+				t.Errorf("provider = %s (spec %s), want %s", res.Provider, res.Spec.ProviderType, tt.want)
+			}
+			if string(res.EffectiveConfig) != `{"image":"a"}` {
+				t.Errorf("selection keys were not removed: %s", res.EffectiveConfig)
+			}
+		})
+	}
+}
+
+func TestUnknownProviderListsEnabled(t *testing.T) {
+	m := newManager(t, "", map[string]string{"docker": "", "nomad": ""})
+	_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(`{"image":"a"}`)})
+	var nf *compute.ProviderNotFoundError
+	if !errors.As(err, &nf) || nf.Name != "" || !cmp.Equal(nf.Enabled, []string{"docker", "nomad"}) {
+		t.Fatalf("Resolve with no choice and no default = %v", err)
+	}
+	if want := "compute provider not found: no provider chosen and no default configured; set compute_provider (enabled: docker, nomad)"; err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+	if _, err := compute.NewManager(m.Registry(), compute.ManagerOptions{DefaultProvider: "ecs"}); !errors.Is(err, compute.ErrProviderNotFound) {
+		t.Errorf("NewManager with an unknown default = %v", err)
+	}
+	single := newManager(t, "", map[string]string{"mock": ""})
+	if single.DefaultProvider() != "mock" {
+		t.Errorf("the only provider must be the default, got %q", single.DefaultProvider())
+	}
+}
+
+func TestResolveBuildsSpec(t *testing.T) {
+	m := newManager(t, "", map[string]string{"mock": `{"image":"example.com/default:1","env":{"A":"1","B":"2"},"resources":{"memory_mib":64}}`})
+	res, err := m.Resolve(context.Background(), compute.ResolveRequest{
+		TenantID: "0192f0c4-0000-7000-8000-000000000001", TenantName: "acme", Generation: 3,
+		ComputeConfig: json.RawMessage(`{
+			"env": {"B": "3"},
+			"secrets": {"DB_PASSWORD": "hunter2"},
+			"ports": [{"container_port": 8080}],
+			"health_check": {"tcp": {"port": 8080}, "interval": "2s"},
+			"networking": {"public": true},
+			"sidecars": [{"name": "proxy", "image": "example.com/proxy:2", "resources": {"memory_mib": 32, "cpu_millicores": 100}, "secrets": {"TOKEN": "t"}}]
+		}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &compute.TenantComputeSpec{
+		TenantID: "0192f0c4-0000-7000-8000-000000000001", TenantName: "acme", ProviderType: "mock", Generation: 3,
+		Containers: []compute.ContainerSpec{
+			{
+				Name: "app", Image: "example.com/default:1", Env: map[string]string{"A": "1", "B": "3"},
+				Ports: []compute.PortMapping{{ContainerPort: 8080, Protocol: compute.ProtocolTCP}},
+				HealthCheck: &compute.HealthCheckConfig{
+					TCP: &compute.TCPProbe{Port: 8080}, Interval: 2e9, Timeout: compute.DefaultHealthTimeout, Retries: compute.DefaultHealthRetries,
+				},
+				Resources: compute.ResourceRequirements{MemoryMiB: 64},
+			},
+			{Name: "proxy", Image: "example.com/proxy:2", Resources: compute.ResourceRequirements{CPUMillicores: 100, MemoryMiB: 32}},
+		},
+		Resources:  compute.ResourceRequirements{CPUMillicores: 100, MemoryMiB: 96},
+		Networking: compute.NetworkConfig{Public: true},
+		Secrets: []compute.SecretReference{
+			{Container: "app", Name: "DB_PASSWORD", Value: compute.NewSecretValue("hunter2")},
+			{Container: "proxy", Name: "TOKEN", Value: compute.NewSecretValue("t")},
+		},
+	}
+	if diff := cmp.Diff(want, res.Spec, cmp.Comparer(func(a, b compute.SecretValue) bool { return a.Reveal() == b.Reveal() }),
+		cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "ProviderConfig" }, cmp.Ignore())); diff != "" {
+		t.Errorf("spec (-want +got):\n%s", diff)
+	}
+	redacted, err := m.RedactConfig("mock", res.EffectiveConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(redacted); !json.Valid(redacted) || strings.Contains(got, "hunter2") || !strings.Contains(got, `"DB_PASSWORD":"[redacted]"`) {
+		t.Errorf("RedactConfig = %s", got)
+	}
+}
+
+func TestResolveReportsEveryProblem(t *testing.T) {
+	m := newManager(t, "", map[string]string{"mock": `{"image":"example.com/default:1"}`})
+	tests := []struct {
+		name     string
+		config   string
+		pointers []string
+	}{
+		{"schema", `{"image": 5, "ports":[{"container_port":"x"}], "bogus": 1}`, []string{"/bogus", "/image", "/ports/0/container_port"}},
+		{"a default is removed by null and is required", `{"image": null}`, []string{"/image"}},
+		{"rules beyond the schema", `{
+			"env": {"A": "1"}, "secrets": {"A": "2"},
+			"ports": [{"container_port": 80, "host_port": 8080}, {"container_port": 81, "host_port": 8080}],
+			"health_check": {"command": ["true"], "tcp": {"port": 80}},
+			"sidecars": [{"name": "app", "image": "x"}]
+		}`, []string{"/health_check", "/ports/1/host_port", "/secrets/A", "/sidecars/0/name"}},
+		{"not an object", `[]`, []string{""}},
+		{"malformed", `{"image":`, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(tt.config)})
+			if !errors.Is(err, compute.ErrInvalidSpec) {
+				t.Fatalf("Resolve = %v, want ErrInvalidSpec", err)
+			}
+			var got []string
+			for _, v := range compute.Violations(err) {
+				got = append(got, v.Pointer)
+			}
+			if diff := cmp.Diff(tt.pointers, got); diff != "" {
+				t.Errorf("pointers (-want +got):\n%s\n%v", diff, err)
+			}
+		})
+	}
+}

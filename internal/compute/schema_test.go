@@ -1,0 +1,186 @@
+package compute_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+func mustWorkloadSchema(t *testing.T, props map[string]json.RawMessage) *compute.Schema {
+	t.Helper()
+	raw, err := compute.WorkloadSchema("test", props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := compute.CompileSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestWorkloadSchemaViolations(t *testing.T) {
+	s := mustWorkloadSchema(t, nil)
+	tests := []struct {
+		name   string
+		config string
+		want   []compute.Violation
+	}{
+		{
+			name:   "acceptance: three violations",
+			config: `{"image": 5, "ports":[{"container_port":"x"}], "bogus": 1}`,
+			want: []compute.Violation{
+				{Pointer: "/bogus", Message: `unknown field (extensions must start with "x-")`},
+				{Pointer: "/image", Message: "must be a string, not a number"},
+				{Pointer: "/ports/0/container_port", Message: "must be an integer, not a string"},
+			},
+		},
+		{
+			name:   "missing image",
+			config: `{"env": {"A": "1"}}`,
+			want:   []compute.Violation{{Pointer: "/image", Message: "is required"}},
+		},
+		{
+			name:   "nested unknown field and range",
+			config: `{"image": "a", "resources": {"cpu": 1, "memory_mib": 1}}`,
+			want: []compute.Violation{
+				{Pointer: "/resources/cpu", Message: `unknown field (extensions must start with "x-")`},
+				{Pointer: "/resources/memory_mib", Message: "minimum: got 1, want 6"},
+			},
+		},
+		{
+			name:   "sidecar needs a name",
+			config: `{"image": "a", "sidecars": [{"image": "b"}]}`,
+			want:   []compute.Violation{{Pointer: "/sidecars/0/name", Message: "is required"}},
+		},
+		{
+			name:   "bad protocol and env name",
+			config: `{"image": "a", "ports": [{"container_port": 80, "protocol": "sctp"}], "env": {"1BAD": "x"}}`,
+			want: []compute.Violation{
+				{Pointer: "/env/1BAD", Message: `is not an allowed name: '1BAD' does not match pattern '^[A-Za-z_][A-Za-z0-9_]*$'`},
+				{Pointer: "/ports/0/protocol", Message: "value must be one of 'tcp', 'udp'"},
+			},
+		},
+		{
+			name:   "extensions are allowed",
+			config: `{"image": "a", "x-team": {"anything": [1, 2]}, "ports": [{"container_port": 80, "x-note": "ok"}]}`,
+		},
+		{
+			name:   "malformed JSON",
+			config: `{"image": `,
+			want:   []compute.Violation{{Pointer: "", Message: "compute config is not valid JSON: unexpected EOF"}},
+		},
+		{
+			name:   "trailing data",
+			config: `{"image": "a"} {}`,
+			want:   []compute.Violation{{Pointer: "", Message: "compute config has data after the JSON value"}},
+		},
+		{
+			name:   "not an object",
+			config: `[1]`,
+			want:   []compute.Violation{{Pointer: "", Message: "must be an object, not an array"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Validate(json.RawMessage(tt.config))
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Validate = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, compute.ErrInvalidSpec) {
+				t.Fatalf("Validate = %v, want an error wrapping ErrInvalidSpec", err)
+			}
+			if diff := cmp.Diff(tt.want, compute.Violations(err)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCompileSchemaRefusesBadSchemas(t *testing.T) {
+	for name, doc := range map[string]string{
+		"not JSON":        `{`,
+		"bad type":        `{"type": "thing"}`,
+		"remote ref":      `{"$ref": "https://example.com/schema.json"}`,
+		"bad pattern":     `{"pattern": "("}`,
+		"bad minimum":     `{"minimum": "five"}`,
+		"unresolved $ref": `{"$ref": "#/$defs/missing"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := compute.CompileSchema(json.RawMessage(doc)); err == nil {
+				t.Errorf("CompileSchema(%s) succeeded", doc)
+			}
+		})
+	}
+}
+
+func TestRedact(t *testing.T) {
+	s := mustWorkloadSchema(t, map[string]json.RawMessage{
+		"api_key": json.RawMessage(`{"type": "string", "writeOnly": true}`),
+	})
+	raw := json.RawMessage(`{
+		"$defs": {"cred": {"type": "object", "properties": {"user": {"type": "string"}, "password": {"type": "string", "writeOnly": true}}}},
+		"type": "object",
+		"properties": {
+			"credential": {"$ref": "#/$defs/cred"},
+			"list": {"type": "array", "items": {"type": "string", "writeOnly": true}},
+			"either": {"anyOf": [{"type": "string", "writeOnly": true}, {"type": "number"}]}
+		}
+	}`)
+	own, err := compute.CompileSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		schema *compute.Schema
+		in     string
+		want   string
+	}{
+		{
+			name:   "secrets values, main and sidecar",
+			schema: s,
+			in:     `{"image":"a","env":{"A":"visible"},"secrets":{"DB":"hunter2"},"sidecars":[{"name":"b","image":"b","secrets":{"TOKEN":"t0k"}}],"api_key":"k3y","x-other":"kept"}`,
+			want:   `{"api_key":"[redacted]","env":{"A":"visible"},"image":"a","secrets":{"DB":"[redacted]"},"sidecars":[{"image":"b","name":"b","secrets":{"TOKEN":"[redacted]"}}],"x-other":"kept"}`,
+		},
+		{
+			name:   "through $ref, items and anyOf",
+			schema: own,
+			in:     `{"credential":{"user":"u","password":"p"},"list":["a","b"],"either":7,"free":"x"}`,
+			want:   `{"credential":{"password":"[redacted]","user":"u"},"either":"[redacted]","free":"x","list":["[redacted]","[redacted]"]}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.schema.Redact(json.RawMessage(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Redact =\n %s\nwant\n %s", got, tt.want)
+			}
+		})
+	}
+	if _, err := s.Redact(json.RawMessage(`{`)); !errors.Is(err, compute.ErrInvalidSpec) {
+		t.Errorf("Redact of malformed JSON = %v", err)
+	}
+}
+
+func TestWorkloadSchemaRefusesSharedFieldNames(t *testing.T) {
+	_, err := compute.WorkloadSchema("test", map[string]json.RawMessage{"image": json.RawMessage(`{"type":"string"}`)})
+	if err == nil || !strings.Contains(err.Error(), `"image"`) {
+		t.Fatalf("WorkloadSchema with a clashing property = %v", err)
+	}
+	_, err = compute.WorkloadSchema("test", map[string]json.RawMessage{"extra": json.RawMessage(`{"type":"nonsense"}`)})
+	if err == nil {
+		t.Fatal("WorkloadSchema with an invalid property schema succeeded")
+	}
+}

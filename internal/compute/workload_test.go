@@ -1,0 +1,155 @@
+package compute_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+func TestValidateWorkloadConfig(t *testing.T) {
+	tests := []struct {
+		name     string
+		config   string
+		pointers []string
+	}{
+		{"valid", `{"image":"a","ports":[{"container_port":80,"host_port":8080},{"container_port":80,"protocol":"udp","host_port":8080}]}`, nil},
+		{"duplicate sidecar names", `{"image":"a","sidecars":[{"name":"b","image":"b"},{"name":"b","image":"c"}]}`, []string{"/sidecars/1/name"}},
+		{"sidecar named like the main container", `{"image":"a","name":"web","sidecars":[{"name":"web","image":"b"}]}`, []string{"/sidecars/0/name"}},
+		{"same port twice", `{"image":"a","ports":[{"container_port":80},{"container_port":80,"protocol":"tcp"}]}`, []string{"/ports/1/container_port"}},
+		{"host port across containers", `{"image":"a","ports":[{"container_port":80,"host_port":9000}],"sidecars":[{"name":"b","image":"b","ports":[{"container_port":81,"host_port":9000}]}]}`, []string{"/sidecars/0/ports/0/host_port"}},
+		{"env and secret overlap", `{"image":"a","env":{"K":"1"},"secrets":{"K":"2"}}`, []string{"/secrets/K"}},
+		{"no probe", `{"image":"a","health_check":{"interval":"5s"}}`, []string{"/health_check"}},
+		{"two probes", `{"image":"a","health_check":{"command":["x"],"http":{"port":80}}}`, []string{"/health_check"}},
+		{"bad duration", `{"image":"a","health_check":{"tcp":{"port":80},"timeout":"5 seconds"}}`, []string{"/health_check/timeout"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := compute.ValidateWorkloadConfig(json.RawMessage(tt.config))
+			var got []string
+			for _, v := range compute.Violations(err) {
+				got = append(got, v.Pointer)
+			}
+			if diff := cmp.Diff(tt.pointers, got); diff != "" {
+				t.Errorf("pointers (-want +got):\n%s\n%v", diff, err)
+			}
+		})
+	}
+}
+
+func TestValidateSpec(t *testing.T) {
+	good := func() *compute.TenantComputeSpec {
+		return &compute.TenantComputeSpec{
+			TenantID: "t", ProviderType: "mock",
+			Containers: []compute.ContainerSpec{{Name: "app", Image: "a", Ports: []compute.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}}},
+		}
+	}
+	if err := compute.ValidateSpec(good(), "mock"); err != nil {
+		t.Fatalf("ValidateSpec(good) = %v", err)
+	}
+	tests := []struct {
+		name    string
+		mutate  func(*compute.TenantComputeSpec)
+		pointer string
+	}{
+		{"tenant id", func(s *compute.TenantComputeSpec) { s.TenantID = "" }, "/tenant_id"},
+		{"provider", func(s *compute.TenantComputeSpec) { s.ProviderType = "docker" }, "/provider_type"},
+		{"containers", func(s *compute.TenantComputeSpec) { s.Containers = nil }, "/containers"},
+		{"name", func(s *compute.TenantComputeSpec) { s.Containers[0].Name = "App" }, "/containers/0/name"},
+		{"duplicate name", func(s *compute.TenantComputeSpec) { s.Containers = append(s.Containers, s.Containers[0]) }, "/containers/1/name"},
+		{"image", func(s *compute.TenantComputeSpec) { s.Containers[0].Image = "" }, "/containers/0/image"},
+		{"port", func(s *compute.TenantComputeSpec) { s.Containers[0].Ports[0].ContainerPort = 0 }, "/containers/0/ports/0/container_port"},
+		{"protocol", func(s *compute.TenantComputeSpec) { s.Containers[0].Ports[0].Protocol = "" }, "/containers/0/ports/0/protocol"},
+		{"secret target", func(s *compute.TenantComputeSpec) {
+			s.Secrets = []compute.SecretReference{{Container: "nope", Name: "K"}}
+		}, "/secrets/0/container"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := good()
+			tt.mutate(s)
+			v := compute.Violations(compute.ValidateSpec(s, "mock"))
+			if len(v) != 1 || v[0].Pointer != tt.pointer {
+				t.Errorf("violations = %v, want one at %s", v, tt.pointer)
+			}
+		})
+	}
+	if compute.Violations(compute.ValidateSpec(nil, "mock")) == nil {
+		t.Error("ValidateSpec(nil) must fail")
+	}
+}
+
+func TestDiff(t *testing.T) {
+	base := func() *compute.TenantComputeSpec {
+		return &compute.TenantComputeSpec{
+			Containers: []compute.ContainerSpec{
+				{Name: "app", Image: "a:1", Env: map[string]string{"A": "1", "B": "2"}, Ports: []compute.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}},
+				{Name: "log", Image: "log:1"},
+			},
+			Secrets: []compute.SecretReference{{Container: "app", Name: "S", Value: compute.NewSecretValue("old")}},
+		}
+	}
+	if changes := compute.Diff(base(), base()); len(changes) != 0 {
+		t.Errorf("Diff of equal specs = %v", changes)
+	}
+	to := base()
+	to.Containers[0].Image = "a:2"
+	to.Containers[0].Env = map[string]string{"A": "1", "C": "3"}
+	to.Containers[0].Ports[0].HostPort = 8080
+	to.Containers[0].Resources.MemoryMiB = 256
+	to.Containers[1] = compute.ContainerSpec{Name: "proxy", Image: "proxy:1"}
+	to.Secrets[0].Value = compute.NewSecretValue("new")
+	to.Secrets = append(to.Secrets, compute.SecretReference{Container: "app", Name: "T", Value: compute.NewSecretValue("x")})
+	to.Networking.Public = true
+	want := []compute.Change{
+		{Field: "containers/app/image", From: "a:1", To: "a:2"},
+		{Field: "containers/app/env/B", From: "2"},
+		{Field: "containers/app/env/C", To: "3"},
+		{Field: "containers/app/ports", From: "80/tcp", To: "8080:80/tcp"},
+		{Field: "containers/app/resources/memory_mib", To: "256"},
+		{Field: "containers/proxy", To: "proxy:1"},
+		{Field: "containers/log", From: "log:1"},
+		{Field: "containers/app/secrets/S", From: "[redacted]", To: "[redacted]"},
+		{Field: "containers/app/secrets/T", To: "[redacted]"},
+		{Field: "networking/public", From: "false", To: "true"},
+	}
+	if diff := cmp.Diff(want, compute.Diff(base(), to)); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+	if got := want[0].String(); got != "containers/app/image: a:1 → a:2" {
+		t.Errorf("Change.String() = %q", got)
+	}
+}
+
+func TestHashAndClone(t *testing.T) {
+	spec := &compute.TenantComputeSpec{
+		TenantID: "t", Generation: 1,
+		Containers:     []compute.ContainerSpec{{Name: "app", Image: "a", Env: map[string]string{"A": "1"}, HealthCheck: &compute.HealthCheckConfig{HTTP: &compute.HTTPProbe{Path: "/", Port: 80}}}},
+		Secrets:        []compute.SecretReference{{Container: "app", Name: "S", Value: compute.NewSecretValue("one")}},
+		ProviderConfig: json.RawMessage(`{"image": "a", "b": 1}`),
+	}
+	c := spec.Clone()
+	if spec.Hash() != c.Hash() {
+		t.Fatal("a clone must hash the same")
+	}
+	c.Generation = 9
+	c.ProviderConfig = json.RawMessage(`{"b":1,"image":"a"}`)
+	if spec.Hash() != c.Hash() {
+		t.Error("generation, key order and whitespace must not change the hash")
+	}
+	c.Containers[0].Env["A"] = "2"
+	c.Containers[0].HealthCheck.HTTP.Port = 81
+	if spec.Containers[0].Env["A"] != "1" || spec.Containers[0].HealthCheck.HTTP.Port != 80 {
+		t.Fatal("Clone shares maps or pointers with the original")
+	}
+	if spec.Hash() == c.Hash() {
+		t.Error("a changed env must change the hash")
+	}
+	s := spec.Clone()
+	s.Secrets[0].Value = compute.NewSecretValue("two")
+	if spec.Hash() == s.Hash() {
+		t.Error("a changed secret must change the hash")
+	}
+}
