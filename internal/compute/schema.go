@@ -96,12 +96,15 @@ var printer = message.NewPrinter(language.English)
 func collectViolations(e *jsonschema.ValidationError, out *ValidationError) {
 	at := pointer(e.InstanceLocation...)
 	if k, ok := e.ErrorKind.(*kind.PropertyNames); ok {
-		// The causes describe the name, not a value: report them at the key.
+		// The causes describe the name, not a value. jsonschema v6.0.3 does
+		// not copy the instance location of this error (validator.go, the
+		// propertyNames branch), so it may name the wrong object; the message
+		// names the key. Shared schemas check names in Go instead.
 		var why []string
 		for _, leaf := range leaves(e) {
 			why = append(why, leaf.ErrorKind.LocalizedString(printer))
 		}
-		out.Add(at+"/"+pointerEscape(k.Property), "is not an allowed name: %s", strings.Join(why, "; "))
+		out.Add(at, "key %q is not an allowed name: %s", k.Property, strings.Join(why, "; "))
 		return
 	}
 	if len(e.Causes) > 0 {

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"time"
 )
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
 
 // DefaultContainerName names the main container when the config does not.
 const DefaultContainerName = "app"
@@ -145,7 +148,15 @@ func (w *Workload) Check() error {
 		} else {
 			names[c.Name] = at
 		}
+		for _, k := range sortedKeys(c.Env) {
+			if !envName.MatchString(k) {
+				errs.Add(at+"/env/"+pointerEscape(k), "is not a variable name: use letters, digits and _, not starting with a digit")
+			}
+		}
 		for _, k := range sortedKeys(c.Secrets) {
+			if !envName.MatchString(k) {
+				errs.Add(at+"/secrets/"+pointerEscape(k), "is not a variable name: use letters, digits and _, not starting with a digit")
+			}
 			if _, both := c.Env[k]; both {
 				errs.Add(at+"/secrets/"+pointerEscape(k), "%s is also set in env; set it in one place", k)
 			}

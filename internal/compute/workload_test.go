@@ -20,6 +20,7 @@ func TestValidateWorkloadConfig(t *testing.T) {
 		{"sidecar named like the main container", `{"image":"a","name":"web","sidecars":[{"name":"web","image":"b"}]}`, []string{"/sidecars/0/name"}},
 		{"same port twice", `{"image":"a","ports":[{"container_port":80},{"container_port":80,"protocol":"tcp"}]}`, []string{"/ports/1/container_port"}},
 		{"host port across containers", `{"image":"a","ports":[{"container_port":80,"host_port":9000}],"sidecars":[{"name":"b","image":"b","ports":[{"container_port":81,"host_port":9000}]}]}`, []string{"/sidecars/0/ports/0/host_port"}},
+		{"bad variable names", `{"image":"a","env":{"1BAD":"x","OK":"y"},"secrets":{"A-B":"z"}}`, []string{"/env/1BAD", "/secrets/A-B"}},
 		{"env and secret overlap", `{"image":"a","env":{"K":"1"},"secrets":{"K":"2"}}`, []string{"/secrets/K"}},
 		{"no probe", `{"image":"a","health_check":{"interval":"5s"}}`, []string{"/health_check"}},
 		{"two probes", `{"image":"a","health_check":{"command":["x"],"http":{"port":80}}}`, []string{"/health_check"}},
