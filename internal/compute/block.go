@@ -18,7 +18,7 @@ import (
 // top-level field of the provider's config schema with a valid value. It
 // returns the defaults as a JSON object, or nil when there are none. Every
 // problem is reported, each with the pointer of its key in the block.
-func SplitProviderBlock(name string, block json.RawMessage, settings any, schema json.RawMessage) (json.RawMessage, error) {
+func SplitProviderBlock(name string, block json.RawMessage, settings any, schema *Schema) (json.RawMessage, error) {
 	settingKeys := jsonFieldNames(settings)
 	raw := map[string]json.RawMessage{}
 	if !isNull(block) {
@@ -28,20 +28,16 @@ func SplitProviderBlock(name string, block json.RawMessage, settings any, schema
 	}
 	own := map[string]json.RawMessage{}
 	defaults := map[string]any{}
-	compiled, err := CompileSchema(schema)
-	if err != nil {
-		return nil, fmt.Errorf("compute.%s: %w", name, err)
-	}
 	errs := &ValidationError{}
 	for _, key := range sortedKeys(raw) {
 		if settingKeys[key] {
 			own[key] = raw[key]
 			continue
 		}
-		sub, ok := compiled.compiled.Properties[key]
+		sub, ok := schema.compiled.Properties[key]
 		if !ok {
 			errs.Add("/"+pointerEscape(key), "unknown key; settings are %s, and tenant defaults may set any of %s",
-				strings.Join(sortedKeys(settingKeys), ", "), strings.Join(compiled.propertyNames(), ", "))
+				strings.Join(sortedKeys(settingKeys), ", "), strings.Join(schema.propertyNames(), ", "))
 			continue
 		}
 		value, err := decodeConfig(raw[key], "the value")

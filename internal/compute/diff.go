@@ -1,7 +1,10 @@
 package compute
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -34,7 +37,49 @@ func Diff(from, to *TenantComputeSpec) []Change {
 	if from.Networking != to.Networking {
 		changes = append(changes, Change{Field: "networking/public", From: fmt.Sprint(from.Networking.Public), To: fmt.Sprint(to.Networking.Public)})
 	}
+	return append(changes, diffProviderFields(from.ProviderConfig, to.ProviderConfig)...)
+}
+
+// workloadFields are the config fields the spec's containers, secrets and
+// networking already describe.
+var workloadFields = map[string]bool{"name": true, "image": true, "command": true, "args": true, "env": true, "secrets": true,
+	"ports": true, "health_check": true, "resources": true, "sidecars": true, "networking": true}
+
+// diffProviderFields names the other top-level config fields that changed.
+// Their values are not shown: the provider's schema may mark them secret.
+func diffProviderFields(from, to json.RawMessage) []Change {
+	var a, b map[string]json.RawMessage
+	_ = json.Unmarshal(from, &a)
+	_ = json.Unmarshal(to, &b)
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	var changes []Change
+	for _, k := range sortedKeys(keys) {
+		if workloadFields[k] {
+			continue
+		}
+		if !sameJSON(a[k], b[k]) {
+			changes = append(changes, Change{Field: "provider_config/" + k})
+		}
+	}
 	return changes
+}
+
+// sameJSON compares two JSON values by meaning.
+func sameJSON(a, b json.RawMessage) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func diffContainer(a, b ContainerSpec) []Change {
@@ -109,6 +154,9 @@ func portList(ports []PortMapping) string {
 		s[i] = fmt.Sprintf("%d/%s", p.ContainerPort, p.Protocol)
 		if p.HostPort != 0 {
 			s[i] = fmt.Sprintf("%d:%s", p.HostPort, s[i])
+		}
+		if p.Name != "" {
+			s[i] = p.Name + "=" + s[i]
 		}
 	}
 	slices.Sort(s)

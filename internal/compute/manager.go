@@ -57,7 +57,15 @@ func (m *Manager) Registry() *Registry { return m.registry }
 func (m *Manager) DefaultProvider() string { return m.defaultProvider }
 
 // ProvisionTenant creates the workload described by spec on its provider.
-func (m *Manager) ProvisionTenant(ctx context.Context, spec *TenantComputeSpec) (*ProvisionResult, error) {
+func (m *Manager) ProvisionTenant(ctx context.Context, spec *TenantComputeSpec) (res *ProvisionResult, err error) {
+	start := m.now()
+	defer func() {
+		var attrs []slog.Attr
+		if res != nil {
+			attrs = append(attrs, slog.String("status", string(res.Status)))
+		}
+		m.audit(ctx, "provision", spec.tenantID(), spec.providerType(), spec.generation(), start, err, attrs...)
+	}()
 	if spec == nil {
 		return nil, Invalid("", "spec is missing")
 	}
@@ -65,14 +73,19 @@ func (m *Manager) ProvisionTenant(ctx context.Context, spec *TenantComputeSpec) 
 	if err != nil {
 		return nil, err
 	}
-	start := m.now()
-	res, err := p.Provision(ctx, spec)
-	m.audit(ctx, "provision", spec.TenantID, spec.ProviderType, spec.Generation, start, err, auditAttrs(res)...)
-	return res, err
+	return p.Provision(ctx, spec)
 }
 
 // UpdateTenant converges the tenant's workload to spec.
-func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *TenantComputeSpec) (*UpdateResult, error) {
+func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *TenantComputeSpec) (res *UpdateResult, err error) {
+	start := m.now()
+	defer func() {
+		var attrs []slog.Attr
+		if res != nil {
+			attrs = append(attrs, slog.Int("changes", len(res.Changes)), slog.String("status", string(res.Status)))
+		}
+		m.audit(ctx, "update", tenantID, spec.providerType(), spec.generation(), start, err, attrs...)
+	}()
 	if spec == nil {
 		return nil, Invalid("", "spec is missing")
 	}
@@ -80,26 +93,18 @@ func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *Tenan
 	if err != nil {
 		return nil, err
 	}
-	start := m.now()
-	res, err := p.Update(ctx, tenantID, spec)
-	var attrs []slog.Attr
-	if res != nil {
-		attrs = append(attrs, slog.Int("changes", len(res.Changes)), slog.String("status", string(res.Status)))
-	}
-	m.audit(ctx, "update", tenantID, spec.ProviderType, spec.Generation, start, err, attrs...)
-	return res, err
+	return p.Update(ctx, tenantID, spec)
 }
 
 // DestroyTenant removes the tenant's workload from provider.
-func (m *Manager) DestroyTenant(ctx context.Context, tenantID, provider string) error {
+func (m *Manager) DestroyTenant(ctx context.Context, tenantID, provider string) (err error) {
+	start := m.now()
+	defer func() { m.audit(ctx, "destroy", tenantID, provider, 0, start, err) }()
 	p, err := m.registry.Get(provider)
 	if err != nil {
 		return err
 	}
-	start := m.now()
-	err = p.Destroy(ctx, tenantID)
-	m.audit(ctx, "destroy", tenantID, provider, 0, start, err)
-	return err
+	return p.Destroy(ctx, tenantID)
 }
 
 // GetTenantStatus reads the live state of the tenant's workload.
@@ -111,11 +116,26 @@ func (m *Manager) GetTenantStatus(ctx context.Context, tenantID, provider string
 	return p.GetStatus(ctx, tenantID)
 }
 
-func auditAttrs(res *ProvisionResult) []slog.Attr {
-	if res == nil {
-		return nil
+// Nil-safe accessors for audit lines about a missing spec.
+func (s *TenantComputeSpec) tenantID() string {
+	if s == nil {
+		return ""
 	}
-	return []slog.Attr{slog.String("status", string(res.Status))}
+	return s.TenantID
+}
+
+func (s *TenantComputeSpec) providerType() string {
+	if s == nil {
+		return ""
+	}
+	return s.ProviderType
+}
+
+func (s *TenantComputeSpec) generation() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.Generation
 }
 
 // audit writes the one structured line recorded for every provision, update

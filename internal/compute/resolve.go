@@ -38,8 +38,10 @@ type Resolution struct {
 // Resolve chooses the tenant's provider, merges the provider's defaults under
 // the tenant's compute_config, validates the result against the provider's
 // schema and then with its ValidateConfig and Validate, and builds the spec.
-// Errors are a *ProviderNotFoundError or a *ValidationError whose pointers
-// are relative to the compute_config.
+// Errors are a *ProviderNotFoundError or a *ValidationError. Pointers from
+// the schema, the selection and ValidateConfig are relative to the
+// compute_config ("" when the problem is in the labels or annotations);
+// those from Validate name fields of the spec built from it.
 func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution, error) {
 	config, err := decodeObject(req.ComputeConfig, "compute config")
 	if err != nil {
@@ -57,14 +59,15 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 	if err != nil {
 		return nil, err
 	}
-	merged := config
-	if defaults := entry.provider.ConfigDefaults(); !isNull(defaults) {
-		d, err := decodeObject(defaults, "provider defaults")
-		if err != nil {
+	// Merge even without defaults: the patch semantics drop the tenant's
+	// nulls, so null means "absent" whatever the operator configured.
+	defaults := map[string]any{}
+	if raw := entry.provider.ConfigDefaults(); !isNull(raw) {
+		if defaults, err = decodeObject(raw, "provider defaults"); err != nil {
 			return nil, fmt.Errorf("compute: provider %s: %w", name, err)
 		}
-		merged = MergePatch(d, config).(map[string]any)
 	}
+	merged := MergePatch(defaults, config).(map[string]any)
 	if err := entry.schema.validateValue(merged); err != nil {
 		return nil, err
 	}
@@ -73,7 +76,7 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 		return nil, fmt.Errorf("compute: encode effective config: %w", err)
 	}
 	if err := entry.provider.ValidateConfig(effective); err != nil {
-		return nil, asInvalid(err)
+		return nil, validationFailure(name, err)
 	}
 	spec := &TenantComputeSpec{
 		TenantID:       req.TenantID,
@@ -86,7 +89,7 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 		w.Apply(spec)
 	}
 	if err := entry.provider.Validate(ctx, spec); err != nil {
-		return nil, asInvalid(err)
+		return nil, validationFailure(name, err)
 	}
 	return &Resolution{Provider: name, EffectiveConfig: effective, Spec: spec}, nil
 }
@@ -96,7 +99,7 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 func (m *Manager) providerFor(chosen selection, recorded string) (string, error) {
 	switch {
 	case chosen.name != "" && recorded != "" && chosen.name != recorded:
-		return "", Invalid("/"+SelectionKey, "the tenant runs on provider %q and cannot move to %s; delete and re-create it to change provider", recorded, chosen)
+		return "", Invalid(chosen.pointer(), "the tenant runs on provider %q and cannot move to %s; delete and re-create it to change provider", recorded, chosen)
 	case chosen.name != "":
 		if _, err := m.registry.get(chosen.name); err != nil {
 			return "", err
@@ -111,12 +114,14 @@ func (m *Manager) providerFor(chosen selection, recorded string) (string, error)
 	}
 }
 
-// asInvalid makes sure a validation failure wraps ErrInvalidSpec.
-func asInvalid(err error) error {
+// validationFailure passes on a provider's verdict. A problem with the input
+// already wraps ErrInvalidSpec; anything else (the platform did not answer a
+// read-only check) keeps its chain and its retry mark.
+func validationFailure(provider string, err error) error {
 	if errors.Is(err, ErrInvalidSpec) {
 		return err
 	}
-	return Invalid("", "%v", err)
+	return fmt.Errorf("compute: %s could not validate the config: %w", provider, err)
 }
 
 // RedactConfig returns config with the values that the provider's schema

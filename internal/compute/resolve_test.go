@@ -186,3 +186,58 @@ func TestResolveReportsEveryProblem(t *testing.T) {
 		})
 	}
 }
+
+func TestResolveNullMeansAbsent(t *testing.T) {
+	// With and without operator defaults, null in the tenant config removes
+	// the key instead of failing the schema.
+	for _, block := range []string{``, `{"env":{"A":"1"}}`} {
+		m := newManager(t, "", map[string]string{"mock": block})
+		res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(`{"image":"x","health_check":null,"env":null}`)})
+		if err != nil {
+			t.Fatalf("defaults %q: %v", block, err)
+		}
+		if string(res.EffectiveConfig) != `{"image":"x"}` {
+			t.Errorf("defaults %q: effective config = %s", block, res.EffectiveConfig)
+		}
+	}
+}
+
+func TestResolveProviderMovePointer(t *testing.T) {
+	m := newManager(t, "docker", map[string]string{"docker": "", "nomad": ""})
+	for _, tt := range []struct {
+		config  string
+		labels  map[string]string
+		pointer string
+	}{
+		{`{"image":"a","compute_provider_type":"docker"}`, nil, "/compute_provider_type"},
+		{`{"image":"a"}`, map[string]string{"compute_provider": "docker"}, ""},
+	} {
+		_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(tt.config), Labels: tt.labels, Provider: "nomad"})
+		v := compute.Violations(err)
+		if len(v) != 1 || v[0].Pointer != tt.pointer {
+			t.Errorf("Resolve(%s, labels %v) = %v, want one violation at %q", tt.config, tt.labels, err, tt.pointer)
+		}
+	}
+}
+
+// unreachable fails ValidateConfig as a platform outage would.
+type unreachable struct{ compute.Provider }
+
+func (unreachable) ValidateConfig(json.RawMessage) error {
+	return compute.Retryable(errors.New("connection refused"))
+}
+
+func TestResolveKeepsRetryableValidationFailures(t *testing.T) {
+	reg := compute.NewRegistry()
+	if err := reg.Register(unreachable{newMock(t, "")}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := compute.NewManager(reg, compute.ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(`{"image":"a"}`)})
+	if err == nil || errors.Is(err, compute.ErrInvalidSpec) || !compute.IsRetryable(err) {
+		t.Errorf("Resolve = %v; an outage must stay retryable and must not read as an invalid spec", err)
+	}
+}

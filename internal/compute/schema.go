@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,6 +20,8 @@ import (
 type Schema struct {
 	raw      json.RawMessage
 	compiled *jsonschema.Schema
+	// secretBelow holds the subschemas under which some value is writeOnly.
+	secretBelow map[*jsonschema.Schema]bool
 }
 
 const schemaURL = "landlord:///compute/config.schema.json"
@@ -41,7 +44,7 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compute: compile schema: %w", err)
 	}
-	return &Schema{raw: bytes.Clone(raw), compiled: compiled}, nil
+	return &Schema{raw: bytes.Clone(raw), compiled: compiled, secretBelow: secretsBelow(compiled)}, nil
 }
 
 // Raw returns the schema document.
@@ -126,6 +129,24 @@ func collectViolations(e *jsonschema.ValidationError, out *ValidationError) {
 		out.Add(at, "must be %s, not %s", typeWords(k.Want), article(k.Got))
 	case *kind.FalseSchema:
 		out.Add(at, "is not allowed here")
+	// The library's wording of these quotes the value, which may be a
+	// secret; ours does not.
+	case *kind.Pattern:
+		out.Add(at, "does not match the pattern %s", k.Want)
+	case *kind.Format:
+		out.Add(at, "is not a valid %s", k.Want)
+	case *kind.Const:
+		out.Add(at, "is not the one allowed value")
+	case *kind.Minimum:
+		out.Add(at, "must be at least %s", k.Want.RatString())
+	case *kind.Maximum:
+		out.Add(at, "must be at most %s", k.Want.RatString())
+	case *kind.ExclusiveMinimum:
+		out.Add(at, "must be more than %s", k.Want.RatString())
+	case *kind.ExclusiveMaximum:
+		out.Add(at, "must be less than %s", k.Want.RatString())
+	case *kind.MultipleOf:
+		out.Add(at, "must be a multiple of %s", k.Want.RatString())
 	default:
 		out.Add(at, "%s", e.ErrorKind.LocalizedString(printer))
 	}
@@ -169,28 +190,115 @@ func (s *Schema) Redact(config json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(redact(inst, []*jsonschema.Schema{s.compiled}))
+	return json.Marshal(s.redact(inst, []*jsonschema.Schema{s.compiled}))
 }
 
-// redact walks a value with every subschema that applies to it.
-func redact(v any, schemas []*jsonschema.Schema) any {
+// redact walks a value with every subschema that applies to it. A value
+// under which the schema has a secret, but whose shape the schema cannot
+// follow (a string where an object of secrets belongs, say), is redacted
+// whole: a config that fails validation must not leak either.
+func (s *Schema) redact(v any, schemas []*jsonschema.Schema) any {
 	applicable := expand(schemas)
-	for _, s := range applicable {
-		if s.WriteOnly {
+	secret := false
+	for _, sub := range applicable {
+		if sub.WriteOnly {
 			return RedactedValue
 		}
+		secret = secret || s.secretBelow[sub]
 	}
 	switch v := v.(type) {
 	case map[string]any:
+		if secret && !slices.ContainsFunc(applicable, describesObject) {
+			return RedactedValue
+		}
 		for k, child := range v {
-			v[k] = redact(child, propertySchemas(applicable, k))
+			v[k] = s.redact(child, propertySchemas(applicable, k))
 		}
 	case []any:
+		if secret && !slices.ContainsFunc(applicable, describesArray) {
+			return RedactedValue
+		}
 		for i, child := range v {
-			v[i] = redact(child, itemSchemas(applicable, i))
+			v[i] = s.redact(child, itemSchemas(applicable, i))
+		}
+	default:
+		if secret {
+			return RedactedValue
 		}
 	}
 	return v
+}
+
+func describesObject(s *jsonschema.Schema) bool {
+	return len(s.Properties) > 0 || len(s.PatternProperties) > 0 || s.AdditionalProperties != nil || s.UnevaluatedProperties != nil
+}
+
+func describesArray(s *jsonschema.Schema) bool {
+	return s.Items != nil || s.Items2020 != nil || len(s.PrefixItems) > 0 || s.UnevaluatedItems != nil
+}
+
+// secretsBelow finds every subschema of root that is writeOnly or has a
+// writeOnly subschema, iterating to a fixed point so that cycles through
+// $ref are handled.
+func secretsBelow(root *jsonschema.Schema) map[*jsonschema.Schema]bool {
+	var all []*jsonschema.Schema
+	seen := map[*jsonschema.Schema]bool{}
+	var visit func(s *jsonschema.Schema)
+	visit = func(s *jsonschema.Schema) {
+		if s == nil || seen[s] {
+			return
+		}
+		seen[s] = true
+		all = append(all, s)
+		for _, sub := range children(s) {
+			visit(sub)
+		}
+	}
+	visit(root)
+	below := map[*jsonschema.Schema]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, s := range all {
+			if below[s] {
+				continue
+			}
+			if s.WriteOnly || slices.ContainsFunc(children(s), func(c *jsonschema.Schema) bool { return below[c] }) {
+				below[s] = true
+				changed = true
+			}
+		}
+	}
+	return below
+}
+
+// children lists a schema's direct subschemas.
+func children(s *jsonschema.Schema) []*jsonschema.Schema {
+	out := []*jsonschema.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.Items2020, s.UnevaluatedItems, s.UnevaluatedProperties, s.Contains, s.PropertyNames}
+	if s.DynamicRef != nil {
+		out = append(out, s.DynamicRef.Ref)
+	}
+	out = append(out, s.AllOf...)
+	out = append(out, s.AnyOf...)
+	out = append(out, s.OneOf...)
+	out = append(out, s.PrefixItems...)
+	for _, sub := range s.Properties {
+		out = append(out, sub)
+	}
+	for _, sub := range s.PatternProperties {
+		out = append(out, sub)
+	}
+	for _, sub := range s.DependentSchemas {
+		out = append(out, sub)
+	}
+	for _, x := range []any{s.AdditionalProperties, s.Items, s.AdditionalItems} {
+		switch x := x.(type) {
+		case *jsonschema.Schema:
+			out = append(out, x)
+		case []*jsonschema.Schema:
+			out = append(out, x...)
+		}
+	}
+	return slices.DeleteFunc(out, func(c *jsonschema.Schema) bool { return c == nil })
 }
 
 // expand adds the schemas that apply to the same value through references and

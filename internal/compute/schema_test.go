@@ -50,7 +50,7 @@ func TestWorkloadSchemaViolations(t *testing.T) {
 			config: `{"image": "a", "resources": {"cpu": 1, "memory_mib": 1}}`,
 			want: []compute.Violation{
 				{Pointer: "/resources/cpu", Message: `unknown field (extensions must start with "x-")`},
-				{Pointer: "/resources/memory_mib", Message: "minimum: got 1, want 6"},
+				{Pointer: "/resources/memory_mib", Message: "must be at least 6"},
 			},
 		},
 		{
@@ -166,6 +166,24 @@ func TestRedact(t *testing.T) {
 			}
 		})
 	}
+	// Configs that fail validation are logged and echoed too: a value whose
+	// shape the schema cannot follow is redacted whole when a secret may be
+	// inside.
+	for in, want := range map[string]string{
+		`{"image":"a","secrets":"hunter2"}`:                           `{"image":"a","secrets":"[redacted]"}`,
+		`{"image":"a","secrets":["hunter2"]}`:                         `{"image":"a","secrets":"[redacted]"}`,
+		`{"image":"a","sidecars":{"secrets":{"A":"hunter2"}}}`:        `{"image":"a","sidecars":"[redacted]"}`,
+		`{"image":"a","sidecars":[{"name":"b","secrets":"hunter2"}]}`: `{"image":"a","sidecars":[{"name":"b","secrets":"[redacted]"}]}`,
+		`{"image":"a","env":["not","secret"]}`:                        `{"env":["not","secret"],"image":"a"}`,
+	} {
+		got, err := s.Redact(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("Redact(%s) = %s, want %s", in, got, want)
+		}
+	}
 	if _, err := s.Redact(json.RawMessage(`{`)); !errors.Is(err, compute.ErrInvalidSpec) {
 		t.Errorf("Redact of malformed JSON = %v", err)
 	}
@@ -179,5 +197,33 @@ func TestWorkloadSchemaRefusesSharedFieldNames(t *testing.T) {
 	_, err = compute.WorkloadSchema("test", map[string]json.RawMessage{"extra": json.RawMessage(`{"type":"nonsense"}`)})
 	if err == nil {
 		t.Fatal("WorkloadSchema with an invalid property schema succeeded")
+	}
+}
+
+func TestViolationsNeverQuoteValues(t *testing.T) {
+	s, err := compute.CompileSchema(json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"password": {"type": "string", "writeOnly": true, "pattern": "^[a-z]+$", "format": "email"},
+			"pin": {"type": "integer", "writeOnly": true, "minimum": 1000, "maximum": 9999, "multipleOf": 7},
+			"code": {"const": "expected", "writeOnly": true}
+		}
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, config := range []string{
+		`{"password": "Hunter2!"}`,
+		`{"pin": 123457}`,
+		`{"pin": 12}`,
+		`{"code": "Hunter2!"}`,
+	} {
+		err := s.Validate(json.RawMessage(config))
+		if err == nil {
+			t.Fatalf("Validate(%s) passed", config)
+		}
+		if strings.Contains(err.Error(), "Hunter2") || strings.Contains(err.Error(), "123457") || strings.Contains(err.Error(), " 12") {
+			t.Errorf("Validate(%s) quotes the value: %v", config, err)
+		}
 	}
 }

@@ -13,6 +13,16 @@ const (
 type selection struct {
 	name   string
 	source string // "compute_config", "labels", "annotations" or ""
+	key    string // SelectionKey or SelectionKeyType
+}
+
+// pointer is where a problem with the choice is reported: the key in the
+// compute_config, or the config's root when labels or annotations chose.
+func (s selection) pointer() string {
+	if s.source == "compute_config" {
+		return "/" + s.key
+	}
+	return ""
 }
 
 // selectProvider finds an explicit provider choice and removes the selection
@@ -33,7 +43,7 @@ func selectProvider(config map[string]any, labels, annotations map[string]string
 		case chosen.name != "" && chosen.name != name:
 			errs.Add("/"+key, "names provider %q but %s names %q; set one of them", name, SelectionKey, chosen.name)
 		default:
-			chosen = selection{name: name, source: "compute_config"}
+			chosen = selection{name: name, source: "compute_config", key: key}
 		}
 	}
 	if err := errs.Err(); err != nil {
@@ -48,7 +58,7 @@ func selectProvider(config map[string]any, labels, annotations map[string]string
 	}{{"labels", labels}, {"annotations", annotations}} {
 		for _, key := range []string{SelectionKey, SelectionKeyType} {
 			if name := set.values[key]; name != "" {
-				return selection{name: name, source: set.source}, nil
+				return selection{name: name, source: set.source, key: key}, nil
 			}
 		}
 	}
@@ -59,5 +69,5 @@ func (s selection) String() string {
 	if s.source == "" {
 		return fmt.Sprintf("%q", s.name)
 	}
-	return fmt.Sprintf("%q (from %s)", s.name, s.source)
+	return fmt.Sprintf("%q (%s %s)", s.name, s.source, s.key)
 }

@@ -32,7 +32,7 @@ type TenantComputeSpec struct {
 	// ProviderConfig is the tenant's merged compute_config (provider defaults
 	// under tenant values, selection key removed). It may hold secrets and
 	// must never be logged; use RedactConfig first.
-	ProviderConfig json.RawMessage `json:"provider_config,omitempty"`
+	ProviderConfig json.RawMessage `json:"-"`
 }
 
 // LogValue keeps specs out of logs except for identifying, secret-free fields.

@@ -104,6 +104,7 @@ func TestDiff(t *testing.T) {
 	to.Secrets[0].Value = compute.NewSecretValue("new")
 	to.Secrets = append(to.Secrets, compute.SecretReference{Container: "app", Name: "T", Value: compute.NewSecretValue("x")})
 	to.Networking.Public = true
+	to.ProviderConfig = json.RawMessage(`{"image":"a:2","x-mock":{"latency":"1s"},"api_key":"s3cr3t"}`)
 	want := []compute.Change{
 		{Field: "containers/app/image", From: "a:1", To: "a:2"},
 		{Field: "containers/app/env/B", From: "2"},
@@ -115,6 +116,8 @@ func TestDiff(t *testing.T) {
 		{Field: "containers/app/secrets/S", From: "[redacted]", To: "[redacted]"},
 		{Field: "containers/app/secrets/T", To: "[redacted]"},
 		{Field: "networking/public", From: "false", To: "true"},
+		{Field: "provider_config/api_key"},
+		{Field: "provider_config/x-mock"},
 	}
 	if diff := cmp.Diff(want, compute.Diff(base(), to)); diff != "" {
 		t.Errorf("Diff (-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,10 @@ func (b *broken) Update(ctx context.Context, tenantID string, spec *compute.Tena
 	case "update-always-changes":
 		if res != nil && res.NoChanges() {
 			res.Changes = []compute.Change{{Field: "containers/app/image"}}
+		}
+	case "update-ignores-secrets":
+		if res != nil {
+			res.Changes = slices.DeleteFunc(res.Changes, func(c compute.Change) bool { return strings.Contains(c.Field, "/secrets/") })
 		}
 	case "update-unknown-succeeds":
 		if errors.Is(err, compute.ErrTenantNotFound) {
@@ -151,6 +156,7 @@ func TestSuiteCatchesBrokenProviders(t *testing.T) {
 		{"provision-new-ids", "Lifecycle"},
 		{"provision-ignores-cancellation", "ProvisionCancelled"},
 		{"update-always-changes", "Lifecycle"},
+		{"update-ignores-secrets", "Lifecycle"},
 		{"update-unknown-succeeds", "UnknownTenant"},
 		{"destroy-unknown-errors", "UnknownTenant"},
 		{"destroy-stops-on-cancel", "DestroyCancelled"},

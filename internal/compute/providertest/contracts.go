@@ -28,22 +28,16 @@ func (s *suite) testInterface(t *testing.T) {
 	}
 }
 
-// testSchema: the schema compiles as draft 2020-12, defaults are an object
-// or null, the harness configs pass and the invalid ones fail with their
-// pointers.
+// testSchema: the schema describes an object, the harness configs pass, and
+// invalid configs fail with their pointers. (Registration in newSuite has
+// already compiled the schema and checked the defaults.)
 func (s *suite) testSchema(t *testing.T) {
-	if _, err := compute.CompileSchema(s.p.ConfigSchema()); err != nil {
-		t.Fatalf("ConfigSchema() does not compile: %v", err)
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	var schema map[string]any
-	if err := json.Unmarshal(s.p.ConfigSchema(), &schema); err != nil || schema["type"] != "object" {
-		t.Errorf("ConfigSchema() must describe a JSON object (\"type\": \"object\"), got %v", schema["type"])
-	}
-	if d := bytes.TrimSpace(s.p.ConfigDefaults()); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
-		var obj map[string]any
-		if err := json.Unmarshal(d, &obj); err != nil {
-			t.Errorf("ConfigDefaults() = %s, want a JSON object or null", d)
-		}
+	if err := json.Unmarshal(s.p.ConfigSchema(), &schema); err != nil || schema.Type != "object" {
+		t.Errorf("ConfigSchema() must describe a JSON object (\"type\": \"object\"), got %q", schema.Type)
 	}
 	tn := tenant{id: newID(), name: "conf-schema"}
 	for v := range 2 {
@@ -52,7 +46,18 @@ func (s *suite) testSchema(t *testing.T) {
 			t.Errorf("ValidateConfig(variant %d) = %v, want nil", v, err)
 		}
 	}
-	for _, bad := range s.h.InvalidConfigs {
+	invalid := s.h.InvalidConfigs
+	if _, workload := schema.Properties["ports"]; workload && schema.Properties["image"] != nil {
+		invalid = append(invalid,
+			InvalidConfig{Name: "workload: wrong type", Config: json.RawMessage(`{"image": 5}`), Pointer: "/image"},
+			InvalidConfig{Name: "workload: nested wrong type", Config: json.RawMessage(`{"image": "a", "ports": [{"container_port": "x"}]}`), Pointer: "/ports/0/container_port"},
+			InvalidConfig{Name: "workload: unknown field", Config: json.RawMessage(`{"image": "a", "bogus": 1}`), Pointer: "/bogus"},
+		)
+	}
+	if len(invalid) == 0 {
+		t.Error("harness: give InvalidConfigs the provider must refuse")
+	}
+	for _, bad := range invalid {
 		t.Run(bad.Name, func(t *testing.T) {
 			_, err := s.manager.Resolve(context.Background(), compute.ResolveRequest{TenantID: tn.id, TenantName: tn.name, ComputeConfig: bad.Config})
 			if !errors.Is(err, compute.ErrInvalidSpec) {
@@ -85,8 +90,12 @@ func (s *suite) testValidate(t *testing.T) {
 		"nil spec":       func(*compute.TenantComputeSpec) *compute.TenantComputeSpec { return nil },
 		"no tenant id":   func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.TenantID = ""; return sp },
 		"other provider": func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.ProviderType = "other"; return sp },
-		"invalid provider config": func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec {
-			sp.ProviderConfig = json.RawMessage(`{"image": 5, "landlord_conformance_unknown_field": true}`)
+		"provider config of the wrong shape": func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec {
+			sp.ProviderConfig = json.RawMessage(`[]`)
+			return sp
+		},
+		"provider config with an unknown field": func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec {
+			sp.ProviderConfig = json.RawMessage(`{"landlord_conformance_unknown_field": true}`)
 			return sp
 		},
 	}
@@ -171,6 +180,20 @@ func (s *suite) testLifecycle(t *testing.T) {
 	if res := s.update(t, v1); !res.NoChanges() {
 		t.Errorf("repeating an Update made changes: %v", res.Changes)
 	}
+	if s.secret != "" {
+		rotated := s.specWith(t, tn, 1, func(c map[string]any) {
+			c["secrets"].(map[string]any)["LANDLORD_CONFORMANCE_SECRET"] = s.secret + "-rotated"
+		})
+		res := s.update(t, rotated)
+		if res.NoChanges() {
+			t.Error("Update that only rotates a secret reported no changes")
+		}
+		s.noSecret(t, "Update result of a secret rotation", res)
+		if b, _ := json.Marshal(res); bytes.Contains(b, []byte("-rotated")) {
+			t.Errorf("Update result reveals the rotated secret: %s", b)
+		}
+		s.waitRunning(t, rotated)
+	}
 	if resources >= 0 {
 		s.expectResources(t, tn.id, resources, "after Update")
 	}
@@ -205,8 +228,12 @@ func (s *suite) testUpdateCancelled(t *testing.T) {
 	v0 := s.spec(t, tn, 0)
 	s.provision(t, v0)
 	s.waitRunning(t, v0)
-	if _, err := s.p.Update(cancelled(), tn.id, s.spec(t, tn, 1)); !errors.Is(err, context.Canceled) {
+	_, err := s.p.Update(cancelled(), tn.id, s.spec(t, tn, 1))
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Update with a cancelled context = %v; want an error wrapping context.Canceled", err)
+	}
+	if compute.IsTerminal(err) {
+		t.Errorf("a cancelled Update must be retryable: %v", err)
 	}
 	s.waitRunning(t, v0)
 	if res := s.update(t, v0); !res.NoChanges() {
@@ -254,6 +281,41 @@ func (s *suite) testOutOfBand(t *testing.T) {
 	if resources >= 0 {
 		s.expectResources(t, tn.id, resources, "after Provision repaired a disruption")
 	}
+}
+
+// testRestart: a new provider for the same platform finds the workload
+// again, adopts it, and can update and destroy it.
+func (s *suite) testRestart(t *testing.T) {
+	if s.h.Restart == nil {
+		t.Skip("the harness cannot restart the provider (Harness.Restart)")
+	}
+	tn := s.newTenant(t)
+	v0, v1 := s.spec(t, tn, 0), s.spec(t, tn, 1)
+	first := s.provision(t, v0)
+	s.waitRunning(t, v0)
+	resources := -1
+	if s.h.CountResources != nil {
+		resources = s.h.CountResources(t, tn.id)
+	}
+
+	restarted := &suite{h: s.h, p: s.h.Restart(t), manager: s.manager, secret: s.secret}
+	restarted.waitRunning(t, v0)
+	again := restarted.provision(t, v0)
+	if fmt.Sprint(again.ResourceIDs) != fmt.Sprint(first.ResourceIDs) {
+		t.Errorf("after a restart Provision gave different resources (duplicated?): %v then %v", first.ResourceIDs, again.ResourceIDs)
+	}
+	if resources >= 0 {
+		restarted.expectResources(t, tn.id, resources, "after a restart and Provision")
+	}
+	if res := restarted.update(t, v0); !res.NoChanges() {
+		t.Errorf("after a restart, Update with the running spec made changes: %v", res.Changes)
+	}
+	restarted.update(t, v1)
+	restarted.waitRunning(t, v1)
+	if err := restarted.p.Destroy(context.Background(), tn.id); err != nil {
+		t.Fatalf("Destroy after a restart: %v", err)
+	}
+	restarted.expectNotFound(t, tn.id, "after a restart and Destroy")
 }
 
 // testSameTenantConcurrently: racing Provisions of one tenant end with one

@@ -36,6 +36,12 @@ type Harness struct {
 	// leaked.
 	CountResources func(t *testing.T, tenantID string) int
 
+	// Restart, if set, returns a new provider for the same platform, as a
+	// restarted landlord process would create, so that the suite can check
+	// that workloads are found again (adopted, never duplicated) and that
+	// nothing the provider needs lived only in the old one's memory.
+	Restart func(t *testing.T) compute.Provider
+
 	// Logs, if set, returns what the provider has logged so far as JSON lines
 	// (slog.JSONHandler). The suite checks that every line carries a
 	// tenant_id and that no secret appears.

@@ -24,6 +24,9 @@ func Run(t *testing.T, h Harness) {
 		t.Fatal("providertest: Harness needs a Provider and a Config")
 	}
 	s := newSuite(t, &h)
+	if h.CountResources == nil {
+		t.Log("providertest: Harness.CountResources is not set; duplicated or leaked platform resources will go unnoticed")
+	}
 	t.Run("Interface", s.testInterface)
 	t.Run("Schema", s.testSchema)
 	t.Run("Validate", s.testValidate)
@@ -33,6 +36,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("UpdateCancelled", s.testUpdateCancelled)
 	t.Run("DestroyCancelled", s.testDestroyCancelled)
 	t.Run("OutOfBand", s.testOutOfBand)
+	t.Run("Restart", s.testRestart)
 	t.Run("SameTenantConcurrently", s.testSameTenantConcurrently)
 	t.Run("ParallelTenants", s.testParallelTenants)
 	t.Run("Logs", s.testLogs)
@@ -108,6 +112,22 @@ func (s *suite) newTenant(t *testing.T) tenant {
 	return tn
 }
 
+// specWith resolves config variant v after edit changes it.
+func (s *suite) specWith(t *testing.T, tn tenant, v int, edit func(map[string]any)) *compute.TenantComputeSpec {
+	t.Helper()
+	var config map[string]any
+	if err := json.Unmarshal(s.config(t, v), &config); err != nil {
+		t.Fatal(err)
+	}
+	edit(config)
+	raw, _ := json.Marshal(config)
+	res, err := s.manager.Resolve(context.Background(), compute.ResolveRequest{TenantID: tn.id, TenantName: tn.name, Generation: int64(v + 10), ComputeConfig: raw})
+	if err != nil {
+		t.Fatalf("resolve edited config variant %d: %v", v, err)
+	}
+	return res.Spec
+}
+
 // spec resolves config variant v for the tenant through the Manager, as the
 // controller does.
 func (s *suite) spec(t *testing.T, tn tenant, v int) *compute.TenantComputeSpec {
@@ -180,7 +200,8 @@ func (s *suite) waitRunning(t *testing.T, spec *compute.TenantComputeSpec) *comp
 
 // runs reports whether st shows every container of spec running its image.
 func runs(st *compute.ComputeStatus, spec *compute.TenantComputeSpec) bool {
-	if st == nil || st.State != compute.StateRunning || len(st.Containers) != len(spec.Containers) {
+	if st == nil || st.TenantID != spec.TenantID || st.ProviderType != spec.ProviderType ||
+		st.State != compute.StateRunning || len(st.Containers) != len(spec.Containers) {
 		return false
 	}
 	for _, want := range spec.Containers {

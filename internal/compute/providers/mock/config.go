@@ -81,6 +81,12 @@ func behaviour(config json.RawMessage) (Behaviour, error) {
 	return c.Mock, nil
 }
 
+// key identifies the behaviour, so that fail_times counts per behaviour.
+func (b Behaviour) key() string {
+	k, _ := json.Marshal(b)
+	return string(k)
+}
+
 func (b Behaviour) latency() time.Duration {
 	d, err := time.ParseDuration(b.Latency)
 	if err != nil {

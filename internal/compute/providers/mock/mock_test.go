@@ -57,7 +57,8 @@ func config(variant int) json.RawMessage {
 
 func TestConformance(t *testing.T) {
 	logs := &syncBuffer{}
-	p := mustNew(t, mock.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	platform := mock.NewPlatform()
+	p := mustNew(t, mock.Options{Platform: platform, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	providertest.Run(t, providertest.Harness{
 		Provider: p,
 		Config:   config,
@@ -71,15 +72,9 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		CountResources: func(t *testing.T, tenantID string) int {
-			st, err := p.GetStatus(context.Background(), tenantID)
-			if errors.Is(err, compute.ErrTenantNotFound) {
-				return 0
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			return len(st.Containers)
+		CountResources: func(t *testing.T, tenantID string) int { return p.Containers(tenantID) },
+		Restart: func(t *testing.T) compute.Provider {
+			return mustNew(t, mock.Options{Platform: platform, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 		},
 		Logs:         logs.Bytes,
 		ReadyTimeout: 5 * time.Second,
@@ -283,5 +278,21 @@ func TestCrashShowsInStatus(t *testing.T) {
 	}
 	if err := p.Crash(spec.TenantID, "nope", 1); !errors.Is(err, compute.ErrTenantNotFound) {
 		t.Errorf("Crash of an unknown container = %v", err)
+	}
+}
+
+func TestFailTimesCountsFromTheRequest(t *testing.T) {
+	p := mustNew(t, mock.Options{})
+	ctx := context.Background()
+	if _, err := p.Provision(ctx, resolve(t, p, "tenant-1", `{"image":"a"}`)); err != nil {
+		t.Fatal(err)
+	}
+	// Asked for after a successful call, one failure still happens.
+	failing := resolve(t, p, "tenant-1", `{"image":"b","x-mock":{"fail":"transient","fail_times":1}}`)
+	if _, err := p.Update(ctx, "tenant-1", failing); err == nil {
+		t.Fatal("the first update after asking for a failure succeeded")
+	}
+	if _, err := p.Update(ctx, "tenant-1", failing); err != nil {
+		t.Fatalf("the second update failed: %v", err)
 	}
 }

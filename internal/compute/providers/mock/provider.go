@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
@@ -24,26 +23,20 @@ type Options struct {
 	Now func() time.Time
 	// Rand returns a number in [0, 1) for failure_rate; nil means math/rand.
 	Rand func() float64
+	// Platform is where workloads live; nil means a new, empty one. Pass
+	// the Platform of an earlier provider to simulate a landlord restart.
+	Platform *Platform
 }
 
 // Provider is the mock compute provider.
 type Provider struct {
 	settings Settings
-	schema   json.RawMessage
+	schema   *compute.Schema
 	defaults json.RawMessage
 	logger   *slog.Logger
 	now      func() time.Time
 	rand     func() float64
-
-	mu        sync.Mutex
-	workloads map[string]*workload
-	calls     map[call]int
-	nextPort  int
-}
-
-type call struct {
-	tenantID string
-	op       Operation
+	pl       *Platform
 }
 
 // workload is one tenant's simulated workload.
@@ -58,18 +51,23 @@ type workload struct {
 
 // New returns a mock provider configured by opts.
 func New(opts Options) (*Provider, error) {
-	schema, err := configSchema()
+	raw, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	schema, err := compute.CompileSchema(raw)
 	if err != nil {
 		return nil, err
 	}
 	p := &Provider{
-		schema:    schema,
-		logger:    opts.Logger,
-		now:       opts.Now,
-		rand:      opts.Rand,
-		workloads: map[string]*workload{},
-		calls:     map[call]int{},
-		nextPort:  30000,
+		schema: schema,
+		logger: opts.Logger,
+		now:    opts.Now,
+		rand:   opts.Rand,
+		pl:     opts.Platform,
+	}
+	if p.pl == nil {
+		p.pl = NewPlatform()
 	}
 	if p.defaults, err = compute.SplitProviderBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
@@ -94,7 +92,7 @@ func New(opts Options) (*Provider, error) {
 func (p *Provider) Name() string { return Name }
 
 // ConfigSchema returns the shared workload schema plus "x-mock".
-func (p *Provider) ConfigSchema() json.RawMessage { return p.schema }
+func (p *Provider) ConfigSchema() json.RawMessage { return p.schema.Raw() }
 
 // ConfigDefaults returns the tenant defaults from the configuration block.
 func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
@@ -134,14 +132,15 @@ func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) 
 	if len(spec.ProviderConfig) == 0 {
 		return nil
 	}
-	if err := p.ValidateConfig(spec.ProviderConfig); err != nil {
-		var verr *compute.ValidationError
-		if errors.As(err, &verr) {
-			return verr.Prefixed("/provider_config")
-		}
-		return err
+	err := p.schema.Validate(spec.ProviderConfig)
+	if err == nil {
+		err = p.ValidateConfig(spec.ProviderConfig)
 	}
-	return nil
+	var verr *compute.ValidationError
+	if errors.As(err, &verr) {
+		return verr.Prefixed("/provider_config")
+	}
+	return err
 }
 
 // Provision creates the tenant's simulated workload, or converges an
@@ -155,14 +154,14 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 		return nil, err
 	}
 	hash := spec.Hash()
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
 	// Nothing is created before this point, so a cancelled call leaves
 	// nothing behind.
 	if err := ctx.Err(); err != nil {
 		return nil, compute.Retryable(fmt.Errorf("mock: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err))
 	}
-	w, exists := p.workloads[spec.TenantID]
+	w, exists := p.pl.workloads[spec.TenantID]
 	message := "created"
 	switch {
 	case exists && w.hash == hash && w.allRunning():
@@ -201,21 +200,18 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		return nil, err
 	}
 	hash := spec.Hash()
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return nil, compute.Retryable(fmt.Errorf("mock: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err))
 	}
-	w, exists := p.workloads[tenantID]
+	w, exists := p.pl.workloads[tenantID]
 	if !exists {
 		return nil, fmt.Errorf("mock: update tenant %s: %w", tenantID, compute.ErrTenantNotFound)
 	}
 	var changes []compute.Change
 	if w.hash != hash {
 		changes = compute.Diff(w.spec, spec)
-		if len(changes) == 0 {
-			changes = []compute.Change{{Field: "provider_config"}}
-		}
 		p.apply(w, spec, hash)
 	}
 	log.Info("mock update", slog.Int("changes", len(changes)))
@@ -234,20 +230,20 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 // cancelled.
 func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	log := p.logger.With(slog.String("tenant_id", tenantID))
-	p.mu.Lock()
+	p.pl.mu.Lock()
 	var config json.RawMessage
-	if w, ok := p.workloads[tenantID]; ok {
+	if w, ok := p.pl.workloads[tenantID]; ok {
 		config = w.spec.ProviderConfig
 	}
-	p.mu.Unlock()
+	p.pl.mu.Unlock()
 	// Cleanup must not stop halfway because the caller gave up.
 	if err := p.simulate(context.WithoutCancel(ctx), tenantID, OpDestroy, config, nil, log); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	_, existed := p.workloads[tenantID]
-	delete(p.workloads, tenantID)
-	p.mu.Unlock()
+	p.pl.mu.Lock()
+	_, existed := p.pl.workloads[tenantID]
+	delete(p.pl.workloads, tenantID)
+	p.pl.mu.Unlock()
 	log.Info("mock destroy", slog.Bool("existed", existed))
 	return nil
 }
@@ -255,18 +251,18 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 // GetStatus reports the workload's simulated state.
 func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
 	log := p.logger.With(slog.String("tenant_id", tenantID))
-	p.mu.Lock()
+	p.pl.mu.Lock()
 	var config json.RawMessage
-	if w, ok := p.workloads[tenantID]; ok {
+	if w, ok := p.pl.workloads[tenantID]; ok {
 		config = w.spec.ProviderConfig
 	}
-	p.mu.Unlock()
+	p.pl.mu.Unlock()
 	if err := p.simulate(ctx, tenantID, OpStatus, config, nil, log); err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w, ok := p.workloads[tenantID]
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	w, ok := p.pl.workloads[tenantID]
 	if !ok {
 		return nil, fmt.Errorf("mock: status of tenant %s: %w", tenantID, compute.ErrTenantNotFound)
 	}
@@ -277,11 +273,14 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 // configured failures. failed is the sentinel a failure wraps, if any.
 func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, config json.RawMessage, failed error, log *slog.Logger) error {
 	b, _ := behaviour(config) // validated on the way in
-	p.mu.Lock()
-	p.calls[call{tenantID, op}]++
-	n := p.calls[call{tenantID, op}]
+	p.pl.mu.Lock()
+	p.pl.calls[call{tenantID, op}]++
+	// fail_times counts from when the tenant asked for this behaviour.
+	f := failure{call{tenantID, op}, b.key()}
+	p.pl.failures[f]++
+	n := p.pl.failures[f]
 	random := p.settings.FailureRate > 0 && p.rand() < p.settings.FailureRate
-	p.mu.Unlock()
+	p.pl.mu.Unlock()
 
 	fail := func(cause error) error {
 		if failed == nil {
@@ -320,7 +319,7 @@ func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, 
 func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) *workload {
 	now := p.now()
 	w := &workload{created: now}
-	p.workloads[spec.TenantID] = w
+	p.pl.workloads[spec.TenantID] = w
 	p.apply(w, spec, hash)
 	return w
 }
@@ -347,8 +346,8 @@ func (p *Provider) apply(w *workload, spec *compute.TenantComputeSpec, hash stri
 		for _, port := range c.Ports {
 			hostPort := port.HostPort
 			if hostPort == 0 {
-				hostPort = p.nextPort
-				p.nextPort++
+				hostPort = p.pl.nextPort
+				p.pl.nextPort++
 			}
 			w.endpoints = append(w.endpoints, compute.Endpoint{
 				Container:     c.Name,
@@ -380,7 +379,6 @@ func (w *workload) status(provider string) *compute.ComputeStatus {
 		Endpoints:    cloneEndpoints(w.endpoints),
 		Generation:   w.spec.Generation,
 		LastUpdated:  w.updated,
-		Metadata:     map[string]string{"config_hash": w.hash},
 	}
 	running, checked, healthy := 0, 0, 0
 	for _, c := range w.containers {

@@ -2,31 +2,75 @@ package mock
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
+// Platform is the memory the mock provisions into: its "Docker Engine".
+// Providers made with the same Platform see the same workloads, as two
+// landlord processes see the same platform, so tests can restart a provider
+// and check that it adopts what exists.
+type Platform struct {
+	mu        sync.Mutex
+	workloads map[string]*workload
+	calls     map[call]int
+	failures  map[failure]int
+	nextPort  int
+}
+
+type call struct {
+	tenantID string
+	op       Operation
+}
+
+type failure struct {
+	call
+	behaviour string
+}
+
+// NewPlatform returns an empty platform.
+func NewPlatform() *Platform {
+	return &Platform{
+		workloads: map[string]*workload{},
+		calls:     map[call]int{},
+		failures:  map[failure]int{},
+		nextPort:  30000,
+	}
+}
+
 // Calls returns how many times op was called for the tenant.
 func (p *Provider) Calls(tenantID string, op Operation) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.calls[call{tenantID, op}]
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	return p.pl.calls[call{tenantID, op}]
 }
 
 // Workloads returns how many tenant workloads exist.
 func (p *Provider) Workloads() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.workloads)
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	return len(p.pl.workloads)
+}
+
+// Containers returns how many containers exist for the tenant, read from the
+// platform, not through the provider's operations.
+func (p *Provider) Containers(tenantID string) int {
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	if w, ok := p.pl.workloads[tenantID]; ok {
+		return len(w.containers)
+	}
+	return 0
 }
 
 // Crash simulates a container of the tenant exiting with exitCode behind
 // landlord's back. It returns ErrTenantNotFound when there is no such
 // container.
 func (p *Provider) Crash(tenantID, container string, exitCode int) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if w, ok := p.workloads[tenantID]; ok {
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	if w, ok := p.pl.workloads[tenantID]; ok {
 		for i := range w.containers {
 			c := &w.containers[i]
 			if c.Name == container {
@@ -47,7 +91,7 @@ func (p *Provider) Crash(tenantID, container string, exitCode int) error {
 // Remove deletes the tenant's workload behind landlord's back, as an
 // operator removing containers by hand would.
 func (p *Provider) Remove(tenantID string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.workloads, tenantID)
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	delete(p.pl.workloads, tenantID)
 }
