@@ -1,0 +1,177 @@
+package tenant
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// The functions below are the store rules in one place: adapters read the
+// current row under a lock, call them, and write what they return, so that
+// every database behaves the same.
+
+// Timestamp normalises a time for storage: UTC, microsecond precision (what
+// PostgreSQL keeps).
+func Timestamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// NewTenant validates the fields Create reads from t and returns the tenant
+// to store and its "created" event.
+func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
+	now = Timestamp(now)
+	config, err := compactJSON(t.ComputeConfig)
+	if err != nil {
+		config = t.ComputeConfig // Validate reports it
+	}
+	out := &Tenant{
+		ID:            NewID(),
+		Name:          t.Name,
+		Provider:      t.Provider,
+		ComputeConfig: config,
+		Labels:        maps.Clone(t.Labels),
+		Annotations:   maps.Clone(t.Annotations),
+		Status:        StatusRequested,
+		Generation:    1,
+		Version:       1,
+		CreatedAt:     now,
+		UpdatedAt:     now,
+	}
+	if err := Validate(out); err != nil {
+		return nil, Event{}, err
+	}
+	ev := Event{TenantID: out.ID, Time: now, Type: EventCreated, To: StatusRequested, Generation: 1, Actor: actor}
+	return out, ev, nil
+}
+
+// ApplyDesired returns cur with change applied and its "updated" event, or
+// cur itself and a nil event when the change alters nothing.
+func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, *Event, error) {
+	if change.Version != cur.Version {
+		return nil, nil, fmt.Errorf("%w: tenant %s is at version %d, not %d", ErrConflict, cur.ID, cur.Version, change.Version)
+	}
+	if cur.DeletionRequestedAt != nil || cur.Status == StatusDeleted {
+		return nil, nil, fmt.Errorf("%w: tenant %s is %s and cannot be changed", ErrConflict, cur.ID, cur.Status)
+	}
+	config, err := compactJSON(change.ComputeConfig)
+	if err != nil {
+		config = change.ComputeConfig
+	}
+	next := *cur
+	next.ComputeConfig = config
+	next.Labels = maps.Clone(change.Labels)
+	next.Annotations = maps.Clone(change.Annotations)
+	if err := Validate(&next); err != nil {
+		return nil, nil, err
+	}
+	if sameJSON(cur.ComputeConfig, next.ComputeConfig) && sameMap(cur.Labels, next.Labels) && sameMap(cur.Annotations, next.Annotations) {
+		return cur, nil, nil
+	}
+	now = Timestamp(now)
+	next.Generation++
+	next.Version++
+	next.UpdatedAt = now
+	ev := &Event{TenantID: cur.ID, Time: now, Type: EventUpdated, Generation: next.Generation, Message: change.Message, Actor: change.Actor}
+	return &next, ev, nil
+}
+
+// ApplyDeletion returns cur marked for deletion and its events, or cur itself
+// and no events when deletion was already requested. version 0 skips the
+// version check.
+func ApplyDeletion(cur *Tenant, version int64, actor string, now time.Time) (*Tenant, []Event, error) {
+	if version != 0 && version != cur.Version {
+		return nil, nil, fmt.Errorf("%w: tenant %s is at version %d, not %d", ErrConflict, cur.ID, cur.Version, version)
+	}
+	if cur.DeletionRequestedAt != nil || cur.Status == StatusDeleted {
+		return cur, nil, nil
+	}
+	if err := CheckTransition(cur.Status, StatusDeleting); err != nil {
+		return nil, nil, err
+	}
+	now = Timestamp(now)
+	next := *cur
+	next.DeletionRequestedAt = &now
+	next.Generation++
+	next.Version++
+	next.UpdatedAt = now
+	next.Status = StatusDeleting
+	next.StatusMessage = ""
+	events := []Event{
+		{TenantID: cur.ID, Time: now, Type: EventDeleteRequested, Generation: next.Generation, Actor: actor},
+		{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: StatusDeleting, Generation: next.Generation, Actor: actor},
+	}
+	return &next, events, nil
+}
+
+// ApplyObservation returns cur with the controller's observation applied and
+// the status event it causes, if any.
+func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, *Event, error) {
+	if obs.Generation != cur.Generation {
+		return nil, nil, fmt.Errorf("%w: tenant %s is at generation %d; the observation is for generation %d", ErrConflict, cur.ID, cur.Generation, obs.Generation)
+	}
+	if !obs.Status.Valid() {
+		return nil, nil, fmt.Errorf("%w: unknown status %q", ErrInvalidTransition, obs.Status)
+	}
+	if err := CheckTransition(cur.Status, obs.Status); err != nil {
+		return nil, nil, fmt.Errorf("tenant %s: %w", cur.ID, err)
+	}
+	if cur.DeletionRequestedAt != nil && obs.Status != StatusDeleting && obs.Status != StatusDeleted && obs.Status != StatusFailed {
+		return nil, nil, fmt.Errorf("%w: tenant %s is being deleted; it cannot become %s", ErrInvalidTransition, cur.ID, obs.Status)
+	}
+	now = Timestamp(now)
+	next := *cur
+	next.Status = obs.Status
+	next.StatusMessage = obs.Message
+	next.ResourceIDs = maps.Clone(obs.ResourceIDs)
+	next.Endpoints = slices.Clone(obs.Endpoints)
+	next.UpdatedAt = now
+	if obs.Status.Settled() {
+		next.ObservedGeneration = obs.Generation
+	}
+	if obs.Status == StatusDeleted {
+		next.DeletedAt = &now
+		next.ResourceIDs = nil
+		next.Endpoints = nil
+	}
+	var ev *Event
+	if cur.Status != obs.Status {
+		ev = &Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor}
+	}
+	return &next, ev, nil
+}
+
+// compactJSON removes insignificant whitespace, keeping key order and number
+// text.
+func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// sameJSON compares two JSON documents by meaning: key order and whitespace
+// do not matter, number text does.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	ca, errA := canonical(a)
+	cb, errB := canonical(b)
+	return errA == nil && errB == nil && bytes.Equal(ca, cb)
+}
+
+func canonical(raw json.RawMessage) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func sameMap(a, b map[string]string) bool {
+	return len(a) == len(b) && maps.Equal(a, b)
+}

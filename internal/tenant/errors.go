@@ -1,0 +1,20 @@
+package tenant
+
+import "errors"
+
+// Errors the stores return; the API maps each to one HTTP status.
+var (
+	// ErrNotFound: no tenant (or no live tenant) has that id or name.
+	ErrNotFound = errors.New("tenant not found")
+	// ErrConflict: the tenant changed since the caller read it (version or
+	// generation mismatch). Read it again and retry.
+	ErrConflict = errors.New("tenant was changed concurrently")
+	// ErrNameTaken: a tenant that is not deleted already has the name.
+	ErrNameTaken = errors.New("tenant name is taken")
+	// ErrInvalidTransition: the lifecycle does not allow the status change.
+	ErrInvalidTransition = errors.New("invalid tenant status transition")
+	// ErrInvalid: a field breaks the tenant rules (name, labels, config).
+	ErrInvalid = errors.New("invalid tenant")
+	// ErrInvalidPageToken: a page token is malformed or from another listing.
+	ErrInvalidPageToken = errors.New("invalid page token")
+)

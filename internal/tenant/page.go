@@ -1,0 +1,71 @@
+package tenant
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// ClampPageSize applies the default and the cap.
+func ClampPageSize(n int) int {
+	switch {
+	case n <= 0:
+		return DefaultPageSize
+	case n > MaxPageSize:
+		return MaxPageSize
+	}
+	return n
+}
+
+// cursor is what a page token holds: the last key of the previous page.
+type cursor struct {
+	After string `json:"a"`
+}
+
+// EncodePageToken returns the opaque token of a page that ends at key.
+func EncodePageToken(key string) string {
+	b, _ := json.Marshal(cursor{After: key})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// DecodePageToken returns the key a token continues after; "" for an empty
+// token.
+func DecodePageToken(token string) (string, error) {
+	if token == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	var c cursor
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil || c.After == "" {
+		return "", fmt.Errorf("%w: %q was not returned by a listing", ErrInvalidPageToken, token)
+	}
+	return c.After, nil
+}
+
+// DecodeTenantPageToken decodes a tenant listing token, whose key is a
+// tenant id.
+func DecodeTenantPageToken(token string) (string, error) {
+	key, err := DecodePageToken(token)
+	if err == nil && key != "" && !IsID(key) {
+		return "", fmt.Errorf("%w: %q was not returned by a tenant listing", ErrInvalidPageToken, token)
+	}
+	return key, err
+}
+
+// DecodeEventPageToken decodes an event listing token, whose key is a
+// sequence number.
+func DecodeEventPageToken(token string) (int64, error) {
+	key, err := DecodePageToken(token)
+	if err != nil || key == "" {
+		return 0, err
+	}
+	seq, err := strconv.ParseInt(key, 10, 64)
+	if err != nil || seq < 0 {
+		return 0, fmt.Errorf("%w: %q was not returned by an event listing", ErrInvalidPageToken, token)
+	}
+	return seq, nil
+}

@@ -1,0 +1,138 @@
+package tenant
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Store persists tenants and their events. Implementations are safe for
+// concurrent use by any number of goroutines (and, for PostgreSQL, processes)
+// and behave identically; internal/store/storetest checks them.
+type Store interface {
+	// Create stores a new tenant in status requested, with generation and
+	// version 1, a new id, and a "created" event. Only Name, Provider,
+	// ComputeConfig, Labels and Annotations are read from t. It returns
+	// ErrNameTaken when a tenant that is not deleted has the name, and an
+	// error wrapping ErrInvalid when t breaks the rules (see Validate).
+	Create(ctx context.Context, t *Tenant, actor string) (*Tenant, error)
+
+	// Get returns the tenant with that id or name. Deleted tenants are
+	// returned only with IncludeDeleted (by name: the most recently deleted
+	// one, when no live tenant has the name). ErrNotFound otherwise.
+	Get(ctx context.Context, idOrName string, opts GetOptions) (*Tenant, error)
+
+	// List returns one page of tenants in id (creation) order. Pages are
+	// keyset-paginated: a tenant is never returned twice, and every tenant
+	// that exists during the whole listing is returned once.
+	List(ctx context.Context, opts ListOptions) (*Page, error)
+
+	// UpdateDesired replaces the desired state when change.Version equals the
+	// tenant's version, else it returns ErrConflict. A change that alters
+	// something bumps Generation and Version and records an "updated" event;
+	// one that alters nothing returns the tenant as it is. Deleting and
+	// deleted tenants cannot be changed (ErrConflict).
+	UpdateDesired(ctx context.Context, id string, change DesiredChange) (*Tenant, error)
+
+	// RequestDeletion marks the tenant for deletion: it bumps Generation and
+	// Version, moves it to deleting and records the events. A tenant already
+	// deleting is returned as it is. version 0 skips the version check.
+	RequestDeletion(ctx context.Context, id string, version int64, actor string) (*Tenant, error)
+
+	// UpdateObserved records what the controller found or did for
+	// obs.Generation. It returns ErrConflict when the tenant's generation is
+	// no longer obs.Generation (a newer desired state exists: the result is
+	// stale), and ErrInvalidTransition when the lifecycle forbids the status
+	// change. A status change records an event; a settled status (ready,
+	// failed, deleted) sets ObservedGeneration; deleted sets DeletedAt and
+	// frees the name.
+	UpdateObserved(ctx context.Context, id string, obs Observation) (*Tenant, error)
+
+	// ListWork returns, in id order after opts.After, the ids of tenants that
+	// need the controller (see Tenant.NeedsWork), at most opts.Limit.
+	ListWork(ctx context.Context, opts WorkOptions) ([]string, error)
+
+	// AppendEvent records a note or other event for a tenant. Seq and, when
+	// zero, Time are assigned by the store.
+	AppendEvent(ctx context.Context, e Event) error
+
+	// ListEvents returns a tenant's events in order, one page at a time.
+	ListEvents(ctx context.Context, tenantID string, opts EventListOptions) (*EventPage, error)
+
+	// Close releases the store's connections.
+	Close() error
+}
+
+// GetOptions tune Get.
+type GetOptions struct {
+	IncludeDeleted bool
+}
+
+// Page sizes.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
+// ListOptions filter and page List. Empty fields do not filter.
+type ListOptions struct {
+	Statuses   []Status
+	Provider   string
+	Labels     map[string]string // every key=value must match
+	NamePrefix string
+	// IncludeDeleted lists deleted tenants too; a Statuses filter that names
+	// deleted implies it.
+	IncludeDeleted bool
+	// PageSize defaults to DefaultPageSize and is capped at MaxPageSize.
+	PageSize  int
+	PageToken string
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Tenants []*Tenant
+	// NextPageToken fetches the next page; empty on the last one.
+	NextPageToken string
+}
+
+// DesiredChange replaces a tenant's desired state.
+type DesiredChange struct {
+	// Version must equal the tenant's current version.
+	Version       int64
+	ComputeConfig json.RawMessage
+	Labels        map[string]string
+	Annotations   map[string]string
+	Actor         string
+	// Message describes the change for the event, optionally.
+	Message string
+}
+
+// Observation is what the controller records for one generation.
+type Observation struct {
+	// Generation is the desired generation the controller acted on.
+	Generation  int64
+	Status      Status
+	Message     string
+	ResourceIDs map[string]string
+	Endpoints   []compute.Endpoint
+	Actor       string
+}
+
+// WorkOptions page ListWork.
+type WorkOptions struct {
+	After string
+	Limit int
+}
+
+// EventListOptions page ListEvents.
+type EventListOptions struct {
+	PageSize  int
+	PageToken string
+}
+
+// EventPage is one page of a tenant's events.
+type EventPage struct {
+	Events        []Event
+	NextPageToken string
+}

@@ -1,0 +1,54 @@
+package tenant
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Tenant is one customer's deployment: what it should be and what it is.
+type Tenant struct {
+	// ID is a time-ordered UUID (version 7), assigned on create, never reused.
+	ID string `json:"id"`
+	// Name is a lowercase DNS label, unique among tenants that are not
+	// deleted.
+	Name string `json:"name"`
+	// Provider is the compute provider the tenant runs on, chosen on create
+	// and fixed for the tenant's life.
+	Provider string `json:"provider"`
+
+	// Desired state.
+	ComputeConfig json.RawMessage   `json:"compute_config"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Annotations   map[string]string `json:"annotations,omitempty"`
+	// DeletionRequestedAt is set when deletion is asked for.
+	DeletionRequestedAt *time.Time `json:"deletion_requested_at,omitempty"`
+	// Generation counts changes to the desired state, from 1.
+	Generation int64 `json:"generation"`
+	// Version counts every write to the desired state; callers pass it back
+	// to update (optimistic concurrency; the API's ETag).
+	Version int64 `json:"version"`
+
+	// Observed state.
+	Status        Status `json:"status"`
+	StatusMessage string `json:"status_message,omitempty"`
+	// ObservedGeneration is the last generation the controller settled
+	// (ready, failed or deleted).
+	ObservedGeneration int64              `json:"observed_generation"`
+	ResourceIDs        map[string]string  `json:"resource_ids,omitempty"`
+	Endpoints          []compute.Endpoint `json:"endpoints,omitempty"`
+
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+}
+
+// NeedsWork reports whether the controller has something to do for t: a
+// generation it has not settled, or a state that is still in progress.
+func (t *Tenant) NeedsWork() bool {
+	if t.Status == StatusDeleted {
+		return false
+	}
+	return t.Generation != t.ObservedGeneration || t.Status.InProgress()
+}
