@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/big"
 	"slices"
 	"time"
 )
@@ -151,8 +152,9 @@ func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
-// sameJSON compares two JSON documents by meaning: key order and whitespace
-// do not matter, number text does.
+// sameJSON compares two JSON documents by meaning: key order, whitespace
+// and the spelling of numbers (1e2, 100) do not matter. PostgreSQL's JSONB
+// respells numbers, so number text cannot be part of the meaning.
 func sameJSON(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {
 		return true
@@ -169,7 +171,26 @@ func canonical(raw json.RawMessage) ([]byte, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	return json.Marshal(exactNumbers(v))
+}
+
+// exactNumbers replaces numbers by their exact value as a fraction.
+func exactNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(v.String()); ok {
+			return json.Number(r.RatString())
+		}
+	case map[string]any:
+		for k, c := range v {
+			v[k] = exactNumbers(c)
+		}
+	case []any:
+		for i, c := range v {
+			v[i] = exactNumbers(c)
+		}
+	}
+	return v
 }
 
 func sameMap(a, b map[string]string) bool {

@@ -18,6 +18,9 @@ var (
 	labelValueRule = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
 )
 
+// pointerToken escapes a key for use in a JSON pointer (RFC 6901).
+var pointerToken = strings.NewReplacer("~", "~0", "/", "~1")
+
 // Limits on what a tenant may hold.
 const (
 	MaxLabels          = 64
@@ -107,7 +110,7 @@ func findNUL(v any, at string) string {
 			if strings.ContainsRune(k, 0) {
 				return at
 			}
-			if p := findNUL(child, at+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k)); p != "" {
+			if p := findNUL(child, at+"/"+pointerToken.Replace(k)); p != "" {
 				return p
 			}
 		}
@@ -129,7 +132,7 @@ func validateLabels(at string, m map[string]string, strictValues bool, errs *com
 	}
 	size := 0
 	for k, v := range m {
-		ptr := at + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+		ptr := at + "/" + pointerToken.Replace(k)
 		size += len(k) + len(v)
 		if !labelKeyRule.MatchString(k) {
 			errs.Add(ptr, "key must be a name of letters, digits, -, _ and . (at most 63), optionally prefixed by a DNS subdomain and /")
@@ -144,6 +147,42 @@ func validateLabels(at string, m map[string]string, strictValues bool, errs *com
 	if !strictValues && size > MaxAnnotationBytes {
 		errs.Add(at, "hold %d bytes; the limit is %d", size, MaxAnnotationBytes)
 	}
+}
+
+// ValidateSelector checks a label selector given as a map, as List takes it.
+func ValidateSelector(sel map[string]string) error {
+	errs := &compute.ValidationError{}
+	for k, v := range sel {
+		if !labelKeyRule.MatchString(k) || !labelValueRule.MatchString(v) {
+			errs.Add("/label/"+pointerToken.Replace(k), "%q is not a label selector of the form key=value", k+"="+v)
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return nil
+}
+
+// ValidateEvent checks an event before it is stored.
+func ValidateEvent(e Event) error {
+	errs := &compute.ValidationError{}
+	switch e.Type {
+	case EventCreated, EventUpdated, EventDeleteRequested, EventStatus, EventNote:
+	default:
+		errs.Add("/type", "%q is not an event type", e.Type)
+	}
+	for at, s := range map[string]Status{"/from": e.From, "/to": e.To} {
+		if s != "" && !s.Valid() {
+			errs.Add(at, "%q is not a tenant status", s)
+		}
+	}
+	if strings.ContainsRune(e.Message, 0) || strings.ContainsRune(e.Actor, 0) {
+		errs.Add("/message", "must not contain the character U+0000")
+	}
+	if err := errs.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return nil
 }
 
 // ParseSelector reads label selector terms of the form key=value; all terms

@@ -25,7 +25,9 @@ type Store interface {
 
 	// List returns one page of tenants in id (creation) order. Pages are
 	// keyset-paginated: a tenant is never returned twice, and every tenant
-	// that exists during the whole listing is returned once.
+	// that exists during the whole listing is returned once. A malformed
+	// page token is ErrInvalidPageToken; a malformed label selector wraps
+	// ErrInvalid (see ValidateSelector).
 	List(ctx context.Context, opts ListOptions) (*Page, error)
 
 	// UpdateDesired replaces the desired state when change.Version equals the
@@ -50,11 +52,14 @@ type Store interface {
 	UpdateObserved(ctx context.Context, id string, obs Observation) (*Tenant, error)
 
 	// ListWork returns, in id order after opts.After, the ids of tenants that
-	// need the controller (see Tenant.NeedsWork), at most opts.Limit.
+	// need the controller (see Tenant.NeedsWork), at most opts.Limit
+	// (DefaultWorkLimit when 0). After is "" or an id (else
+	// ErrInvalidPageToken).
 	ListWork(ctx context.Context, opts WorkOptions) ([]string, error)
 
 	// AppendEvent records a note or other event for a tenant. Seq and, when
-	// zero, Time are assigned by the store.
+	// zero, Time are assigned by the store. The event must pass ValidateEvent
+	// (else ErrInvalid); an unknown tenant is ErrNotFound.
 	AppendEvent(ctx context.Context, e Event) error
 
 	// ListEvents returns a tenant's events in order, one page at a time.
@@ -118,6 +123,9 @@ type Observation struct {
 	Endpoints   []compute.Endpoint
 	Actor       string
 }
+
+// DefaultWorkLimit is how many ids ListWork returns when no limit is given.
+const DefaultWorkLimit = 1000
 
 // WorkOptions page ListWork.
 type WorkOptions struct {

@@ -1,0 +1,90 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// appendEvent locks the tenant's row, as every write of the tenant does,
+// before the event takes its seq: a tenant's events therefore commit in seq
+// order, and a reader paging after seq n never misses one that commits
+// later with a smaller seq. No row means no tenant: nothing is inserted.
+const appendEvent = `WITH t AS (SELECT id FROM tenants WHERE id = $1 FOR UPDATE)
+INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
+SELECT t.id, $2, $3, $4, $5, $6, $7, $8 FROM t`
+
+// AppendEvent implements tenant.Store. It returns an error wrapping
+// tenant.ErrNotFound when there is no tenant e.TenantID, deleted or not.
+func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
+	if !tenant.IsID(e.TenantID) {
+		return notFound(e.TenantID)
+	}
+	if err := tenant.ValidateEvent(e); err != nil {
+		return err
+	}
+	if e.Time.IsZero() {
+		e.Time = s.now()
+	}
+	e.Time = tenant.Timestamp(e.Time)
+	tag, err := s.pool.Exec(ctx, appendEvent, eventArgs(e)...)
+	if err != nil {
+		return fmt.Errorf("postgres: append event to tenant %s: %w", e.TenantID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound(e.TenantID)
+	}
+	return nil
+}
+
+const listEvents = `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor
+FROM events WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+
+// ListEvents implements tenant.Store. It returns an error wrapping
+// tenant.ErrNotFound when there is no tenant tenantID, and
+// tenant.ErrInvalidPageToken for a token no event listing returned.
+func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.EventListOptions) (*tenant.EventPage, error) {
+	if !tenant.IsID(tenantID) {
+		return nil, notFound(tenantID)
+	}
+	after, err := tenant.DecodeEventPageToken(opts.PageToken)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list events: %w", err)
+	}
+	size := tenant.ClampPageSize(opts.PageSize)
+	rows, err := s.pool.Query(ctx, listEvents, tenantID, after, size+1)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, err)
+	}
+	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (tenant.Event, error) {
+		var e tenant.Event
+		err := row.Scan(&e.Seq, &e.TenantID, &e.Time, &e.Type, &e.From, &e.To, &e.Generation, &e.Message, &e.Actor)
+		e.Time = e.Time.UTC()
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, err)
+	}
+	if len(events) == 0 {
+		// Every tenant has its created event, so only an unknown tenant (or
+		// a page past the end) gets here; tell them apart.
+		var exists bool
+		err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)`, tenantID).Scan(&exists)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, err)
+		}
+		if !exists {
+			return nil, notFound(tenantID)
+		}
+	}
+	page := &tenant.EventPage{Events: events}
+	if len(events) > size {
+		page.Events = events[:size]
+		page.NextPageToken = tenant.EncodePageToken(strconv.FormatInt(events[size-1].Seq, 10))
+	}
+	return page, nil
+}

@@ -1,0 +1,128 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// List implements tenant.Store. Pages are keyset-paginated on id: a page
+// reads at most one row more than it returns, to know whether another
+// follows. It returns an error wrapping tenant.ErrInvalidPageToken for a
+// token no tenant listing returned.
+func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page, error) {
+	after, err := tenant.DecodeTenantPageToken(opts.PageToken)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list tenants: %w", err)
+	}
+	if err := tenant.ValidateSelector(opts.Labels); err != nil {
+		return nil, err
+	}
+	size := tenant.ClampPageSize(opts.PageSize)
+
+	var (
+		where []string
+		args  []any
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if after != "" {
+		where = append(where, "id > "+arg(after))
+	}
+	if len(opts.Statuses) > 0 {
+		statuses := make([]string, len(opts.Statuses))
+		for i, st := range opts.Statuses {
+			statuses[i] = string(st)
+		}
+		where = append(where, "status = ANY("+arg(statuses)+")")
+	}
+	if opts.Provider != "" {
+		where = append(where, "provider = "+arg(opts.Provider))
+	}
+	if len(opts.Labels) > 0 {
+		sel, err := json.Marshal(opts.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: list tenants: encode labels: %w", err)
+		}
+		where = append(where, "labels @> "+arg(sel))
+	}
+	if opts.NamePrefix != "" {
+		where = append(where, "name LIKE "+arg(escapeLike(opts.NamePrefix)+"%"))
+	}
+	if !opts.IncludeDeleted && !slices.Contains(opts.Statuses, tenant.StatusDeleted) {
+		where = append(where, "deleted_at IS NULL")
+	}
+	q := selectTenant
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id LIMIT " + arg(size+1)
+
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list tenants: %w", err)
+	}
+	tenants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*tenant.Tenant, error) {
+		return scanTenant(row)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list tenants: %w", err)
+	}
+	page := &tenant.Page{Tenants: tenants}
+	if len(tenants) > size {
+		page.Tenants = tenants[:size]
+		page.NextPageToken = tenant.EncodePageToken(tenants[size-1].ID)
+	}
+	return page, nil
+}
+
+// escapeLike quotes LIKE's metacharacters (and its escape, \) so that s
+// matches only itself.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// listWork's predicate is tenant.Tenant.NeedsWork, and the same as that of
+// the index tenants_work_idx, so that the planner uses it.
+const listWork = `SELECT id FROM tenants
+WHERE deleted_at IS NULL
+  AND (generation <> observed_generation OR status IN ('requested', 'provisioning', 'updating', 'deleting'))
+  AND id > $1
+ORDER BY id LIMIT $2`
+
+// minID sorts before every tenant id.
+const minID = "00000000-0000-0000-0000-000000000000"
+
+// ListWork implements tenant.Store. opts.After must be "" or a tenant id
+// (else the error wraps tenant.ErrInvalidPageToken).
+func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string, error) {
+	after := opts.After
+	switch {
+	case after == "":
+		after = minID
+	case !tenant.IsID(after):
+		return nil, fmt.Errorf("postgres: list work: %w: after %q is not a tenant id", tenant.ErrInvalidPageToken, after)
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = tenant.DefaultWorkLimit
+	}
+	rows, err := s.pool.Query(ctx, listWork, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list work: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list work: %w", err)
+	}
+	return ids, nil
+}

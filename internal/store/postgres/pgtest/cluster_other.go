@@ -1,0 +1,20 @@
+//go:build !unix
+
+package pgtest
+
+import (
+	"errors"
+	"fmt"
+)
+
+// cluster stands in for the throwaway cluster, which needs a Unix system.
+type cluster struct {
+	binDir string
+	port   int
+}
+
+func startCluster() (*cluster, error) {
+	return nil, unavailable(fmt.Errorf("pgtest starts throwaway clusters only on Unix systems; %s names a server to use instead", EnvURL))
+}
+
+func (c *cluster) stop() error { return errors.ErrUnsupported }

@@ -1,0 +1,181 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// selectTenant reads every column scanTenant expects, in its order.
+const selectTenant = `SELECT id, name, provider, compute_config, labels, annotations,
+	status, status_message, generation, observed_generation, version,
+	resource_ids, endpoints, deletion_requested_at, created_at, updated_at, deleted_at
+FROM tenants`
+
+const insertTenant = `INSERT INTO tenants (id, name, provider, compute_config, labels, annotations,
+	status, status_message, generation, observed_generation, version,
+	resource_ids, endpoints, deletion_requested_at, created_at, updated_at, deleted_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
+
+// updateTenant writes every column a tenant's life can change; id, name,
+// provider and created_at are fixed on create.
+const updateTenant = `UPDATE tenants SET compute_config = $2, labels = $3, annotations = $4,
+	status = $5, status_message = $6, generation = $7, observed_generation = $8, version = $9,
+	resource_ids = $10, endpoints = $11, deletion_requested_at = $12, updated_at = $13, deleted_at = $14
+WHERE id = $1`
+
+const insertEvent = `INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+
+// write sends the insert (create true) or update of t and the inserts of its
+// events in one batch: one round trip, and, outside a transaction, one
+// implicit transaction.
+func write(ctx context.Context, db interface {
+	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+}, create bool, t *tenant.Tenant, events []tenant.Event) error {
+	j, err := encodeJSON(t)
+	if err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	if create {
+		b.Queue(insertTenant, t.ID, t.Name, t.Provider, []byte(t.ComputeConfig), j.labels, j.annotations,
+			string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
+			j.resourceIDs, j.endpoints, t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt)
+	} else {
+		b.Queue(updateTenant, t.ID, []byte(t.ComputeConfig), j.labels, j.annotations,
+			string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
+			j.resourceIDs, j.endpoints, t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt)
+	}
+	for _, e := range events {
+		b.Queue(insertEvent, eventArgs(e)...)
+	}
+	return db.SendBatch(ctx, b).Close()
+}
+
+// jsonColumns are a tenant's JSONB columns other than compute_config, which
+// the domain keeps as JSON already.
+type jsonColumns struct {
+	labels, annotations, resourceIDs, endpoints []byte
+}
+
+func encodeJSON(t *tenant.Tenant) (jsonColumns, error) {
+	var (
+		j   jsonColumns
+		err error
+	)
+	if j.labels, err = encodeMap(t.Labels); err != nil {
+		return j, fmt.Errorf("postgres: encode labels: %w", err)
+	}
+	if j.annotations, err = encodeMap(t.Annotations); err != nil {
+		return j, fmt.Errorf("postgres: encode annotations: %w", err)
+	}
+	if j.resourceIDs, err = encodeMap(t.ResourceIDs); err != nil {
+		return j, fmt.Errorf("postgres: encode resource ids: %w", err)
+	}
+	j.endpoints = []byte("[]")
+	if len(t.Endpoints) > 0 {
+		if j.endpoints, err = json.Marshal(t.Endpoints); err != nil {
+			return j, fmt.Errorf("postgres: encode endpoints: %w", err)
+		}
+	}
+	return j, nil
+}
+
+func eventArgs(e tenant.Event) []any {
+	return []any{e.TenantID, e.Time, string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor}
+}
+
+// scanTenant reads one row of selectTenant.
+func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
+	var (
+		t                                        tenant.Tenant
+		config, labels, annotations, resourceIDs []byte
+		endpoints                                []byte
+	)
+	err := row.Scan(&t.ID, &t.Name, &t.Provider, &config, &labels, &annotations,
+		&t.Status, &t.StatusMessage, &t.Generation, &t.ObservedGeneration, &t.Version,
+		&resourceIDs, &endpoints, &t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
+	if err != nil {
+		return nil, err
+	}
+	// JSONB prints a space after each : and ,; the SQLite store returns the
+	// compact text the domain stored, and so does this one.
+	var compact bytes.Buffer
+	compact.Grow(len(config))
+	if err := json.Compact(&compact, config); err != nil {
+		return nil, fmt.Errorf("postgres: tenant %s: compute_config: %w", t.ID, err)
+	}
+	t.ComputeConfig = compact.Bytes()
+	if t.Labels, err = decodeMap(labels); err != nil {
+		return nil, fmt.Errorf("postgres: tenant %s: labels: %w", t.ID, err)
+	}
+	if t.Annotations, err = decodeMap(annotations); err != nil {
+		return nil, fmt.Errorf("postgres: tenant %s: annotations: %w", t.ID, err)
+	}
+	if t.ResourceIDs, err = decodeMap(resourceIDs); err != nil {
+		return nil, fmt.Errorf("postgres: tenant %s: resource_ids: %w", t.ID, err)
+	}
+	if t.Endpoints, err = decodeEndpoints(endpoints); err != nil {
+		return nil, fmt.Errorf("postgres: tenant %s: endpoints: %w", t.ID, err)
+	}
+	t.CreatedAt = t.CreatedAt.UTC()
+	t.UpdatedAt = t.UpdatedAt.UTC()
+	t.DeletionRequestedAt = utc(t.DeletionRequestedAt)
+	t.DeletedAt = utc(t.DeletedAt)
+	return &t, nil
+}
+
+// encodeMap stores a nil or empty map as {}.
+func encodeMap(m map[string]string) ([]byte, error) {
+	if len(m) == 0 {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(m)
+}
+
+// decodeMap returns nil for {}: an empty map and a nil one are stored alike,
+// and come back alike.
+func decodeMap(raw []byte) (map[string]string, error) {
+	if len(raw) == 0 || string(raw) == "{}" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// decodeEndpoints returns nil for [].
+func decodeEndpoints(raw []byte) ([]compute.Endpoint, error) {
+	if len(raw) == 0 || string(raw) == "[]" {
+		return nil, nil
+	}
+	var eps []compute.Endpoint
+	if err := json.Unmarshal(raw, &eps); err != nil {
+		return nil, err
+	}
+	if len(eps) == 0 {
+		return nil, nil
+	}
+	return eps, nil
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,133 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Create implements tenant.Store. It returns an error wrapping
+// tenant.ErrNameTaken when a tenant that is not deleted has the name, and
+// tenant.ErrInvalid when t breaks the tenant rules.
+func (s *Store) Create(ctx context.Context, t *tenant.Tenant, actor string) (*tenant.Tenant, error) {
+	out, ev, err := tenant.NewTenant(t, actor, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create tenant: %w", err)
+	}
+	// No row to lock: the tenant and its event go in one batch, which is one
+	// implicit transaction. The live-name index decides between concurrent
+	// creates of one name: the later waits for the earlier and then fails.
+	err = s.retry(ctx, func() error {
+		return write(ctx, s.pool, true, out, []tenant.Event{ev})
+	})
+	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == liveNameIndex {
+		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, tenant.ErrNameTaken)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, err)
+	}
+	return out, nil
+}
+
+// Get implements tenant.Store. It returns an error wrapping
+// tenant.ErrNotFound when no tenant (without IncludeDeleted: no tenant that
+// is not deleted) has that id or name.
+func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions) (*tenant.Tenant, error) {
+	var q string
+	switch {
+	case tenant.IsID(idOrName) && opts.IncludeDeleted:
+		q = selectTenant + ` WHERE id = $1`
+	case tenant.IsID(idOrName):
+		q = selectTenant + ` WHERE id = $1 AND deleted_at IS NULL`
+	case opts.IncludeDeleted:
+		// The live tenant (deleted_at NULL sorts first in DESC order), else
+		// the most recently deleted.
+		q = selectTenant + ` WHERE name = $1 ORDER BY deleted_at DESC NULLS FIRST, id DESC LIMIT 1`
+	default:
+		q = selectTenant + ` WHERE name = $1 AND deleted_at IS NULL`
+	}
+	t, err := scanTenant(s.pool.QueryRow(ctx, q, idOrName))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, notFound(idOrName)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: get tenant %q: %w", idOrName, err)
+	}
+	return t, nil
+}
+
+// UpdateDesired implements tenant.Store with tenant.ApplyDesired. It returns
+// errors wrapping tenant.ErrNotFound, tenant.ErrConflict or
+// tenant.ErrInvalid.
+func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
+	return s.change(ctx, "update desired state", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+		next, ev, err := tenant.ApplyDesired(cur, change, now)
+		if ev == nil {
+			return next, nil, err
+		}
+		return next, []tenant.Event{*ev}, err
+	})
+}
+
+// RequestDeletion implements tenant.Store with tenant.ApplyDeletion. It
+// returns errors wrapping tenant.ErrNotFound, tenant.ErrConflict or
+// tenant.ErrInvalidTransition.
+func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, actor string) (*tenant.Tenant, error) {
+	return s.change(ctx, "request deletion", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+		return tenant.ApplyDeletion(cur, version, actor, now)
+	})
+}
+
+// UpdateObserved implements tenant.Store with tenant.ApplyObservation. It
+// returns errors wrapping tenant.ErrNotFound, tenant.ErrConflict (a newer
+// generation exists) or tenant.ErrInvalidTransition.
+func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
+	return s.change(ctx, "update observed state", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+		next, ev, err := tenant.ApplyObservation(cur, obs, now)
+		if ev == nil {
+			return next, nil, err
+		}
+		return next, []tenant.Event{*ev}, err
+	})
+}
+
+// change is every write to an existing tenant: in one transaction it locks
+// the row, asks apply (a domain rule) what the tenant and its events become,
+// and writes them. apply returning cur itself and no events means no change:
+// nothing is written.
+func (s *Store) change(ctx context.Context, what, id string, apply func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
+	if !tenant.IsID(id) {
+		return nil, notFound(id)
+	}
+	var out *tenant.Tenant
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := scanTenant(tx.QueryRow(ctx, selectTenant+` WHERE id = $1 FOR UPDATE`, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound(id)
+		}
+		if err != nil {
+			return fmt.Errorf("postgres: %s: read tenant %s: %w", what, id, err)
+		}
+		next, events, err := apply(cur, s.now())
+		if err != nil {
+			return fmt.Errorf("postgres: %s: %w", what, err)
+		}
+		out = next
+		if next == cur && len(events) == 0 {
+			return nil
+		}
+		if err := write(ctx, tx, false, next, events); err != nil {
+			return fmt.Errorf("postgres: %s: write tenant %s: %w", what, id, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+const (
+	tenantExists = `SELECT 1 FROM tenants WHERE id = ?`
+	insertEvent  = `INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
+// AppendEvent records an event; see tenant.Store.
+func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
+	if err := tenant.ValidateEvent(e); err != nil {
+		return err
+	}
+	if e.Time.IsZero() {
+		e.Time = s.now()
+	}
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		exists, err := s.txStmt(ctx, tx, tenantExists)
+		if err != nil {
+			return err
+		}
+		var one int
+		err = exists.QueryRowContext(ctx, e.TenantID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %s", tenant.ErrNotFound, e.TenantID)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: append event: %w", err)
+		}
+		return s.insertEvents(ctx, tx, e)
+	})
+}
+
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs ...tenant.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	insert, err := s.txStmt(ctx, tx, insertEvent)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		_, err := insert.ExecContext(ctx, e.TenantID, micros(tenant.Timestamp(e.Time)), string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor)
+		if err != nil {
+			return fmt.Errorf("sqlite: append %s event of tenant %s: %w", e.Type, e.TenantID, err)
+		}
+	}
+	return nil
+}
+
+// ListEvents returns a page of a tenant's events; see tenant.Store.
+func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.EventListOptions) (*tenant.EventPage, error) {
+	after, err := tenant.DecodeEventPageToken(opts.PageToken)
+	if err != nil {
+		return nil, err
+	}
+	size := tenant.ClampPageSize(opts.PageSize)
+	exists, err := s.queryRow(ctx, tenantExists, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	var one int
+	err = exists.Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", tenant.ErrNotFound, tenantID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list events: %w", err)
+	}
+	rows, err := s.query(ctx, `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor
+		FROM events WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`, tenantID, after, size+1)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list events: %w", err)
+	}
+	defer rows.Close()
+	page := &tenant.EventPage{}
+	for rows.Next() {
+		var e tenant.Event
+		var at int64
+		if err := rows.Scan(&e.Seq, &e.TenantID, &at, &e.Type, &e.From, &e.To, &e.Generation, &e.Message, &e.Actor); err != nil {
+			return nil, fmt.Errorf("sqlite: list events: %w", err)
+		}
+		e.Time = fromMicros(at)
+		page.Events = append(page.Events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list events: %w", err)
+	}
+	if len(page.Events) > size {
+		page.Events = page.Events[:size]
+		page.NextPageToken = tenant.EncodePageToken(strconv.FormatInt(page.Events[size-1].Seq, 10))
+	}
+	return page, nil
+}

@@ -1,0 +1,122 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// List returns one page of tenants; see tenant.Store.
+func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page, error) {
+	after, err := tenant.DecodeTenantPageToken(opts.PageToken)
+	if err != nil {
+		return nil, err
+	}
+	size := tenant.ClampPageSize(opts.PageSize)
+	var where []string
+	var args []any
+	if after != "" {
+		where, args = append(where, "id > ?"), append(args, after)
+	}
+	if !opts.IncludeDeleted && !slices.Contains(opts.Statuses, tenant.StatusDeleted) {
+		where = append(where, "deleted_at IS NULL")
+	}
+	if len(opts.Statuses) > 0 {
+		where = append(where, "status IN (?"+strings.Repeat(", ?", len(opts.Statuses)-1)+")")
+		for _, st := range opts.Statuses {
+			args = append(args, string(st))
+		}
+	}
+	if opts.Provider != "" {
+		where, args = append(where, "provider = ?"), append(args, opts.Provider)
+	}
+	if opts.NamePrefix != "" {
+		// A range, not LIKE: the prefix is text, never a pattern.
+		where, args = append(where, "substr(name, 1, ?) = ?"), append(args, len(opts.NamePrefix), opts.NamePrefix)
+	}
+	if err := tenant.ValidateSelector(opts.Labels); err != nil {
+		return nil, err // also keeps keys safe inside a JSON path
+	}
+	for _, k := range sortedKeys(opts.Labels) {
+		where, args = append(where, "json_extract(labels, ?) = ?"), append(args, `$."`+k+`"`, opts.Labels[k])
+	}
+	q := `SELECT ` + tenantColumns + ` FROM tenants`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY id LIMIT ?`
+	args = append(args, size+1)
+
+	var rows *sql.Rows
+	if len(opts.Statuses) == 0 && len(opts.Labels) == 0 {
+		rows, err = s.query(ctx, q, args...) // a few shapes: worth preparing once
+	} else {
+		rows, err = s.read.QueryContext(ctx, q, args...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list tenants: %w", err)
+	}
+	defer rows.Close()
+	page := &tenant.Page{Tenants: make([]*tenant.Tenant, 0, size)}
+	for rows.Next() {
+		t, err := scanTenant(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list tenants: %w", err)
+		}
+		page.Tenants = append(page.Tenants, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list tenants: %w", err)
+	}
+	if len(page.Tenants) > size {
+		page.Tenants = page.Tenants[:size]
+		page.NextPageToken = tenant.EncodePageToken(page.Tenants[size-1].ID)
+	}
+	return page, nil
+}
+
+// ListWork returns the ids of tenants that need the controller; see
+// tenant.Store.
+func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string, error) {
+	if opts.After != "" && !tenant.IsID(opts.After) {
+		return nil, fmt.Errorf("sqlite: list work: %w: after %q is not a tenant id", tenant.ErrInvalidPageToken, opts.After)
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = tenant.DefaultWorkLimit
+	}
+	rows, err := s.query(ctx, `SELECT id FROM tenants
+		WHERE deleted_at IS NULL
+		  AND (generation <> observed_generation OR status IN ('requested', 'provisioning', 'updating', 'deleting'))
+		  AND id > ?
+		ORDER BY id LIMIT ?`, opts.After, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list work: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("sqlite: list work: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list work: %w", err)
+	}
+	return ids, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,102 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+func TestOpenTwiceKeepsData(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "landlord.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := s.Create(ctx, &tenant.Tenant{Name: "acme", Provider: "mock", ComputeConfig: []byte(`{"image":"a"}`)}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("second Open: %v", err)
+	}
+	defer again.Close()
+	if got, err := again.Get(ctx, "acme", tenant.GetOptions{}); err != nil || got.ID != created.ID {
+		t.Errorf("after reopening: %v, %v", got, err)
+	}
+}
+
+func TestFailingMigrationChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "landlord.db"), time.Second, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	first, err := migrations.ReadFile("migrations/00001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := fstest.MapFS{
+		"migrations/00001_init.sql": {Data: first},
+		"migrations/00002_broken.sql": {Data: []byte(`-- +goose Up
+ALTER TABLE tenants ADD COLUMN region TEXT;
+CREATE TABLE half_done (a INTEGER);
+SELECT no_such_function();
+`)},
+	}
+	if err := migrate(ctx, db, broken, slog.New(slog.DiscardHandler)); err == nil {
+		t.Fatal("a broken migration succeeded")
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('tenants') WHERE name = 'region'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the failed migration's column exists (%d, %v)", n, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'half_done'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the failed migration's table exists (%d, %v)", n, err)
+	}
+	var version int
+	if err := db.QueryRowContext(ctx, `SELECT max(version_id) FROM landlord_schema_migrations WHERE is_applied`).Scan(&version); err != nil || version != 1 {
+		t.Errorf("schema version = %d (%v), want 1", version, err)
+	}
+}
+
+func TestReadersDoNotWaitForTheWriter(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "landlord.db"), Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	created, err := s.Create(ctx, &tenant.Tenant{Name: "acme", Provider: "mock", ComputeConfig: []byte(`{"image":"a"}`)}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the write lock in an open transaction; WAL lets readers go on.
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE tenants SET status_message = 'busy' WHERE id = ?`, created.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, created.ID, tenant.GetOptions{})
+	if err != nil {
+		t.Fatalf("Get during a write transaction: %v", err)
+	}
+	if got.StatusMessage != "" {
+		t.Error("a reader saw uncommitted data")
+	}
+}

@@ -1,0 +1,48 @@
+-- +goose Up
+CREATE TABLE tenants (
+    id                    TEXT    PRIMARY KEY,
+    name                  TEXT    NOT NULL,
+    provider              TEXT    NOT NULL,
+    compute_config        TEXT    NOT NULL CHECK (json_valid(compute_config)),
+    labels                TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(labels)),
+    annotations           TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(annotations)),
+    status                TEXT    NOT NULL CHECK (status IN ('requested', 'provisioning', 'ready', 'updating', 'deleting', 'deleted', 'failed')),
+    status_message        TEXT    NOT NULL DEFAULT '',
+    generation            INTEGER NOT NULL,
+    observed_generation   INTEGER NOT NULL DEFAULT 0,
+    version               INTEGER NOT NULL,
+    resource_ids          TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(resource_ids)),
+    endpoints             TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(endpoints)),
+    deletion_requested_at INTEGER,          -- Unix microseconds, UTC
+    created_at            INTEGER NOT NULL,
+    updated_at            INTEGER NOT NULL,
+    deleted_at            INTEGER
+) STRICT;
+
+-- A name is unique among tenants that are not deleted.
+CREATE UNIQUE INDEX tenants_live_name ON tenants (name) WHERE deleted_at IS NULL;
+CREATE INDEX tenants_name ON tenants (name, deleted_at);
+CREATE INDEX tenants_status ON tenants (status, id);
+CREATE INDEX tenants_provider ON tenants (provider, id);
+-- What the controller must look at (tenant.Tenant.NeedsWork).
+CREATE INDEX tenants_work ON tenants (id)
+    WHERE deleted_at IS NULL
+      AND (generation <> observed_generation OR status IN ('requested', 'provisioning', 'updating', 'deleting'));
+
+CREATE TABLE events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant_id   TEXT    NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+    time        INTEGER NOT NULL,
+    type        TEXT    NOT NULL,
+    from_status TEXT    NOT NULL DEFAULT '',
+    to_status   TEXT    NOT NULL DEFAULT '',
+    generation  INTEGER NOT NULL,
+    message     TEXT    NOT NULL DEFAULT '',
+    actor       TEXT    NOT NULL DEFAULT ''
+) STRICT;
+
+CREATE INDEX events_tenant ON events (tenant_id, seq);
+
+-- +goose Down
+DROP TABLE events;
+DROP TABLE tenants;

@@ -1,0 +1,94 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// tenantColumns is the column list every tenant query selects, in the order
+// scanTenant reads.
+const tenantColumns = `id, name, provider, compute_config, labels, annotations, status, status_message,
+	generation, observed_generation, version, resource_ids, endpoints,
+	deletion_requested_at, created_at, updated_at, deleted_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanTenant(row scanner) (*tenant.Tenant, error) {
+	var (
+		t                                       tenant.Tenant
+		config, labels, annotations, ids, endps string
+		deletionRequested, deleted              sql.NullInt64
+		created, updated                        int64
+	)
+	err := row.Scan(&t.ID, &t.Name, &t.Provider, &config, &labels, &annotations, &t.Status, &t.StatusMessage,
+		&t.Generation, &t.ObservedGeneration, &t.Version, &ids, &endps,
+		&deletionRequested, &created, &updated, &deleted)
+	if err != nil {
+		return nil, err
+	}
+	t.ComputeConfig = json.RawMessage(config)
+	for _, f := range []struct {
+		raw string
+		dst any
+	}{{labels, &t.Labels}, {annotations, &t.Annotations}, {ids, &t.ResourceIDs}, {endps, &t.Endpoints}} {
+		if f.raw == "{}" || f.raw == "[]" {
+			continue // the common case; empty stays nil
+		}
+		if err := json.Unmarshal([]byte(f.raw), f.dst); err != nil {
+			return nil, fmt.Errorf("sqlite: tenant %s: decode column: %w", t.ID, err)
+		}
+	}
+	t.Labels, t.Annotations, t.ResourceIDs = nilIfEmpty(t.Labels), nilIfEmpty(t.Annotations), nilIfEmpty(t.ResourceIDs)
+	if len(t.Endpoints) == 0 {
+		t.Endpoints = nil
+	}
+	t.CreatedAt, t.UpdatedAt = fromMicros(created), fromMicros(updated)
+	t.DeletionRequestedAt, t.DeletedAt = fromNullMicros(deletionRequested), fromNullMicros(deleted)
+	return &t, nil
+}
+
+// tenantValues returns t's column values in tenantColumns order.
+func tenantValues(t *tenant.Tenant) []any {
+	return []any{t.ID, t.Name, t.Provider, string(t.ComputeConfig), jsonText(t.Labels, "{}"), jsonText(t.Annotations, "{}"),
+		string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
+		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
+		nullMicros(t.DeletionRequestedAt), micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt)}
+}
+
+func jsonText[T any](v T, empty string) string {
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return empty
+	}
+	return string(b)
+}
+
+func nilIfEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMicro(), Valid: true}
+}
+
+func fromNullMicros(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}

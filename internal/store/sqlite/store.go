@@ -1,0 +1,221 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options configure a Store.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives migration progress; nil discards it.
+	Logger *slog.Logger
+	// Readers is the size of the reader pool; 0 means one per CPU, at least 4.
+	Readers int
+	// BusyTimeout is how long a connection waits for a lock; 0 means 10s.
+	BusyTimeout time.Duration
+}
+
+// Store is the SQLite tenant.Store.
+type Store struct {
+	write *sql.DB // one connection: SQLite has one writer at a time
+	read  *sql.DB
+	now   func() time.Time
+
+	// Prepared statements, by database and query: parsing SQL costs more
+	// than running these queries.
+	mu    sync.Mutex
+	stmts map[stmtKey]*sql.Stmt
+}
+
+type stmtKey struct {
+	db    *sql.DB
+	query string
+}
+
+// Open opens (creating if needed) the SQLite database at path and migrates it
+// to the current schema.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Readers <= 0 {
+		opts.Readers = max(4, runtime.NumCPU())
+	}
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = 10 * time.Second
+	}
+	write, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	s := &Store{write: write, now: opts.Now, stmts: map[stmtKey]*sql.Stmt{}}
+	if err := migrate(ctx, write, migrations, opts.Logger); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: migrate %s: %w", path, err)
+	}
+	for _, q := range writeQueries {
+		if _, err := s.stmt(ctx, write, q); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	read, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, true))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	read.SetMaxOpenConns(opts.Readers)
+	read.SetMaxIdleConns(opts.Readers)
+	s.read = read
+	return s, nil
+}
+
+// dsn builds a connection string: WAL, busy timeout, foreign keys, and
+// either an immediate-locking writer (a transaction takes the write lock at
+// BEGIN, so two writers queue instead of failing to upgrade) or a read-only
+// reader.
+func dsn(path string, busy time.Duration, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(ON)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// migrate brings the schema up to date; each migration runs in a
+// transaction, so one that fails leaves the database as it was.
+func migrate(ctx context.Context, db *sql.DB, fsys fs.FS, log *slog.Logger) error {
+	sub, err := fs.Sub(fsys, "migrations")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, sub, goose.WithTableName("landlord_schema_migrations"))
+	if err != nil {
+		return err
+	}
+	results, err := p.Up(ctx)
+	for _, r := range results {
+		log.Info("database migrated", slog.String("migration", r.Source.Path), slog.Duration("duration", r.Duration))
+	}
+	return err
+}
+
+// Close closes the reader pool and the writer.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	var errs []error
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	s.mu.Unlock()
+	if s.read != nil {
+		errs = append(errs, s.read.Close())
+	}
+	return errors.Join(append(errs, s.write.Close())...)
+}
+
+// stmt returns the prepared statement for query on db, preparing it once.
+func (s *Store) stmt(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	key := stmtKey{db, query}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.stmts[key]; ok {
+		return st, nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: prepare: %w", err)
+	}
+	s.stmts[key] = st
+	return st, nil
+}
+
+// query runs a prepared read query.
+func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	st, err := s.stmt(ctx, s.read, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// queryRow runs a prepared read query for one row.
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, error) {
+	st, err := s.stmt(ctx, s.read, q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryRowContext(ctx, args...), nil
+}
+
+// writeQueries are every statement a write transaction runs. They are
+// prepared when the store opens: the writer has one connection, and inside a
+// transaction it is taken, so nothing could be prepared on it then.
+var writeQueries = []string{insertTenant, updateTenant, selectTenantByID, insertEvent, tenantExists}
+
+// txStmt returns the writer's prepared statement for q, bound to tx.
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {
+	s.mu.Lock()
+	st, ok := s.stmts[stmtKey{s.write, q}]
+	s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("sqlite: statement not prepared at open: %s", q)
+	}
+	return tx.StmtContext(ctx, st), nil
+}
+
+// isUniqueViolation reports whether err is a UNIQUE constraint failure.
+func isUniqueViolation(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+}
+
+// withTx runs fn in a write transaction.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+var _ tenant.Store = (*Store)(nil)

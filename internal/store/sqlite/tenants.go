@@ -1,0 +1,154 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Create stores a new tenant; see tenant.Store.
+func (s *Store) Create(ctx context.Context, in *tenant.Tenant, actor string) (*tenant.Tenant, error) {
+	t, ev, err := tenant.NewTenant(in, actor, s.now())
+	if err != nil {
+		return nil, err
+	}
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
+		insert, err := s.txStmt(ctx, tx, insertTenant)
+		if err != nil {
+			return err
+		}
+		if _, err := insert.ExecContext(ctx, tenantValues(t)...); err != nil {
+			if isUniqueViolation(err) {
+				return fmt.Errorf("%w: %q is used by a tenant that is not deleted", tenant.ErrNameTaken, t.Name)
+			}
+			return fmt.Errorf("sqlite: create tenant %s: %w", t.Name, err)
+		}
+		return s.insertEvents(ctx, tx, ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+const selectTenantByID = `SELECT ` + tenantColumns + ` FROM tenants WHERE id = ?`
+
+var insertTenant = `INSERT INTO tenants (` + tenantColumns + `) VALUES (?` + strings.Repeat(", ?", 16) + `)`
+
+// Get returns a tenant by id or name; see tenant.Store.
+func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions) (*tenant.Tenant, error) {
+	var q string
+	switch {
+	case tenant.IsID(idOrName) && opts.IncludeDeleted:
+		q = `SELECT ` + tenantColumns + ` FROM tenants WHERE id = ?`
+	case tenant.IsID(idOrName):
+		q = `SELECT ` + tenantColumns + ` FROM tenants WHERE id = ? AND deleted_at IS NULL`
+	case opts.IncludeDeleted:
+		// The live tenant, else the most recently deleted one.
+		q = `SELECT ` + tenantColumns + ` FROM tenants WHERE name = ?
+			ORDER BY deleted_at IS NOT NULL, deleted_at DESC, id DESC LIMIT 1`
+	default:
+		q = `SELECT ` + tenantColumns + ` FROM tenants WHERE name = ? AND deleted_at IS NULL`
+	}
+	row, err := s.queryRow(ctx, q, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	t, err := scanTenant(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %q", tenant.ErrNotFound, idOrName)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get tenant %q: %w", idOrName, err)
+	}
+	return t, nil
+}
+
+// UpdateDesired replaces a tenant's desired state; see tenant.Store.
+func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
+	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+		next, ev, err := tenant.ApplyDesired(cur, change, s.now())
+		return next, events(ev), err
+	})
+}
+
+// RequestDeletion marks a tenant for deletion; see tenant.Store.
+func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, actor string) (*tenant.Tenant, error) {
+	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+		return tenant.ApplyDeletion(cur, version, actor, s.now())
+	})
+}
+
+// UpdateObserved records the controller's observation; see tenant.Store.
+func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
+	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+		next, ev, err := tenant.ApplyObservation(cur, obs, s.now())
+		return next, events(ev), err
+	})
+}
+
+// update reads a tenant in a write transaction, applies a domain rule and
+// writes the result and its events. A rule that returns the current tenant
+// and no events writes nothing.
+func (s *Store) update(ctx context.Context, id string, apply func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
+	if !tenant.IsID(id) {
+		return nil, fmt.Errorf("%w: %q is not a tenant id", tenant.ErrNotFound, id)
+	}
+	var out *tenant.Tenant
+	err := s.withTx(ctx, func(tx *sql.Tx) error {
+		read, err := s.txStmt(ctx, tx, selectTenantByID)
+		if err != nil {
+			return err
+		}
+		cur, err := scanTenant(read.QueryRowContext(ctx, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %s", tenant.ErrNotFound, id)
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: read tenant %s: %w", id, err)
+		}
+		next, evs, err := apply(cur)
+		if err != nil {
+			return err
+		}
+		out = next
+		if next == cur && len(evs) == 0 {
+			return nil
+		}
+		write, err := s.txStmt(ctx, tx, updateTenant)
+		if err != nil {
+			return err
+		}
+		vals := tenantValues(next)
+		if _, err := write.ExecContext(ctx, append(vals[1:], next.ID)...); err != nil {
+			if isUniqueViolation(err) {
+				return fmt.Errorf("%w: %q", tenant.ErrNameTaken, next.Name)
+			}
+			return fmt.Errorf("sqlite: write tenant %s: %w", id, err)
+		}
+		return s.insertEvents(ctx, tx, evs...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var updateTenant = func() string {
+	cols := strings.Split(tenantColumns, ",")[1:] // every column but id
+	for i, c := range cols {
+		cols[i] = strings.TrimSpace(c) + " = ?"
+	}
+	return `UPDATE tenants SET ` + strings.Join(cols, ", ") + ` WHERE id = ?`
+}()
+
+func events(ev *tenant.Event) []tenant.Event {
+	if ev == nil {
+		return nil
+	}
+	return []tenant.Event{*ev}
+}

@@ -1,0 +1,4 @@
+// Package storetest is the conformance suite of tenant.Store: one exported
+// function, Run, that every database adapter passes, so that SQLite and
+// PostgreSQL behave identically. It also holds the store benchmarks.
+package storetest
