@@ -47,8 +47,8 @@ func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 }
 
 // ApplyDesired returns cur with change applied and its "updated" event, or
-// cur itself and a nil event when the change alters nothing.
-func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, *Event, error) {
+// cur itself and no events when the change alters nothing.
+func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Event, error) {
 	if change.Version != cur.Version {
 		return nil, nil, fmt.Errorf("%w: tenant %s is at version %d, not %d", ErrConflict, cur.ID, cur.Version, change.Version)
 	}
@@ -73,8 +73,8 @@ func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, *E
 	next.Generation++
 	next.Version++
 	next.UpdatedAt = now
-	ev := &Event{TenantID: cur.ID, Time: now, Type: EventUpdated, Generation: next.Generation, Message: change.Message, Actor: change.Actor}
-	return &next, ev, nil
+	ev := Event{TenantID: cur.ID, Time: now, Type: EventUpdated, Generation: next.Generation, Message: change.Message, Actor: change.Actor}
+	return &next, []Event{ev}, nil
 }
 
 // ApplyDeletion returns cur marked for deletion and its events, or cur itself
@@ -107,7 +107,7 @@ func ApplyDeletion(cur *Tenant, version int64, actor string, now time.Time) (*Te
 
 // ApplyObservation returns cur with the controller's observation applied and
 // the status event it causes, if any.
-func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, *Event, error) {
+func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []Event, error) {
 	if obs.Generation != cur.Generation {
 		return nil, nil, fmt.Errorf("%w: tenant %s is at generation %d; the observation is for generation %d", ErrConflict, cur.ID, cur.Generation, obs.Generation)
 	}
@@ -135,11 +135,11 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, *Ev
 		next.ResourceIDs = nil
 		next.Endpoints = nil
 	}
-	var ev *Event
+	var events []Event
 	if cur.Status != obs.Status {
-		ev = &Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor}
+		events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor})
 	}
-	return &next, ev, nil
+	return &next, events, nil
 }
 
 // compactJSON removes insignificant whitespace, keeping key order and number

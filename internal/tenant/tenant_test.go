@@ -116,7 +116,7 @@ func TestApplyDesiredIgnoresSpelling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (ev != nil) != changed || (next.Generation != cur.Generation) != changed {
+		if (len(ev) > 0) != changed || (next.Generation != cur.Generation) != changed {
 			t.Errorf("ApplyDesired(%s): event %v, generation %d; want changed %v", config, ev, next.Generation, changed)
 		}
 	}

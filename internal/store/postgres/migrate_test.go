@@ -103,7 +103,8 @@ func TestConcurrentOpen(t *testing.T) {
 func TestMigrationLockReleased(t *testing.T) {
 	s, _ := mustOpen(t, Options{})
 	var held int
-	if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").Scan(&held); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks
+		WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&held); err != nil {
 		t.Fatal(err)
 	}
 	if held != 0 {

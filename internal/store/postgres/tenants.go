@@ -66,11 +66,7 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 // tenant.ErrInvalid.
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
 	return s.change(ctx, "update desired state", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
-		next, ev, err := tenant.ApplyDesired(cur, change, now)
-		if ev == nil {
-			return next, nil, err
-		}
-		return next, []tenant.Event{*ev}, err
+		return tenant.ApplyDesired(cur, change, now)
 	})
 }
 
@@ -88,11 +84,7 @@ func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, a
 // generation exists) or tenant.ErrInvalidTransition.
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
 	return s.change(ctx, "update observed state", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
-		next, ev, err := tenant.ApplyObservation(cur, obs, now)
-		if ev == nil {
-			return next, nil, err
-		}
-		return next, []tenant.Event{*ev}, err
+		return tenant.ApplyObservation(cur, obs, now)
 	})
 }
 

@@ -71,8 +71,7 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 // UpdateDesired replaces a tenant's desired state; see tenant.Store.
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
 	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
-		next, ev, err := tenant.ApplyDesired(cur, change, s.now())
-		return next, events(ev), err
+		return tenant.ApplyDesired(cur, change, s.now())
 	})
 }
 
@@ -86,8 +85,7 @@ func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, a
 // UpdateObserved records the controller's observation; see tenant.Store.
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
 	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
-		next, ev, err := tenant.ApplyObservation(cur, obs, s.now())
-		return next, events(ev), err
+		return tenant.ApplyObservation(cur, obs, s.now())
 	})
 }
 
@@ -145,10 +143,3 @@ var updateTenant = func() string {
 	}
 	return `UPDATE tenants SET ` + strings.Join(cols, ", ") + ` WHERE id = ?`
 }()
-
-func events(ev *tenant.Event) []tenant.Event {
-	if ev == nil {
-		return nil
-	}
-	return []tenant.Event{*ev}
-}
