@@ -33,11 +33,12 @@ func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 		ComputeConfig: config,
 		Labels:        maps.Clone(t.Labels),
 		Annotations:   maps.Clone(t.Annotations),
-		Status:        StatusRequested,
-		Generation:    1,
-		Version:       1,
-		CreatedAt:     now,
-		UpdatedAt:     now,
+		Status:          StatusRequested,
+		StatusChangedAt: now,
+		Generation:      1,
+		Version:         1,
+		CreatedAt:       now,
+		UpdatedAt:       now,
 	}
 	if err := Validate(out); err != nil {
 		return nil, Event{}, err
@@ -73,6 +74,7 @@ func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []
 	next.Generation++
 	next.Version++
 	next.UpdatedAt = now
+	next.Attempts, next.RetryAt = 0, nil // a new desire is tried at once
 	ev := Event{TenantID: cur.ID, Time: now, Type: EventUpdated, Generation: next.Generation, Message: change.Message, Actor: change.Actor}
 	return &next, []Event{ev}, nil
 }
@@ -84,7 +86,9 @@ func ApplyDeletion(cur *Tenant, version int64, actor string, now time.Time) (*Te
 	if version != 0 && version != cur.Version {
 		return nil, nil, fmt.Errorf("%w: tenant %s is at version %d, not %d", ErrConflict, cur.ID, cur.Version, version)
 	}
-	if cur.DeletionRequestedAt != nil || cur.Status == StatusDeleted {
+	// Asking again is harmless, except that it retries a deletion that
+	// failed.
+	if cur.Status == StatusDeleted || (cur.DeletionRequestedAt != nil && cur.Status != StatusFailed) {
 		return cur, nil, nil
 	}
 	if err := CheckTransition(cur.Status, StatusDeleting); err != nil {
@@ -92,12 +96,16 @@ func ApplyDeletion(cur *Tenant, version int64, actor string, now time.Time) (*Te
 	}
 	now = Timestamp(now)
 	next := *cur
-	next.DeletionRequestedAt = &now
+	if next.DeletionRequestedAt == nil {
+		next.DeletionRequestedAt = &now
+	}
 	next.Generation++
 	next.Version++
 	next.UpdatedAt = now
 	next.Status = StatusDeleting
+	next.StatusChangedAt = now
 	next.StatusMessage = ""
+	next.Attempts, next.RetryAt = 0, nil
 	events := []Event{
 		{TenantID: cur.ID, Time: now, Type: EventDeleteRequested, Generation: next.Generation, Actor: actor},
 		{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: StatusDeleting, Generation: next.Generation, Actor: actor},
@@ -120,12 +128,24 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 	if cur.DeletionRequestedAt != nil && obs.Status != StatusDeleting && obs.Status != StatusDeleted && obs.Status != StatusFailed {
 		return nil, nil, fmt.Errorf("%w: tenant %s is being deleted; it cannot become %s", ErrInvalidTransition, cur.ID, obs.Status)
 	}
+	if obs.Attempts < 0 {
+		return nil, nil, fmt.Errorf("%w: attempts must not be negative", ErrInvalid)
+	}
 	now = Timestamp(now)
 	next := *cur
+	if cur.Status != obs.Status {
+		next.StatusChangedAt = now
+	}
 	next.Status = obs.Status
 	next.StatusMessage = obs.Message
 	next.ResourceIDs = maps.Clone(obs.ResourceIDs)
 	next.Endpoints = slices.Clone(obs.Endpoints)
+	next.Attempts = obs.Attempts
+	next.RetryAt = nil
+	if obs.RetryAt != nil {
+		at := Timestamp(*obs.RetryAt)
+		next.RetryAt = &at
+	}
 	next.UpdatedAt = now
 	if obs.Status.Settled() {
 		next.ObservedGeneration = obs.Generation
@@ -134,6 +154,7 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		next.DeletedAt = &now
 		next.ResourceIDs = nil
 		next.Endpoints = nil
+		next.Attempts, next.RetryAt = 0, nil
 	}
 	var events []Event
 	if cur.Status != obs.Status {
@@ -195,4 +216,32 @@ func exactNumbers(v any) any {
 
 func sameMap(a, b map[string]string) bool {
 	return len(a) == len(b) && maps.Equal(a, b)
+}
+
+// ApplyLease returns the lease after holder asks for it at now: unchanged
+// with ErrLeaseHeld when another holder's lease has not expired, extended
+// when holder already has it, and otherwise taken over with the next epoch.
+// cur is nil when the lease has never been held.
+func ApplyLease(cur *Lease, name, holder string, ttl time.Duration, now time.Time) (Lease, error) {
+	now = Timestamp(now)
+	expires := Timestamp(now.Add(ttl))
+	switch {
+	case cur == nil:
+		return Lease{Name: name, Holder: holder, Epoch: 1, ExpiresAt: expires}, nil
+	case cur.Holder == holder && cur.ExpiresAt.After(now):
+		return Lease{Name: name, Holder: holder, Epoch: cur.Epoch, ExpiresAt: expires}, nil
+	case cur.ExpiresAt.After(now):
+		return *cur, fmt.Errorf("%w: %s holds %q (epoch %d) until %s", ErrLeaseHeld, cur.Holder, name, cur.Epoch, cur.ExpiresAt.Format(time.RFC3339Nano))
+	default:
+		return Lease{Name: name, Holder: holder, Epoch: cur.Epoch + 1, ExpiresAt: expires}, nil
+	}
+}
+
+// CheckFence returns ErrFenced when an observation's epoch is stale against
+// the controller lease's current epoch (0 when the lease was never held).
+func CheckFence(obs Observation, leaseEpoch int64) error {
+	if obs.Epoch != 0 && obs.Epoch != leaseEpoch {
+		return fmt.Errorf("%w: the observation carries epoch %d; the controller lease is at epoch %d", ErrFenced, obs.Epoch, leaseEpoch)
+	}
+	return nil
 }

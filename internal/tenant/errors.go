@@ -17,4 +17,11 @@ var (
 	ErrInvalid = errors.New("invalid tenant")
 	// ErrInvalidPageToken: a page token is malformed or from another listing.
 	ErrInvalidPageToken = errors.New("invalid page token")
+	// ErrFenced: an observation carries the epoch of a lease that has since
+	// changed hands; its writer is no longer the controller.
+	ErrFenced = errors.New("stale controller epoch")
+	// ErrLeaseHeld: another holder has the lease.
+	ErrLeaseHeld = errors.New("lease is held by another holder")
+	// ErrLeaseLost: the lease changed hands since it was acquired.
+	ErrLeaseLost = errors.New("lease lost")
 )

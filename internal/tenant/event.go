@@ -15,7 +15,17 @@ const (
 	EventDeleteRequested EventType = "delete_requested"
 	// EventStatus: its status changed (From → To).
 	EventStatus EventType = "status"
-	// EventNote: anything else worth keeping (a retry, a repaired drift).
+	// EventAttempt: an attempt at an operation failed; Message says why and
+	// which attempt it was.
+	EventAttempt EventType = "attempt_failed"
+	// EventDrift: the workload was found gone or failed behind landlord's
+	// back, and is being repaired.
+	EventDrift EventType = "drift_detected"
+	// EventPaused and EventResumed: reconciliation was paused or resumed by
+	// the landlord.io/paused annotation.
+	EventPaused  EventType = "paused"
+	EventResumed EventType = "resumed"
+	// EventNote: anything else worth keeping.
 	EventNote EventType = "note"
 )
 

@@ -167,7 +167,7 @@ func ValidateSelector(sel map[string]string) error {
 func ValidateEvent(e Event) error {
 	errs := &compute.ValidationError{}
 	switch e.Type {
-	case EventCreated, EventUpdated, EventDeleteRequested, EventStatus, EventNote:
+	case EventCreated, EventUpdated, EventDeleteRequested, EventStatus, EventAttempt, EventDrift, EventPaused, EventResumed, EventNote:
 	default:
 		errs.Add("/type", "%q is not an event type", e.Type)
 	}

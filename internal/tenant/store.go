@@ -3,6 +3,7 @@ package tenant
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
@@ -69,6 +70,46 @@ type Store interface {
 	Close() error
 }
 
+// LeaseStore elects one controller among landlord processes sharing a
+// database. A lease has a holder, an expiry and an epoch that grows every
+// time the lease changes hands; the epoch fences writes (Observation.Epoch).
+type LeaseStore interface {
+	// AcquireLease makes holder the holder of the named lease until ttl from
+	// now, when it is free or expired (a new epoch) or already holder's (the
+	// same epoch, extended). It returns ErrLeaseHeld, with the current
+	// lease, when someone else holds it.
+	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (Lease, error)
+	// RenewLease extends holder's lease of that epoch; ErrLeaseLost when the
+	// lease has changed hands.
+	RenewLease(ctx context.Context, name, holder string, epoch int64, ttl time.Duration) (Lease, error)
+	// ReleaseLease gives the lease up at once, so that a successor need not
+	// wait for it to expire. Releasing a lease one no longer holds is not an
+	// error.
+	ReleaseLease(ctx context.Context, name, holder string, epoch int64) error
+}
+
+// Lease is the state of a named lease.
+type Lease struct {
+	Name      string
+	Holder    string
+	Epoch     int64
+	ExpiresAt time.Time
+}
+
+// ControllerLease is the name of the lease the controller is elected by.
+const ControllerLease = "controller"
+
+// Watcher is implemented by stores that announce changes to desired state
+// (Create, UpdateDesired, RequestDeletion), so that the controller acts on
+// them at once instead of at the next sweep.
+type Watcher interface {
+	// Watch returns a channel of the ids of tenants whose desired state
+	// changed, closed when ctx ends. Announcements may be dropped when the
+	// receiver falls behind or the connection breaks; the controller's sweep
+	// catches those.
+	Watch(ctx context.Context) (<-chan string, error)
+}
+
 // GetOptions tune Get.
 type GetOptions struct {
 	IncludeDeleted bool
@@ -121,7 +162,15 @@ type Observation struct {
 	Message     string
 	ResourceIDs map[string]string
 	Endpoints   []compute.Endpoint
-	Actor       string
+	// Attempts and RetryAt record failed attempts at this generation (see
+	// Tenant.Attempts); zero and nil after a success.
+	Attempts int
+	RetryAt  *time.Time
+	Actor    string
+	// Epoch is the fencing token of the controller's lease (see LeaseStore);
+	// when it is not 0 and the lease has moved on to a newer epoch, the
+	// observation is refused with ErrFenced.
+	Epoch int64
 }
 
 // DefaultWorkLimit is how many ids ListWork returns when no limit is given.

@@ -38,6 +38,14 @@ type Tenant struct {
 	ObservedGeneration int64              `json:"observed_generation"`
 	ResourceIDs        map[string]string  `json:"resource_ids,omitempty"`
 	Endpoints          []compute.Endpoint `json:"endpoints,omitempty"`
+	// StatusChangedAt is when Status last changed.
+	StatusChangedAt time.Time `json:"status_changed_at"`
+	// Attempts counts the failed attempts at the current generation; a new
+	// generation starts again from 0. It lives in the store so that backoff
+	// and the retry limit survive a controller restart.
+	Attempts int `json:"attempts,omitempty"`
+	// RetryAt is when the controller may try again after a failed attempt.
+	RetryAt *time.Time `json:"retry_at,omitempty"`
 
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`

@@ -13,6 +13,7 @@ import (
 // scanTenant reads.
 const tenantColumns = `id, name, provider, compute_config, labels, annotations, status, status_message,
 	generation, observed_generation, version, resource_ids, endpoints,
+	status_changed_at, attempts, retry_at,
 	deletion_requested_at, created_at, updated_at, deleted_at`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -21,11 +22,12 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 	var (
 		t                                       tenant.Tenant
 		config, labels, annotations, ids, endps string
-		deletionRequested, deleted              sql.NullInt64
-		created, updated                        int64
+		retryAt, deletionRequested, deleted     sql.NullInt64
+		statusChanged, created, updated         int64
 	)
 	err := row.Scan(&t.ID, &t.Name, &t.Provider, &config, &labels, &annotations, &t.Status, &t.StatusMessage,
 		&t.Generation, &t.ObservedGeneration, &t.Version, &ids, &endps,
+		&statusChanged, &t.Attempts, &retryAt,
 		&deletionRequested, &created, &updated, &deleted)
 	if err != nil {
 		return nil, err
@@ -46,6 +48,7 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 	if len(t.Endpoints) == 0 {
 		t.Endpoints = nil
 	}
+	t.StatusChangedAt, t.RetryAt = fromMicros(statusChanged), fromNullMicros(retryAt)
 	t.CreatedAt, t.UpdatedAt = fromMicros(created), fromMicros(updated)
 	t.DeletionRequestedAt, t.DeletedAt = fromNullMicros(deletionRequested), fromNullMicros(deleted)
 	return &t, nil
@@ -56,6 +59,7 @@ func tenantValues(t *tenant.Tenant) []any {
 	return []any{t.ID, t.Name, t.Provider, string(t.ComputeConfig), jsonText(t.Labels, "{}"), jsonText(t.Annotations, "{}"),
 		string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
 		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
+		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt),
 		nullMicros(t.DeletionRequestedAt), micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt)}
 }
 

@@ -45,6 +45,8 @@ type Store struct {
 	// than running these queries.
 	mu    sync.Mutex
 	stmts map[stmtKey]*sql.Stmt
+
+	watch watchers
 }
 
 type stmtKey struct {
@@ -183,7 +185,8 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 // writeQueries are every statement a write transaction runs. They are
 // prepared when the store opens: the writer has one connection, and inside a
 // transaction it is taken, so nothing could be prepared on it then.
-var writeQueries = []string{insertTenant, updateTenant, selectTenantByID, insertEvent, tenantExists}
+var writeQueries = []string{insertTenant, updateTenant, selectTenantByID, insertEvent, tenantExists,
+	selectLease, upsertLease, renewLease, releaseLease}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {

@@ -32,12 +32,13 @@ func (s *Store) Create(ctx context.Context, in *tenant.Tenant, actor string) (*t
 	if err != nil {
 		return nil, err
 	}
+	s.announce(t.ID)
 	return t, nil
 }
 
 const selectTenantByID = `SELECT ` + tenantColumns + ` FROM tenants WHERE id = ?`
 
-var insertTenant = `INSERT INTO tenants (` + tenantColumns + `) VALUES (?` + strings.Repeat(", ?", 16) + `)`
+var insertTenant = `INSERT INTO tenants (` + tenantColumns + `) VALUES (?` + strings.Repeat(", ?", strings.Count(tenantColumns, ",")) + `)`
 
 // Get returns a tenant by id or name; see tenant.Store.
 func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions) (*tenant.Tenant, error) {
@@ -70,33 +71,54 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 
 // UpdateDesired replaces a tenant's desired state; see tenant.Store.
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
-	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.updateAnnounced(ctx, id, func(_ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDesired(cur, change, s.now())
 	})
 }
 
 // RequestDeletion marks a tenant for deletion; see tenant.Store.
 func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, actor string) (*tenant.Tenant, error) {
-	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.updateAnnounced(ctx, id, func(_ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDeletion(cur, version, actor, s.now())
 	})
 }
 
 // UpdateObserved records the controller's observation; see tenant.Store.
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
-	return s.update(ctx, id, func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	next, _, err := s.update(ctx, id, func(tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+		if obs.Epoch != 0 {
+			epoch, err := s.controllerEpoch(ctx, tx)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := tenant.CheckFence(obs, epoch); err != nil {
+				return nil, nil, err
+			}
+		}
 		return tenant.ApplyObservation(cur, obs, s.now())
 	})
+	return next, err
+}
+
+// updateAnnounced is update for desired-state changes: watchers hear of
+// the ones that wrote something.
+func (s *Store) updateAnnounced(ctx context.Context, id string, apply func(tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
+	next, wrote, err := s.update(ctx, id, apply)
+	if wrote {
+		s.announce(id)
+	}
+	return next, err
 }
 
 // update reads a tenant in a write transaction, applies a domain rule and
-// writes the result and its events. A rule that returns the current tenant
-// and no events writes nothing.
-func (s *Store) update(ctx context.Context, id string, apply func(cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
+// writes the result and its events; it reports whether it wrote. A rule that
+// returns the current tenant and no events writes nothing.
+func (s *Store) update(ctx context.Context, id string, apply func(tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, bool, error) {
 	if !tenant.IsID(id) {
-		return nil, fmt.Errorf("%w: %q is not a tenant id", tenant.ErrNotFound, id)
+		return nil, false, fmt.Errorf("%w: %q is not a tenant id", tenant.ErrNotFound, id)
 	}
 	var out *tenant.Tenant
+	wrote := false
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		read, err := s.txStmt(ctx, tx, selectTenantByID)
 		if err != nil {
@@ -109,7 +131,7 @@ func (s *Store) update(ctx context.Context, id string, apply func(cur *tenant.Te
 		if err != nil {
 			return fmt.Errorf("sqlite: read tenant %s: %w", id, err)
 		}
-		next, evs, err := apply(cur)
+		next, evs, err := apply(tx, cur)
 		if err != nil {
 			return err
 		}
@@ -117,6 +139,7 @@ func (s *Store) update(ctx context.Context, id string, apply func(cur *tenant.Te
 		if next == cur && len(evs) == 0 {
 			return nil
 		}
+		wrote = true
 		write, err := s.txStmt(ctx, tx, updateTenant)
 		if err != nil {
 			return err
@@ -131,9 +154,9 @@ func (s *Store) update(ctx context.Context, id string, apply func(cur *tenant.Te
 		return s.insertEvents(ctx, tx, evs...)
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return out, nil
+	return out, wrote, nil
 }
 
 var updateTenant = func() string {

@@ -42,6 +42,10 @@ func Run(t *testing.T, open Opener) {
 		{"PaginationDuringCreates", testPaginationDuringCreates},
 		{"ListWork", testListWork},
 		{"Events", testEvents},
+		{"Leases", testLeases},
+		{"Fencing", testFencing},
+		{"Attempts", testAttempts},
+		{"Watch", testWatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +62,8 @@ func Run(t *testing.T, open Opener) {
 }
 
 var ctx = context.Background()
+
+func contextWithCancel() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }
 
 // newTenant is a valid tenant to create.
 func newTenant(name string) *tenant.Tenant {

@@ -13,7 +13,10 @@ CREATE TABLE tenants (
     version               INTEGER NOT NULL,
     resource_ids          TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(resource_ids)),
     endpoints             TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(endpoints)),
-    deletion_requested_at INTEGER,          -- Unix microseconds, UTC
+    status_changed_at     INTEGER NOT NULL, -- Unix microseconds, UTC, as every time here
+    attempts              INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    retry_at              INTEGER,
+    deletion_requested_at INTEGER,
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL,
     deleted_at            INTEGER
@@ -43,6 +46,15 @@ CREATE TABLE events (
 
 CREATE INDEX events_tenant ON events (tenant_id, seq);
 
+-- Leases elect one controller among the processes sharing the database.
+CREATE TABLE leases (
+    name       TEXT    PRIMARY KEY,
+    holder     TEXT    NOT NULL,
+    epoch      INTEGER NOT NULL CHECK (epoch > 0),
+    expires_at INTEGER NOT NULL
+) STRICT;
+
 -- +goose Down
+DROP TABLE leases;
 DROP TABLE events;
 DROP TABLE tenants;

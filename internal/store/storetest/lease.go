@@ -1,0 +1,204 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+func leases(t *testing.T, s tenant.Store) tenant.LeaseStore {
+	t.Helper()
+	ls, ok := s.(tenant.LeaseStore)
+	if !ok {
+		t.Fatalf("%T does not implement tenant.LeaseStore: the controller cannot be elected on it", s)
+	}
+	return ls
+}
+
+func testLeases(t *testing.T, s tenant.Store) {
+	ls := leases(t, s)
+	const ttl = time.Minute
+	a, err := ls.AcquireLease(ctx, "test", "replica-a", ttl)
+	if err != nil {
+		t.Fatalf("first AcquireLease: %v", err)
+	}
+	if a.Holder != "replica-a" || a.Epoch < 1 || a.ExpiresAt.Before(time.Now().Add(ttl/2)) {
+		t.Errorf("acquired lease = %+v", a)
+	}
+	held, err := ls.AcquireLease(ctx, "test", "replica-b", ttl)
+	wantErr(t, "AcquireLease of a held lease", err, tenant.ErrLeaseHeld)
+	if held.Holder != "replica-a" || held.Epoch != a.Epoch {
+		t.Errorf("ErrLeaseHeld came with lease %+v, want the holder's", held)
+	}
+	again, err := ls.AcquireLease(ctx, "test", "replica-a", ttl)
+	if err != nil || again.Epoch != a.Epoch {
+		t.Errorf("re-acquiring one's own lease = %+v, %v; want the same epoch", again, err)
+	}
+	renewed, err := ls.RenewLease(ctx, "test", "replica-a", a.Epoch, ttl)
+	if err != nil || renewed.Epoch != a.Epoch || renewed.ExpiresAt.Before(a.ExpiresAt) {
+		t.Errorf("RenewLease = %+v, %v", renewed, err)
+	}
+	_, err = ls.RenewLease(ctx, "test", "replica-b", a.Epoch, ttl)
+	wantErr(t, "RenewLease by a non-holder", err, tenant.ErrLeaseLost)
+
+	// An expired lease changes hands with a new epoch.
+	short, err := ls.AcquireLease(ctx, "short", "replica-a", 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	taken, err := ls.AcquireLease(ctx, "short", "replica-b", ttl)
+	if err != nil || taken.Holder != "replica-b" || taken.Epoch != short.Epoch+1 {
+		t.Fatalf("taking an expired lease = %+v, %v; want replica-b at epoch %d", taken, err, short.Epoch+1)
+	}
+	_, err = ls.RenewLease(ctx, "short", "replica-a", short.Epoch, ttl)
+	wantErr(t, "RenewLease of a lease taken over", err, tenant.ErrLeaseLost)
+
+	// Release lets a successor in at once.
+	if err := ls.ReleaseLease(ctx, "test", "replica-a", a.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	next, err := ls.AcquireLease(ctx, "test", "replica-b", ttl)
+	if err != nil || next.Epoch != a.Epoch+1 {
+		t.Errorf("AcquireLease after release = %+v, %v; want epoch %d", next, err, a.Epoch+1)
+	}
+	if err := ls.ReleaseLease(ctx, "test", "replica-a", a.Epoch); err != nil {
+		t.Errorf("releasing a lease no longer held = %v, want nil", err)
+	}
+	if got, err := ls.RenewLease(ctx, "test", "replica-b", next.Epoch, ttl); err != nil || got.Holder != "replica-b" {
+		t.Errorf("a stale release must not free the successor's lease: %+v, %v", got, err)
+	}
+}
+
+func testFencing(t *testing.T, s tenant.Store) {
+	ls := leases(t, s)
+	cur := mustCreate(t, s, newTenant("acme"))
+	old, err := ls.AcquireLease(ctx, tenant.ControllerLease, "replica-a", 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Epoch: old.Epoch}
+	if _, err := s.UpdateObserved(ctx, cur.ID, obs); err != nil {
+		t.Fatalf("UpdateObserved with the current epoch: %v", err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	successor, err := ls.AcquireLease(ctx, tenant.ControllerLease, "replica-b", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The paused ex-leader wakes up and reports.
+	obs.Status, obs.Message = tenant.StatusReady, "from the ex-leader"
+	_, err = s.UpdateObserved(ctx, cur.ID, obs)
+	wantErr(t, "UpdateObserved with a stale epoch", err, tenant.ErrFenced)
+	if got := mustGet(t, s, cur.ID); got.Status != tenant.StatusProvisioning {
+		t.Errorf("a fenced write changed the tenant: %s %q", got.Status, got.StatusMessage)
+	}
+	obs.Epoch = successor.Epoch
+	obs.Message = "from the leader"
+	if _, err := s.UpdateObserved(ctx, cur.ID, obs); err != nil {
+		t.Errorf("UpdateObserved with the successor's epoch: %v", err)
+	}
+}
+
+func testAttempts(t *testing.T, s tenant.Store) {
+	cur := mustCreate(t, s, newTenant("acme"))
+	retryAt := time.Now().Add(time.Minute)
+	failing, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{
+		Generation: 1, Status: tenant.StatusProvisioning, Message: "attempt 2 failed", Attempts: 2, RetryAt: &retryAt,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustGet(t, s, cur.ID)
+	sameTenant(t, "Get after a failed attempt", got, failing)
+	if got.Attempts != 2 || got.RetryAt == nil || !got.RetryAt.Equal(tenant.Timestamp(retryAt)) {
+		t.Errorf("attempts %d, retry at %v; want 2, %v", got.Attempts, got.RetryAt, retryAt)
+	}
+	if !got.StatusChangedAt.After(cur.StatusChangedAt) && !got.StatusChangedAt.Equal(cur.StatusChangedAt) {
+		t.Errorf("StatusChangedAt moved back: %v → %v", cur.StatusChangedAt, got.StatusChangedAt)
+	}
+	// A new desired state starts the count again.
+	next, err := s.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: []byte(`{"image":"b"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Attempts != 0 || next.RetryAt != nil {
+		t.Errorf("after a new desired state: attempts %d, retry at %v", next.Attempts, next.RetryAt)
+	}
+	// So does a successful observation.
+	if _, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusProvisioning, Attempts: 1, RetryAt: &retryAt}); err != nil {
+		t.Fatal(err)
+	}
+	ready, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusReady})
+	if err != nil || ready.Attempts != 0 || ready.RetryAt != nil {
+		t.Errorf("ready: %+v, %v", ready, err)
+	}
+	same, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusReady})
+	if err != nil || !same.StatusChangedAt.Equal(ready.StatusChangedAt) {
+		t.Errorf("staying ready moved StatusChangedAt: %v → %v (%v)", ready.StatusChangedAt, same.StatusChangedAt, err)
+	}
+	// A deletion that failed is retried by asking again.
+	del, err := s.RequestDeletion(ctx, cur.ID, 0, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: del.Generation, Status: tenant.StatusFailed, Message: "destroy failed", Attempts: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retry, err := s.RequestDeletion(ctx, cur.ID, 0, "test")
+	if err != nil || retry.Status != tenant.StatusDeleting || retry.Generation != failed.Generation+1 || retry.Attempts != 0 {
+		t.Errorf("asking again to delete after a failed deletion = %+v, %v; want deleting at a new generation", retry, err)
+	}
+	if !retry.DeletionRequestedAt.Equal(*del.DeletionRequestedAt) {
+		t.Errorf("a retried deletion moved DeletionRequestedAt: %v → %v", del.DeletionRequestedAt, retry.DeletionRequestedAt)
+	}
+}
+
+func testWatch(t *testing.T, s tenant.Store) {
+	w, ok := s.(tenant.Watcher)
+	if !ok {
+		t.Fatalf("%T does not implement tenant.Watcher: the controller would wait for its sweep", s)
+	}
+	wctx, cancel := contextWithCancel()
+	defer cancel()
+	ch, err := w.Watch(wctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := func(what, id string) {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case got := <-ch:
+				if got == id {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no announcement of %s for tenant %s", what, id)
+			}
+		}
+	}
+	cur := mustCreate(t, s, newTenant("acme"))
+	expect("Create", cur.ID)
+	next, err := s.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: []byte(`{"image":"b"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect("UpdateDesired", cur.ID)
+	if _, err := s.RequestDeletion(ctx, next.ID, 0, "test"); err != nil {
+		t.Fatal(err)
+	}
+	expect("RequestDeletion", cur.ID)
+	cancel()
+	select {
+	case _, open := <-ch:
+		for open {
+			_, open = <-ch
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the watch channel was not closed when its context ended")
+	}
+}
