@@ -27,12 +27,12 @@ func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 		config = t.ComputeConfig // Validate reports it
 	}
 	out := &Tenant{
-		ID:            NewID(),
-		Name:          t.Name,
-		Provider:      t.Provider,
-		ComputeConfig: config,
-		Labels:        maps.Clone(t.Labels),
-		Annotations:   maps.Clone(t.Annotations),
+		ID:              NewID(),
+		Name:            t.Name,
+		Provider:        t.Provider,
+		ComputeConfig:   config,
+		Labels:          maps.Clone(t.Labels),
+		Annotations:     maps.Clone(t.Annotations),
 		Status:          StatusRequested,
 		StatusChangedAt: now,
 		Generation:      1,
@@ -131,6 +131,9 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 	if obs.Attempts < 0 {
 		return nil, nil, fmt.Errorf("%w: attempts must not be negative", ErrInvalid)
 	}
+	if obs.Settles && !obs.Status.Settled() {
+		return nil, nil, fmt.Errorf("%w: only ready, failed or deleted can settle a generation, not %s", ErrInvalidTransition, obs.Status)
+	}
 	now = Timestamp(now)
 	next := *cur
 	if cur.Status != obs.Status {
@@ -147,7 +150,7 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		next.RetryAt = &at
 	}
 	next.UpdatedAt = now
-	if obs.Status.Settled() {
+	if obs.Settles || obs.Status == StatusDeleted {
 		next.ObservedGeneration = obs.Generation
 	}
 	if obs.Status == StatusDeleted {
@@ -223,8 +226,11 @@ func sameMap(a, b map[string]string) bool {
 // when holder already has it, and otherwise taken over with the next epoch.
 // cur is nil when the lease has never been held.
 func ApplyLease(cur *Lease, name, holder string, ttl time.Duration, now time.Time) (Lease, error) {
+	expires, err := LeaseExpiry(now, ttl)
+	if err != nil {
+		return Lease{}, err
+	}
 	now = Timestamp(now)
-	expires := Timestamp(now.Add(ttl))
 	switch {
 	case cur == nil:
 		return Lease{Name: name, Holder: holder, Epoch: 1, ExpiresAt: expires}, nil
@@ -235,6 +241,14 @@ func ApplyLease(cur *Lease, name, holder string, ttl time.Duration, now time.Tim
 	default:
 		return Lease{Name: name, Holder: holder, Epoch: cur.Epoch + 1, ExpiresAt: expires}, nil
 	}
+}
+
+// LeaseExpiry is when a lease taken or renewed at now for ttl expires.
+func LeaseExpiry(now time.Time, ttl time.Duration) (time.Time, error) {
+	if ttl <= 0 {
+		return time.Time{}, fmt.Errorf("%w: a lease's ttl must be positive, not %s", ErrInvalid, ttl)
+	}
+	return Timestamp(now.Add(ttl)), nil
 }
 
 // CheckFence returns ErrFenced when an observation's epoch is stale against

@@ -80,7 +80,8 @@ type LeaseStore interface {
 	// lease, when someone else holds it.
 	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (Lease, error)
 	// RenewLease extends holder's lease of that epoch; ErrLeaseLost when the
-	// lease has changed hands.
+	// lease has expired, was released, or changed hands: a holder that
+	// renews too late must step down even if nobody has taken over yet.
 	RenewLease(ctx context.Context, name, holder string, epoch int64, ttl time.Duration) (Lease, error)
 	// ReleaseLease gives the lease up at once, so that a successor need not
 	// wait for it to expire. Releasing a lease one no longer holds is not an
@@ -105,8 +106,9 @@ const ControllerLease = "controller"
 type Watcher interface {
 	// Watch returns a channel of the ids of tenants whose desired state
 	// changed, closed when ctx ends. Announcements may be dropped when the
-	// receiver falls behind or the connection breaks; the controller's sweep
-	// catches those.
+	// receiver falls behind; an empty id says that some may have been lost
+	// (the connection broke and was made again), so that the receiver can
+	// sweep at once.
 	Watch(ctx context.Context) (<-chan string, error)
 }
 
@@ -162,6 +164,12 @@ type Observation struct {
 	Message     string
 	ResourceIDs map[string]string
 	Endpoints   []compute.Endpoint
+	// Settles says the controller is done with this generation: the desired
+	// state is applied (ready) or cannot be (failed). ObservedGeneration
+	// becomes Generation. Only ready, failed and deleted (which always
+	// settles) can settle; a status written for another reason (a pause, a
+	// message) does not.
+	Settles bool
 	// Attempts and RetryAt record failed attempts at this generation (see
 	// Tenant.Attempts); zero and nil after a success.
 	Attempts int

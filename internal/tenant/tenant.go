@@ -33,8 +33,8 @@ type Tenant struct {
 	// Observed state.
 	Status        Status `json:"status"`
 	StatusMessage string `json:"status_message,omitempty"`
-	// ObservedGeneration is the last generation the controller settled
-	// (ready, failed or deleted).
+	// ObservedGeneration is the last generation the controller settled:
+	// applied (ready), gave up on (failed) or deleted.
 	ObservedGeneration int64              `json:"observed_generation"`
 	ResourceIDs        map[string]string  `json:"resource_ids,omitempty"`
 	Endpoints          []compute.Endpoint `json:"endpoints,omitempty"`

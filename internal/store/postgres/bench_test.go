@@ -32,14 +32,9 @@ func seedCopy(b *testing.B, ts tenant.Store, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rows[i] = []any{t.ID, t.Name, t.Provider, []byte(t.ComputeConfig), j.labels, j.annotations,
-			string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
-			j.resourceIDs, j.endpoints, t.CreatedAt, t.UpdatedAt}
+		rows[i] = tenantArgs(t, j)
 	}
-	columns := []string{"id", "name", "provider", "compute_config", "labels", "annotations",
-		"status", "status_message", "generation", "observed_generation", "version",
-		"resource_ids", "endpoints", "created_at", "updated_at"}
-	if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"tenants"}, columns, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"tenants"}, tenantColumns, pgx.CopyFromRows(rows)); err != nil {
 		b.Fatalf("seed: %v", err)
 	}
 	if _, err := s.pool.Exec(ctx, "ANALYZE tenants"); err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,49 +15,81 @@ import (
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
-// selectTenant reads every column scanTenant expects, in its order.
-const selectTenant = `SELECT id, name, provider, compute_config, labels, annotations,
-	status, status_message, generation, observed_generation, version,
-	resource_ids, endpoints, deletion_requested_at, created_at, updated_at, deleted_at
-FROM tenants`
+// tenantColumns are the columns of a tenant's row, in the order of
+// selectTenant, insertTenant, tenantArgs and scanTenant.
+var tenantColumns = []string{
+	"id", "name", "provider", "compute_config", "labels", "annotations",
+	"status", "status_message", "status_changed_at", "generation", "observed_generation", "version",
+	"resource_ids", "endpoints", "attempts", "retry_at",
+	"deletion_requested_at", "created_at", "updated_at", "deleted_at",
+}
 
-const insertTenant = `INSERT INTO tenants (id, name, provider, compute_config, labels, annotations,
-	status, status_message, generation, observed_generation, version,
-	resource_ids, endpoints, deletion_requested_at, created_at, updated_at, deleted_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
+// selectTenant reads every column scanTenant expects, in its order.
+var selectTenant = "SELECT " + strings.Join(tenantColumns, ", ") + " FROM tenants"
+
+var insertTenant = "INSERT INTO tenants (" + strings.Join(tenantColumns, ", ") + ") VALUES (" + placeholders(1, len(tenantColumns)) + ")"
 
 // updateTenant writes every column a tenant's life can change; id, name,
 // provider and created_at are fixed on create.
 const updateTenant = `UPDATE tenants SET compute_config = $2, labels = $3, annotations = $4,
-	status = $5, status_message = $6, generation = $7, observed_generation = $8, version = $9,
-	resource_ids = $10, endpoints = $11, deletion_requested_at = $12, updated_at = $13, deleted_at = $14
+	status = $5, status_message = $6, status_changed_at = $7, generation = $8, observed_generation = $9, version = $10,
+	resource_ids = $11, endpoints = $12, attempts = $13, retry_at = $14,
+	deletion_requested_at = $15, updated_at = $16, deleted_at = $17
 WHERE id = $1`
 
 const insertEvent = `INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
-// write sends the insert (create true) or update of t and the inserts of its
-// events in one batch: one round trip, and, outside a transaction, one
-// implicit transaction.
-func write(ctx context.Context, db interface {
+// notifyTenant announces a change of a tenant's desired state to watchers
+// (see Watch). Sent in the transaction that makes the change, it is
+// delivered when, and only if, that transaction commits.
+const notifyTenant = `SELECT pg_notify('` + watchChannel + `', $1)`
+
+// placeholders returns "$from, …, $(from+n-1)".
+func placeholders(from, n int) string {
+	p := make([]string, n)
+	for i := range p {
+		p[i] = "$" + strconv.Itoa(from+i)
+	}
+	return strings.Join(p, ", ")
+}
+
+// tenantArgs are t's values for tenantColumns.
+func tenantArgs(t *tenant.Tenant, j jsonColumns) []any {
+	return []any{t.ID, t.Name, t.Provider, []byte(t.ComputeConfig), j.labels, j.annotations,
+		string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
+		j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
+		t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt}
+}
+
+// batcher is a pool or a transaction.
+type batcher interface {
 	SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
-}, create bool, t *tenant.Tenant, events []tenant.Event) error {
+}
+
+// write sends the insert (create true) or update of t, the inserts of its
+// events and, with notify, the announcement of its change to watchers, in
+// one batch: one round trip, and, outside a transaction, one implicit
+// transaction.
+func write(ctx context.Context, db batcher, create, notify bool, t *tenant.Tenant, events []tenant.Event) error {
 	j, err := encodeJSON(t)
 	if err != nil {
 		return err
 	}
 	b := &pgx.Batch{}
 	if create {
-		b.Queue(insertTenant, t.ID, t.Name, t.Provider, []byte(t.ComputeConfig), j.labels, j.annotations,
-			string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
-			j.resourceIDs, j.endpoints, t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt)
+		b.Queue(insertTenant, tenantArgs(t, j)...)
 	} else {
 		b.Queue(updateTenant, t.ID, []byte(t.ComputeConfig), j.labels, j.annotations,
-			string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
-			j.resourceIDs, j.endpoints, t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt)
+			string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
+			j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
+			t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt)
 	}
 	for _, e := range events {
 		b.Queue(insertEvent, eventArgs(e)...)
+	}
+	if notify {
+		b.Queue(notifyTenant, t.ID)
 	}
 	return db.SendBatch(ctx, b).Close()
 }
@@ -101,8 +135,9 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 		endpoints                                []byte
 	)
 	err := row.Scan(&t.ID, &t.Name, &t.Provider, &config, &labels, &annotations,
-		&t.Status, &t.StatusMessage, &t.Generation, &t.ObservedGeneration, &t.Version,
-		&resourceIDs, &endpoints, &t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
+		&t.Status, &t.StatusMessage, &t.StatusChangedAt, &t.Generation, &t.ObservedGeneration, &t.Version,
+		&resourceIDs, &endpoints, &t.Attempts, &t.RetryAt,
+		&t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -126,8 +161,10 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 	if t.Endpoints, err = decodeEndpoints(endpoints); err != nil {
 		return nil, fmt.Errorf("postgres: tenant %s: endpoints: %w", t.ID, err)
 	}
+	t.StatusChangedAt = t.StatusChangedAt.UTC()
 	t.CreatedAt = t.CreatedAt.UTC()
 	t.UpdatedAt = t.UpdatedAt.UTC()
+	t.RetryAt = utc(t.RetryAt)
 	t.DeletionRequestedAt = utc(t.DeletionRequestedAt)
 	t.DeletedAt = utc(t.DeletedAt)
 	return &t, nil

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,6 +40,14 @@ type Store struct {
 	pool *pgxpool.Pool
 	now  func() time.Time
 	log  *slog.Logger
+
+	// closing ends every watch when Close is called.
+	closing   context.Context
+	stopWatch context.CancelFunc
+	mu        sync.Mutex // guards closed and watchers.Add
+	closed    bool
+	watchers  sync.WaitGroup
+	dropped   atomic.Int64 // announcements dropped on full channels
 }
 
 // Open connects to the database at url (postgres://… or a keyword/value
@@ -56,6 +66,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		cfg.MaxConns = DefaultMaxConns
 	}
 	s := &Store{now: opts.Now, log: opts.Logger}
+	s.closing, s.stopWatch = context.WithCancel(context.Background())
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -68,14 +79,20 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	if err := migrate(ctx, s.pool, migrations, s.log); err != nil {
 		s.pool.Close()
+		s.stopWatch()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close closes the store's connections, waiting for the ones in use to be
-// returned.
+// Close ends every watch (closing their channels) and closes the store's
+// connections, waiting for the ones in use to be returned.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.stopWatch()
+	s.watchers.Wait()
 	s.pool.Close()
 	return nil
 }

@@ -28,10 +28,23 @@ func TestClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for what, ts := range map[string]time.Time{"Create's CreatedAt": created.CreatedAt, "CreatedAt": got.CreatedAt, "UpdatedAt": got.UpdatedAt} {
+	for what, ts := range map[string]time.Time{"Create's CreatedAt": created.CreatedAt, "CreatedAt": got.CreatedAt, "UpdatedAt": got.UpdatedAt, "StatusChangedAt": got.StatusChangedAt} {
 		if ts != want {
 			t.Errorf("%s = %v, want %v", what, ts, want)
 		}
+	}
+	retryAt := clock.Add(time.Minute)
+	observed, err := s.UpdateObserved(ctx, created.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Attempts: 3, RetryAt: &retryAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Get(ctx, created.ID, tenant.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRetry := want.Add(time.Minute)
+	if got.Attempts != 3 || got.RetryAt == nil || *got.RetryAt != wantRetry || *observed.RetryAt != wantRetry {
+		t.Errorf("attempts %d, retry at %v (UpdateObserved said %v); want 3, %v", got.Attempts, got.RetryAt, observed.RetryAt, wantRetry)
 	}
 	if err := s.AppendEvent(ctx, tenant.Event{TenantID: created.ID, Type: tenant.EventNote}); err != nil {
 		t.Fatal(err)

@@ -19,11 +19,12 @@ func (s *Store) Create(ctx context.Context, t *tenant.Tenant, actor string) (*te
 	if err != nil {
 		return nil, fmt.Errorf("postgres: create tenant: %w", err)
 	}
-	// No row to lock: the tenant and its event go in one batch, which is one
-	// implicit transaction. The live-name index decides between concurrent
-	// creates of one name: the later waits for the earlier and then fails.
+	// No row to lock: the tenant, its event and its announcement go in one
+	// batch, which is one implicit transaction. The live-name index decides
+	// between concurrent creates of one name: the later waits for the earlier
+	// and then fails, announcing nothing.
 	err = s.retry(ctx, func() error {
-		return write(ctx, s.pool, true, out, []tenant.Event{ev})
+		return write(ctx, s.pool, true, true, out, []tenant.Event{ev})
 	})
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == liveNameIndex {
 		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, tenant.ErrNameTaken)
@@ -63,41 +64,53 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 
 // UpdateDesired implements tenant.Store with tenant.ApplyDesired. It returns
 // errors wrapping tenant.ErrNotFound, tenant.ErrConflict or
-// tenant.ErrInvalid.
+// tenant.ErrInvalid. A change is announced to watchers when it commits.
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
-	return s.change(ctx, "update desired state", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+	return s.change(ctx, "update desired state", id, true, nil, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDesired(cur, change, now)
 	})
 }
 
 // RequestDeletion implements tenant.Store with tenant.ApplyDeletion. It
 // returns errors wrapping tenant.ErrNotFound, tenant.ErrConflict or
-// tenant.ErrInvalidTransition.
+// tenant.ErrInvalidTransition. A request that changes the tenant is
+// announced to watchers when it commits.
 func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, actor string) (*tenant.Tenant, error) {
-	return s.change(ctx, "request deletion", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+	return s.change(ctx, "request deletion", id, true, nil, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDeletion(cur, version, actor, now)
 	})
 }
 
 // UpdateObserved implements tenant.Store with tenant.ApplyObservation. It
 // returns errors wrapping tenant.ErrNotFound, tenant.ErrConflict (a newer
-// generation exists) or tenant.ErrInvalidTransition.
+// generation exists), tenant.ErrInvalidTransition, tenant.ErrInvalid, or
+// tenant.ErrFenced (obs.Epoch is not the controller lease's epoch).
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
-	return s.change(ctx, "update observed state", id, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+	var fence func(tx pgx.Tx) error
+	if obs.Epoch != 0 {
+		fence = func(tx pgx.Tx) error { return s.checkFence(ctx, tx, obs) }
+	}
+	return s.change(ctx, "update observed state", id, false, fence, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyObservation(cur, obs, now)
 	})
 }
 
-// change is every write to an existing tenant: in one transaction it locks
-// the row, asks apply (a domain rule) what the tenant and its events become,
-// and writes them. apply returning cur itself and no events means no change:
-// nothing is written.
-func (s *Store) change(ctx context.Context, what, id string, apply func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
+// change is every write to an existing tenant: in one transaction it runs
+// fence, if any, locks the row, asks apply (a domain rule) what the tenant
+// and its events become, and writes them, with an announcement to watchers
+// when notify is set. apply returning cur itself and no events means no
+// change: nothing is written, nothing announced.
+func (s *Store) change(ctx context.Context, what, id string, notify bool, fence func(tx pgx.Tx) error, apply func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
 	if !tenant.IsID(id) {
 		return nil, notFound(id)
 	}
 	var out *tenant.Tenant
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if fence != nil {
+			if err := fence(tx); err != nil {
+				return fmt.Errorf("postgres: %s of tenant %s: %w", what, id, err)
+			}
+		}
 		cur, err := scanTenant(tx.QueryRow(ctx, selectTenant+` WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound(id)
@@ -113,7 +126,7 @@ func (s *Store) change(ctx context.Context, what, id string, apply func(cur *ten
 		if next == cur && len(events) == 0 {
 			return nil
 		}
-		if err := write(ctx, tx, false, next, events); err != nil {
+		if err := write(ctx, tx, false, notify, next, events); err != nil {
 			return fmt.Errorf("postgres: %s: write tenant %s: %w", what, id, err)
 		}
 		return nil

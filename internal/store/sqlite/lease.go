@@ -14,8 +14,8 @@ const (
 	selectLease = `SELECT holder, epoch, expires_at FROM leases WHERE name = ?`
 	upsertLease = `INSERT INTO leases (name, holder, epoch, expires_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, epoch = excluded.epoch, expires_at = excluded.expires_at`
-	renewLease   = `UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ? AND epoch = ?`
-	releaseLease = `UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ? AND epoch = ?`
+	renewLease   = `UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ? AND epoch = ? AND expires_at > ?`
+	releaseLease = `UPDATE leases SET expires_at = min(expires_at, ?) WHERE name = ? AND holder = ? AND epoch = ?`
 )
 
 // AcquireLease takes or extends a lease; see tenant.LeaseStore. Processes on
@@ -65,13 +65,18 @@ func (s *Store) readLease(ctx context.Context, tx *sql.Tx, name string) (*tenant
 
 // RenewLease extends a held lease; see tenant.LeaseStore.
 func (s *Store) RenewLease(ctx context.Context, name, holder string, epoch int64, ttl time.Duration) (tenant.Lease, error) {
-	l := tenant.Lease{Name: name, Holder: holder, Epoch: epoch, ExpiresAt: tenant.Timestamp(s.now().Add(ttl))}
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	now := s.now()
+	expires, err := tenant.LeaseExpiry(now, ttl)
+	if err != nil {
+		return tenant.Lease{}, err
+	}
+	l := tenant.Lease{Name: name, Holder: holder, Epoch: epoch, ExpiresAt: expires}
+	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		renew, err := s.txStmt(ctx, tx, renewLease)
 		if err != nil {
 			return err
 		}
-		res, err := renew.ExecContext(ctx, micros(l.ExpiresAt), name, holder, epoch)
+		res, err := renew.ExecContext(ctx, micros(l.ExpiresAt), name, holder, epoch, micros(tenant.Timestamp(now)))
 		if err != nil {
 			return fmt.Errorf("sqlite: renew lease %q: %w", name, err)
 		}

@@ -100,3 +100,35 @@ func TestReadersDoNotWaitForTheWriter(t *testing.T) {
 		t.Error("a reader saw uncommitted data")
 	}
 }
+
+func TestWatchSeesOtherProcesses(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "landlord.db")
+	var stores [2]*Store
+	for i := range stores {
+		s, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := stores[1].Watch(wctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * dataVersionPoll) // a first reading of data_version
+	if _, err := stores[0].Create(ctx, &tenant.Tenant{Name: "acme", Provider: "mock", ComputeConfig: []byte(`{"image":"a"}`)}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case id := <-ch:
+		if id != "" {
+			t.Errorf("announced %q for another process's write, want \"\" (look for work)", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a write by another process was never announced")
+	}
+}

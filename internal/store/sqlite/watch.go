@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -11,9 +12,15 @@ import (
 // before they are dropped (the controller's sweep catches dropped ones).
 const watchBuffer = 4096
 
+// dataVersionPoll is how often a watcher checks whether another process
+// has written to the database.
+const dataVersionPoll = 100 * time.Millisecond
+
 // watchers fans announcements out to this process's watchers. SQLite has no
-// notifications between processes: a second process sees changes at its
-// controller's sweep.
+// notifications between processes; instead each watcher polls the writer
+// connection's data_version, which changes only when another connection —
+// another process, since this one writes through that connection alone —
+// commits, and then announces "" (look for work).
 type watchers struct {
 	mu   sync.Mutex
 	subs map[chan string]struct{}
@@ -30,13 +37,39 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	s.watch.subs[ch] = struct{}{}
 	s.watch.mu.Unlock()
 	go func() {
-		<-ctx.Done()
+		s.pollDataVersion(ctx, ch)
 		s.watch.mu.Lock()
 		delete(s.watch.subs, ch)
 		s.watch.mu.Unlock()
 		close(ch)
 	}()
 	return ch, nil
+}
+
+// pollDataVersion sends "" to ch whenever another process has committed,
+// until ctx ends.
+func (s *Store) pollDataVersion(ctx context.Context, ch chan<- string) {
+	last := int64(-1)
+	ticker := time.NewTicker(dataVersionPoll)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		var v int64
+		if err := s.write.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+			continue // closing, or busy: try at the next tick
+		}
+		if last >= 0 && v != last {
+			select {
+			case ch <- "":
+			default:
+			}
+		}
+		last = v
+	}
 }
 
 // announce tells every watcher that a tenant's desired state changed; it

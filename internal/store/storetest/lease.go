@@ -54,6 +54,15 @@ func testLeases(t *testing.T, s tenant.Store) {
 	}
 	_, err = ls.RenewLease(ctx, "short", "replica-a", short.Epoch, ttl)
 	wantErr(t, "RenewLease of a lease taken over", err, tenant.ErrLeaseLost)
+	late, err := ls.AcquireLease(ctx, "late", "replica-a", 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	_, err = ls.RenewLease(ctx, "late", "replica-a", late.Epoch, ttl)
+	wantErr(t, "RenewLease after expiry, not yet taken over", err, tenant.ErrLeaseLost)
+	_, err = ls.AcquireLease(ctx, "zero", "replica-a", 0)
+	wantErr(t, "AcquireLease with no ttl", err, tenant.ErrInvalid)
 
 	// Release lets a successor in at once.
 	if err := ls.ReleaseLease(ctx, "test", "replica-a", a.Epoch); err != nil {
@@ -66,6 +75,8 @@ func testLeases(t *testing.T, s tenant.Store) {
 	if err := ls.ReleaseLease(ctx, "test", "replica-a", a.Epoch); err != nil {
 		t.Errorf("releasing a lease no longer held = %v, want nil", err)
 	}
+	_, err = ls.RenewLease(ctx, "test", "replica-a", a.Epoch, ttl)
+	wantErr(t, "RenewLease of a released lease", err, tenant.ErrLeaseLost)
 	if got, err := ls.RenewLease(ctx, "test", "replica-b", next.Epoch, ttl); err != nil || got.Holder != "replica-b" {
 		t.Errorf("a stale release must not free the successor's lease: %+v, %v", got, err)
 	}
@@ -130,11 +141,11 @@ func testAttempts(t *testing.T, s tenant.Store) {
 	if _, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusProvisioning, Attempts: 1, RetryAt: &retryAt}); err != nil {
 		t.Fatal(err)
 	}
-	ready, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusReady})
-	if err != nil || ready.Attempts != 0 || ready.RetryAt != nil {
+	ready, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusReady, Settles: true})
+	if err != nil || ready.Attempts != 0 || ready.RetryAt != nil || ready.ObservedGeneration != 2 {
 		t.Errorf("ready: %+v, %v", ready, err)
 	}
-	same, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusReady})
+	same, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 2, Status: tenant.StatusReady, Message: "paused"})
 	if err != nil || !same.StatusChangedAt.Equal(ready.StatusChangedAt) {
 		t.Errorf("staying ready moved StatusChangedAt: %v → %v (%v)", ready.StatusChangedAt, same.StatusChangedAt, err)
 	}
@@ -143,7 +154,7 @@ func testAttempts(t *testing.T, s tenant.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: del.Generation, Status: tenant.StatusFailed, Message: "destroy failed", Attempts: 10})
+	failed, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: del.Generation, Status: tenant.StatusFailed, Settles: true, Message: "destroy failed", Attempts: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

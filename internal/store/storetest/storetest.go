@@ -96,7 +96,7 @@ func mustGet(t *testing.T, s tenant.Store, idOrName string) *tenant.Tenant {
 
 func mustObserve(t *testing.T, s tenant.Store, cur *tenant.Tenant, status tenant.Status) *tenant.Tenant {
 	t.Helper()
-	out, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: cur.Generation, Status: status, Actor: "controller"})
+	out, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: cur.Generation, Status: status, Settles: status.Settled(), Actor: "controller"})
 	if err != nil {
 		t.Fatalf("UpdateObserved(%s → %s): %v", cur.Status, status, err)
 	}

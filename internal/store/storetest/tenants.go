@@ -246,7 +246,7 @@ func testObservedNeverClobbersDesired(t *testing.T, s tenant.Store) {
 		t.Error("UpdateObserved changed the desired config")
 	}
 	ready, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{
-		Generation: 2, Status: tenant.StatusReady, Message: "running",
+		Generation: 2, Status: tenant.StatusReady, Settles: true, Message: "running",
 		ResourceIDs: map[string]string{"container/app": "abc"}, Actor: "controller",
 	})
 	if err != nil {
@@ -289,11 +289,17 @@ func testTransitions(t *testing.T, s tenant.Store) {
 	if n := len(mustEvents(t, s, cur.ID)); n != 2 {
 		t.Errorf("%d events, want 2 (created, requested→provisioning)", n)
 	}
+	_, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Settles: true})
+	wantErr(t, "settling a generation in provisioning", err, tenant.ErrInvalidTransition)
+	unsettled, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 1, Status: tenant.StatusFailed, Message: "not settled"})
+	if err != nil || unsettled.ObservedGeneration != 0 {
+		t.Errorf("an observation that does not settle moved ObservedGeneration to %d (%v)", unsettled.ObservedGeneration, err)
+	}
 	failed := mustObserve(t, s, prov, tenant.StatusFailed)
 	if failed.ObservedGeneration != 1 {
 		t.Errorf("failed settles the generation: observed %d", failed.ObservedGeneration)
 	}
-	_, err := s.UpdateObserved(ctx, tenant.NewID(), tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning})
+	_, err = s.UpdateObserved(ctx, tenant.NewID(), tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning})
 	wantErr(t, "UpdateObserved of an unknown tenant", err, tenant.ErrNotFound)
 }
 

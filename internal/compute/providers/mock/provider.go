@@ -149,6 +149,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
+	defer p.pl.begin(spec.TenantID)()
 	log := p.logger.With(slog.String("tenant_id", spec.TenantID))
 	if err := p.simulate(ctx, spec.TenantID, OpProvision, spec.ProviderConfig, compute.ErrProvisionFailed, log); err != nil {
 		return nil, err
@@ -195,6 +196,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	if spec.TenantID != tenantID {
 		return nil, compute.Invalid("/tenant_id", "spec is for tenant %q, not %q", spec.TenantID, tenantID)
 	}
+	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
 	if err := p.simulate(ctx, tenantID, OpUpdate, spec.ProviderConfig, compute.ErrUpdateFailed, log); err != nil {
 		return nil, err
@@ -229,6 +231,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 // Destroy removes the tenant's workload. It finishes even when ctx is
 // cancelled.
 func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
+	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
 	p.pl.mu.Lock()
 	var config json.RawMessage
@@ -250,6 +253,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 
 // GetStatus reports the workload's simulated state.
 func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
 	p.pl.mu.Lock()
 	var config json.RawMessage

@@ -17,6 +17,10 @@ type Platform struct {
 	calls     map[call]int
 	failures  map[failure]int
 	nextPort  int
+	// inflight counts operations running per tenant; overlaps counts the
+	// operations that started while another one ran for the same tenant.
+	inflight map[string]int
+	overlaps int
 }
 
 type call struct {
@@ -36,7 +40,35 @@ func NewPlatform() *Platform {
 		calls:     map[call]int{},
 		failures:  map[failure]int{},
 		nextPort:  30000,
+		inflight:  map[string]int{},
 	}
+}
+
+// begin records that an operation on the tenant started; call the returned
+// function when it ends.
+func (pl *Platform) begin(tenantID string) (end func()) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.inflight[tenantID] > 0 {
+		pl.overlaps++
+	}
+	pl.inflight[tenantID]++
+	return func() {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		if pl.inflight[tenantID]--; pl.inflight[tenantID] == 0 {
+			delete(pl.inflight, tenantID)
+		}
+	}
+}
+
+// Overlaps returns how many operations started while another operation on
+// the same tenant was running: 0 when every tenant is driven by one caller
+// at a time, as the controller promises.
+func (p *Provider) Overlaps() int {
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	return p.pl.overlaps
 }
 
 // Calls returns how many times op was called for the tenant.

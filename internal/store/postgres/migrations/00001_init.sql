@@ -11,11 +11,16 @@ CREATE TABLE tenants (
     annotations           jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(annotations) = 'object'),
     status                text        NOT NULL CHECK (status IN ('requested', 'provisioning', 'ready', 'updating', 'deleting', 'deleted', 'failed')),
     status_message        text        NOT NULL DEFAULT '',
+    status_changed_at     timestamptz NOT NULL,
     generation            bigint      NOT NULL CHECK (generation > 0),
     observed_generation   bigint      NOT NULL DEFAULT 0 CHECK (observed_generation >= 0),
     version               bigint      NOT NULL CHECK (version > 0),
     resource_ids          jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(resource_ids) = 'object'),
     endpoints             jsonb       NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(endpoints) = 'array'),
+    -- Failed attempts at the current generation, and when the controller may
+    -- try again: kept here so that backoff survives a controller restart.
+    attempts              integer     NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    retry_at              timestamptz,
     deletion_requested_at timestamptz,
     created_at            timestamptz NOT NULL,
     updated_at            timestamptz NOT NULL,
@@ -56,6 +61,17 @@ CREATE TABLE events (
 
 CREATE INDEX events_tenant_seq_idx ON events (tenant_id, seq);
 
+-- Leases: named, expiring leases that elect one controller among replicas.
+-- epoch grows every time a lease changes hands and fences the writes of a
+-- former holder. A row is never deleted, so that epochs never repeat.
+CREATE TABLE leases (
+    name       text        PRIMARY KEY,
+    holder     text        NOT NULL,
+    epoch      bigint      NOT NULL CHECK (epoch > 0),
+    expires_at timestamptz NOT NULL
+);
+
 -- +goose Down
+DROP TABLE leases;
 DROP TABLE events;
 DROP TABLE tenants;

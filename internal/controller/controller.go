@@ -1,0 +1,249 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Compute is what the controller needs of compute.Manager.
+type Compute interface {
+	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
+	ProvisionTenant(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error)
+	UpdateTenant(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error)
+	DestroyTenant(ctx context.Context, tenantID, provider string) error
+	GetTenantStatus(ctx context.Context, tenantID, provider string) (*compute.ComputeStatus, error)
+}
+
+var _ Compute = (*compute.Manager)(nil)
+
+// Result says when to look at a tenant again.
+type Result struct {
+	// Requeue asks for another reconcile at once (the tenant changed under
+	// us, or a repair was just started).
+	Requeue bool
+	// RequeueAfter asks for another reconcile after a delay (backoff, or
+	// polling a workload that is starting).
+	RequeueAfter time.Duration
+}
+
+// Controller reconciles tenants. Create one with New and start it with Run
+// (or through an Elector, when several processes share the database).
+type Controller struct {
+	store   tenant.Store
+	compute Compute
+	opts    Options
+	log     *slog.Logger
+
+	queue    workqueue.TypedRateLimitingInterface[string]
+	epoch    atomic.Int64 // fencing token of the lease this controller runs under
+	stopping atomic.Bool  // set on shutdown: workers take no new tenant
+}
+
+// New returns a controller over store and compute.
+func New(store tenant.Store, c Compute, opts Options) *Controller {
+	opts = opts.withDefaults()
+	return &Controller{store: store, compute: c, opts: opts, log: opts.Logger.With(slog.String("component", "controller"))}
+}
+
+// Enqueue asks for the tenant to be reconciled soon. It is safe to call at
+// any time; it does nothing while the controller is not running.
+func (c *Controller) Enqueue(id string) {
+	if q := c.queue; q != nil {
+		q.Add(id)
+	}
+}
+
+// Run reconciles until ctx ends, then stops taking work and lets in-flight
+// operations finish for up to ShutdownTimeout. epoch is the fencing token of
+// the lease the controller runs under (0 when it runs alone).
+func (c *Controller) Run(ctx context.Context, epoch int64) error {
+	c.epoch.Store(epoch)
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](c.opts.BaseBackoff, c.opts.MaxBackoff),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "tenants"},
+	)
+	// Operations get their own context: it ends ShutdownTimeout after ctx,
+	// so that a stop lets in-flight work finish instead of cutting it off.
+	opCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelOps()
+
+	// Listen before the first sweep, so that nothing written in between is
+	// missed.
+	announcements := c.subscribe(ctx)
+	var loops sync.WaitGroup
+	loops.Go(func() { c.watch(ctx, announcements) })
+	loops.Go(func() { c.every(ctx, c.opts.Sweep, true, c.sweep) })
+	loops.Go(func() { c.every(ctx, c.opts.Resync, false, c.resync) })
+
+	var workers sync.WaitGroup
+	for range c.opts.Workers {
+		workers.Go(func() {
+			for c.processNext(opCtx) {
+			}
+		})
+	}
+	c.log.Info("controller started", slog.Int("workers", c.opts.Workers), slog.Int64("epoch", epoch), slog.String("identity", c.opts.Identity))
+
+	<-ctx.Done()
+	c.stopping.Store(true)
+	c.queue.ShutDown() // wakes idle workers; busy ones finish their tenant
+	done := make(chan struct{})
+	go func() { workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(c.opts.ShutdownTimeout):
+		c.log.Warn("controller stopping: in-flight operations did not finish in time; cancelling them", slog.Duration("timeout", c.opts.ShutdownTimeout))
+		cancelOps()
+		<-done
+	}
+	loops.Wait()
+	c.log.Info("controller stopped")
+	return nil
+}
+
+// processNext reconciles one tenant from the queue; false when the queue is
+// shut down.
+func (c *Controller) processNext(ctx context.Context) bool {
+	id, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(id)
+	if c.stopping.Load() {
+		return false // stopping: what is still queued is picked up by the next leader's sweep
+	}
+	res, err := c.reconcileSafely(ctx, id)
+	switch {
+	case err != nil:
+		c.log.Warn("reconcile failed; retrying", slog.String("tenant_id", id), slog.Any("error", err))
+		c.queue.AddRateLimited(id)
+	case res.Requeue:
+		c.queue.Forget(id)
+		c.queue.Add(id)
+	case res.RequeueAfter > 0:
+		c.queue.Forget(id)
+		c.queue.AddAfter(id, res.RequeueAfter)
+	default:
+		c.queue.Forget(id)
+	}
+	return true
+}
+
+// reconcileSafely turns a panic in a reconcile into an error, so that one
+// tenant cannot take the controller down.
+func (c *Controller) reconcileSafely(ctx context.Context, id string) (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("reconcile panicked", slog.String("tenant_id", id), slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+			err = fmt.Errorf("controller: reconcile of tenant %s panicked: %v", id, r)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, c.opts.OperationTimeout)
+	defer cancel()
+	return c.Reconcile(ctx, id)
+}
+
+// subscribe asks the store to announce changes; nil when it cannot.
+func (c *Controller) subscribe(ctx context.Context) <-chan string {
+	w, ok := c.store.(tenant.Watcher)
+	if !ok {
+		c.log.Warn("the store does not announce changes; tenants are picked up by the sweep and resync only")
+		return nil
+	}
+	ch, err := w.Watch(ctx)
+	if err != nil {
+		c.log.Error("cannot watch the store; tenants are picked up by the sweep and resync only", slog.Any("error", err))
+		return nil
+	}
+	return ch
+}
+
+// watch enqueues tenants as the store announces changes to them.
+func (c *Controller) watch(ctx context.Context, ch <-chan string) {
+	if ch == nil {
+		return
+	}
+	for id := range ch {
+		if id == "" {
+			// Announcements may have been lost: look for work now.
+			if err := c.sweep(ctx); err != nil && ctx.Err() == nil {
+				c.log.Warn("sweep after lost announcements failed", slog.Any("error", err))
+			}
+			continue
+		}
+		c.queue.Add(id)
+	}
+}
+
+// every runs fn every period (jittered) until ctx ends; first runs it at
+// once.
+func (c *Controller) every(ctx context.Context, period time.Duration, first bool, fn func(context.Context) error) {
+	if first {
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("periodic scan failed", slog.Any("error", err))
+		}
+	}
+	for {
+		t := time.NewTimer(jitter(period))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			c.log.Warn("periodic scan failed", slog.Any("error", err))
+		}
+	}
+}
+
+// sweep enqueues every tenant the store says needs work.
+func (c *Controller) sweep(ctx context.Context) error {
+	after := ""
+	for {
+		ids, err := c.store.ListWork(ctx, tenant.WorkOptions{After: after})
+		if err != nil {
+			return fmt.Errorf("controller: sweep: %w", err)
+		}
+		for _, id := range ids {
+			c.queue.Add(id)
+		}
+		if len(ids) < tenant.DefaultWorkLimit {
+			return nil
+		}
+		after = ids[len(ids)-1]
+	}
+}
+
+// resync enqueues every live tenant, so that ready ones are checked against
+// their provider.
+func (c *Controller) resync(ctx context.Context) error {
+	opts := tenant.ListOptions{PageSize: tenant.MaxPageSize}
+	for {
+		page, err := c.store.List(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("controller: resync: %w", err)
+		}
+		for _, t := range page.Tenants {
+			c.queue.Add(t.ID)
+		}
+		if page.NextPageToken == "" {
+			return nil
+		}
+		opts.PageToken = page.NextPageToken
+	}
+}
+
+// errStale is returned inside reconcile when the tenant changed under it.
+var errStale = errors.New("tenant changed while it was reconciled")

@@ -1,0 +1,312 @@
+package controller_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+func TestTenantsReachReady(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		block string
+	}{
+		{"no failures", ``},
+		{"failure_rate 0.3", `{"failure_rate": 0.3}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, openSQLite(t), tt.block)
+			e.run(t, fast())
+			ids := e.createMany(t, "t", 1000, appConfig)
+			e.waitStatus(t, 2*time.Minute, tenant.StatusReady, ids...)
+			if got := e.mock.Workloads(); got != len(ids) {
+				t.Errorf("%d mock workloads for %d tenants", got, len(ids))
+			}
+			retried := 0
+			for _, id := range ids {
+				got := e.get(t, id)
+				if got.ObservedGeneration != got.Generation || got.Attempts != 0 || got.RetryAt != nil {
+					t.Fatalf("ready tenant %s: observed %d of %d, attempts %d, retry at %v", got.Name, got.ObservedGeneration, got.Generation, got.Attempts, got.RetryAt)
+				}
+				if len(e.events(t, id, tenant.EventAttempt)) > 0 {
+					retried++
+				}
+			}
+			t.Logf("%d of %d tenants needed retries", retried, len(ids))
+			if tt.block != "" && retried == 0 {
+				t.Error("with failure_rate 0.3 no tenant's events show a retry")
+			}
+			if tt.block == "" && retried != 0 {
+				t.Errorf("without failures %d tenants show retries", retried)
+			}
+		})
+	}
+}
+
+func TestInjectedFailures(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	e.run(t, fast())
+
+	terminal := e.create(t, "terminal", `{"image":"a","x-mock":{"fail":"terminal"}}`, nil)
+	transient := e.create(t, "transient", `{"image":"a","x-mock":{"fail":"transient","fail_times":3}}`, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, terminal.ID)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, transient.ID)
+
+	got := e.get(t, terminal.ID)
+	if !strings.Contains(got.StatusMessage, "injected terminal failure") || !strings.Contains(got.StatusMessage, "permanent") || got.Attempts != 1 {
+		t.Errorf("terminal failure: message %q, attempts %d", got.StatusMessage, got.Attempts)
+	}
+	if n := e.mock.Calls(terminal.ID, mock.OpProvision); n != 1 {
+		t.Errorf("a terminal failure was retried: %d provision calls", n)
+	}
+	if attempts := e.events(t, transient.ID, tenant.EventAttempt); len(attempts) != 3 {
+		t.Errorf("%d failed attempts recorded, want exactly 3: %v", len(attempts), attempts)
+	} else if !strings.Contains(attempts[2].Message, "provision attempt 3 of 10 failed") {
+		t.Errorf("attempt event = %q", attempts[2].Message)
+	}
+	if n := e.mock.Calls(transient.ID, mock.OpProvision); n != 4 {
+		t.Errorf("%d provision calls, want 3 failures and 1 success", n)
+	}
+	var transitions []string
+	for _, ev := range e.events(t, transient.ID, tenant.EventStatus) {
+		transitions = append(transitions, string(ev.To))
+	}
+	if strings.Join(transitions, " ") != "provisioning ready" {
+		t.Errorf("status events = %v", transitions)
+	}
+}
+
+func TestRetriesRunOut(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.MaxRetries = 3
+	e.run(t, opts)
+	tn := e.create(t, "flaky", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, tn.ID)
+	got := e.get(t, tn.ID)
+	if !strings.Contains(got.StatusMessage, "gave up after 3 attempts") || !strings.Contains(got.StatusMessage, "injected transient failure") {
+		t.Errorf("message %q does not carry the attempt count and the cause", got.StatusMessage)
+	}
+	if evs := e.events(t, tn.ID, ""); len(e.events(t, tn.ID, tenant.EventAttempt)) != 3 {
+		for _, ev := range evs {
+			t.Logf("%s %s %s→%s gen %d: %s", ev.Time.Format("15:04:05.000000"), ev.Type, ev.From, ev.To, ev.Generation, ev.Message)
+		}
+		t.Errorf("%d attempt events, want 3", len(e.events(t, tn.ID, tenant.EventAttempt)))
+	}
+}
+
+func TestUpdates(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	e.run(t, fast())
+	tn := e.create(t, "acme", appConfig, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
+	cur := e.get(t, tn.ID)
+	next, err := e.store.UpdateDesired(ctx, tn.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: json.RawMessage(`{"image":"example.com/app:2"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitSettled(t, next)
+	st, err := e.mock.GetStatus(ctx, tn.ID)
+	if err != nil || st.Containers[0].Image != "example.com/app:2" {
+		t.Errorf("workload after update: %+v, %v", st, err)
+	}
+	var transitions []string
+	for _, ev := range e.events(t, tn.ID, tenant.EventStatus) {
+		transitions = append(transitions, string(ev.To))
+	}
+	if strings.Join(transitions, " ") != "provisioning ready updating ready" {
+		t.Errorf("status events = %v", transitions)
+	}
+	if n := e.mock.Calls(tn.ID, mock.OpUpdate); n != 1 {
+		t.Errorf("%d update calls, want 1", n)
+	}
+}
+
+func TestUpdateInBackoffIsAppliedAtOnce(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.BaseBackoff, opts.MaxBackoff = time.Hour, 2*time.Hour
+	e.run(t, opts)
+	tn := e.create(t, "acme", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
+	var cur *tenant.Tenant
+	deadline := time.Now().Add(30 * time.Second)
+	for cur = e.get(t, tn.ID); cur.RetryAt == nil; cur = e.get(t, tn.ID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first attempt never failed: %+v", cur)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if wait := time.Until(*cur.RetryAt); wait < 20*time.Minute {
+		t.Fatalf("backoff is %s, want about an hour", wait)
+	}
+	if _, err := e.store.UpdateDesired(ctx, tn.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: json.RawMessage(`{"image":"b"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
+}
+
+func TestDeleteFromAnyState(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.BaseBackoff, opts.MaxBackoff = time.Hour, 2*time.Hour
+	e.run(t, opts)
+	ready := e.create(t, "ready", appConfig, nil)
+	failed := e.create(t, "failed", `{"image":"a","x-mock":{"fail":"terminal"}}`, nil)
+	backingOff := e.create(t, "backing-off", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, ready.ID)
+	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, failed.ID)
+	for e.get(t, backingOff.ID).RetryAt == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, tn := range []*tenant.Tenant{ready, failed, backingOff} {
+		if _, err := e.store.RequestDeletion(ctx, tn.ID, 0, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.waitStatus(t, 30*time.Second, tenant.StatusDeleted, ready.ID, failed.ID, backingOff.ID)
+	if n := e.mock.Workloads(); n != 0 {
+		t.Errorf("%d workloads left after deleting every tenant", n)
+	}
+}
+
+func TestDriftIsRepaired(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.Resync = 50 * time.Millisecond
+	e.run(t, opts)
+	removed := e.create(t, "removed", appConfig, nil)
+	crashed := e.create(t, "crashed", appConfig, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, removed.ID, crashed.ID)
+
+	e.mock.Remove(removed.ID)
+	if err := e.mock.Crash(crashed.ID, "app", 137); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, id := range []string{removed.ID, crashed.ID} {
+		for len(e.events(t, id, tenant.EventDrift)) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("drift of %s never detected", e.get(t, id).Name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, removed.ID, crashed.ID)
+	for _, id := range []string{removed.ID, crashed.ID} {
+		st, err := e.mock.GetStatus(ctx, id)
+		if err != nil || st.Containers[0].State != "running" {
+			t.Errorf("%s not repaired: %+v, %v", e.get(t, id).Name, st, err)
+		}
+	}
+	if n := e.mock.Workloads(); n != 2 {
+		t.Errorf("%d workloads, want 2", n)
+	}
+}
+
+func TestPausedTenantIsNotTouched(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.Resync = 50 * time.Millisecond
+	e.run(t, opts)
+	pausedAtBirth := e.create(t, "paused", appConfig, map[string]string{controller.PausedAnnotation: "true"})
+	tn := e.create(t, "acme", appConfig, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
+
+	cur := e.get(t, tn.ID)
+	if _, err := e.store.UpdateDesired(ctx, tn.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: cur.ComputeConfig,
+		Annotations: map[string]string{controller.PausedAnnotation: "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, e, tn.ID, tenant.EventPaused)
+	e.mock.Remove(tn.ID)
+	time.Sleep(300 * time.Millisecond) // several resyncs
+	if len(e.events(t, tn.ID, tenant.EventDrift)) != 0 || e.mock.Calls(tn.ID, mock.OpProvision) != 1 {
+		t.Fatal("a paused tenant was repaired")
+	}
+	if got := e.get(t, pausedAtBirth.ID); got.Status != tenant.StatusRequested || e.mock.Calls(pausedAtBirth.ID, mock.OpProvision) != 0 {
+		t.Errorf("a tenant paused from the start was provisioned: %s", got.Status)
+	}
+	if n := len(e.events(t, tn.ID, tenant.EventPaused)); n != 1 {
+		t.Errorf("%d paused events, want 1", n)
+	}
+
+	cur = e.get(t, tn.ID)
+	resumed, err := e.store.UpdateDesired(ctx, tn.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: cur.ComputeConfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, e, tn.ID, tenant.EventResumed)
+	e.waitSettled(t, resumed)
+	if _, err := e.mock.GetStatus(ctx, tn.ID); err != nil {
+		t.Errorf("after resuming, the workload is still missing: %v", err)
+	}
+}
+
+func waitEvent(t *testing.T, e *env, id string, typ tenant.EventType) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(e.events(t, id, typ)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s event for %s", typ, e.get(t, id).Name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCrashedControllerIsReplaced(t *testing.T) {
+	e := newEnv(t, openSQLite(t), `{"latency": "5ms"}`)
+	opts := fast()
+	opts.ShutdownTimeout = time.Nanosecond // cut in-flight operations off
+	stop := e.run(t, opts)
+	ids := e.createMany(t, "t", 200, appConfig)
+	// Stop abruptly while provisioning is under way.
+	for {
+		ready := 0
+		for _, id := range ids {
+			if e.get(t, id).Status == tenant.StatusReady {
+				ready++
+			}
+		}
+		if ready >= 20 {
+			t.Logf("stopping the first controller with %d of %d tenants ready", ready, len(ids))
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	// A new process: new provider and controller, same platform and store.
+	e.restartProvider(t, `{"latency": "5ms"}`)
+	e.run(t, fast())
+	e.waitStatus(t, 2*time.Minute, tenant.StatusReady, ids...)
+	if n := e.mock.Workloads(); n != len(ids) {
+		t.Errorf("%d workloads for %d tenants", n, len(ids))
+	}
+	for _, id := range ids {
+		if n := e.mock.Containers(id); n != 1 {
+			t.Errorf("tenant %s has %d containers, want 1", e.get(t, id).Name, n)
+		}
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for attempt, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 9: 256 * time.Second, 10: 5 * time.Minute, 50: 5 * time.Minute} {
+		for range 100 {
+			got := controller.Backoff(attempt, time.Second, 5*time.Minute)
+			if got < want/2 || got > want {
+				t.Fatalf("backoff(%d) = %s, want within [%s, %s]", attempt, got, want/2, want)
+			}
+		}
+	}
+	seen := map[time.Duration]bool{}
+	for range 100 {
+		seen[controller.Backoff(3, time.Second, time.Minute)] = true
+	}
+	if len(seen) < 10 {
+		t.Errorf("backoff is not jittered: %d distinct values in 100", len(seen))
+	}
+}

@@ -1,0 +1,4 @@
+package controller
+
+// Backoff is backoff, for tests.
+var Backoff = backoff

@@ -1,0 +1,320 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// PausedAnnotation stops all reconciliation of a tenant (except its
+// deletion) while its value is "true".
+const PausedAnnotation = "landlord.io/paused"
+
+const pausedMessage = "reconciliation paused by the landlord.io/paused annotation"
+
+// Reconcile brings one tenant closer to its desired state. It reads the
+// tenant from the store every time. An error means "retry with backoff"
+// (the store or the provider could not be asked); a tenant's own failed
+// attempts are recorded on the tenant and answered with RequeueAfter.
+func (c *Controller) Reconcile(ctx context.Context, id string) (Result, error) {
+	t, err := c.store.Get(ctx, id, tenant.GetOptions{IncludeDeleted: true})
+	if errors.Is(err, tenant.ErrNotFound) {
+		return Result{}, nil
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("controller: read tenant %s: %w", id, err)
+	}
+	r := &reconcile{c: c, t: t, log: c.log.With(slog.String("tenant_id", t.ID), slog.String("tenant", t.Name))}
+	res, err := r.run(ctx)
+	if errors.Is(err, tenant.ErrConflict) || errors.Is(err, errStale) {
+		// The desired state moved on while we worked: look again with it.
+		return Result{Requeue: true}, nil
+	}
+	return res, err
+}
+
+// reconcile is one pass over one tenant.
+type reconcile struct {
+	c   *Controller
+	t   *tenant.Tenant
+	log *slog.Logger
+}
+
+func (r *reconcile) run(ctx context.Context) (Result, error) {
+	t, now := r.t, r.c.opts.Now()
+	switch {
+	case t.Status == tenant.StatusDeleted:
+		return Result{}, nil
+	case t.DeletionRequestedAt != nil:
+		// Deletion wins over a pause: a paused tenant could not be unpaused
+		// once deleting.
+		if t.Status == tenant.StatusFailed && t.ObservedGeneration == t.Generation {
+			return Result{}, nil // gave up; asking again to delete retries
+		}
+		if wait := r.backingOff(now); wait > 0 {
+			return Result{RequeueAfter: wait}, nil
+		}
+		return r.destroy(ctx)
+	case t.Annotations[PausedAnnotation] == "true":
+		return Result{}, r.pause(ctx)
+	case t.StatusMessage == pausedMessage:
+		if err := r.resume(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+	switch {
+	case t.Status == tenant.StatusFailed && t.ObservedGeneration == t.Generation:
+		return Result{}, nil // settled failure: waits for a new desired state
+	case t.ObservedGeneration != t.Generation || t.Status.InProgress():
+		if wait := r.backingOff(now); wait > 0 {
+			return Result{RequeueAfter: wait}, nil
+		}
+		return r.converge(ctx)
+	default:
+		return r.checkDrift(ctx)
+	}
+}
+
+// backingOff returns how long is left before the next attempt.
+func (r *reconcile) backingOff(now time.Time) time.Duration {
+	if r.t.RetryAt == nil {
+		return 0
+	}
+	return r.t.RetryAt.Sub(now)
+}
+
+// converge provisions or updates the workload to the current generation and
+// waits for it to run.
+func (r *reconcile) converge(ctx context.Context) (Result, error) {
+	t := r.t
+	op, working := "update", tenant.StatusUpdating
+	if t.Status == tenant.StatusRequested || t.Status == tenant.StatusProvisioning {
+		op, working = "provision", tenant.StatusProvisioning
+	}
+	res, err := r.c.compute.Resolve(ctx, compute.ResolveRequest{
+		TenantID: t.ID, TenantName: t.Name, Generation: t.Generation,
+		ComputeConfig: t.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider,
+	})
+	if err != nil {
+		return r.attemptFailed(ctx, op, t.Status, err)
+	}
+	if t.Status != working {
+		if err := r.observe(ctx, tenant.Observation{Status: working, Message: fmt.Sprintf("%s generation %d", verb(op), t.Generation)}); err != nil {
+			return Result{}, err
+		}
+	}
+	// Already applied (an earlier pass, or a controller that crashed after
+	// the call)? Then only wait for it to run.
+	if st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider); err == nil && st.Generation == t.Generation &&
+		(st.State == compute.StateRunning || st.State == compute.StatePending) {
+		return r.await(ctx, working, st)
+	}
+	var ids map[string]string
+	var endpoints []compute.Endpoint
+	switch op {
+	case "provision":
+		out, err := r.c.compute.ProvisionTenant(ctx, res.Spec)
+		if err != nil {
+			return r.attemptFailed(ctx, op, working, err)
+		}
+		ids, endpoints = out.ResourceIDs, out.Endpoints
+	default:
+		out, err := r.c.compute.UpdateTenant(ctx, t.ID, res.Spec)
+		if errors.Is(err, compute.ErrTenantNotFound) {
+			r.log.Info("workload missing at update; provisioning it")
+			var p *compute.ProvisionResult
+			if p, err = r.c.compute.ProvisionTenant(ctx, res.Spec); err == nil {
+				ids, endpoints = p.ResourceIDs, p.Endpoints
+			}
+		} else if err == nil {
+			ids, endpoints = out.ResourceIDs, out.Endpoints
+		}
+		if err != nil {
+			return r.attemptFailed(ctx, op, working, err)
+		}
+	}
+	t.ResourceIDs, t.Endpoints = ids, endpoints
+	st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider)
+	if err != nil {
+		return r.attemptFailed(ctx, op, working, fmt.Errorf("status after %s: %w", op, err))
+	}
+	return r.await(ctx, working, st)
+}
+
+// await settles a workload that has been applied: ready once it runs, a
+// poll while it starts, failed past the progress deadline.
+func (r *reconcile) await(ctx context.Context, working tenant.Status, st *compute.ComputeStatus) (Result, error) {
+	t := r.t
+	if len(st.Endpoints) > 0 {
+		t.Endpoints = st.Endpoints
+	}
+	if st.State == compute.StateRunning && st.Health != compute.HealthUnhealthy && st.Health != compute.HealthStarting {
+		return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: st.Message})
+	}
+	since := r.c.opts.Now().Sub(t.StatusChangedAt)
+	if since > r.c.opts.ProgressDeadline {
+		msg := fmt.Sprintf("the workload is not running %s after %s began (state %s, health %s): %s",
+			r.c.opts.ProgressDeadline, working, st.State, st.Health, or(st.Message, "no message from the provider"))
+		return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusFailed, Settles: true, Message: msg, Attempts: t.Attempts})
+	}
+	msg := fmt.Sprintf("waiting for the workload to run (state %s, health %s)", st.State, st.Health)
+	if st.Message != "" {
+		msg += ": " + st.Message
+	}
+	if msg != t.StatusMessage {
+		if err := r.observe(ctx, tenant.Observation{Status: working, Message: msg, Attempts: t.Attempts}); err != nil {
+			return Result{}, err
+		}
+	}
+	return Result{RequeueAfter: r.c.opts.PollInterval}, nil
+}
+
+// destroy removes the workload of a tenant whose deletion was asked for.
+func (r *reconcile) destroy(ctx context.Context) (Result, error) {
+	if err := r.c.compute.DestroyTenant(ctx, r.t.ID, r.t.Provider); err != nil {
+		return r.attemptFailed(ctx, "destroy", tenant.StatusDeleting, err)
+	}
+	return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusDeleted, Message: "workload destroyed"})
+}
+
+// checkDrift asks the provider whether a ready tenant's workload still runs,
+// and starts a repair when it does not.
+func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
+	t := r.t
+	st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider)
+	var why string
+	switch {
+	case errors.Is(err, compute.ErrTenantNotFound):
+		why = "the workload is gone"
+	case err != nil:
+		return Result{}, fmt.Errorf("controller: status of tenant %s: %w", t.ID, err)
+	case st.State == compute.StateFailed || st.State == compute.StateStopped || st.State == compute.StateDegraded:
+		why = fmt.Sprintf("the workload is %s", st.State)
+		if st.Message != "" {
+			why += ": " + st.Message
+		}
+	default:
+		return Result{}, nil
+	}
+	r.log.Warn("drift detected; repairing", slog.String("reason", why))
+	if err := r.event(ctx, tenant.EventDrift, why); err != nil {
+		return Result{}, err
+	}
+	if err := r.observe(ctx, tenant.Observation{Status: tenant.StatusProvisioning, Message: "repairing: " + why}); err != nil {
+		return Result{}, err
+	}
+	return Result{Requeue: true}, nil
+}
+
+// attemptFailed records a failed attempt: an event, then either a retry
+// after backoff or, for a terminal error or the last allowed attempt, failed.
+func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.Status, cause error) (Result, error) {
+	if errors.Is(cause, tenant.ErrConflict) || errors.Is(cause, tenant.ErrFenced) {
+		return Result{}, cause
+	}
+	t := r.t
+	attempt := t.Attempts + 1
+	terminal := compute.IsTerminal(cause)
+	msg := fmt.Sprintf("%s attempt %d of %d failed: %v", op, attempt, r.c.opts.MaxRetries, cause)
+	if err := r.event(ctx, tenant.EventAttempt, msg); err != nil {
+		return Result{}, err
+	}
+	if terminal || attempt >= r.c.opts.MaxRetries {
+		reason := "gave up after " + itoa(attempt) + " attempts"
+		if terminal {
+			reason = "the error is permanent"
+		}
+		r.log.Error("tenant failed", slog.String("operation", op), slog.Int("attempt", attempt), slog.Any("error", cause))
+		return Result{}, r.observe(ctx, tenant.Observation{
+			Status:   tenant.StatusFailed,
+			Settles:  true,
+			Message:  fmt.Sprintf("%s failed (%s): %v", op, reason, cause),
+			Attempts: attempt,
+		})
+	}
+	wait := backoff(attempt, r.c.opts.BaseBackoff, r.c.opts.MaxBackoff)
+	retryAt := r.c.opts.Now().Add(wait)
+	r.log.Warn("attempt failed; retrying", slog.String("operation", op), slog.Int("attempt", attempt), slog.Duration("retry_in", wait), slog.Any("error", cause))
+	err := r.observe(ctx, tenant.Observation{
+		Status:   status,
+		Message:  fmt.Sprintf("%s; retrying in %s", msg, wait.Round(time.Millisecond)),
+		Attempts: attempt,
+		RetryAt:  &retryAt,
+	})
+	return Result{RequeueAfter: wait}, err
+}
+
+// pause records once that the tenant is paused.
+func (r *reconcile) pause(ctx context.Context) error {
+	if r.t.StatusMessage == pausedMessage {
+		return nil
+	}
+	r.log.Info("reconciliation paused")
+	if err := r.event(ctx, tenant.EventPaused, pausedMessage); err != nil {
+		return err
+	}
+	return r.observe(ctx, tenant.Observation{Status: r.t.Status, Message: pausedMessage, Attempts: r.t.Attempts, RetryAt: r.t.RetryAt})
+}
+
+// resume records that a paused tenant is reconciled again.
+func (r *reconcile) resume(ctx context.Context) error {
+	r.log.Info("reconciliation resumed")
+	if err := r.event(ctx, tenant.EventResumed, "the landlord.io/paused annotation was removed"); err != nil {
+		return err
+	}
+	return r.observe(ctx, tenant.Observation{Status: r.t.Status, Message: "", Attempts: r.t.Attempts, RetryAt: r.t.RetryAt})
+}
+
+// observe writes an observation for the generation this pass read, fenced
+// by the controller's epoch, and keeps r.t up to date.
+func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
+	obs.Generation = r.t.Generation
+	obs.Epoch = r.c.epoch.Load()
+	obs.Actor = r.c.opts.Identity
+	if obs.ResourceIDs == nil {
+		obs.ResourceIDs = r.t.ResourceIDs
+	}
+	if obs.Endpoints == nil {
+		obs.Endpoints = r.t.Endpoints
+	}
+	next, err := r.c.store.UpdateObserved(ctx, r.t.ID, obs)
+	if err != nil {
+		return fmt.Errorf("controller: record %s for tenant %s: %w", obs.Status, r.t.ID, err)
+	}
+	if next.Status != r.t.Status {
+		r.log.Info("tenant status changed", slog.String("from", string(r.t.Status)), slog.String("to", string(next.Status)), slog.Int64("generation", next.Generation))
+	}
+	r.t = next
+	return nil
+}
+
+func (r *reconcile) event(ctx context.Context, typ tenant.EventType, msg string) error {
+	err := r.c.store.AppendEvent(ctx, tenant.Event{TenantID: r.t.ID, Type: typ, Generation: r.t.Generation, Message: msg, Actor: r.c.opts.Identity})
+	if err != nil {
+		return fmt.Errorf("controller: record %s event for tenant %s: %w", typ, r.t.ID, err)
+	}
+	return nil
+}
+
+func verb(op string) string {
+	switch op {
+	case "provision":
+		return "provisioning"
+	case "update":
+		return "updating to"
+	default:
+		return op
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
