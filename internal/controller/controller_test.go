@@ -310,3 +310,84 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("backoff is not jittered: %d distinct values in 100", len(seen))
 	}
 }
+
+func TestSlowStartIsAwaited(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.ProgressDeadline = 2 * time.Second
+	e.run(t, opts)
+	slow := e.create(t, "slow", `{"image":"a","x-mock":{"start_after":"300ms"}}`, nil)
+	stuck := e.create(t, "stuck", `{"image":"a","x-mock":{"start_after":"1h"}}`, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, slow.ID)
+	if n := e.mock.Calls(slow.ID, mock.OpProvision); n != 1 {
+		t.Errorf("a slow start was provisioned %d times; polling must not provision again", n)
+	}
+	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, stuck.ID)
+	got := e.get(t, stuck.ID)
+	if !strings.Contains(got.StatusMessage, "not running 2s after provisioning began") || !strings.Contains(got.StatusMessage, "state pending") {
+		t.Errorf("message %q does not say the deadline passed and in which state", got.StatusMessage)
+	}
+}
+
+func TestGracefulShutdownFinishesInFlight(t *testing.T) {
+	e := newEnv(t, openSQLite(t), `{"latency": "300ms"}`)
+	opts := fast()
+	opts.Workers = 2
+	stop := e.run(t, opts)
+	ids := e.createMany(t, "t", 6, appConfig)
+	// Wait until two provisions are under way, then stop.
+	deadline := time.Now().Add(30 * time.Second)
+	for started := 0; started < 2; {
+		started = 0
+		for _, id := range ids {
+			started += e.mock.Calls(id, mock.OpProvision)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("provisioning never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	ready, untouched := 0, 0
+	for _, id := range ids {
+		got := e.get(t, id)
+		switch {
+		case got.Status == tenant.StatusReady:
+			ready++
+		case got.Status == tenant.StatusRequested && e.mock.Calls(id, mock.OpProvision) == 0:
+			untouched++
+		default:
+			t.Errorf("after a graceful stop %s is %s with %d provision calls: work was cut off", got.Name, got.Status, e.mock.Calls(id, mock.OpProvision))
+		}
+	}
+	if ready < 2 || ready+untouched != len(ids) {
+		t.Errorf("%d ready, %d untouched of %d; in-flight work must finish and no new work start", ready, untouched, len(ids))
+	}
+}
+
+func TestRetryStateSurvivesRestart(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.MaxRetries = 4
+	stop := e.run(t, opts)
+	tn := e.create(t, "flaky", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for e.get(t, tn.ID).Attempts < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("no failed attempts")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	before := e.get(t, tn.ID).Attempts
+	e.restartProvider(t, ``)
+	e.run(t, opts)
+	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, tn.ID)
+	got := e.get(t, tn.ID)
+	if got.Attempts != 4 || !strings.Contains(got.StatusMessage, "gave up after 4 attempts") {
+		t.Errorf("after a restart at attempt %d: %d attempts, %q; the count must carry on, not start again", before, got.Attempts, got.StatusMessage)
+	}
+	if n := len(e.events(t, tn.ID, tenant.EventAttempt)); n != 4 {
+		t.Errorf("%d attempt events, want 4", n)
+	}
+}

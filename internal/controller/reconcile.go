@@ -103,16 +103,15 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	if err != nil {
 		return r.attemptFailed(ctx, op, t.Status, err)
 	}
-	if t.Status != working {
-		if err := r.observe(ctx, tenant.Observation{Status: working, Message: fmt.Sprintf("%s generation %d", verb(op), t.Generation)}); err != nil {
-			return Result{}, err
+	if t.Status == working {
+		// An earlier pass (maybe of a controller that crashed) began this:
+		// if the workload already runs this generation, only wait for it.
+		if st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider); err == nil && st.Generation == t.Generation &&
+			(st.State == compute.StateRunning || st.State == compute.StatePending) {
+			return r.await(ctx, working, st)
 		}
-	}
-	// Already applied (an earlier pass, or a controller that crashed after
-	// the call)? Then only wait for it to run.
-	if st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider); err == nil && st.Generation == t.Generation &&
-		(st.State == compute.StateRunning || st.State == compute.StatePending) {
-		return r.await(ctx, working, st)
+	} else if err := r.observe(ctx, tenant.Observation{Status: working, Message: fmt.Sprintf("%s generation %d", verb(op), t.Generation)}); err != nil {
+		return Result{}, err
 	}
 	var ids map[string]string
 	var endpoints []compute.Endpoint

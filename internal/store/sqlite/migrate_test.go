@@ -119,7 +119,6 @@ func TestWatchSeesOtherProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * dataVersionPoll) // a first reading of data_version
 	if _, err := stores[0].Create(ctx, &tenant.Tenant{Name: "acme", Provider: "mock", ComputeConfig: []byte(`{"image":"a"}`)}, "test"); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -29,6 +30,12 @@ type watchers struct {
 // Watch announces desired-state changes made through this Store; see
 // tenant.Watcher.
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
+	// The first reading is taken now, so that a write by another process
+	// right after Watch returns is seen as a change.
+	last, err := s.dataVersion(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: watch: %w", err)
+	}
 	ch := make(chan string, watchBuffer)
 	s.watch.mu.Lock()
 	if s.watch.subs == nil {
@@ -37,7 +44,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	s.watch.subs[ch] = struct{}{}
 	s.watch.mu.Unlock()
 	go func() {
-		s.pollDataVersion(ctx, ch)
+		s.pollDataVersion(ctx, ch, last)
 		s.watch.mu.Lock()
 		delete(s.watch.subs, ch)
 		s.watch.mu.Unlock()
@@ -48,8 +55,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 
 // pollDataVersion sends "" to ch whenever another process has committed,
 // until ctx ends.
-func (s *Store) pollDataVersion(ctx context.Context, ch chan<- string) {
-	last := int64(-1)
+func (s *Store) pollDataVersion(ctx context.Context, ch chan<- string, last int64) {
 	ticker := time.NewTicker(dataVersionPoll)
 	defer ticker.Stop()
 	for {
@@ -58,11 +64,11 @@ func (s *Store) pollDataVersion(ctx context.Context, ch chan<- string) {
 			return
 		case <-ticker.C:
 		}
-		var v int64
-		if err := s.write.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		v, err := s.dataVersion(ctx)
+		if err != nil {
 			continue // closing, or busy: try at the next tick
 		}
-		if last >= 0 && v != last {
+		if v != last {
 			select {
 			case ch <- "":
 			default:
@@ -86,3 +92,10 @@ func (s *Store) announce(id string) {
 }
 
 var _ tenant.Watcher = (*Store)(nil)
+
+// dataVersion reads the writer connection's data_version.
+func (s *Store) dataVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.write.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	return v, err
+}

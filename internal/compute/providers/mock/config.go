@@ -31,6 +31,9 @@ type Behaviour struct {
 	// Operations are the operations Fail applies to; empty means provision
 	// and update.
 	Operations []Operation `json:"operations,omitempty"`
+	// StartAfter keeps a provisioned or updated workload pending (starting)
+	// for this long, as platforms that start workloads asynchronously do.
+	StartAfter string `json:"start_after,omitempty"`
 }
 
 // Operation names a provider operation, for call counts and injected
@@ -53,6 +56,7 @@ const behaviourSchema = `{
     "fail": {"enum": ["transient", "terminal"], "description": "Make operations fail with a retryable (transient) or permanent (terminal) error."},
     "fail_times": {"type": "integer", "minimum": 0, "description": "Fail only the first N calls of each operation; 0 fails them all."},
     "latency": {"$ref": "#/$defs/duration", "description": "Delay added to each operation."},
+    "start_after": {"$ref": "#/$defs/duration", "description": "Keep the workload starting (pending) this long after each provision or update."},
     "operations": {
       "type": "array",
       "items": {"enum": ["provision", "update", "destroy", "status"]},
@@ -87,8 +91,12 @@ func (b Behaviour) key() string {
 	return string(k)
 }
 
-func (b Behaviour) latency() time.Duration {
-	d, err := time.ParseDuration(b.Latency)
+func (b Behaviour) latency() time.Duration { return parseDuration(b.Latency) }
+
+func (b Behaviour) startAfter() time.Duration { return parseDuration(b.StartAfter) }
+
+func parseDuration(s string) time.Duration {
+	d, err := time.ParseDuration(s)
 	if err != nil {
 		return 0
 	}
@@ -113,12 +121,13 @@ func (b Behaviour) failsOn(op Operation, n int) bool {
 }
 
 func (b Behaviour) check() error {
-	if b.Latency != "" {
-		if _, err := time.ParseDuration(b.Latency); err != nil {
-			return compute.Invalid("/x-mock/latency", "%q is not a duration such as 250ms", b.Latency)
+	errs := &compute.ValidationError{}
+	for field, v := range map[string]string{"latency": b.Latency, "start_after": b.StartAfter} {
+		if _, err := time.ParseDuration(v); v != "" && err != nil {
+			errs.Add("/x-mock/"+field, "%q is not a duration such as 250ms", v)
 		}
 	}
-	return nil
+	return errs.Err()
 }
 
 func (s Settings) check() error {

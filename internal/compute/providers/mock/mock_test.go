@@ -296,3 +296,20 @@ func TestFailTimesCountsFromTheRequest(t *testing.T) {
 		t.Fatalf("the second update failed: %v", err)
 	}
 }
+
+func TestStartAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := mustNew(t, mock.Options{Now: func() time.Time { return now }})
+	spec := resolve(t, p, "tenant-1", `{"image":"a","x-mock":{"start_after":"10s"}}`)
+	if _, err := p.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.GetStatus(context.Background(), "tenant-1")
+	if err != nil || st.State != compute.StatePending || st.Health != compute.HealthStarting || st.Containers[0].State != compute.ContainerCreated {
+		t.Fatalf("status right after provisioning = %+v, %v; want pending", st, err)
+	}
+	now = now.Add(11 * time.Second)
+	if st, err := p.GetStatus(context.Background(), "tenant-1"); err != nil || st.State != compute.StateRunning {
+		t.Fatalf("status after start_after = %+v, %v; want running", st, err)
+	}
+}

@@ -41,7 +41,10 @@ type Provider struct {
 
 // workload is one tenant's simulated workload.
 type workload struct {
-	spec       *compute.TenantComputeSpec
+	spec *compute.TenantComputeSpec
+	// startsAt is when a workload that starts slowly (x-mock start_after)
+	// runs.
+	startsAt   time.Time
 	hash       string
 	created    time.Time
 	updated    time.Time
@@ -270,7 +273,7 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 	if !ok {
 		return nil, fmt.Errorf("mock: status of tenant %s: %w", tenantID, compute.ErrTenantNotFound)
 	}
-	return w.status(Name), nil
+	return w.status(Name, p.now()), nil
 }
 
 // simulate counts the call, waits the configured latency and injects the
@@ -333,6 +336,8 @@ func (p *Provider) apply(w *workload, spec *compute.TenantComputeSpec, hash stri
 	w.spec = spec.Clone()
 	w.hash = hash
 	w.updated = p.now()
+	b, _ := behaviour(spec.ProviderConfig)
+	w.startsAt = w.updated.Add(b.startAfter())
 	w.endpoints = nil
 	w.containers = nil
 	for _, c := range spec.Containers {
@@ -375,7 +380,7 @@ func (w *workload) allRunning() bool {
 }
 
 // status summarises the workload; p.mu is held.
-func (w *workload) status(provider string) *compute.ComputeStatus {
+func (w *workload) status(provider string, now time.Time) *compute.ComputeStatus {
 	st := &compute.ComputeStatus{
 		TenantID:     w.spec.TenantID,
 		ProviderType: provider,
@@ -383,6 +388,15 @@ func (w *workload) status(provider string) *compute.ComputeStatus {
 		Endpoints:    cloneEndpoints(w.endpoints),
 		Generation:   w.spec.Generation,
 		LastUpdated:  w.updated,
+	}
+	if now.Before(w.startsAt) {
+		for i := range st.Containers {
+			st.Containers[i].State = compute.ContainerCreated
+			st.Containers[i].Health = compute.HealthStarting
+		}
+		st.State, st.Health = compute.StatePending, compute.HealthStarting
+		st.Message = fmt.Sprintf("starting; running in %s", w.startsAt.Sub(now).Round(time.Millisecond))
+		return st
 	}
 	running, checked, healthy := 0, 0, 0
 	for _, c := range w.containers {
