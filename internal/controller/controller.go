@@ -45,9 +45,16 @@ type Controller struct {
 	opts    Options
 	log     *slog.Logger
 
+	current atomic.Pointer[run] // the running Run, nil when stopped
+}
+
+// run is the state of one Run; a controller elected again starts afresh.
+type run struct {
 	queue    workqueue.TypedRateLimitingInterface[string]
-	epoch    atomic.Int64 // fencing token of the lease this controller runs under
-	stopping atomic.Bool  // set on shutdown: workers take no new tenant
+	epoch    int64                   // fencing token of the lease it runs under
+	stopping atomic.Bool             // set on shutdown: workers take no new tenant
+	abort    context.CancelCauseFunc // ends the run at once
+	sweeps   chan struct{}           // asks for a sweep; coalesced
 }
 
 // New returns a controller over store and compute.
@@ -59,47 +66,76 @@ func New(store tenant.Store, c Compute, opts Options) *Controller {
 // Enqueue asks for the tenant to be reconciled soon. It is safe to call at
 // any time; it does nothing while the controller is not running.
 func (c *Controller) Enqueue(id string) {
-	if q := c.queue; q != nil {
-		q.Add(id)
+	if r := c.current.Load(); r != nil {
+		r.queue.Add(id)
 	}
 }
 
-// Run reconciles until ctx ends, then stops taking work and lets in-flight
-// operations finish for up to ShutdownTimeout. epoch is the fencing token of
-// the lease the controller runs under (0 when it runs alone).
+// epoch is the fencing token of the current run; 0 when not running.
+func (c *Controller) epoch() int64 {
+	if r := c.current.Load(); r != nil {
+		return r.epoch
+	}
+	return 0
+}
+
+// Run reconciles until ctx ends. epoch is the fencing token of the lease
+// the controller runs under (0 when it runs alone).
+//
+// When ctx ends it stops taking work and lets in-flight operations finish
+// for up to ShutdownTimeout. When ctx ends with cause tenant.ErrLeaseLost, or
+// the store refuses a write as fenced, in-flight operations are cancelled at
+// once: another process leads now. Run returns an error wrapping
+// tenant.ErrFenced in the second case, nil otherwise.
 func (c *Controller) Run(ctx context.Context, epoch int64) error {
-	c.epoch.Store(epoch)
-	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](c.opts.BaseBackoff, c.opts.MaxBackoff),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "tenants"},
-	)
-	// Operations get their own context: it ends ShutdownTimeout after ctx,
-	// so that a stop lets in-flight work finish instead of cutting it off.
+	runCtx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	r := &run{
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](c.opts.BaseBackoff, c.opts.MaxBackoff),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "tenants"},
+		),
+		epoch:  epoch,
+		abort:  abort,
+		sweeps: make(chan struct{}, 1),
+	}
+	if !c.current.CompareAndSwap(nil, r) {
+		return errors.New("controller: Run is already running")
+	}
+	defer c.current.Store(nil)
+
+	// Operations get their own context, so that a graceful stop lets them
+	// finish instead of cutting them off.
 	opCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelOps()
 
 	// Listen before the first sweep, so that nothing written in between is
 	// missed.
-	announcements := c.subscribe(ctx)
+	announcements := c.subscribe(runCtx)
 	var loops sync.WaitGroup
-	loops.Go(func() { c.watch(ctx, announcements) })
-	loops.Go(func() { c.every(ctx, c.opts.Sweep, true, c.sweep) })
-	loops.Go(func() { c.every(ctx, c.opts.Resync, false, c.resync) })
+	loops.Go(func() { c.watch(runCtx, r, announcements) })
+	loops.Go(func() { c.sweepLoop(runCtx, r) })
+	loops.Go(func() { c.every(runCtx, c.opts.Resync, func(ctx context.Context) error { return c.resync(ctx, r) }) })
 
 	var workers sync.WaitGroup
 	for range c.opts.Workers {
 		workers.Go(func() {
-			for c.processNext(opCtx) {
+			for c.processNext(opCtx, r) {
 			}
 		})
 	}
 	c.log.Info("controller started", slog.Int("workers", c.opts.Workers), slog.Int64("epoch", epoch), slog.String("identity", c.opts.Identity))
 
-	<-ctx.Done()
-	c.stopping.Store(true)
-	c.queue.ShutDown() // wakes idle workers; busy ones finish their tenant
+	<-runCtx.Done()
+	cause := context.Cause(runCtx)
+	r.stopping.Store(true)
+	r.queue.ShutDown() // wakes idle workers; busy ones finish their tenant
 	done := make(chan struct{})
 	go func() { workers.Wait(); close(done) }()
+	if errors.Is(cause, tenant.ErrLeaseLost) || errors.Is(cause, tenant.ErrFenced) {
+		c.log.Warn("controller stopping at once: another process leads", slog.Any("cause", cause))
+		cancelOps()
+	}
 	select {
 	case <-done:
 	case <-time.After(c.opts.ShutdownTimeout):
@@ -109,33 +145,39 @@ func (c *Controller) Run(ctx context.Context, epoch int64) error {
 	}
 	loops.Wait()
 	c.log.Info("controller stopped")
+	if errors.Is(cause, tenant.ErrFenced) {
+		return fmt.Errorf("controller: epoch %d: %w", epoch, cause)
+	}
 	return nil
 }
 
 // processNext reconciles one tenant from the queue; false when the queue is
 // shut down.
-func (c *Controller) processNext(ctx context.Context) bool {
-	id, shutdown := c.queue.Get()
+func (c *Controller) processNext(ctx context.Context, r *run) bool {
+	id, shutdown := r.queue.Get()
 	if shutdown {
 		return false
 	}
-	defer c.queue.Done(id)
-	if c.stopping.Load() {
+	defer r.queue.Done(id)
+	if r.stopping.Load() {
 		return false // stopping: what is still queued is picked up by the next leader's sweep
 	}
 	res, err := c.reconcileSafely(ctx, id)
 	switch {
+	case errors.Is(err, tenant.ErrFenced):
+		c.log.Error("a write was fenced: another process leads; stopping", slog.String("tenant_id", id), slog.Any("error", err))
+		r.abort(err)
 	case err != nil:
 		c.log.Warn("reconcile failed; retrying", slog.String("tenant_id", id), slog.Any("error", err))
-		c.queue.AddRateLimited(id)
+		r.queue.AddRateLimited(id)
 	case res.Requeue:
-		c.queue.Forget(id)
-		c.queue.Add(id)
+		r.queue.Forget(id)
+		r.queue.Add(id)
 	case res.RequeueAfter > 0:
-		c.queue.Forget(id)
-		c.queue.AddAfter(id, res.RequeueAfter)
+		r.queue.Forget(id)
+		r.queue.AddAfter(id, res.RequeueAfter)
 	default:
-		c.queue.Forget(id)
+		r.queue.Forget(id)
 	}
 	return true
 }
@@ -170,30 +212,44 @@ func (c *Controller) subscribe(ctx context.Context) <-chan string {
 }
 
 // watch enqueues tenants as the store announces changes to them.
-func (c *Controller) watch(ctx context.Context, ch <-chan string) {
+func (c *Controller) watch(ctx context.Context, r *run, ch <-chan string) {
 	if ch == nil {
 		return
 	}
 	for id := range ch {
 		if id == "" {
-			// Announcements may have been lost: look for work now.
-			if err := c.sweep(ctx); err != nil && ctx.Err() == nil {
-				c.log.Warn("sweep after lost announcements failed", slog.Any("error", err))
+			// Announcements were lost: look for work now, without holding
+			// up the announcements that follow.
+			select {
+			case r.sweeps <- struct{}{}:
+			default:
 			}
 			continue
 		}
-		c.queue.Add(id)
+		r.queue.Add(id)
 	}
 }
 
-// every runs fn every period (jittered) until ctx ends; first runs it at
-// once.
-func (c *Controller) every(ctx context.Context, period time.Duration, first bool, fn func(context.Context) error) {
-	if first {
-		if err := fn(ctx); err != nil && ctx.Err() == nil {
-			c.log.Warn("periodic scan failed", slog.Any("error", err))
+// sweepLoop sweeps at start, every Sweep (jittered), and when asked.
+func (c *Controller) sweepLoop(ctx context.Context, r *run) {
+	for {
+		if err := c.sweep(ctx, r); err != nil && ctx.Err() == nil {
+			c.log.Warn("sweep failed", slog.Any("error", err))
+		}
+		t := time.NewTimer(jitter(c.opts.Sweep))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		case <-r.sweeps:
+			t.Stop()
 		}
 	}
+}
+
+// every runs fn every period (jittered) until ctx ends.
+func (c *Controller) every(ctx context.Context, period time.Duration, fn func(context.Context) error) {
 	for {
 		t := time.NewTimer(jitter(period))
 		select {
@@ -209,7 +265,7 @@ func (c *Controller) every(ctx context.Context, period time.Duration, first bool
 }
 
 // sweep enqueues every tenant the store says needs work.
-func (c *Controller) sweep(ctx context.Context) error {
+func (c *Controller) sweep(ctx context.Context, r *run) error {
 	after := ""
 	for {
 		ids, err := c.store.ListWork(ctx, tenant.WorkOptions{After: after})
@@ -217,7 +273,7 @@ func (c *Controller) sweep(ctx context.Context) error {
 			return fmt.Errorf("controller: sweep: %w", err)
 		}
 		for _, id := range ids {
-			c.queue.Add(id)
+			r.queue.Add(id)
 		}
 		if len(ids) < tenant.DefaultWorkLimit {
 			return nil
@@ -228,7 +284,7 @@ func (c *Controller) sweep(ctx context.Context) error {
 
 // resync enqueues every live tenant, so that ready ones are checked against
 // their provider.
-func (c *Controller) resync(ctx context.Context) error {
+func (c *Controller) resync(ctx context.Context, r *run) error {
 	opts := tenant.ListOptions{PageSize: tenant.MaxPageSize}
 	for {
 		page, err := c.store.List(ctx, opts)
@@ -236,7 +292,7 @@ func (c *Controller) resync(ctx context.Context) error {
 			return fmt.Errorf("controller: resync: %w", err)
 		}
 		for _, t := range page.Tenants {
-			c.queue.Add(t.ID)
+			r.queue.Add(t.ID)
 		}
 		if page.NextPageToken == "" {
 			return nil
@@ -244,6 +300,3 @@ func (c *Controller) resync(ctx context.Context) error {
 		opts.PageToken = page.NextPageToken
 	}
 }
-
-// errStale is returned inside reconcile when the tenant changed under it.
-var errStale = errors.New("tenant changed while it was reconciled")

@@ -1,7 +1,9 @@
 package controller_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +68,7 @@ func TestInjectedFailures(t *testing.T) {
 	}
 	if attempts := e.events(t, transient.ID, tenant.EventAttempt); len(attempts) != 3 {
 		t.Errorf("%d failed attempts recorded, want exactly 3: %v", len(attempts), attempts)
-	} else if !strings.Contains(attempts[2].Message, "provision attempt 3 of 10 failed") {
+	} else if !strings.Contains(attempts[2].Message, "provision attempt 3 of 11 failed") {
 		t.Errorf("attempt event = %q", attempts[2].Message)
 	}
 	if n := e.mock.Calls(transient.ID, mock.OpProvision); n != 4 {
@@ -84,19 +86,19 @@ func TestInjectedFailures(t *testing.T) {
 func TestRetriesRunOut(t *testing.T) {
 	e := newEnv(t, openSQLite(t), ``)
 	opts := fast()
-	opts.MaxRetries = 3
+	opts.MaxRetries = 3 // the first try and 3 retries
 	e.run(t, opts)
 	tn := e.create(t, "flaky", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
 	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, tn.ID)
 	got := e.get(t, tn.ID)
-	if !strings.Contains(got.StatusMessage, "gave up after 3 attempts") || !strings.Contains(got.StatusMessage, "injected transient failure") {
+	if !strings.Contains(got.StatusMessage, "gave up after 4 attempts") || !strings.Contains(got.StatusMessage, "injected transient failure") {
 		t.Errorf("message %q does not carry the attempt count and the cause", got.StatusMessage)
 	}
-	if evs := e.events(t, tn.ID, ""); len(e.events(t, tn.ID, tenant.EventAttempt)) != 3 {
+	if evs := e.events(t, tn.ID, ""); len(e.events(t, tn.ID, tenant.EventAttempt)) != 4 {
 		for _, ev := range evs {
 			t.Logf("%s %s %s→%s gen %d: %s", ev.Time.Format("15:04:05.000000"), ev.Type, ev.From, ev.To, ev.Generation, ev.Message)
 		}
-		t.Errorf("%d attempt events, want 3", len(e.events(t, tn.ID, tenant.EventAttempt)))
+		t.Errorf("%d attempt events, want 4", len(e.events(t, tn.ID, tenant.EventAttempt)))
 	}
 }
 
@@ -368,7 +370,7 @@ func TestGracefulShutdownFinishesInFlight(t *testing.T) {
 func TestRetryStateSurvivesRestart(t *testing.T) {
 	e := newEnv(t, openSQLite(t), ``)
 	opts := fast()
-	opts.MaxRetries = 4
+	opts.MaxRetries = 3 // 4 attempts in all
 	stop := e.run(t, opts)
 	tn := e.create(t, "flaky", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
 	deadline := time.Now().Add(30 * time.Second)
@@ -389,5 +391,75 @@ func TestRetryStateSurvivesRestart(t *testing.T) {
 	}
 	if n := len(e.events(t, tn.ID, tenant.EventAttempt)); n != 4 {
 		t.Errorf("%d attempt events, want 4", n)
+	}
+}
+
+func TestDeleteWhileProvisioning(t *testing.T) {
+	e := newEnv(t, openSQLite(t), `{"latency": "200ms"}`)
+	e.run(t, fast())
+	tn := e.create(t, "acme", appConfig, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for e.mock.Calls(tn.ID, mock.OpProvision) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("provisioning never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := e.store.RequestDeletion(ctx, tn.ID, 0, "test"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitStatus(t, 30*time.Second, tenant.StatusDeleted, tn.ID)
+	if n := e.mock.Workloads(); n != 0 {
+		t.Errorf("%d workloads left: a provision in flight outlived the deletion", n)
+	}
+}
+
+func TestRunAgainAfterStop(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	c := controller.New(e.store, e.manager, fast())
+	for round := range 3 {
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error)
+		go func() { done <- c.Run(runCtx, 0) }()
+		go func() {
+			for range 100 {
+				c.Enqueue(tenant.NewID()) // unknown tenants: harmless
+			}
+		}()
+		tn := e.create(t, fmt.Sprintf("round-%d", round), appConfig, nil)
+		e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOperationTimeoutIsAnAttempt(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.OperationTimeout = 50 * time.Millisecond
+	opts.MaxRetries = 2
+	e.run(t, opts)
+	tn := e.create(t, "slow", `{"image":"a","x-mock":{"latency":"1s"}}`, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, tn.ID)
+	got := e.get(t, tn.ID)
+	if got.Attempts != 3 || !strings.Contains(got.StatusMessage, "deadline exceeded") {
+		t.Errorf("attempts %d, message %q; timed-out operations must count as failed attempts and say why", got.Attempts, got.StatusMessage)
+	}
+}
+
+func TestProgressDeadlineCountsFromTheApply(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.BaseBackoff, opts.MaxBackoff = 150*time.Millisecond, time.Second
+	opts.ProgressDeadline = 500 * time.Millisecond
+	e.run(t, opts)
+	// Two failures take 225-450ms of backoff; the workload then starts in
+	// 300ms: too late counted from the first try, in time from the apply.
+	tn := e.create(t, "slow", `{"image":"a","x-mock":{"fail":"transient","fail_times":2,"start_after":"300ms"}}`, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
+	if n := len(e.events(t, tn.ID, tenant.EventAttempt)); n != 2 {
+		t.Errorf("%d failed attempts, want 2", n)
 	}
 }

@@ -3,11 +3,13 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
@@ -23,6 +25,7 @@ type replica struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	epochs chan int64 // each epoch it starts leading under
+	killed atomic.Bool
 }
 
 // cluster is several replicas over one database and one platform.
@@ -30,15 +33,15 @@ type cluster struct {
 	leaders, maxLeaders atomic.Int32
 }
 
-func (cl *cluster) start(t *testing.T, name string, store tenant.Store, shared *env, leases tenant.LeaseStore) *replica {
+func (cl *cluster) start(t *testing.T, name string, store tenant.Store, shared *env, leases tenant.LeaseStore, latency time.Duration) *replica {
 	t.Helper()
 	e := &env{store: store, platform: shared.platform}
-	e.restartProvider(t, `{"latency": "1ms"}`)
-	el, err := controller.NewElector(leases, controller.ElectorOptions{Identity: name, TTL: 600 * time.Millisecond})
+	e.restartProvider(t, fmt.Sprintf(`{"latency": %q}`, latency))
+	opts := fast()
+	el, err := controller.NewElector(leases, controller.ElectorOptions{Identity: name, TTL: ttl})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := fast()
 	opts.Identity = name
 	c := controller.New(store, e.manager, opts)
 	runCtx, cancel := context.WithCancel(ctx)
@@ -51,7 +54,18 @@ func (cl *cluster) start(t *testing.T, name string, store tenant.Store, shared *
 			for m := cl.maxLeaders.Load(); n > m && !cl.maxLeaders.CompareAndSwap(m, n); m = cl.maxLeaders.Load() {
 			}
 			r.epochs <- epoch
-			return c.Run(ctx, epoch)
+			// A killed replica's work stops with it.
+			killCtx, cancelKill := context.WithCancelCause(context.WithoutCancel(ctx))
+			defer cancelKill(nil)
+			stopKill := context.AfterFunc(ctx, func() {
+				if r.killed.Load() {
+					cancelKill(tenant.ErrLeaseLost)
+				} else {
+					cancelKill(context.Cause(ctx))
+				}
+			})
+			defer stopKill()
+			return c.Run(killCtx, epoch)
 		})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -65,6 +79,67 @@ func (r *replica) stop() {
 	r.cancel()
 	<-r.done
 }
+
+// kill stops the replica as a crash would: in-flight work is cut off and
+// (with noRelease) the lease is not given up.
+func (r *replica) kill() {
+	r.killed.Store(true)
+	r.stop()
+}
+
+// waitCalls waits until provisioning has started for n of the tenants.
+func waitCalls(t *testing.T, e *env, ids []string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		started := 0
+		for _, id := range ids {
+			if e.mock.Calls(id, mock.OpProvision) > 0 {
+				started++
+			}
+		}
+		if started >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("provisioning started for only %d of %d tenants", started, len(ids))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitReady waits until at least n of the tenants are ready.
+func waitReady(t *testing.T, e *env, ids []string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ready := 0
+		for _, id := range ids {
+			if e.get(t, id).Status == tenant.StatusReady {
+				ready++
+			}
+		}
+		if ready >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d tenants ready", ready, len(ids))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// currentLease reads the controller lease without changing it.
+func currentLease(t *testing.T, s tenant.Store) tenant.Lease {
+	t.Helper()
+	l, err := s.(tenant.LeaseStore).AcquireLease(ctx, tenant.ControllerLease, "observer", time.Nanosecond)
+	if !errors.Is(err, tenant.ErrLeaseHeld) {
+		t.Fatalf("the controller lease is free: %+v, %v", l, err)
+	}
+	return l
+}
+
+const ttl = time.Second
 
 // noRelease is a LeaseStore whose holder dies without giving the lease up.
 type noRelease struct{ tenant.LeaseStore }
@@ -110,14 +185,15 @@ func TestOneLeaderAtATime(t *testing.T) {
 			s1, s2 := db.open(t)
 			shared := newEnv(t, s1, ``)
 			cl := &cluster{}
-			a := cl.start(t, "replica-a", s1, shared, s1.(tenant.LeaseStore))
+			// a's provider calls take longer than the lease TTL.
+			a := cl.start(t, "replica-a", s1, shared, s1.(tenant.LeaseStore), 3*ttl/2)
 			first := <-a.epochs // a leads first: b is not started yet
-			b := cl.start(t, "replica-b", s2, shared, noRelease{s2.(tenant.LeaseStore)})
+			b := cl.start(t, "replica-b", s2, shared, noRelease{s2.(tenant.LeaseStore)}, 50*time.Millisecond)
 
-			ids := shared.createMany(t, "t", 300, appConfig)
-			shared.waitStatus(t, 2*time.Minute, tenant.StatusReady, ids...)
-
-			// A leader that stops gives the lease up; the other takes over.
+			// Stop the leader while its calls are in flight: they finish,
+			// under its lease, before the other starts.
+			ids := shared.createMany(t, "t", 32, appConfig)
+			waitCalls(t, shared, ids, 16)
 			stopped := time.Now()
 			a.stop()
 			var second int64
@@ -126,12 +202,14 @@ func TestOneLeaderAtATime(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatal("replica-b never took over after replica-a stopped")
 			}
-			t.Logf("replica-b took over %s after replica-a stopped (lease TTL 600ms)", time.Since(stopped).Round(time.Millisecond))
+			t.Logf("replica-b took over %s after replica-a stopped (lease TTL %s)", time.Since(stopped).Round(time.Millisecond), ttl)
 			if second <= first {
 				t.Errorf("the new leader's epoch %d is not above %d", second, first)
 			}
-			more := shared.createMany(t, "u", 50, appConfig)
-			shared.waitStatus(t, time.Minute, tenant.StatusReady, more...)
+			if lease := currentLease(t, s2); lease.Holder != "replica-b" {
+				t.Errorf("lease held by %q, want replica-b", lease.Holder)
+			}
+			shared.waitStatus(t, 2*time.Minute, tenant.StatusReady, ids...)
 
 			// A paused ex-leader's writes are fenced.
 			cur := shared.get(t, ids[0])
@@ -140,20 +218,23 @@ func TestOneLeaderAtATime(t *testing.T) {
 				t.Errorf("a write under the old epoch = %v, want ErrFenced", err)
 			}
 
-			// A leader that dies without releasing is replaced when its
-			// lease expires.
-			c := cl.start(t, "replica-c", s1, shared, s1.(tenant.LeaseStore))
+			// A leader that dies in the middle of its work, without
+			// releasing, is replaced when its lease expires.
+			more := shared.createMany(t, "u", 100, appConfig)
+			waitReady(t, shared, more, 10)
+			c := cl.start(t, "replica-c", s1, shared, s1.(tenant.LeaseStore), 50*time.Millisecond)
 			died := time.Now()
-			b.stop()
+			b.kill()
 			select {
 			case third := <-c.epochs:
-				t.Logf("replica-c took over %s after replica-b died (lease TTL 600ms)", time.Since(died).Round(time.Millisecond))
+				t.Logf("replica-c took over %s after replica-b died (lease TTL %s)", time.Since(died).Round(time.Millisecond), ttl)
 				if third <= second {
 					t.Errorf("epoch %d after %d", third, second)
 				}
 			case <-time.After(30 * time.Second):
 				t.Fatal("replica-c never took over after replica-b died")
 			}
+			shared.waitStatus(t, 2*time.Minute, tenant.StatusReady, more...)
 
 			if n := cl.maxLeaders.Load(); n != 1 {
 				t.Errorf("%d replicas led at the same time", n)

@@ -31,7 +31,7 @@ func (c *Controller) Reconcile(ctx context.Context, id string) (Result, error) {
 	}
 	r := &reconcile{c: c, t: t, log: c.log.With(slog.String("tenant_id", t.ID), slog.String("tenant", t.Name))}
 	res, err := r.run(ctx)
-	if errors.Is(err, tenant.ErrConflict) || errors.Is(err, errStale) {
+	if errors.Is(err, tenant.ErrConflict) {
 		// The desired state moved on while we worked: look again with it.
 		return Result{Requeue: true}, nil
 	}
@@ -69,7 +69,10 @@ func (r *reconcile) run(ctx context.Context) (Result, error) {
 	}
 	switch {
 	case t.Status == tenant.StatusFailed && t.ObservedGeneration == t.Generation:
-		return Result{}, nil // settled failure: waits for a new desired state
+		// A settled failure waits for a new desired state, unless the
+		// workload turns out to run after all (it started after the
+		// progress deadline, say).
+		return Result{}, r.recover(ctx)
 	case t.ObservedGeneration != t.Generation || t.Status.InProgress():
 		if wait := r.backingOff(now); wait > 0 {
 			return Result{RequeueAfter: wait}, nil
@@ -110,7 +113,10 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 			(st.State == compute.StateRunning || st.State == compute.StatePending) {
 			return r.await(ctx, working, st)
 		}
-	} else if err := r.observe(ctx, tenant.Observation{Status: working, Message: fmt.Sprintf("%s generation %d", verb(op), t.Generation)}); err != nil {
+	}
+	// A fenced write before changing anything on the platform: a controller
+	// that no longer leads stops here.
+	if err := r.observe(ctx, r.keep(working, fmt.Sprintf("%s generation %d", verb(op), t.Generation))); err != nil {
 		return Result{}, err
 	}
 	var ids map[string]string
@@ -155,7 +161,9 @@ func (r *reconcile) await(ctx context.Context, working tenant.Status, st *comput
 	if st.State == compute.StateRunning && st.Health != compute.HealthUnhealthy && st.Health != compute.HealthStarting {
 		return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: st.Message})
 	}
-	since := r.c.opts.Now().Sub(t.StatusChangedAt)
+	// The deadline counts from the later of the status change and the
+	// workload's last change, so that time spent retrying is not counted.
+	since := r.c.opts.Now().Sub(latest(t.StatusChangedAt, st.LastUpdated))
 	if since > r.c.opts.ProgressDeadline {
 		msg := fmt.Sprintf("the workload is not running %s after %s began (state %s, health %s): %s",
 			r.c.opts.ProgressDeadline, working, st.State, st.Health, or(st.Message, "no message from the provider"))
@@ -175,6 +183,9 @@ func (r *reconcile) await(ctx context.Context, working tenant.Status, st *comput
 
 // destroy removes the workload of a tenant whose deletion was asked for.
 func (r *reconcile) destroy(ctx context.Context) (Result, error) {
+	if err := r.observe(ctx, r.keep(tenant.StatusDeleting, "destroying the workload")); err != nil {
+		return Result{}, err
+	}
 	if err := r.c.compute.DestroyTenant(ctx, r.t.ID, r.t.Provider); err != nil {
 		return r.attemptFailed(ctx, "destroy", tenant.StatusDeleting, err)
 	}
@@ -219,11 +230,12 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 	t := r.t
 	attempt := t.Attempts + 1
 	terminal := compute.IsTerminal(cause)
-	msg := fmt.Sprintf("%s attempt %d of %d failed: %v", op, attempt, r.c.opts.MaxRetries, cause)
+	maxAttempts := r.c.opts.MaxRetries + 1 // the first try and MaxRetries retries
+	msg := fmt.Sprintf("%s attempt %d of %d failed: %v", op, attempt, maxAttempts, cause)
 	if err := r.event(ctx, tenant.EventAttempt, msg); err != nil {
 		return Result{}, err
 	}
-	if terminal || attempt >= r.c.opts.MaxRetries {
+	if terminal || attempt >= maxAttempts {
 		reason := "gave up after " + itoa(attempt) + " attempts"
 		if terminal {
 			reason = "the error is permanent"
@@ -257,7 +269,7 @@ func (r *reconcile) pause(ctx context.Context) error {
 	if err := r.event(ctx, tenant.EventPaused, pausedMessage); err != nil {
 		return err
 	}
-	return r.observe(ctx, tenant.Observation{Status: r.t.Status, Message: pausedMessage, Attempts: r.t.Attempts, RetryAt: r.t.RetryAt})
+	return r.observe(ctx, r.keep(r.t.Status, pausedMessage))
 }
 
 // resume records that a paused tenant is reconciled again.
@@ -266,14 +278,16 @@ func (r *reconcile) resume(ctx context.Context) error {
 	if err := r.event(ctx, tenant.EventResumed, "the landlord.io/paused annotation was removed"); err != nil {
 		return err
 	}
-	return r.observe(ctx, tenant.Observation{Status: r.t.Status, Message: "", Attempts: r.t.Attempts, RetryAt: r.t.RetryAt})
+	return r.observe(ctx, r.keep(r.t.Status, ""))
 }
 
 // observe writes an observation for the generation this pass read, fenced
 // by the controller's epoch, and keeps r.t up to date.
 func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
+	ctx, cancel := writeContext(ctx)
+	defer cancel()
 	obs.Generation = r.t.Generation
-	obs.Epoch = r.c.epoch.Load()
+	obs.Epoch = r.c.epoch()
 	obs.Actor = r.c.opts.Identity
 	if obs.ResourceIDs == nil {
 		obs.ResourceIDs = r.t.ResourceIDs
@@ -293,11 +307,48 @@ func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
 }
 
 func (r *reconcile) event(ctx context.Context, typ tenant.EventType, msg string) error {
-	err := r.c.store.AppendEvent(ctx, tenant.Event{TenantID: r.t.ID, Type: typ, Generation: r.t.Generation, Message: msg, Actor: r.c.opts.Identity})
+	ctx, cancel := writeContext(ctx)
+	defer cancel()
+	err := r.c.store.AppendEvent(ctx, tenant.Event{TenantID: r.t.ID, Type: typ, Generation: r.t.Generation, Message: msg, Actor: r.c.opts.Identity, Epoch: r.c.epoch()})
 	if err != nil {
 		return fmt.Errorf("controller: record %s event for tenant %s: %w", typ, r.t.ID, err)
 	}
 	return nil
+}
+
+// keep is an observation that changes only the status and message, keeping
+// the attempt count and retry time.
+func (r *reconcile) keep(status tenant.Status, msg string) tenant.Observation {
+	return tenant.Observation{Status: status, Message: msg, Attempts: r.t.Attempts, RetryAt: r.t.RetryAt}
+}
+
+// recover makes a failed tenant ready when its workload runs the current
+// generation after all.
+func (r *reconcile) recover(ctx context.Context) error {
+	st, err := r.c.compute.GetTenantStatus(ctx, r.t.ID, r.t.Provider)
+	if err != nil || st.Generation != r.t.Generation || st.State != compute.StateRunning ||
+		st.Health == compute.HealthUnhealthy || st.Health == compute.HealthStarting {
+		return nil
+	}
+	r.log.Info("the workload of a failed tenant runs; marking it ready")
+	return r.observe(ctx, tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: "the workload runs after all"})
+}
+
+// writeTimeout bounds a write of the controller's results.
+const writeTimeout = 10 * time.Second
+
+// writeContext is the context of a store write that records what happened:
+// it outlives the operation's own context (a timed-out operation must still
+// be recorded as a failed attempt), but not by long.
+func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func verb(op string) string {

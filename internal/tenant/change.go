@@ -251,11 +251,12 @@ func LeaseExpiry(now time.Time, ttl time.Duration) (time.Time, error) {
 	return Timestamp(now.Add(ttl)), nil
 }
 
-// CheckFence returns ErrFenced when an observation's epoch is stale against
-// the controller lease's current epoch (0 when the lease was never held).
-func CheckFence(obs Observation, leaseEpoch int64) error {
-	if obs.Epoch != 0 && obs.Epoch != leaseEpoch {
-		return fmt.Errorf("%w: the observation carries epoch %d; the controller lease is at epoch %d", ErrFenced, obs.Epoch, leaseEpoch)
+// CheckFence returns ErrFenced when a write's epoch (an Observation's or an
+// Event's; 0 means unfenced) is stale against the controller lease's current
+// epoch (0 when the lease was never held).
+func CheckFence(epoch, leaseEpoch int64) error {
+	if epoch != 0 && epoch != leaseEpoch {
+		return fmt.Errorf("%w: the write carries epoch %d; the controller lease is at epoch %d", ErrFenced, epoch, leaseEpoch)
 	}
 	return nil
 }

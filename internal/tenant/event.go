@@ -42,4 +42,8 @@ type Event struct {
 	Message    string    `json:"message,omitempty"`
 	// Actor is who caused it: an API principal, or "controller".
 	Actor string `json:"actor"`
+	// Epoch, when not 0, is the controller lease epoch the writer holds;
+	// AppendEvent refuses it with ErrFenced when the lease has moved on, as
+	// UpdateObserved does. It is not stored.
+	Epoch int64 `json:"-"`
 }

@@ -60,7 +60,8 @@ type Store interface {
 
 	// AppendEvent records a note or other event for a tenant. Seq and, when
 	// zero, Time are assigned by the store. The event must pass ValidateEvent
-	// (else ErrInvalid); an unknown tenant is ErrNotFound.
+	// (else ErrInvalid); an unknown tenant is ErrNotFound; a non-zero Epoch
+	// that is not the controller lease's is ErrFenced.
 	AppendEvent(ctx context.Context, e Event) error
 
 	// ListEvents returns a tenant's events in order, one page at a time.
@@ -82,6 +83,7 @@ type LeaseStore interface {
 	// RenewLease extends holder's lease of that epoch; ErrLeaseLost when the
 	// lease has expired, was released, or changed hands: a holder that
 	// renews too late must step down even if nobody has taken over yet.
+	// Stores shared by several hosts judge expiry by the database's clock.
 	RenewLease(ctx context.Context, name, holder string, epoch int64, ttl time.Duration) (Lease, error)
 	// ReleaseLease gives the lease up at once, so that a successor need not
 	// wait for it to expire. Releasing a lease one no longer holds is not an
@@ -105,10 +107,10 @@ const ControllerLease = "controller"
 // them at once instead of at the next sweep.
 type Watcher interface {
 	// Watch returns a channel of the ids of tenants whose desired state
-	// changed, closed when ctx ends. Announcements may be dropped when the
-	// receiver falls behind; an empty id says that some may have been lost
-	// (the connection broke and was made again), so that the receiver can
-	// sweep at once.
+	// changed, closed when ctx ends. When announcements are lost — the
+	// receiver fell behind and the buffer overflowed, the connection broke,
+	// another process wrote — an empty id says so as soon as there is room,
+	// so that the receiver looks for work at once.
 	Watch(ctx context.Context) (<-chan string, error)
 }
 

@@ -14,25 +14,36 @@
 // microsecond precision tenant.Timestamp gives them, returned in UTC. A
 // partial unique index on name among tenants that are not deleted enforces
 // ErrNameTaken, and listings are keyset-paginated on the (time-ordered) id.
+// The name-prefix filter is a range in byte order (COLLATE "C") on an index
+// of its own.
+//
+// Two clocks are used. The times recorded on tenants and events (CreatedAt,
+// StatusChangedAt, event times, …) come from the replica that writes them
+// (Options.Now): they are informative, and a little skew between replicas
+// only blurs their order. Leases are judged by the database's clock
+// (clock_timestamp(), read after the lease's row is locked): acquiring,
+// renewing and releasing compute "now" and the expiry there, so that
+// replicas on different hosts agree on when a lease has expired whatever
+// their own clocks say. Lease.ExpiresAt is therefore a time on the
+// database's clock: a holder should time its renewals from when it asked,
+// by its own monotonic clock, rather than compare ExpiresAt with its own
+// wall clock.
 //
 // The controller is elected with leases (tenant.LeaseStore): a row per
 // lease in the table leases, read FOR UPDATE and changed as tenant.ApplyLease
-// says, its epoch growing every time it changes hands. UpdateObserved with
-// an Epoch reads the controller lease FOR KEY SHARE in its transaction and
-// refuses a stale epoch (tenant.CheckFence); the share lock makes an
-// AcquireLease that would change hands wait for the observation to commit,
-// so an observation is either fenced or committed before the new holder's
-// epoch exists. Lease expiry is judged by the clock of the replica that
-// asks (Options.Now), as in the SQLite store, not the database's: replicas'
-// clocks are assumed synchronised (NTP) to well under the lease TTL. A
-// replica whose clock runs ahead could take over a lease that has not yet
-// expired by its holder's clock; the epoch still fences the former holder's
-// writes, but both would act for up to the skew.
+// says, its epoch growing every time it changes hands. UpdateObserved and
+// AppendEvent with an Epoch read the controller lease FOR KEY SHARE in their
+// transaction and refuse a stale epoch (tenant.CheckFence); the share lock
+// makes an AcquireLease that would change hands wait for the write to
+// commit, so a fenced write is either refused or committed before the new
+// holder's epoch exists.
 //
 // Changes to desired state (Create, UpdateDesired, RequestDeletion) are
 // announced with pg_notify on the channel landlord_tenants, in the writing
 // transaction, so only committed changes are announced; Watch listens on a
-// connection of its own (tenant.Watcher).
+// connection of its own (tenant.Watcher). A watcher that falls behind, or
+// whose connection breaks, loses announcements and is told so with an empty
+// id as soon as its channel has room.
 //
 // Open migrates the schema with goose from migrations embedded in the
 // binary, each in its own transaction, under a PostgreSQL advisory lock so

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -19,7 +20,12 @@ INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, m
 SELECT t.id, $2, $3, $4, $5, $6, $7, $8 FROM t`
 
 // AppendEvent implements tenant.Store. It returns an error wrapping
-// tenant.ErrNotFound when there is no tenant e.TenantID, deleted or not.
+// tenant.ErrNotFound when there is no tenant e.TenantID, deleted or not, and
+// tenant.ErrFenced when e.Epoch is not 0 and not the controller lease's.
+//
+// An unfenced event is one statement. A fenced one is a transaction that
+// first reads the controller lease FOR KEY SHARE, as UpdateObserved does, so
+// that the lease cannot change hands between the check and the commit.
 func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 	if !tenant.IsID(e.TenantID) {
 		return notFound(e.TenantID)
@@ -31,7 +37,25 @@ func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 		e.Time = s.now()
 	}
 	e.Time = tenant.Timestamp(e.Time)
-	tag, err := s.pool.Exec(ctx, appendEvent, eventArgs(e)...)
+	if e.Epoch == 0 {
+		return execAppendEvent(ctx, s.pool, e)
+	}
+	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := checkFence(ctx, tx, e.Epoch); err != nil {
+			return fmt.Errorf("postgres: append event to tenant %s: %w", e.TenantID, err)
+		}
+		return execAppendEvent(ctx, tx, e)
+	})
+}
+
+// execer is a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// execAppendEvent runs appendEvent on db.
+func execAppendEvent(ctx context.Context, db execer, e tenant.Event) error {
+	tag, err := db.Exec(ctx, appendEvent, eventArgs(e)...)
 	if err != nil {
 		return fmt.Errorf("postgres: append event to tenant %s: %w", e.TenantID, err)
 	}

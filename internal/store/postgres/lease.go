@@ -12,17 +12,20 @@ import (
 )
 
 const (
-	selectLeaseForUpdate = `SELECT name, holder, epoch, expires_at FROM leases WHERE name = $1 FOR UPDATE`
+	selectLease = `SELECT name, holder, epoch, expires_at FROM leases WHERE name = $1`
+	// dbNow is the database's clock, to the microsecond (timestamptz's
+	// precision), by which lease expiry is judged: replicas on different
+	// hosts must not judge it by clocks of their own.
+	dbNow = `SELECT clock_timestamp()`
 	// insertLease creates a lease that was never held. A concurrent first
 	// acquisition makes it insert nothing (after waiting for the other to
 	// commit), and the caller reads the other's row instead.
 	insertLease = `INSERT INTO leases (name, holder, epoch, expires_at) VALUES ($1, $2, $3, $4)
 ON CONFLICT (name) DO NOTHING`
 	updateLease = `UPDATE leases SET holder = $2, epoch = $3, expires_at = $4 WHERE name = $1`
-	renewLease  = `UPDATE leases SET expires_at = $4 WHERE name = $1 AND holder = $2 AND epoch = $3 AND expires_at > $5
-RETURNING name, holder, epoch, expires_at`
-	// releaseLease expires the lease now; never later than it would have.
-	releaseLease = `UPDATE leases SET expires_at = LEAST(expires_at, $4) WHERE name = $1 AND holder = $2 AND epoch = $3`
+	// releaseLease expires the lease now, by the database's clock; never
+	// later than it would have.
+	releaseLease = `UPDATE leases SET expires_at = LEAST(expires_at, clock_timestamp()) WHERE name = $1 AND holder = $2 AND epoch = $3`
 	// fenceEpoch reads the controller lease's epoch and holds it, FOR KEY SHARE,
 	// until the observation's transaction ends: an AcquireLease that would
 	// change hands (FOR UPDATE) waits for the observation to commit, and an
@@ -31,23 +34,43 @@ RETURNING name, holder, epoch, expires_at`
 	fenceEpoch = `SELECT epoch FROM leases WHERE name = $1 FOR KEY SHARE`
 )
 
+// lockLease locks the named lease's row in tx (lock is a locking clause)
+// and then reads the database's clock, in one round trip: the clock is read
+// once the row is locked, so that waiting for the lock does not make the
+// lease look younger than it is. The lease is nil when it was never held.
+func lockLease(ctx context.Context, tx pgx.Tx, name, lock string) (*tenant.Lease, time.Time, error) {
+	b := &pgx.Batch{}
+	b.Queue(selectLease+" "+lock, name)
+	b.Queue(dbNow)
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	cur, err := scanLease(br.QueryRow())
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		cur = nil
+	case err != nil:
+		return nil, time.Time{}, err
+	}
+	var now time.Time
+	if err := br.QueryRow().Scan(&now); err != nil {
+		return nil, time.Time{}, fmt.Errorf("read the database clock: %w", err)
+	}
+	return cur, now.UTC(), br.Close()
+}
+
 // AcquireLease implements tenant.LeaseStore with tenant.ApplyLease, in one
-// transaction that locks the lease's row. When another holder has the lease,
-// it returns that lease with an error wrapping tenant.ErrLeaseHeld.
+// transaction that locks the lease's row, judging expiry by the database's
+// clock. When another holder has the lease, it returns that lease with an
+// error wrapping tenant.ErrLeaseHeld.
 func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (tenant.Lease, error) {
 	var out tenant.Lease
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		for range 3 { // leases are never deleted: twice is enough
-			cur, err := scanLease(tx.QueryRow(ctx, selectLeaseForUpdate, name))
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-				cur = nil
-			case err != nil:
+			cur, now, err := lockLease(ctx, tx, name, "FOR UPDATE")
+			if err != nil {
 				return fmt.Errorf("postgres: acquire lease %q: %w", name, err)
 			}
-			// The clock is read once the row is locked: waiting for the lock
-			// must not make the lease look younger than it is.
-			next, err := tenant.ApplyLease(cur, name, holder, ttl, s.now())
+			next, err := tenant.ApplyLease(cur, name, holder, ttl, now)
 			out = next
 			if err != nil {
 				return fmt.Errorf("postgres: acquire lease %q: %w", name, err)
@@ -76,45 +99,56 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 	return out, err
 }
 
-// RenewLease implements tenant.LeaseStore. It returns an error wrapping
-// tenant.ErrLeaseLost when holder no longer has the lease at epoch.
+// RenewLease implements tenant.LeaseStore, judging expiry by the database's
+// clock. It returns an error wrapping tenant.ErrLeaseLost when holder no
+// longer has the lease at epoch. The row is locked FOR NO KEY UPDATE, which
+// fenced writes (FOR KEY SHARE) do not wait for.
 func (s *Store) RenewLease(ctx context.Context, name, holder string, epoch int64, ttl time.Duration) (tenant.Lease, error) {
-	now := s.now()
-	expires, err := tenant.LeaseExpiry(now, ttl)
+	var out tenant.Lease
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, now, err := lockLease(ctx, tx, name, "FOR NO KEY UPDATE")
+		if err != nil {
+			return fmt.Errorf("postgres: renew lease %q: %w", name, err)
+		}
+		if cur == nil || cur.Holder != holder || cur.Epoch != epoch || !cur.ExpiresAt.After(now) {
+			return fmt.Errorf("postgres: renew lease %q: %w: %s no longer holds it at epoch %d", name, tenant.ErrLeaseLost, holder, epoch)
+		}
+		expires, err := tenant.LeaseExpiry(now, ttl)
+		if err != nil {
+			return fmt.Errorf("postgres: renew lease %q: %w", name, err)
+		}
+		if _, err := tx.Exec(ctx, updateLease, name, holder, epoch, expires); err != nil {
+			return fmt.Errorf("postgres: renew lease %q: %w", name, err)
+		}
+		out = tenant.Lease{Name: name, Holder: holder, Epoch: epoch, ExpiresAt: expires}
+		return nil
+	})
 	if err != nil {
 		return tenant.Lease{}, err
 	}
-	l, err := scanLease(s.pool.QueryRow(ctx, renewLease, name, holder, epoch, expires, tenant.Timestamp(now)))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return tenant.Lease{}, fmt.Errorf("postgres: renew lease %q: %w: %s no longer holds it at epoch %d", name, tenant.ErrLeaseLost, holder, epoch)
-	}
-	if err != nil {
-		return tenant.Lease{}, fmt.Errorf("postgres: renew lease %q: %w", name, err)
-	}
-	return *l, nil
+	return out, nil
 }
 
 // ReleaseLease implements tenant.LeaseStore: it makes holder's lease at
-// epoch expire now, so that the next AcquireLease takes it over. A lease
-// that has changed hands is left alone.
+// epoch expire now, by the database's clock, so that the next AcquireLease
+// takes it over. A lease that has changed hands is left alone.
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string, epoch int64) error {
-	now := tenant.Timestamp(s.now())
-	if _, err := s.pool.Exec(ctx, releaseLease, name, holder, epoch, now); err != nil {
+	if _, err := s.pool.Exec(ctx, releaseLease, name, holder, epoch); err != nil {
 		return fmt.Errorf("postgres: release lease %q: %w", name, err)
 	}
 	return nil
 }
 
-// checkFence refuses, in tx, an observation whose epoch is not the
-// controller lease's (0 when it was never held), and keeps the lease from
-// changing hands until tx ends.
-func (s *Store) checkFence(ctx context.Context, tx pgx.Tx, obs tenant.Observation) error {
-	var epoch int64
-	err := tx.QueryRow(ctx, fenceEpoch, tenant.ControllerLease).Scan(&epoch)
+// checkFence refuses, in tx, a write whose epoch (an observation's or an
+// event's) is not the controller lease's (0 when it was never held), and
+// keeps the lease from changing hands until tx ends.
+func checkFence(ctx context.Context, tx pgx.Tx, epoch int64) error {
+	var leaseEpoch int64
+	err := tx.QueryRow(ctx, fenceEpoch, tenant.ControllerLease).Scan(&leaseEpoch)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("read the controller lease: %w", err)
 	}
-	return tenant.CheckFence(obs, epoch)
+	return tenant.CheckFence(epoch, leaseEpoch)
 }
 
 func scanLease(row pgx.Row) (*tenant.Lease, error) {

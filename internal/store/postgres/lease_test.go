@@ -49,83 +49,123 @@ func TestConcurrentFirstAcquire(t *testing.T) {
 	}
 }
 
-// An observation waits for a change of hands in progress and is then
-// fenced by it: the fence cannot pass on an epoch about to be replaced.
+// A fenced write (an observation, an event) waits for a change of hands in
+// progress and is then fenced by it: the fence cannot pass on an epoch
+// about to be replaced.
 func TestFenceWaitsForAcquire(t *testing.T) {
-	s, _ := mustOpen(t, Options{})
-	cur := mustCreate(t, s, "fenced")
-	old, err := s.AcquireLease(ctx, tenant.ControllerLease, "replica-a", time.Minute)
-	if err != nil {
-		t.Fatal(err)
+	writes := map[string]func(s *Store, cur *tenant.Tenant, epoch int64) error{
+		"UpdateObserved": func(s *Store, cur *tenant.Tenant, epoch int64) error {
+			_, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Epoch: epoch})
+			return err
+		},
+		"AppendEvent": func(s *Store, cur *tenant.Tenant, epoch int64) error {
+			return s.AppendEvent(ctx, tenant.Event{TenantID: cur.ID, Type: tenant.EventNote, Message: "fenced", Epoch: epoch})
+		},
 	}
-	// A takeover in progress: the lease row is locked and its epoch bumped,
-	// not yet committed.
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM leases WHERE name = $1 FOR UPDATE`, tenant.ControllerLease); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, `UPDATE leases SET holder = 'replica-b', epoch = epoch + 1 WHERE name = $1`, tenant.ControllerLease); err != nil {
-		t.Fatal(err)
-	}
-	result := make(chan error, 1)
-	go func() {
-		_, err := s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Epoch: old.Epoch})
-		result <- err
-	}()
-	select {
-	case err := <-result:
-		t.Fatalf("UpdateObserved did not wait for the takeover in progress: %v", err)
-	case <-time.After(200 * time.Millisecond):
-	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-result; !errors.Is(err, tenant.ErrFenced) {
-		t.Errorf("UpdateObserved after the takeover = %v, want ErrFenced", err)
-	}
-	if got, err := s.Get(ctx, cur.ID, tenant.GetOptions{}); err != nil || got.Status != tenant.StatusRequested {
-		t.Errorf("the fenced observation changed the tenant: %+v, %v", got, err)
+	for name, write := range writes {
+		t.Run(name, func(t *testing.T) {
+			s, _ := mustOpen(t, Options{})
+			cur := mustCreate(t, s, "fenced")
+			old, err := s.AcquireLease(ctx, tenant.ControllerLease, "replica-a", time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A takeover in progress: the lease row is locked and its epoch
+			// bumped, not yet committed.
+			tx, err := s.pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM leases WHERE name = $1 FOR UPDATE`, tenant.ControllerLease); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE leases SET holder = 'replica-b', epoch = epoch + 1 WHERE name = $1`, tenant.ControllerLease); err != nil {
+				t.Fatal(err)
+			}
+			result := make(chan error, 1)
+			go func() { result <- write(s, cur, old.Epoch) }()
+			select {
+			case err := <-result:
+				t.Fatalf("%s did not wait for the takeover in progress: %v", name, err)
+			case <-time.After(200 * time.Millisecond):
+			}
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-result; !errors.Is(err, tenant.ErrFenced) {
+				t.Errorf("%s after the takeover = %v, want ErrFenced", name, err)
+			}
+			got, err := s.Get(ctx, cur.ID, tenant.GetOptions{})
+			if err != nil || got.Status != tenant.StatusRequested {
+				t.Errorf("the fenced write changed the tenant: %+v, %v", got, err)
+			}
+			events, err := s.ListEvents(ctx, cur.ID, tenant.EventListOptions{})
+			if err != nil || len(events.Events) != 1 {
+				t.Errorf("events after the fenced write = %+v, %v; want the created event alone", events, err)
+			}
+		})
 	}
 }
 
-// Leases use the store's clock, in UTC, to the microsecond; Release makes
-// a lease expire at once, for anyone.
+// Leases are judged by the database's clock, not the replica's: a replica
+// whose clock runs an hour ahead cannot take over a lease that has not
+// expired, and one whose clock runs an hour behind cannot extend its own
+// past expiry. Expiry is in UTC, to the microsecond; Release makes a lease
+// expire at once, for anyone.
 func TestLeaseClock(t *testing.T) {
-	clock := time.Date(2030, 1, 2, 3, 4, 5, 678_901_234, time.FixedZone("X", 5*3600))
-	var mu sync.Mutex
-	now := func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		return clock
-	}
-	s, _ := mustOpen(t, Options{Now: now})
-	l, err := s.AcquireLease(ctx, "clocked", "replica-a", time.Minute)
+	ahead := func() time.Time { return time.Now().Add(time.Hour) }
+	behind := func() time.Time { return time.Now().Add(-time.Hour) }
+	a, url := mustOpen(t, Options{Now: behind})
+	b, err := Open(ctx, url, Options{Now: ahead})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := time.Date(2030, 1, 1, 22, 5, 5, 678_901_000, time.UTC)
-	if l.ExpiresAt != want {
-		t.Errorf("ExpiresAt = %v, want %v", l.ExpiresAt, want)
-	}
-	if _, err := s.AcquireLease(ctx, "clocked", "replica-b", time.Minute); !errors.Is(err, tenant.ErrLeaseHeld) {
-		t.Errorf("AcquireLease of a held lease = %v", err)
-	}
-	mu.Lock()
-	clock = clock.Add(time.Minute) // exactly at expiry: expired
-	mu.Unlock()
-	taken, err := s.AcquireLease(ctx, "clocked", "replica-b", time.Minute)
-	if err != nil || taken.Epoch != l.Epoch+1 {
-		t.Fatalf("AcquireLease at expiry = %+v, %v", taken, err)
-	}
-	if err := s.ReleaseLease(ctx, "clocked", "replica-b", taken.Epoch); err != nil {
+	defer b.Close()
+
+	before := time.Now()
+	l, err := a.AcquireLease(ctx, "clocked", "replica-a", time.Minute)
+	after := time.Now()
+	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.AcquireLease(ctx, "clocked", "replica-c", time.Minute)
-	if err != nil || again.Epoch != taken.Epoch+1 {
-		t.Errorf("AcquireLease right after Release = %+v, %v", again, err)
+	// The database runs on this host in the tests: its clock is ours.
+	const slack = 5 * time.Second
+	if l.ExpiresAt.Location() != time.UTC || l.ExpiresAt.Nanosecond()%1000 != 0 ||
+		l.ExpiresAt.Before(before.Add(time.Minute-slack)) || l.ExpiresAt.After(after.Add(time.Minute+slack)) {
+		t.Errorf("ExpiresAt = %v, want a minute after %v in UTC, to the microsecond", l.ExpiresAt, before)
+	}
+	if _, err := b.AcquireLease(ctx, "clocked", "replica-b", time.Minute); !errors.Is(err, tenant.ErrLeaseHeld) {
+		t.Errorf("AcquireLease of a held lease by a replica an hour ahead = %v, want ErrLeaseHeld", err)
+	}
+
+	short, err := a.AcquireLease(ctx, "short", "replica-a", 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := a.RenewLease(ctx, "short", "replica-a", short.Epoch, time.Minute); !errors.Is(err, tenant.ErrLeaseLost) {
+		t.Errorf("RenewLease after expiry by a replica an hour behind = %v, want ErrLeaseLost", err)
+	}
+	if again, err := a.AcquireLease(ctx, "short", "replica-a", time.Minute); err != nil || again.Epoch != short.Epoch+1 {
+		t.Errorf("AcquireLease of one's own expired lease = %+v, %v; want epoch %d", again, err, short.Epoch+1)
+	}
+
+	renewed, err := a.RenewLease(ctx, "clocked", "replica-a", l.Epoch, time.Hour)
+	if err != nil || renewed.ExpiresAt.Before(l.ExpiresAt) {
+		t.Fatalf("RenewLease = %+v, %v", renewed, err)
+	}
+	if err := a.ReleaseLease(ctx, "clocked", "replica-a", l.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := b.AcquireLease(ctx, "clocked", "replica-b", time.Minute)
+	if err != nil || taken.Epoch != l.Epoch+1 {
+		t.Errorf("AcquireLease right after Release = %+v, %v", taken, err)
+	}
+	if err := a.ReleaseLease(ctx, "clocked", "replica-a", l.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AcquireLease(ctx, "clocked", "replica-c", time.Minute); !errors.Is(err, tenant.ErrLeaseHeld) {
+		t.Errorf("a stale Release freed the successor's lease: AcquireLease = %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -26,11 +27,35 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 		return nil, err
 	}
 	size := tenant.ClampPageSize(opts.PageSize)
+	q, args, ok, err := listQuery(opts, after, size)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &tenant.Page{}, nil
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list tenants: %w", err)
+	}
+	tenants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*tenant.Tenant, error) {
+		return scanTenant(row)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list tenants: %w", err)
+	}
+	page := &tenant.Page{Tenants: tenants}
+	if len(tenants) > size {
+		page.Tenants = tenants[:size]
+		page.NextPageToken = tenant.EncodePageToken(tenants[size-1].ID)
+	}
+	return page, nil
+}
 
-	var (
-		where []string
-		args  []any
-	)
+// listQuery is List's query and its arguments, for a page of size rows
+// after the id after. It is false when opts can match no tenant.
+func listQuery(opts tenant.ListOptions, after string, size int) (q string, args []any, ok bool, err error) {
+	var where []string
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
@@ -51,44 +76,53 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	if len(opts.Labels) > 0 {
 		sel, err := json.Marshal(opts.Labels)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: list tenants: encode labels: %w", err)
+			return "", nil, false, fmt.Errorf("postgres: list tenants: encode labels: %w", err)
 		}
 		where = append(where, "labels @> "+arg(sel))
 	}
 	if opts.NamePrefix != "" {
-		where = append(where, "name LIKE "+arg(escapeLike(opts.NamePrefix)+"%"))
+		if !utf8.ValidString(opts.NamePrefix) || strings.ContainsRune(opts.NamePrefix, 0) {
+			// Not text PostgreSQL can hold, so no name starts with it.
+			return "", nil, false, nil
+		}
+		// A range in byte order (COLLATE "C"), which the index
+		// tenants_name_prefix_idx serves, also in a generic plan, as LIKE
+		// with a parameter cannot be; and the prefix is text, not a pattern.
+		where = append(where, `name COLLATE "C" >= `+arg(opts.NamePrefix))
+		if end, bounded := prefixEnd(opts.NamePrefix); bounded {
+			where = append(where, `name COLLATE "C" < `+arg(end))
+		}
 	}
 	if !opts.IncludeDeleted && !slices.Contains(opts.Statuses, tenant.StatusDeleted) {
 		where = append(where, "deleted_at IS NULL")
 	}
-	q := selectTenant
+	q = selectTenant
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY id LIMIT " + arg(size+1)
-
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: list tenants: %w", err)
-	}
-	tenants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*tenant.Tenant, error) {
-		return scanTenant(row)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("postgres: list tenants: %w", err)
-	}
-	page := &tenant.Page{Tenants: tenants}
-	if len(tenants) > size {
-		page.Tenants = tenants[:size]
-		page.NextPageToken = tenant.EncodePageToken(tenants[size-1].ID)
-	}
-	return page, nil
+	return q, args, true, nil
 }
 
-// escapeLike quotes LIKE's metacharacters (and its escape, \) so that s
-// matches only itself.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+// prefixEnd is the least valid UTF-8 string, in byte order, that follows
+// every string starting with prefix (valid UTF-8): prefix with its last code
+// point incremented, after dropping trailing U+10FFFF. It is false when
+// prefix is all U+10FFFF, and nothing follows.
+func prefixEnd(prefix string) (string, bool) {
+	for prefix != "" {
+		r, size := utf8.DecodeLastRuneInString(prefix)
+		prefix = prefix[:len(prefix)-size]
+		switch {
+		case r == utf8.MaxRune:
+			continue
+		case r == 0xD7FF: // UTF-8 has no surrogates
+			r = 0xE000
+		default:
+			r++
+		}
+		return prefix + string(r), true
+	}
+	return "", false
 }
 
 // listWork's predicate is tenant.Tenant.NeedsWork, and the same as that of

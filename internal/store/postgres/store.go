@@ -24,7 +24,9 @@ const DefaultMaxConns = 16
 
 // Options configure a Store. The zero value is ready to use.
 type Options struct {
-	// Now is the clock for the times the store records; nil means time.Now.
+	// Now is the clock for the times the store records on tenants and
+	// events; nil means time.Now. Lease expiry is judged by the database's
+	// clock instead, so that replicas on different hosts agree on it.
 	Now func() time.Time
 	// Logger receives migration progress and retried transactions; nil
 	// discards them.

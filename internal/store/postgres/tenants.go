@@ -88,7 +88,7 @@ func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, a
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
 	var fence func(tx pgx.Tx) error
 	if obs.Epoch != 0 {
-		fence = func(tx pgx.Tx) error { return s.checkFence(ctx, tx, obs) }
+		fence = func(tx pgx.Tx) error { return checkFence(ctx, tx, obs.Epoch) }
 	}
 	return s.change(ctx, "update observed state", id, false, fence, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyObservation(cur, obs, now)

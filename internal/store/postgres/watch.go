@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,7 +41,9 @@ const (
 // announcements pile up (the excess is dropped; see DroppedAnnouncements)
 // or the connection breaks, in which case Watch connects again, with
 // backoff, until ctx ends, and changes committed in between are not
-// announced. The channel is closed when ctx ends or the store is closed.
+// announced. Either loss is followed by an empty id as soon as the channel
+// has room for it, so that the receiver sweeps. The channel is closed when
+// ctx ends or the store is closed.
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -60,12 +63,19 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 		return nil, fmt.Errorf("postgres: watch: %w", err)
 	}
 	ch := make(chan string, watchBuffer)
+	// lost says that announcements were lost; announceLoss turns it into an
+	// empty id on ch as soon as there is room, so that watch, which reads
+	// the connection, never waits for the receiver.
+	lost := make(chan struct{}, 1)
 	go func() {
 		defer s.watchers.Done()
 		defer stop()
-		defer cancel()
-		defer close(ch)
-		s.watch(ctx, conn, ch)
+		var wg sync.WaitGroup
+		wg.Go(func() { announceLoss(ctx, ch, lost) })
+		s.watch(ctx, conn, ch, lost)
+		cancel()
+		wg.Wait()
+		close(ch)
 	}()
 	return ch, nil
 }
@@ -75,8 +85,9 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 func (s *Store) DroppedAnnouncements() int64 { return s.dropped.Load() }
 
 // watch forwards the notifications conn receives to ch until ctx ends,
-// connecting again when the connection breaks.
-func (s *Store) watch(ctx context.Context, conn *pgx.Conn, ch chan<- string) {
+// connecting again when the connection breaks. It never blocks on ch: when
+// ch is full, or the connection was lost, it signals lost instead.
+func (s *Store) watch(ctx context.Context, conn *pgx.Conn, ch chan<- string, lost chan<- struct{}) {
 	defer func() { closeConn(conn) }()
 	for {
 		n, err := conn.WaitForNotification(ctx)
@@ -84,6 +95,7 @@ func (s *Store) watch(ctx context.Context, conn *pgx.Conn, ch chan<- string) {
 			select {
 			case ch <- n.Payload:
 			default:
+				signal(lost)
 				if s.dropped.Add(1)%1000 == 1 {
 					s.log.WarnContext(ctx, "postgres: watch: receiver is behind; dropping announcements", "dropped", s.dropped.Load())
 				}
@@ -100,9 +112,32 @@ func (s *Store) watch(ctx context.Context, conn *pgx.Conn, ch chan<- string) {
 		}
 		// Announcements made while the connection was down are lost: say
 		// so, so that the receiver sweeps.
+		signal(lost)
+	}
+}
+
+// signal sets c (of capacity 1), unless it is set already.
+func signal(c chan<- struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// announceLoss sends an empty id on ch, waiting for room, each time lost is
+// signalled, until ctx ends. Losses signalled while it waits are covered by
+// the id it is waiting to send, and cost at most one more.
+func announceLoss(ctx context.Context, ch chan<- string, lost <-chan struct{}) {
+	for {
 		select {
+		case <-ctx.Done():
+			return
+		case <-lost:
+		}
+		select {
+		case <-ctx.Done():
+			return
 		case ch <- "":
-		default:
 		}
 	}
 }

@@ -37,6 +37,15 @@ func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 		if err != nil {
 			return fmt.Errorf("sqlite: append event: %w", err)
 		}
+		if e.Epoch != 0 {
+			epoch, err := s.controllerEpoch(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if err := tenant.CheckFence(e.Epoch, epoch); err != nil {
+				return err
+			}
+		}
 		return s.insertEvents(ctx, tx, e)
 	})
 }

@@ -35,8 +35,10 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 		where, args = append(where, "provider = ?"), append(args, opts.Provider)
 	}
 	if opts.NamePrefix != "" {
-		// A range, not LIKE: the prefix is text, never a pattern.
-		where, args = append(where, "substr(name, 1, ?) = ?"), append(args, len(opts.NamePrefix), opts.NamePrefix)
+		// A range on the name index, not LIKE: the prefix is text, never a
+		// pattern. Names compare as bytes, and 0xFF follows every byte of
+		// UTF-8 text.
+		where, args = append(where, "name >= ? AND name < ?"), append(args, opts.NamePrefix, opts.NamePrefix+"\xff")
 	}
 	if err := tenant.ValidateSelector(opts.Labels); err != nil {
 		return nil, err // also keeps keys safe inside a JSON path

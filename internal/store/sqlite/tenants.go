@@ -91,7 +91,7 @@ func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observ
 			if err != nil {
 				return nil, nil, err
 			}
-			if err := tenant.CheckFence(obs, epoch); err != nil {
+			if err := tenant.CheckFence(obs.Epoch, epoch); err != nil {
 				return nil, nil, err
 			}
 		}

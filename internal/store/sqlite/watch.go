@@ -23,8 +23,10 @@ const dataVersionPoll = 100 * time.Millisecond
 // another process, since this one writes through that connection alone —
 // commits, and then announces "" (look for work).
 type watchers struct {
-	mu   sync.Mutex
-	subs map[chan string]struct{}
+	mu sync.Mutex
+	// subs maps each watcher's channel to whether it has missed an
+	// announcement (its buffer was full) that it has not yet been told of.
+	subs map[chan string]bool
 }
 
 // Watch announces desired-state changes made through this Store; see
@@ -39,9 +41,9 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	ch := make(chan string, watchBuffer)
 	s.watch.mu.Lock()
 	if s.watch.subs == nil {
-		s.watch.subs = map[chan string]struct{}{}
+		s.watch.subs = map[chan string]bool{}
 	}
-	s.watch.subs[ch] = struct{}{}
+	s.watch.subs[ch] = false
 	s.watch.mu.Unlock()
 	go func() {
 		s.pollDataVersion(ctx, ch, last)
@@ -53,9 +55,9 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	return ch, nil
 }
 
-// pollDataVersion sends "" to ch whenever another process has committed,
-// until ctx ends.
-func (s *Store) pollDataVersion(ctx context.Context, ch chan<- string, last int64) {
+// pollDataVersion sends "" to ch whenever another process has committed, or
+// a missed announcement is pending and there is room, until ctx ends.
+func (s *Store) pollDataVersion(ctx context.Context, ch chan string, last int64) {
 	ticker := time.NewTicker(dataVersionPoll)
 	defer ticker.Stop()
 	for {
@@ -64,28 +66,57 @@ func (s *Store) pollDataVersion(ctx context.Context, ch chan<- string, last int6
 			return
 		case <-ticker.C:
 		}
+		s.tellMissed(ch)
 		v, err := s.dataVersion(ctx)
 		if err != nil {
 			continue // closing, or busy: try at the next tick
 		}
 		if v != last {
-			select {
-			case ch <- "":
-			default:
-			}
+			s.watch.mu.Lock()
+			s.watch.subs[ch] = !send(ch, false, "")
+			s.watch.mu.Unlock()
 		}
 		last = v
 	}
 }
 
 // announce tells every watcher that a tenant's desired state changed; it
-// never blocks a write.
+// never blocks a write. A watcher whose buffer is full misses it, and is
+// told so ("") as soon as there is room again.
 func (s *Store) announce(id string) {
 	s.watch.mu.Lock()
 	defer s.watch.mu.Unlock()
-	for ch := range s.watch.subs {
+	for ch, missed := range s.watch.subs {
+		s.watch.subs[ch] = !send(ch, missed, id)
+	}
+}
+
+// send delivers id, first telling of missed announcements; false when the
+// channel was full.
+func send(ch chan string, missed bool, id string) bool {
+	if missed {
 		select {
-		case ch <- id:
+		case ch <- "":
+		default:
+			return false
+		}
+	}
+	select {
+	case ch <- id:
+		return true
+	default:
+		return false
+	}
+}
+
+// tellMissed delivers a pending "" to the watcher, if there is room.
+func (s *Store) tellMissed(ch chan string) {
+	s.watch.mu.Lock()
+	defer s.watch.mu.Unlock()
+	if missed, ok := s.watch.subs[ch]; ok && missed {
+		select {
+		case ch <- "":
+			s.watch.subs[ch] = false
 		default:
 		}
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -110,6 +111,16 @@ func testFencing(t *testing.T, s tenant.Store) {
 	if _, err := s.UpdateObserved(ctx, cur.ID, obs); err != nil {
 		t.Errorf("UpdateObserved with the successor's epoch: %v", err)
 	}
+	// Events are fenced the same way.
+	before := len(mustEvents(t, s, cur.ID))
+	err = s.AppendEvent(ctx, tenant.Event{TenantID: cur.ID, Type: tenant.EventAttempt, Message: "from the ex-leader", Epoch: old.Epoch})
+	wantErr(t, "AppendEvent with a stale epoch", err, tenant.ErrFenced)
+	if err := s.AppendEvent(ctx, tenant.Event{TenantID: cur.ID, Type: tenant.EventAttempt, Message: "from the leader", Epoch: successor.Epoch}); err != nil {
+		t.Errorf("AppendEvent with the current epoch: %v", err)
+	}
+	if got := len(mustEvents(t, s, cur.ID)); got != before+1 {
+		t.Errorf("%d events after one fenced and one accepted, want %d", got, before+1)
+	}
 }
 
 func testAttempts(t *testing.T, s tenant.Store) {
@@ -164,6 +175,41 @@ func testAttempts(t *testing.T, s tenant.Store) {
 	}
 	if !retry.DeletionRequestedAt.Equal(*del.DeletionRequestedAt) {
 		t.Errorf("a retried deletion moved DeletionRequestedAt: %v → %v", del.DeletionRequestedAt, retry.DeletionRequestedAt)
+	}
+}
+
+// testWatchOverflow: a watcher that falls behind hears that it missed
+// announcements.
+func testWatchOverflow(t *testing.T, s tenant.Store) {
+	w, ok := s.(tenant.Watcher)
+	if !ok {
+		t.Fatalf("%T does not implement tenant.Watcher", s)
+	}
+	wctx, cancel := contextWithCancel()
+	defer cancel()
+	ch, err := w.Watch(wctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nobody reads while far more tenants are created than any buffer
+	// should hold: 5,000 desired-state changes on a few tenants.
+	cur := mustCreate(t, s, newTenant("busy"))
+	for i := range 5000 {
+		next, err := s.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: []byte(fmt.Sprintf(`{"image":"a:%d"}`, i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = next
+	}
+	sawLoss := false
+	timeout := time.After(30 * time.Second)
+	for !sawLoss {
+		select {
+		case id := <-ch:
+			sawLoss = id == ""
+		case <-timeout:
+			t.Fatal("a watcher that fell 5,000 announcements behind never heard that it missed some")
+		}
 	}
 }
 

@@ -135,3 +135,59 @@ func testListWork(t *testing.T, s tenant.Store) {
 		}
 	}
 }
+
+// testWorkMatchesNeedsWork: the stores' ListWork query and partial index
+// say what Tenant.NeedsWork says, for every status and both generation
+// cases.
+func testWorkMatchesNeedsWork(t *testing.T, s tenant.Store) {
+	paths := map[string][]tenant.Status{
+		"requested":    nil,
+		"provisioning": {tenant.StatusProvisioning},
+		"ready":        {tenant.StatusProvisioning, tenant.StatusReady},
+		"updating":     {tenant.StatusProvisioning, tenant.StatusReady, tenant.StatusUpdating},
+		"failed":       {tenant.StatusFailed},
+		"deleting":     nil,
+		"deleted":      nil,
+	}
+	var all []*tenant.Tenant
+	for name, path := range paths {
+		for _, bump := range []bool{false, true} {
+			cur := mustCreate(t, s, newTenant(fmt.Sprintf("%s-%v", name, bump)))
+			for _, st := range path {
+				cur = mustObserve(t, s, cur, st)
+			}
+			switch name {
+			case "deleting":
+				d, err := s.RequestDeletion(ctx, cur.ID, 0, "test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				cur = d
+			case "deleted":
+				cur = mustDelete(t, s, cur)
+			}
+			if bump && cur.Status != tenant.StatusDeleting && cur.Status != tenant.StatusDeleted {
+				next, err := s.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: []byte(`{"image":"bumped"}`)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cur = next
+			}
+			all = append(all, cur)
+		}
+	}
+	work := map[string]bool{}
+	ids, err := s.ListWork(ctx, tenant.WorkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		work[id] = true
+	}
+	for _, tn := range all {
+		if got := work[tn.ID]; got != tn.NeedsWork() {
+			t.Errorf("%s (status %s, generation %d, observed %d): ListWork says %v, NeedsWork says %v",
+				tn.Name, tn.Status, tn.Generation, tn.ObservedGeneration, got, tn.NeedsWork())
+		}
+	}
+}

@@ -46,6 +46,8 @@ func Run(t *testing.T, open Opener) {
 		{"Fencing", testFencing},
 		{"Attempts", testAttempts},
 		{"Watch", testWatch},
+		{"WatchOverflow", testWatchOverflow},
+		{"WorkMatchesNeedsWork", testWorkMatchesNeedsWork},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,9 @@ CREATE TABLE tenants (
 CREATE UNIQUE INDEX tenants_live_name_key ON tenants (name) WHERE deleted_at IS NULL;
 -- Get by name with deleted tenants: the most recently deleted first.
 CREATE INDEX tenants_name_idx ON tenants (name, deleted_at DESC, id DESC);
+-- List by name prefix: a range in byte order (name COLLATE "C" >= prefix
+-- AND < its successor), whatever the database's collation.
+CREATE INDEX tenants_name_prefix_idx ON tenants (name COLLATE "C");
 -- List filters, each in id (page) order.
 CREATE INDEX tenants_status_idx ON tenants (status, id);
 CREATE INDEX tenants_provider_idx ON tenants (provider, id);
