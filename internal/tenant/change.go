@@ -19,15 +19,20 @@ import (
 func Timestamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // NewTenant validates the fields Create reads from t and returns the tenant
-// to store and its "created" event.
+// to store and its "created" event. A new id is drawn unless t.ID holds one
+// (the API draws it first, so that validation sees the tenant's id).
 func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 	now = Timestamp(now)
 	config, err := compactJSON(t.ComputeConfig)
 	if err != nil {
 		config = t.ComputeConfig // Validate reports it
 	}
+	id := t.ID
+	if id == "" {
+		id = NewID()
+	}
 	out := &Tenant{
-		ID:              NewID(),
+		ID:              id,
 		Name:            t.Name,
 		Provider:        t.Provider,
 		ComputeConfig:   config,

@@ -61,6 +61,9 @@ func ValidateName(name string) error {
 // reports all problems at once, each with the JSON pointer of its field.
 func Validate(t *Tenant) error {
 	errs := &compute.ValidationError{}
+	if !IsID(t.ID) {
+		errs.Add("/id", "%q is not a tenant id (a UUID)", t.ID)
+	}
 	if err := ValidateName(t.Name); err != nil {
 		errs.Add("/name", "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}

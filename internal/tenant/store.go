@@ -13,8 +13,9 @@ import (
 // and behave identically; internal/store/storetest checks them.
 type Store interface {
 	// Create stores a new tenant in status requested, with generation and
-	// version 1, a new id, and a "created" event. Only Name, Provider,
-	// ComputeConfig, Labels and Annotations are read from t. It returns
+	// version 1 and a "created" event. Only ID (a new one is drawn when
+	// empty), Name, Provider, ComputeConfig, Labels and Annotations are read
+	// from t. An id already used is ErrConflict. It returns
 	// ErrNameTaken when a tenant that is not deleted has the name, and an
 	// error wrapping ErrInvalid when t breaks the rules (see Validate).
 	Create(ctx context.Context, t *Tenant, actor string) (*Tenant, error)

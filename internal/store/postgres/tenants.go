@@ -28,6 +28,8 @@ func (s *Store) Create(ctx context.Context, t *tenant.Tenant, actor string) (*te
 	})
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == liveNameIndex {
 		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, tenant.ErrNameTaken)
+	} else if code == codeUniqueViolation && constraint == "tenants_pkey" {
+		return nil, fmt.Errorf("postgres: create tenant %q: %w: tenant id %s is already used", out.Name, tenant.ErrConflict, out.ID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, err)

@@ -22,6 +22,9 @@ func (s *Store) Create(ctx context.Context, in *tenant.Tenant, actor string) (*t
 			return err
 		}
 		if _, err := insert.ExecContext(ctx, tenantValues(t)...); err != nil {
+			if isPrimaryKeyViolation(err) {
+				return fmt.Errorf("%w: tenant id %s is already used", tenant.ErrConflict, t.ID)
+			}
 			if isUniqueViolation(err) {
 				return fmt.Errorf("%w: %q is used by a tenant that is not deleted", tenant.ErrNameTaken, t.Name)
 			}

@@ -30,6 +30,21 @@ func testCreateAndGet(t *testing.T, s tenant.Store) {
 	sameTenant(t, "Get by id", mustGet(t, s, created.ID), created)
 	sameTenant(t, "Get by name", mustGet(t, s, "acme"), created)
 
+	// The caller may choose the id; one already used is a conflict.
+	chosen := newTenant("chosen")
+	chosen.ID = tenant.NewID()
+	if got := mustCreate(t, s, chosen); got.ID != chosen.ID {
+		t.Errorf("Create with id %s stored id %s", chosen.ID, got.ID)
+	}
+	again := newTenant("other-name")
+	again.ID = chosen.ID
+	_, err := s.Create(ctx, again, "test")
+	wantErr(t, "Create with a used id", err, tenant.ErrConflict)
+	bad := newTenant("bad-id")
+	bad.ID = "not-a-uuid"
+	_, err = s.Create(ctx, bad, "test")
+	wantErr(t, "Create with a malformed id", err, tenant.ErrInvalid)
+
 	events := mustEvents(t, s, created.ID)
 	if len(events) != 1 || events[0].Type != tenant.EventCreated || events[0].To != tenant.StatusRequested || events[0].Actor != "test" || events[0].Generation != 1 {
 		t.Errorf("events after create = %+v, want one created event by test", events)
