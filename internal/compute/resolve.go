@@ -133,3 +133,13 @@ func (m *Manager) RedactConfig(provider string, config json.RawMessage) (json.Ra
 	}
 	return schema.Redact(config)
 }
+
+// KeepSecrets returns next with the secret values that read RedactedValue
+// taken from prev; see Schema.KeepSecrets.
+func (m *Manager) KeepSecrets(provider string, next, prev json.RawMessage) (json.RawMessage, error) {
+	schema, err := m.registry.Schema(provider)
+	if err != nil {
+		return nil, err
+	}
+	return schema.KeepSecrets(next, prev)
+}

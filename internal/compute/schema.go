@@ -193,6 +193,47 @@ func (s *Schema) Redact(config json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(s.redact(inst, []*jsonschema.Schema{s.compiled}))
 }
 
+// KeepSecrets returns next with every secret (writeOnly) value that reads
+// RedactedValue replaced by the value at the same place in prev, so that a
+// client can send back a config it read, redacted, without erasing the
+// secrets in it. A redacted value with nothing to restore stays as it is.
+func (s *Schema) KeepSecrets(next, prev json.RawMessage) (json.RawMessage, error) {
+	n, err := decodeConfig(next, "compute config")
+	if err != nil {
+		return nil, err
+	}
+	p, err := decodeConfig(prev, "stored compute config")
+	if err != nil {
+		p = nil
+	}
+	return json.Marshal(keepSecrets(n, p, []*jsonschema.Schema{s.compiled}))
+}
+
+func keepSecrets(next, prev any, schemas []*jsonschema.Schema) any {
+	applicable := expand(schemas)
+	if str, ok := next.(string); ok && str == RedactedValue && prev != nil &&
+		slices.ContainsFunc(applicable, func(s *jsonschema.Schema) bool { return s.WriteOnly }) {
+		return prev
+	}
+	switch n := next.(type) {
+	case map[string]any:
+		p, _ := prev.(map[string]any)
+		for k, child := range n {
+			n[k] = keepSecrets(child, p[k], propertySchemas(applicable, k))
+		}
+	case []any:
+		p, _ := prev.([]any)
+		for i, child := range n {
+			var pc any
+			if i < len(p) {
+				pc = p[i]
+			}
+			n[i] = keepSecrets(child, pc, itemSchemas(applicable, i))
+		}
+	}
+	return next
+}
+
 // redact walks a value with every subschema that applies to it. A value
 // under which the schema has a secret, but whose shape the schema cannot
 // follow (a string where an object of secrets belongs, say), is redacted

@@ -227,3 +227,17 @@ func TestViolationsNeverQuoteValues(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepSecrets(t *testing.T) {
+	s := mustWorkloadSchema(t, nil)
+	prev := `{"image":"a","secrets":{"DB":"hunter2","OLD":"x"},"sidecars":[{"name":"b","image":"b","secrets":{"T":"t0k"}}]}`
+	next := `{"image":"a2","secrets":{"DB":"[redacted]","NEW":"[redacted]"},"env":{"E":"[redacted]"},"sidecars":[{"name":"b","image":"b","secrets":{"T":"[redacted]"}}]}`
+	got, err := s.KeepSecrets(json.RawMessage(next), json.RawMessage(prev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"env":{"E":"[redacted]"},"image":"a2","secrets":{"DB":"hunter2","NEW":"[redacted]"},"sidecars":[{"image":"b","name":"b","secrets":{"T":"t0k"}}]}`
+	if string(got) != want {
+		t.Errorf("KeepSecrets =\n %s\nwant\n %s", got, want)
+	}
+}

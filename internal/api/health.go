@@ -1,0 +1,57 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, Health{Status: "ok"})
+	return nil
+}
+
+// readyz checks the database, the providers and the extra checks; a failed
+// check is named, its cause is logged, not returned.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	ready := true
+	fail := func(name string, err error) {
+		ready = false
+		checks[name] = "failing"
+		s.log.WarnContext(ctx, "readiness check failed", "check", name, "request_id", requestID(r), "error", err)
+	}
+	if _, err := s.store.List(ctx, tenant.ListOptions{PageSize: 1}); err != nil {
+		fail("database", err)
+	} else {
+		checks["database"] = "ok"
+	}
+	for _, p := range s.compute.Registry().List() {
+		if healthy, msg := providerHealth(ctx, p); !healthy {
+			fail("provider:"+p.Name(), errString(msg))
+		} else {
+			checks["provider:"+p.Name()] = "ok"
+		}
+	}
+	for name, check := range s.opts.Ready {
+		if err := check(ctx); err != nil {
+			fail(name, err)
+		} else {
+			checks[name] = "ok"
+		}
+	}
+	status, code := "ok", http.StatusOK
+	if !ready {
+		status, code = "unavailable", http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, Health{Status: status, Checks: checks})
+	return nil
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

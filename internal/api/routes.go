@@ -1,0 +1,100 @@
+package api
+
+import (
+	"context"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// route is one operation of the API. The table of routes is served as is and
+// described as is in the OpenAPI document.
+type route struct {
+	method  string
+	pattern string
+	// operation is the OpenAPI operationId.
+	operation string
+	summary   string
+	// access is who may call it.
+	access access
+	// request and response are the body types, for the OpenAPI document;
+	// nil when there is none.
+	request, response any
+	// status is the success status.
+	status int
+	handle func(w http.ResponseWriter, r *http.Request) error
+}
+
+type access int
+
+const (
+	open  access = iota // no token needed
+	read                // any token
+	write               // an admin token
+)
+
+// routes is the API.
+func (s *Server) routes() []route {
+	return []route{
+		{method: "GET", pattern: "/healthz", operation: "healthz", summary: "The process is up", access: open, response: Health{}, status: 200, handle: s.healthz},
+		{method: "GET", pattern: "/readyz", operation: "readyz", summary: "The database answers, providers are healthy, the controller has a leader", access: read, response: Health{}, status: 200, handle: s.readyz},
+		{method: "GET", pattern: "/v1/compute/providers", operation: "listProviders", summary: "The enabled compute providers and their health", access: read, response: ProviderList{}, status: 200, handle: s.listProviders},
+		{method: "GET", pattern: "/v1/compute/config", operation: "getComputeConfig", summary: "A provider's compute_config schema and defaults", access: read, response: ComputeConfig{}, status: 200, handle: s.getComputeConfig},
+		{method: "POST", pattern: "/v1/tenants", operation: "createTenant", summary: "Create a tenant", access: write, request: CreateTenantRequest{}, response: Tenant{}, status: 201, handle: s.createTenant},
+		{method: "GET", pattern: "/v1/tenants", operation: "listTenants", summary: "List tenants", access: read, response: TenantList{}, status: 200, handle: s.listTenants},
+		{method: "GET", pattern: "/v1/tenants/{tenant}", operation: "getTenant", summary: "Get a tenant by id or name", access: read, response: Tenant{}, status: 200, handle: s.getTenant},
+		{method: "PUT", pattern: "/v1/tenants/{tenant}", operation: "replaceTenant", summary: "Replace a tenant's desired state", access: write, request: ReplaceTenantRequest{}, response: Tenant{}, status: 200, handle: s.replaceTenant},
+		{method: "PATCH", pattern: "/v1/tenants/{tenant}", operation: "patchTenant", summary: "Change a tenant's desired state with a JSON merge patch (RFC 7396)", access: write, request: ReplaceTenantRequest{}, response: Tenant{}, status: 200, handle: s.patchTenant},
+		{method: "DELETE", pattern: "/v1/tenants/{tenant}", operation: "deleteTenant", summary: "Delete a tenant", access: write, response: Tenant{}, status: 202, handle: s.deleteTenant},
+		{method: "GET", pattern: "/v1/tenants/{tenant}/events", operation: "listTenantEvents", summary: "A tenant's history", access: read, response: EventList{}, status: 200, handle: s.listEvents},
+		{method: "GET", pattern: "/v1/tenants/{tenant}/status", operation: "getTenantStatus", summary: "A tenant's live workload status from its provider", access: read, response: compute.ComputeStatus{}, status: 200, handle: s.getStatus},
+	}
+}
+
+// groupRoutes groups routes by path pattern: one handler per path answers
+// every method, so that a wrong method gets a JSON 405.
+func groupRoutes(rs []route) map[string][]route {
+	out := map[string][]route{}
+	for _, r := range rs {
+		out[r.pattern] = append(out[r.pattern], r)
+	}
+	return out
+}
+
+// dispatch serves the routes of one path: method, then access, then the
+// handler.
+func (s *Server) dispatch(rs []route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := slices.IndexFunc(rs, func(rt route) bool {
+			return rt.method == r.Method || (r.Method == http.MethodHead && rt.method == http.MethodGet)
+		})
+		if i < 0 {
+			var allow []string
+			for _, rt := range rs {
+				allow = append(allow, rt.method)
+			}
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.writeProblem(w, r, problem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not allowed here; use "+strings.Join(allow, " or ")))
+			return
+		}
+		rt := rs[i]
+		if rt.access != open {
+			who, err := s.auth.authenticate(r)
+			if err != nil {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="landlord"`)
+				s.writeProblem(w, r, err)
+				return
+			}
+			if rt.access == write && who.role != RoleAdmin {
+				s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, "token "+who.name+" may only read"))
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), principalKey, who))
+		}
+		if err := rt.handle(w, r); err != nil {
+			s.writeProblem(w, r, err)
+		}
+	})
+}

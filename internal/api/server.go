@@ -1,0 +1,194 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Compute is what the API needs of compute.Manager.
+type Compute interface {
+	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
+	RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error)
+	KeepSecrets(provider string, next, prev json.RawMessage) (json.RawMessage, error)
+	GetTenantStatus(ctx context.Context, tenantID, provider string) (*compute.ComputeStatus, error)
+	Registry() *compute.Registry
+	DefaultProvider() string
+}
+
+var _ Compute = (*compute.Manager)(nil)
+
+// Options configure a Server.
+type Options struct {
+	Store   tenant.Store
+	Compute Compute
+	// Tokens are the bearer tokens accepted; none means every request is
+	// the anonymous admin (serve on loopback only; see CheckListen).
+	Tokens []Token
+	// MaxBodyBytes bounds request bodies; default 1 MiB.
+	MaxBodyBytes int64
+	// Ready adds readiness checks to /readyz (the controller's leader, say):
+	// each returns nil when ready.
+	Ready map[string]func(context.Context) error
+	// Logger receives one line per request; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server serves API v1.
+type Server struct {
+	store   tenant.Store
+	compute Compute
+	auth    *authenticator
+	opts    Options
+	log     *slog.Logger
+	handler http.Handler
+}
+
+// New returns a Server.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil || opts.Compute == nil {
+		return nil, fmt.Errorf("api: a server needs a store and compute")
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	auth, err := newAuthenticator(opts.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{store: opts.Store, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
+	mux := http.NewServeMux()
+	for pattern, rs := range groupRoutes(s.routes()) {
+		mux.Handle(pattern, s.dispatch(rs))
+	}
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeProblem(w, r, problem(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path)))
+	}))
+	s.handler = s.withRequestID(s.withRecovery(mux))
+	return s, nil
+}
+
+// Handler returns the API's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// HTTPServer returns an http.Server for h with timeouts that a slow or
+// hostile client cannot exhaust.
+func HTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	principalKey
+)
+
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey).(string)
+	return id
+}
+
+func actor(r *http.Request) string {
+	p, _ := r.Context().Value(principalKey).(principal)
+	return p.name
+}
+
+// withRequestID gives every request an id: the client's X-Request-ID when it
+// sends a sane one, else a new one; it is returned and logged.
+func (s *Server) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-ID")
+		if len(id) == 0 || len(id) > 128 || !printable(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-ID", id)
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func printable(s string) bool {
+	for _, c := range s {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// withRecovery logs every request and turns a panic into a 500.
+func (s *Server) withRecovery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.ErrorContext(r.Context(), "request panicked", slog.String("request_id", requestID(r)), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				if rec.status == 0 {
+					s.writeProblem(rec, r, fmt.Errorf("panic: %v", p))
+				}
+			}
+			s.log.InfoContext(r.Context(), "request",
+				slog.String("request_id", requestID(r)),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", rec.code()),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("actor", actor(r)))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// statusRecorder remembers the status a handler sent.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) code() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,362 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+const (
+	contentJSON       = "application/json"
+	contentMergePatch = "application/merge-patch+json"
+)
+
+func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
+	dryRun, err := boolParam(r, "dry_run")
+	if err != nil {
+		return err
+	}
+	var req CreateTenantRequest
+	if err := s.readBody(w, r, &req, contentJSON); err != nil {
+		return err
+	}
+	if err := requireObject(req.ComputeConfig); err != nil {
+		return err
+	}
+	if err := tenant.ValidateName(req.Name); err != nil {
+		return problem(http.StatusBadRequest, CodeInvalidName, "the name is not valid",
+			FieldError{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
+	}
+	t := &tenant.Tenant{ID: tenant.NewID(), Name: req.Name, ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations}
+	res, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
+		TenantID: t.ID, TenantName: t.Name, Generation: 1,
+		ComputeConfig: t.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations,
+	})
+	if err != nil {
+		return err
+	}
+	t.Provider = res.Provider
+	if dryRun {
+		// Everything Create would check, nothing stored.
+		would, _, err := tenant.NewTenant(t, actor(r), time.Now())
+		if err != nil {
+			return err
+		}
+		out := s.render(would)
+		if out.EffectiveConfig, err = s.compute.RedactConfig(res.Provider, res.EffectiveConfig); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+	created, err := s.store.Create(r.Context(), t, actor(r))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/v1/tenants/"+created.ID)
+	s.writeTenant(w, http.StatusCreated, created)
+	return nil
+}
+
+func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
+	includeDeleted, err := boolParam(r, "include_deleted")
+	if err != nil {
+		return err
+	}
+	t, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{IncludeDeleted: includeDeleted})
+	if err != nil {
+		return err
+	}
+	s.writeTenant(w, http.StatusOK, t)
+	return nil
+}
+
+func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	opts := tenant.ListOptions{Provider: q.Get("provider"), NamePrefix: q.Get("name_prefix"), PageToken: q.Get("page_token")}
+	for _, v := range q["status"] {
+		for _, st := range strings.Split(v, ",") {
+			if !tenant.Status(st).Valid() {
+				return problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("%q is not a tenant status", st),
+					FieldError{Parameter: "status", Message: "must be one of requested, provisioning, ready, updating, deleting, deleted, failed"})
+			}
+			opts.Statuses = append(opts.Statuses, tenant.Status(st))
+		}
+	}
+	if labels := q["label"]; len(labels) > 0 {
+		sel, err := tenant.ParseSelector(labels)
+		if err != nil {
+			return problem(http.StatusBadRequest, CodeInvalidParameter, "a label selector is not of the form key=value",
+				FieldError{Parameter: "label", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
+		}
+		opts.Labels = sel
+	}
+	var err error
+	if opts.PageSize, err = pageSize(r); err != nil {
+		return err
+	}
+	page, err := s.store.List(r.Context(), opts)
+	if err != nil {
+		return err
+	}
+	out := TenantList{Tenants: make([]Tenant, len(page.Tenants)), NextPageToken: page.NextPageToken}
+	for i, t := range page.Tenants {
+		out.Tenants[i] = s.render(t)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
+	var req ReplaceTenantRequest
+	if err := s.readBody(w, r, &req, contentJSON); err != nil {
+		return err
+	}
+	if err := requireObject(req.ComputeConfig); err != nil {
+		return err
+	}
+	return s.change(w, r, func(*tenant.Tenant) (ReplaceTenantRequest, error) { return req, nil })
+}
+
+func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
+	var patch map[string]json.RawMessage
+	if err := s.readBody(w, r, &patch, contentMergePatch, contentJSON); err != nil {
+		return err
+	}
+	var errs []FieldError
+	for k := range patch {
+		if k != "compute_config" && k != "labels" && k != "annotations" {
+			errs = append(errs, FieldError{Pointer: "/" + escapePointer(k), Message: "unknown field; a patch may change compute_config, labels and annotations"})
+		}
+	}
+	if len(errs) > 0 {
+		return problem(http.StatusBadRequest, CodeInvalidBody, "the patch has unknown fields", sortErrors(errs)...)
+	}
+	return s.change(w, r, func(cur *tenant.Tenant) (ReplaceTenantRequest, error) {
+		doc, _ := json.Marshal(ReplaceTenantRequest{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations})
+		var target, p any
+		_ = json.Unmarshal(doc, &target)
+		raw, _ := json.Marshal(patch)
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&p); err != nil {
+			return ReplaceTenantRequest{}, problem(http.StatusBadRequest, CodeInvalidBody, "the patch is not valid JSON")
+		}
+		merged, _ := json.Marshal(compute.MergePatch(target, p))
+		var next ReplaceTenantRequest
+		if err := decodeStrict(merged, &next); err != nil {
+			return ReplaceTenantRequest{}, err
+		}
+		if err := requireObject(next.ComputeConfig); err != nil {
+			return ReplaceTenantRequest{}, err
+		}
+		return next, nil
+	})
+}
+
+// change applies a new desired state made from the current tenant. With
+// If-Match, a tenant that changed meanwhile is a 412; without, a concurrent
+// change is retried on the new state a few times, then is a 409.
+func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *tenant.Tenant) (ReplaceTenantRequest, error)) error {
+	ifMatch, err := parseIfMatch(r)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		cur, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if ifMatch != 0 && ifMatch != cur.Version {
+			return preconditionFailed(cur.Version)
+		}
+		if cur.DeletionRequestedAt != nil {
+			return problem(http.StatusConflict, CodeTenantDeleting, "the tenant is being deleted and cannot be changed")
+		}
+		req, err := next(cur)
+		if err != nil {
+			return err
+		}
+		// Secrets sent back as they were shown ("[redacted]") keep their
+		// stored values.
+		config, err := s.compute.KeepSecrets(cur.Provider, req.ComputeConfig, cur.ComputeConfig)
+		if err != nil {
+			return err
+		}
+		if _, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
+			TenantID: cur.ID, TenantName: cur.Name, Generation: cur.Generation + 1,
+			ComputeConfig: config, Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
+		}); err != nil {
+			return err
+		}
+		updated, err := s.store.UpdateDesired(r.Context(), cur.ID, tenant.DesiredChange{
+			Version: cur.Version, ComputeConfig: config, Labels: req.Labels, Annotations: req.Annotations, Actor: actor(r),
+		})
+		switch {
+		case errors.Is(err, tenant.ErrConflict) && ifMatch != 0:
+			return preconditionFailed(0)
+		case errors.Is(err, tenant.ErrConflict) && attempt < 3:
+			continue
+		case err != nil:
+			return err
+		}
+		s.writeTenant(w, http.StatusOK, updated)
+		return nil
+	}
+}
+
+func (s *Server) deleteTenant(w http.ResponseWriter, r *http.Request) error {
+	ifMatch, err := parseIfMatch(r)
+	if err != nil {
+		return err
+	}
+	cur, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if ifMatch != 0 && ifMatch != cur.Version {
+		return preconditionFailed(cur.Version)
+	}
+	deleting, err := s.store.RequestDeletion(r.Context(), cur.ID, ifMatch, actor(r))
+	if errors.Is(err, tenant.ErrConflict) && ifMatch != 0 {
+		return preconditionFailed(0)
+	}
+	if err != nil {
+		return err
+	}
+	s.writeTenant(w, http.StatusAccepted, deleting)
+	return nil
+}
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{IncludeDeleted: true})
+	if err != nil {
+		return err
+	}
+	size, err := pageSize(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.store.ListEvents(r.Context(), t.ID, tenant.EventListOptions{PageSize: size, PageToken: r.URL.Query().Get("page_token")})
+	if err != nil {
+		return err
+	}
+	out := EventList{Events: make([]Event, len(page.Events)), NextPageToken: page.NextPageToken}
+	for i, e := range page.Events {
+		out.Events[i] = Event{Time: e.Time, Type: string(e.Type), From: string(e.From), To: string(e.To), Generation: e.Generation, Message: e.Message, Actor: e.Actor}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{})
+	if err != nil {
+		return err
+	}
+	st, err := s.compute.GetTenantStatus(r.Context(), t.ID, t.Provider)
+	switch {
+	case errors.Is(err, compute.ErrTenantNotFound):
+		return problem(http.StatusNotFound, CodeWorkloadNotFound, fmt.Sprintf("the provider %s has no workload for this tenant (status %s)", t.Provider, t.Status))
+	case errors.Is(err, compute.ErrProviderNotFound):
+		return problem(http.StatusServiceUnavailable, CodeProviderNotFound, fmt.Sprintf("the tenant's provider %s is not enabled", t.Provider))
+	case err != nil:
+		return problem(http.StatusBadGateway, CodeUnavailable, fmt.Sprintf("the provider %s did not answer", t.Provider))
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// render is the API's view of a tenant: secrets redacted.
+func (s *Server) render(t *tenant.Tenant) Tenant {
+	config, err := s.compute.RedactConfig(t.Provider, t.ComputeConfig)
+	if err != nil {
+		// Without its provider's schema nothing says which values are
+		// secret: show none of them.
+		config, _ = json.Marshal("[redacted: provider " + t.Provider + " is not enabled]")
+	}
+	return Tenant{
+		ID: t.ID, Name: t.Name, ComputeProvider: t.Provider, ComputeConfig: config,
+		Labels: t.Labels, Annotations: t.Annotations,
+		Status: string(t.Status), StatusMessage: t.StatusMessage,
+		Generation: t.Generation, ObservedGeneration: t.ObservedGeneration, Version: t.Version,
+		Attempts: t.Attempts, RetryAt: t.RetryAt, ResourceIDs: t.ResourceIDs, Endpoints: t.Endpoints,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, DeletedAt: t.DeletedAt,
+	}
+}
+
+func (s *Server) writeTenant(w http.ResponseWriter, status int, t *tenant.Tenant) {
+	w.Header().Set("ETag", etag(t.Version))
+	writeJSON(w, status, s.render(t))
+}
+
+func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
+
+// parseIfMatch returns the version an If-Match header asks for; 0 when
+// there is none (or it is "*").
+func parseIfMatch(r *http.Request) (int64, error) {
+	h := strings.TrimSpace(r.Header.Get("If-Match"))
+	if h == "" || h == "*" {
+		return 0, nil
+	}
+	v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
+	if err != nil || v <= 0 {
+		return 0, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("If-Match %s is not an ETag this API returned", h),
+			FieldError{Parameter: "If-Match", Message: `must be an ETag such as "3"`})
+	}
+	return v, nil
+}
+
+func preconditionFailed(current int64) error {
+	detail := "the tenant changed since the ETag in If-Match was read; read it again"
+	if current > 0 {
+		detail += fmt.Sprintf(" (it is now %s)", etag(current))
+	}
+	return problem(http.StatusPreconditionFailed, CodePreconditionFailed, detail)
+}
+
+func boolParam(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("%s=%q is not true or false", name, v),
+			FieldError{Parameter: name, Message: "must be true or false"})
+	}
+	return b, nil
+}
+
+func pageSize(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("page_size")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > tenant.MaxPageSize {
+		return 0, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("page_size=%q is not a number from 1 to %d", v, tenant.MaxPageSize),
+			FieldError{Parameter: "page_size", Message: fmt.Sprintf("must be from 1 to %d", tenant.MaxPageSize)})
+	}
+	return n, nil
+}
+
+// requireObject checks that compute_config is present and a JSON object.
+func requireObject(config json.RawMessage) error {
+	c := bytes.TrimSpace(config)
+	switch {
+	case len(c) == 0 || bytes.Equal(c, []byte("null")):
+		return problem(http.StatusBadRequest, CodeInvalidBody, "compute_config is required", FieldError{Pointer: "/compute_config", Message: "is required"})
+	case c[0] != '{':
+		return problem(http.StatusBadRequest, CodeInvalidBody, "compute_config must be a JSON object", FieldError{Pointer: "/compute_config", Message: "must be an object"})
+	}
+	return nil
+}
