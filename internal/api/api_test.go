@@ -52,7 +52,7 @@ const (
 	readerToken = "reader-secret-token"
 )
 
-func newServer(t *testing.T, tokens ...api.Token) *testServer {
+func newServer(t testing.TB, tokens ...api.Token) *testServer {
 	t.Helper()
 	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
 	if err != nil {
@@ -480,5 +480,31 @@ func TestCheckListen(t *testing.T) {
 		if err := api.CheckListen(tt.addr, tokens, tt.insecure); (err == nil) != tt.ok {
 			t.Errorf("CheckListen(%s, tokens %v, insecure %v) = %v", tt.addr, tt.tokens, tt.insecure, err)
 		}
+	}
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	ts := newServer(t)
+	body := `{"name":"acme","compute_config":{"image":"a"}}`
+	first := ts.do(t, "POST", "/v1/tenants", "application/json", body, "Idempotency-Key", "k-1")
+	if first.status != 201 {
+		t.Fatalf("first: %d %s", first.status, first.body)
+	}
+	// The same body, spelled differently: the same response, no new tenant.
+	again := ts.do(t, "POST", "/v1/tenants", "application/json", "{ \"name\": \"acme\", \"compute_config\": {\"image\": \"a\"} }", "Idempotency-Key", "k-1")
+	if again.status != 201 || !bytes.Equal(again.body, first.body) || again.header.Get("Location") != first.header.Get("Location") || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("replay: %d %s", again.status, again.body)
+	}
+	other := ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"beta","compute_config":{"image":"a"}}`, "Idempotency-Key", "k-1")
+	if p := other.problem(t); other.status != 422 || p.Code != api.CodeIdempotencyMismatch {
+		t.Errorf("reused key: %d %s", other.status, other.body)
+	}
+	if r := ts.do(t, "POST", "/v1/tenants", "application/json", body, "Idempotency-Key", strings.Repeat("k", 300)); r.status != 400 {
+		t.Errorf("a 300-character key: %d", r.status)
+	}
+	var list api.TenantList
+	_ = json.Unmarshal(ts.do(t, "GET", "/v1/tenants", "", "").body, &list)
+	if len(list.Tenants) != 1 {
+		t.Errorf("%d tenants after a replay, want 1", len(list.Tenants))
 	}
 }

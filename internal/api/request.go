@@ -18,21 +18,31 @@ import (
 // fields and trailing data are refused. Problems are 400s naming the field;
 // a body over the limit is a 413.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, dst any, types ...string) error {
-	if err := checkContentType(r, types...); err != nil {
+	body, err := s.readRaw(w, r, types...)
+	if err != nil {
 		return err
 	}
+	return decodeStrict(body, dst)
+}
+
+// readRaw reads a request body of one of the content types, of at most the
+// configured size; a larger one is refused without reading the rest.
+func (s *Server) readRaw(w http.ResponseWriter, r *http.Request, types ...string) ([]byte, error) {
+	if err := checkContentType(r, types...); err != nil {
+		return nil, err
+	}
 	if r.ContentLength > s.opts.MaxBodyBytes {
-		return tooLarge(s.opts.MaxBodyBytes)
+		return nil, tooLarge(s.opts.MaxBodyBytes)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {
-		return tooLarge(s.opts.MaxBodyBytes)
+		return nil, tooLarge(s.opts.MaxBodyBytes)
 	}
 	if err != nil {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body could not be read: "+err.Error())
+		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body could not be read: "+err.Error())
 	}
-	return decodeStrict(body, dst)
+	return body, nil
 }
 
 func tooLarge(limit int64) error {
@@ -143,6 +153,16 @@ func escapePointer(s string) string {
 func sortErrors(errs []FieldError) []FieldError {
 	slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return errs
+}
+
+// writeRaw sends an encoded JSON body with its headers.
+func writeRaw(w http.ResponseWriter, status int, header map[string]string, body []byte) {
+	for k, v := range header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
 }
 
 // writeJSON sends v with status.

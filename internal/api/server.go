@@ -46,6 +46,7 @@ type Options struct {
 // Server serves API v1.
 type Server struct {
 	store   tenant.Store
+	idem    tenant.IdempotencyStore
 	compute Compute
 	auth    *authenticator
 	opts    Options
@@ -64,11 +65,15 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	idem, ok := opts.Store.(tenant.IdempotencyStore)
+	if !ok {
+		return nil, fmt.Errorf("api: the store %T cannot keep idempotent responses", opts.Store)
+	}
 	auth, err := newAuthenticator(opts.Tokens)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: opts.Store, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
+	s := &Server{store: opts.Store, idem: idem, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
 	mux := http.NewServeMux()
 	for pattern, rs := range groupRoutes(s.routes()) {
 		mux.Handle(pattern, s.dispatch(rs))

@@ -25,7 +25,15 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req CreateTenantRequest
-	if err := s.readBody(w, r, &req, contentJSON); err != nil {
+	body, err := s.readRaw(w, r, contentJSON)
+	if err != nil {
+		return err
+	}
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	key, replayed, err := s.replayIdempotent(w, r, body)
+	if err != nil || replayed {
 		return err
 	}
 	if err := requireObject(req.ComputeConfig); err != nil {
@@ -61,8 +69,12 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", "/v1/tenants/"+created.ID)
-	s.writeTenant(w, http.StatusCreated, created)
+	header := map[string]string{"Location": "/v1/tenants/" + created.ID, "ETag": etag(created.Version)}
+	out, _ := json.Marshal(s.render(created))
+	if key != "" {
+		s.saveIdempotent(r, key, body, http.StatusCreated, header, out)
+	}
+	writeRaw(w, http.StatusCreated, header, out)
 	return nil
 }
 

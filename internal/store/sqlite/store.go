@@ -186,7 +186,8 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 // prepared when the store opens: the writer has one connection, and inside a
 // transaction it is taken, so nothing could be prepared on it then.
 var writeQueries = []string{insertTenant, updateTenant, selectTenantByID, insertEvent, tenantExists,
-	selectLease, upsertLease, renewLease, releaseLease}
+	selectLease, upsertLease, renewLease, releaseLease,
+	selectIdempotent, saveIdempotent, expireIdempotent}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {

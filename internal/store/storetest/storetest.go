@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"Watch", testWatch},
 		{"WatchOverflow", testWatchOverflow},
 		{"WorkMatchesNeedsWork", testWorkMatchesNeedsWork},
+		{"Idempotency", testIdempotency},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,7 +54,21 @@ CREATE TABLE leases (
     expires_at INTEGER NOT NULL
 ) STRICT;
 
+-- Responses to requests sent with an Idempotency-Key, kept for 24 hours.
+CREATE TABLE idempotency_keys (
+    actor        TEXT    NOT NULL,
+    key          TEXT    NOT NULL,
+    request_hash TEXT    NOT NULL,
+    status       INTEGER NOT NULL,
+    header       TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(header)),
+    body         BLOB    NOT NULL,
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (actor, key)
+) STRICT;
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+
 -- +goose Down
+DROP TABLE idempotency_keys;
 DROP TABLE leases;
 DROP TABLE events;
 DROP TABLE tenants;
