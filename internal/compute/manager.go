@@ -17,6 +17,15 @@ type ManagerOptions struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Observer, if set, is told of every provision, update and destroy.
+	Observer OperationObserver
+}
+
+// OperationObserver records provider operations (for metrics).
+type OperationObserver interface {
+	// ObserveOperation records one operation: outcome is "success",
+	// "retryable" or "terminal".
+	ObserveOperation(provider, operation, outcome string, d time.Duration)
 }
 
 // Manager is the facade the controller calls: it resolves tenant configs to
@@ -27,12 +36,13 @@ type Manager struct {
 	defaultProvider string
 	logger          *slog.Logger
 	now             func() time.Time
+	observer        OperationObserver
 }
 
 // NewManager returns a Manager over the providers in registry. A
 // DefaultProvider that is not registered is a *ProviderNotFoundError.
 func NewManager(registry *Registry, opts ManagerOptions) (*Manager, error) {
-	m := &Manager{registry: registry, defaultProvider: opts.DefaultProvider, logger: opts.Logger, now: opts.Now}
+	m := &Manager{registry: registry, defaultProvider: opts.DefaultProvider, logger: opts.Logger, now: opts.Now, observer: opts.Observer}
 	if m.logger == nil {
 		m.logger = slog.New(slog.DiscardHandler)
 	}
@@ -164,4 +174,14 @@ func (m *Manager) audit(ctx context.Context, op, tenantID, provider string, gene
 	}
 	attrs = append(attrs, slog.String("outcome", outcome))
 	m.logger.LogAttrs(ctx, level, "compute "+op, attrs...)
+	if m.observer != nil {
+		result := outcome
+		if err != nil {
+			result = "retryable"
+			if IsTerminal(err) {
+				result = "terminal"
+			}
+		}
+		m.observer.ObserveOperation(provider, op, result, m.now().Sub(start))
+	}
 }

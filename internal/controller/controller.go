@@ -162,7 +162,11 @@ func (c *Controller) processNext(ctx context.Context, r *run) bool {
 	if r.stopping.Load() {
 		return false // stopping: what is still queued is picked up by the next leader's sweep
 	}
+	start := time.Now()
 	res, err := c.reconcileSafely(ctx, id)
+	if c.opts.Observer != nil {
+		c.opts.Observer.ObserveReconcile(resultOf(res, err), time.Since(start))
+	}
 	switch {
 	case errors.Is(err, tenant.ErrFenced):
 		c.log.Error("a write was fenced: another process leads; stopping", slog.String("tenant_id", id), slog.Any("error", err))
@@ -180,6 +184,28 @@ func (c *Controller) processNext(ctx context.Context, r *run) bool {
 		r.queue.Forget(id)
 	}
 	return true
+}
+
+func resultOf(res Result, err error) string {
+	switch {
+	case err != nil:
+		return "error"
+	case res.Requeue:
+		return "requeue"
+	case res.RequeueAfter > 0:
+		return "retry"
+	default:
+		return "done"
+	}
+}
+
+// QueueDepth is how many tenants wait in the work queue; 0 when the
+// controller is not running.
+func (c *Controller) QueueDepth() int {
+	if r := c.current.Load(); r != nil {
+		return r.queue.Len()
+	}
+	return 0
 }
 
 // reconcileSafely turns a panic in a reconcile into an error, so that one

@@ -43,6 +43,15 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Observer, if set, is told of every reconcile.
+	Observer ReconcileObserver
+}
+
+// ReconcileObserver records reconciles (for metrics).
+type ReconcileObserver interface {
+	// ObserveReconcile records one reconcile; result is "done", "requeue",
+	// "retry" (after a delay) or "error".
+	ObserveReconcile(result string, d time.Duration)
 }
 
 func (o Options) withDefaults() Options {

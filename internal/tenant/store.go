@@ -115,6 +115,13 @@ type Watcher interface {
 	Watch(ctx context.Context) (<-chan string, error)
 }
 
+// StatusCounter is implemented by stores that can count tenants by status
+// (for metrics; a scan of the status index, not a page's work).
+type StatusCounter interface {
+	// CountByStatus counts the tenants that are not deleted, by status.
+	CountByStatus(ctx context.Context) (map[Status]int, error)
+}
+
 // GetOptions tune Get.
 type GetOptions struct {
 	IncludeDeleted bool

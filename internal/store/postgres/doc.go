@@ -45,6 +45,16 @@
 // whose connection breaks, loses announcements and is told so with an empty
 // id as soon as its channel has room.
 //
+// Responses to requests sent with an Idempotency-Key
+// (tenant.IdempotencyStore) are rows of the table idempotency_keys, keyed by
+// actor and key. SaveIdempotent is one round trip: an INSERT … ON CONFLICT
+// DO UPDATE that replaces only an expired row (older than
+// tenant.IdempotencyTTL by Options.Now), a read of the row it kept, and a
+// DELETE of up to 100 other expired rows (FOR UPDATE SKIP LOCKED), so
+// expired rows are cleaned up by the saves themselves, with no background
+// job. Concurrent saves of one key queue on its primary key: exactly one
+// keeps its response and all get that one back.
+//
 // Open migrates the schema with goose from migrations embedded in the
 // binary, each in its own transaction, under a PostgreSQL advisory lock so
 // that replicas starting together migrate once. The migration history is in

@@ -160,3 +160,25 @@ func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string
 	}
 	return ids, nil
 }
+
+// CountByStatus counts the tenants that are not deleted, by status; see
+// tenant.StatusCounter.
+func (s *Store) CountByStatus(ctx context.Context) (map[tenant.Status]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM tenants WHERE deleted_at IS NULL GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: count tenants: %w", err)
+	}
+	out := map[tenant.Status]int{}
+	var status string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&status, &n}, func() error {
+		out[tenant.Status(status)] = n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: count tenants: %w", err)
+	}
+	return out, nil
+}
+
+var _ tenant.StatusCounter = (*Store)(nil)

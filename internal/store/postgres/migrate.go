@@ -57,7 +57,14 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, log *slog.Logg
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: connect: %w", err)
 	}
-	defer lockConn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		// Closing the connection releases the lock too, but only once the
+		// server has noticed, a moment later: unlock first, so that the lock
+		// is gone when migrate returns.
+		bg := context.WithoutCancel(ctx)
+		_, _ = lockConn.Exec(bg, "SELECT pg_advisory_unlock($1)", migrationsLockID)
+		lockConn.Close(bg)
+	}()
 	if _, err := lockConn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationsLockID); err != nil {
 		return fmt.Errorf("postgres: migrate: lock: %w", err)
 	}

@@ -74,7 +74,7 @@ func TestOpenTwice(t *testing.T) {
 
 func TestConcurrentOpen(t *testing.T) {
 	s, url := mustOpen(t, Options{}) // only to get a database; drop its schema
-	if _, err := s.pool.Exec(ctx, "DROP TABLE leases, events, tenants, "+migrationsTable); err != nil {
+	if _, err := s.pool.Exec(ctx, "DROP TABLE idempotency_keys, leases, events, tenants, "+migrationsTable); err != nil {
 		t.Fatal(err)
 	}
 	const n = 4

@@ -122,3 +122,25 @@ func sortedKeys(m map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// CountByStatus counts the tenants that are not deleted, by status; see
+// tenant.StatusCounter.
+func (s *Store) CountByStatus(ctx context.Context) (map[tenant.Status]int, error) {
+	rows, err := s.query(ctx, `SELECT status, count(*) FROM tenants WHERE deleted_at IS NULL GROUP BY status`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: count tenants: %w", err)
+	}
+	defer rows.Close()
+	out := map[tenant.Status]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, fmt.Errorf("sqlite: count tenants: %w", err)
+		}
+		out[tenant.Status(st)] = n
+	}
+	return out, rows.Err()
+}
+
+var _ tenant.StatusCounter = (*Store)(nil)

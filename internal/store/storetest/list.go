@@ -191,3 +191,22 @@ func testWorkMatchesNeedsWork(t *testing.T, s tenant.Store) {
 		}
 	}
 }
+
+func testCountByStatus(t *testing.T, s tenant.Store) {
+	c, ok := s.(tenant.StatusCounter)
+	if !ok {
+		t.Fatalf("%T does not implement tenant.StatusCounter", s)
+	}
+	mustCreate(t, s, newTenant("a"))
+	mustObserve(t, s, mustCreate(t, s, newTenant("b")), tenant.StatusProvisioning)
+	mustObserve(t, s, mustCreate(t, s, newTenant("c")), tenant.StatusProvisioning)
+	mustDelete(t, s, mustCreate(t, s, newTenant("d")))
+	got, err := c.CountByStatus(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[tenant.Status]int{tenant.StatusRequested: 1, tenant.StatusProvisioning: 2}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CountByStatus (-want +got):\n%s", diff)
+	}
+}

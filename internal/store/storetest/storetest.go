@@ -49,6 +49,7 @@ func Run(t *testing.T, open Opener) {
 		{"WatchOverflow", testWatchOverflow},
 		{"WorkMatchesNeedsWork", testWorkMatchesNeedsWork},
 		{"Idempotency", testIdempotency},
+		{"CountByStatus", testCountByStatus},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,7 +74,26 @@ CREATE TABLE leases (
     expires_at timestamptz NOT NULL
 );
 
+-- Idempotency keys: the response to a request sent with an Idempotency-Key,
+-- per caller, so that a retry gets the same answer from any replica. A row
+-- answers for tenant.IdempotencyTTL after created_at; SaveIdempotent replaces
+-- an expired one and deletes a few others (see idempotency.go).
+CREATE TABLE idempotency_keys (
+    actor        text        NOT NULL,
+    key          text        NOT NULL,
+    request_hash text        NOT NULL,
+    status       integer     NOT NULL,
+    header       jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(header) = 'object'),
+    body         bytea       NOT NULL,
+    created_at   timestamptz NOT NULL,
+    PRIMARY KEY (actor, key)
+);
+
+-- Expiry: the rows older than the TTL, oldest first.
+CREATE INDEX idempotency_keys_created_at_idx ON idempotency_keys (created_at);
+
 -- +goose Down
+DROP TABLE idempotency_keys;
 DROP TABLE leases;
 DROP TABLE events;
 DROP TABLE tenants;

@@ -1,0 +1,120 @@
+package metrics
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Metrics records landlord's metrics in one registry.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	httpRequests   *prometheus.CounterVec
+	httpDuration   *prometheus.HistogramVec
+	operations     *prometheus.CounterVec
+	opDuration     *prometheus.HistogramVec
+	reconciles     *prometheus.CounterVec
+	reconcileTimes *prometheus.HistogramVec
+}
+
+// New returns Metrics in a new registry that also holds the Go runtime and
+// process collectors.
+func New() *Metrics {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := &Metrics{
+		Registry: reg,
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "landlord_http_requests_total", Help: "HTTP requests by route, method and status code.",
+		}, []string{"route", "method", "code"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "landlord_http_request_duration_seconds", Help: "HTTP request latency by route and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"route", "method"}),
+		operations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "landlord_provider_operations_total", Help: "Compute provider operations by provider, operation and outcome.",
+		}, []string{"provider", "operation", "outcome"}),
+		opDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "landlord_provider_operation_duration_seconds", Help: "Compute provider operation latency.",
+			Buckets: prometheus.ExponentialBuckets(.001, 4, 10),
+		}, []string{"provider", "operation"}),
+		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "landlord_reconciles_total", Help: "Reconciles by result: done, requeue, retry (after backoff) or error.",
+		}, []string{"result"}),
+		reconcileTimes: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "landlord_reconcile_duration_seconds", Help: "Reconcile latency by result.",
+			Buckets: prometheus.ExponentialBuckets(.0005, 4, 10),
+		}, []string{"result"}),
+	}
+	reg.MustRegister(m.httpRequests, m.httpDuration, m.operations, m.opDuration, m.reconciles, m.reconcileTimes)
+	return m
+}
+
+// ObserveHTTP records one HTTP request. route is the route pattern, never
+// the raw path, so that tenant names do not make new series.
+func (m *Metrics) ObserveHTTP(route, method string, code int, d time.Duration) {
+	if route == "" {
+		route = "unmatched"
+	}
+	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
+	m.httpDuration.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// ObserveOperation records one provider operation (compute.Manager).
+func (m *Metrics) ObserveOperation(provider, operation, outcome string, d time.Duration) {
+	m.operations.WithLabelValues(provider, operation, outcome).Inc()
+	m.opDuration.WithLabelValues(provider, operation).Observe(d.Seconds())
+}
+
+// ObserveReconcile records one reconcile (controller).
+func (m *Metrics) ObserveReconcile(result string, d time.Duration) {
+	m.reconciles.WithLabelValues(result).Inc()
+	m.reconcileTimes.WithLabelValues(result).Observe(d.Seconds())
+}
+
+// WatchQueue exports the controller's work-queue depth.
+func (m *Metrics) WatchQueue(depth func() int) {
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "landlord_controller_queue_depth", Help: "Tenants waiting in the controller's work queue (0 when this process does not lead).",
+	}, func() float64 { return float64(depth()) }))
+}
+
+// WatchTenants exports tenants by status, counted by the store at each
+// scrape.
+func (m *Metrics) WatchTenants(counter tenant.StatusCounter, log *slog.Logger) {
+	m.Registry.MustRegister(&tenantCollector{counter: counter, log: log,
+		desc: prometheus.NewDesc("landlord_tenants", "Tenants that are not deleted, by status.", []string{"status"}, nil)})
+}
+
+type tenantCollector struct {
+	counter tenant.StatusCounter
+	log     *slog.Logger
+	desc    *prometheus.Desc
+}
+
+func (c *tenantCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *tenantCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	counts, err := c.counter.CountByStatus(ctx)
+	if err != nil {
+		if c.log != nil {
+			c.log.Warn("cannot count tenants for metrics", slog.Any("error", err))
+		}
+		return
+	}
+	for _, st := range tenant.Statuses {
+		if st == tenant.StatusDeleted {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[st]), string(st))
+	}
+}
