@@ -41,6 +41,17 @@ type Options struct {
 	Ready map[string]func(context.Context) error
 	// Logger receives one line per request; nil discards them.
 	Logger *slog.Logger
+	// Observer, if set, is told of every request (for metrics).
+	Observer HTTPObserver
+	// Metrics, if set, serves GET /metrics.
+	Metrics http.Handler
+}
+
+// HTTPObserver records requests (for metrics).
+type HTTPObserver interface {
+	// ObserveHTTP records one request by route pattern ("" when no route
+	// matched), method and status.
+	ObserveHTTP(route, method string, code int, d time.Duration)
 }
 
 // Server serves API v1.
@@ -156,13 +167,21 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 					s.writeProblem(rec, r, fmt.Errorf("panic: %v", p))
 				}
 			}
+			elapsed := time.Since(start)
 			s.log.InfoContext(r.Context(), "request",
 				slog.String("request_id", requestID(r)),
 				slog.String("method", r.Method),
 				slog.String("path", r.URL.Path),
 				slog.Int("status", rec.code()),
-				slog.Duration("duration", time.Since(start)),
+				slog.Duration("duration", elapsed),
 				slog.String("actor", actor(r)))
+			if s.opts.Observer != nil {
+				route := r.Pattern
+				if route == "/" {
+					route = "" // the catch-all: no route matched
+				}
+				s.opts.Observer.ObserveHTTP(route, r.Method, rec.code(), elapsed)
+			}
 		}()
 		next.ServeHTTP(rec, r)
 	})
