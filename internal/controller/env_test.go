@@ -215,3 +215,22 @@ func (e *env) waitSettled(t testing.TB, want *tenant.Tenant) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// lead runs a controller under an Elector, as landlord serve does.
+func (e *env) lead(t testing.TB, opts controller.Options) {
+	t.Helper()
+	el, err := controller.NewElector(e.store.(tenant.LeaseStore), controller.ElectorOptions{Identity: "bench"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := controller.New(e.store, e.manager, opts)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := el.Run(runCtx, c.Run); err != nil {
+			t.Errorf("elector: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
