@@ -18,6 +18,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -73,7 +74,8 @@ func newServer(t testing.TB, tokens ...api.Token) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: tokens, Logger: logger})
+	mx := metrics.New()
+	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: tokens, Logger: logger, Observer: mx, Metrics: mx.Handler()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,6 +418,16 @@ func TestListAndRoutes(t *testing.T) {
 	if r := ts.do(t, "GET", "/healthz", "", ""); r.status != 200 {
 		t.Errorf("healthz: %d", r.status)
 	}
+	m := ts.do(t, "GET", "/metrics", "", "")
+	for _, want := range []string{
+		`landlord_http_requests_total{code="201",method="POST",route="/v1/tenants"} 7`,
+		`landlord_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`landlord_http_request_duration_seconds_bucket{method="GET",route="/v1/tenants/{tenant}/status"`,
+	} {
+		if m.status != 200 || !strings.Contains(string(m.body), want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(string(m.body), "landlord_http_requests_total"))
+		}
+	}
 	if r := ts.do(t, "GET", "/readyz", "", ""); r.status != 200 || !strings.Contains(string(r.body), `"database":"ok"`) {
 		t.Errorf("readyz: %d %s", r.status, r.body)
 	}
@@ -507,4 +519,14 @@ func TestIdempotencyKey(t *testing.T) {
 	if len(list.Tenants) != 1 {
 		t.Errorf("%d tenants after a replay, want 1", len(list.Tenants))
 	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

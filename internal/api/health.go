@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -50,6 +52,22 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, code, Health{Status: status, Checks: checks})
 	return nil
+}
+
+// metrics serves the Prometheus metrics, when the server has them.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
+	if s.opts.Metrics == nil {
+		return problem(http.StatusNotFound, CodeNotFound, "metrics are not enabled on this server")
+	}
+	s.opts.Metrics.ServeHTTP(w, r)
+	return nil
+}
+
+// metricsBody is the body of GET /metrics.
+type metricsBody struct{}
+
+func (metricsBody) openAPIContent() openapi3.Content {
+	return openapi3.Content{"text/plain": openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())}
 }
 
 type errString string

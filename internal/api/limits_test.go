@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/api"
@@ -18,20 +19,19 @@ import (
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 )
 
-// endless is an unending request body of spaces inside a JSON string.
-type endless struct{ sent int64 }
+// endless is a 256 MiB request body: one JSON string that never ends.
+type endless struct{ sent atomic.Int64 }
 
 func (e *endless) Read(p []byte) (int, error) {
-	if e.sent == 0 && len(p) > 0 {
+	if e.sent.Load() == 0 && len(p) > 0 {
 		n := copy(p, `{"name":"acme","compute_config":{"image":"`)
-		e.sent += int64(n)
+		e.sent.Add(int64(n))
 		return n, nil
 	}
 	for i := range p {
 		p[i] = 'a'
 	}
-	e.sent += int64(len(p))
-	if e.sent > 256<<20 {
+	if e.sent.Add(int64(len(p))) > 256<<20 {
 		return len(p), io.EOF
 	}
 	return len(p), nil
@@ -61,8 +61,8 @@ func TestOversizedBodyIsNotRead(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
 		t.Errorf("serving a 256 MiB body allocated %d MiB", grew>>20)
 	}
-	if body.sent >= 256<<20 {
-		t.Errorf("the client sent the whole body (%d MiB): the server read it all", body.sent>>20)
+	if sent := body.sent.Load(); sent >= 256<<20 {
+		t.Errorf("the client sent the whole body (%d MiB): the server read it all", sent>>20)
 	}
 }
 

@@ -40,6 +40,7 @@ func (s *Server) routes() []route {
 	return []route{
 		{method: "GET", pattern: "/healthz", operation: "healthz", summary: "The process is up", access: open, response: Health{}, status: 200, handle: s.healthz},
 		{method: "GET", pattern: "/readyz", operation: "readyz", summary: "The database answers, providers are healthy, the controller has a leader", access: read, response: Health{}, status: 200, handle: s.readyz},
+		{method: "GET", pattern: "/metrics", operation: "getMetrics", summary: "Prometheus metrics", access: read, response: metricsBody{}, status: 200, handle: s.metrics},
 		{method: "GET", pattern: "/v1/compute/providers", operation: "listProviders", summary: "The enabled compute providers and their health", access: read, response: ProviderList{}, status: 200, handle: s.listProviders},
 		{method: "GET", pattern: "/v1/compute/config", operation: "getComputeConfig", summary: "A provider's compute_config schema and defaults", access: read, response: ComputeConfig{}, status: 200, handle: s.getComputeConfig},
 		{method: "POST", pattern: "/v1/tenants", operation: "createTenant", summary: "Create a tenant", access: write, request: CreateTenantRequest{}, response: Tenant{}, status: 201, handle: s.createTenant},
@@ -50,6 +51,9 @@ func (s *Server) routes() []route {
 		{method: "DELETE", pattern: "/v1/tenants/{tenant}", operation: "deleteTenant", summary: "Delete a tenant", access: write, response: Tenant{}, status: 202, handle: s.deleteTenant},
 		{method: "GET", pattern: "/v1/tenants/{tenant}/events", operation: "listTenantEvents", summary: "A tenant's history", access: read, response: EventList{}, status: 200, handle: s.listEvents},
 		{method: "GET", pattern: "/v1/tenants/{tenant}/status", operation: "getTenantStatus", summary: "A tenant's live workload status from its provider", access: read, response: compute.ComputeStatus{}, status: 200, handle: s.getStatus},
+		{method: "GET", pattern: "/v1/openapi.json", operation: "getOpenAPI", summary: "This API's OpenAPI 3.1 document", access: open, response: openAPIDocument{}, status: 200, handle: s.openAPI},
+		{method: "GET", pattern: "/docs", operation: "getDocs", summary: "This API's reference, rendered from the OpenAPI document for people", access: open, response: docsPageBody{}, status: 200, handle: s.docs},
+		{method: "GET", pattern: "/docs/{asset}", operation: "getDocsAsset", summary: "A script or style sheet of the reference page", access: open, response: docsAssetBody{}, status: 200, handle: s.docsAsset},
 	}
 }
 

@@ -1,0 +1,264 @@
+package api
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3gen"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// The schemas of the OpenAPI document are generated from the wire types by
+// openapi3gen. Two things are added by hand, because reflection cannot see
+// them: what a type or field means (Go comments are gone at run time), and a
+// few tighter schemas (an enum, "compute_config is an object"). A note that
+// names no field fails the build of the document, so notes cannot outlive
+// their fields.
+
+// typeNotes describe the wire types.
+var typeNotes = map[reflect.Type]string{
+	reflect.TypeFor[Tenant]():                  "A tenant: its desired state (compute_config, labels, annotations; generation counts its changes) and its observed state (status, observed_generation, resource_ids, endpoints).",
+	reflect.TypeFor[CreateTenantRequest]():     "A new tenant.",
+	reflect.TypeFor[ReplaceTenantRequest]():    "A tenant's whole desired state. A secret value sent back as \"[redacted]\" keeps the stored secret.",
+	reflect.TypeFor[TenantList]():              "A page of tenants.",
+	reflect.TypeFor[Event]():                   "One entry of a tenant's history: a transition or a change through the API.",
+	reflect.TypeFor[EventList]():               "A page of a tenant's history, oldest first.",
+	reflect.TypeFor[Provider]():                "An enabled compute provider.",
+	reflect.TypeFor[ProviderList]():            "The enabled compute providers.",
+	reflect.TypeFor[ComputeConfig]():           "What a provider accepts as a tenant's compute_config.",
+	reflect.TypeFor[Health]():                  "Whether the process, or each of its dependencies, is ready.",
+	reflect.TypeFor[Problem]():                 "An RFC 9457 problem detail with a stable machine-readable code and every field at fault.",
+	reflect.TypeFor[FieldError]():              "One problem with one field of a request: a JSON pointer into the body, or the name of a parameter or header.",
+	reflect.TypeFor[compute.ComputeStatus]():   "The live state of a tenant's workload, as its provider reports it.",
+	reflect.TypeFor[compute.ContainerStatus](): "The live state of one container of a workload.",
+	reflect.TypeFor[compute.Endpoint]():        "An address where a container port can be reached.",
+}
+
+// fieldNote describes one field of a wire type and may tighten its schema.
+type fieldNote struct {
+	doc    string
+	enum   []string
+	object bool // a JSON object, where the Go type holds any JSON
+}
+
+type fieldKey struct {
+	t    reflect.Type
+	name string // the JSON name
+}
+
+var (
+	tenantType  = reflect.TypeFor[Tenant]()
+	createType  = reflect.TypeFor[CreateTenantRequest]()
+	replaceType = reflect.TypeFor[ReplaceTenantRequest]()
+)
+
+func tenantStatuses() []string {
+	out := make([]string, len(tenant.Statuses))
+	for i, s := range tenant.Statuses {
+		out[i] = string(s)
+	}
+	return out
+}
+
+const configDoc = "The provider's tenant config; GET /v1/compute/config gives its JSON Schema. " +
+	"\"" + compute.SelectionKey + "\" in it (or in labels or annotations) chooses the provider; the default one otherwise. " +
+	"Validated after the operator's defaults are merged under it."
+
+// fieldNotes describe the fields whose name does not say it all.
+var fieldNotes = map[fieldKey]fieldNote{
+	{tenantType, "id"}:                                       {doc: "The tenant's id, a UUID; it never changes."},
+	{tenantType, "name"}:                                     {doc: "Unique among tenants that are not deleted."},
+	{tenantType, "compute_provider"}:                         {doc: "The provider chosen at creation; it never changes."},
+	{tenantType, "compute_config"}:                           {doc: "The config as submitted, with secret (writeOnly) values replaced by \"[redacted]\"."},
+	{tenantType, "effective_config"}:                         {doc: "Dry runs only: the config the provider would get, the operator's defaults merged under it, secrets redacted.", object: true},
+	{tenantType, "status"}:                                   {doc: "Where the tenant is in its lifecycle.", enum: tenantStatuses()},
+	{tenantType, "status_message"}:                           {doc: "Why the tenant is in its status, such as the error that failed it."},
+	{tenantType, "generation"}:                               {doc: "Counts the changes of the desired state."},
+	{tenantType, "observed_generation"}:                      {doc: "The generation the workload was last brought to; equal to generation when it is up to date."},
+	{tenantType, "version"}:                                  {doc: "Counts every write; the ETag, for If-Match."},
+	{tenantType, "attempts"}:                                 {doc: "Failed attempts at the current generation."},
+	{tenantType, "retry_at"}:                                 {doc: "When the next attempt is due, after a failed one."},
+	{tenantType, "resource_ids"}:                             {doc: "The provider's ids of what it created, for operators."},
+	{tenantType, "deleted_at"}:                               {doc: "When the tenant was deleted; its name may be reused since."},
+	{createType, "name"}:                                     {doc: "A lowercase DNS label (1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit) that is not a UUID."},
+	{createType, "compute_config"}:                           {doc: configDoc, object: true},
+	{replaceType, "compute_config"}:                          {doc: configDoc + " The provider cannot change.", object: true},
+	{reflect.TypeFor[TenantList](), "next_page_token"}:       {doc: "Pass it as page_token for the next page; empty on the last page."},
+	{reflect.TypeFor[EventList](), "next_page_token"}:        {doc: "Pass it as page_token for the next page; empty on the last page."},
+	{reflect.TypeFor[Event](), "from"}:                       {doc: "The status before a transition.", enum: tenantStatuses()},
+	{reflect.TypeFor[Event](), "to"}:                         {doc: "The status after a transition.", enum: tenantStatuses()},
+	{reflect.TypeFor[Event](), "actor"}:                      {doc: "Who made the change: a token's name, \"anonymous\", or the controller."},
+	{reflect.TypeFor[Provider](), "default"}:                 {doc: "Tenants that choose no provider get this one."},
+	{reflect.TypeFor[Provider](), "message"}:                 {doc: "Why the provider is not healthy."},
+	{reflect.TypeFor[ComputeConfig](), "schema"}:             {doc: "The JSON Schema (draft 2020-12) of compute_config; writeOnly fields are secrets.", object: true},
+	{reflect.TypeFor[ComputeConfig](), "defaults"}:           {doc: "The operator's defaults, merged under each tenant's compute_config; null when there are none."},
+	{reflect.TypeFor[Health](), "checks"}:                    {doc: "Each check by name: \"ok\" or \"failing\". The cause of a failure is logged, not shown."},
+	{reflect.TypeFor[Problem](), "type"}:                     {doc: "A URI naming the kind of problem."},
+	{reflect.TypeFor[Problem](), "code"}:                     {doc: "Stable across releases; clients branch on it."},
+	{reflect.TypeFor[Problem](), "errors"}:                   {doc: "Every field at fault."},
+	{reflect.TypeFor[Problem](), "instance"}:                 {doc: "The request id (X-Request-ID), which finds the request in the server's log."},
+	{reflect.TypeFor[FieldError](), "pointer"}:               {doc: "The RFC 6901 JSON pointer of the field in the request body."},
+	{reflect.TypeFor[FieldError](), "parameter"}:             {doc: "The query parameter or header at fault."},
+	{reflect.TypeFor[compute.ComputeStatus](), "generation"}: {doc: "The generation the running workload was built from, when the provider records it."},
+	{reflect.TypeFor[compute.Endpoint](), "address"}:         {doc: "host:port"},
+}
+
+// schemaGenerator makes the component schemas of the wire types.
+type schemaGenerator struct {
+	gen       *openapi3gen.Generator
+	schemas   openapi3.Schemas
+	used      map[fieldKey]bool
+	usedTypes map[reflect.Type]bool
+}
+
+func newSchemaGenerator() *schemaGenerator {
+	g := &schemaGenerator{schemas: openapi3.Schemas{}, used: map[fieldKey]bool{}, usedTypes: map[reflect.Type]bool{}}
+	g.gen = openapi3gen.NewGenerator(
+		openapi3gen.CreateComponentSchemas(openapi3gen.ExportComponentSchemasOptions{ExportComponentSchemas: true, ExportTopLevelSchema: true}),
+		openapi3gen.SchemaCustomizer(g.customize),
+	)
+	return g
+}
+
+// ref returns a reference to the component schema of v's type, generating
+// it and the schemas it refers to on first use.
+func (g *schemaGenerator) ref(v any) (*openapi3.SchemaRef, error) {
+	ref, err := g.gen.NewSchemaRefForValue(v, g.schemas)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %T: %w", v, err)
+	}
+	if ref.Ref == "" {
+		return nil, fmt.Errorf("schema of %T: a body must be a struct", v)
+	}
+	return openapi3.NewSchemaRef(ref.Ref, nil), nil
+}
+
+// customize makes openapi3gen's schemas say what the JSON encoding does,
+// in OpenAPI 3.1 terms, and adds the notes.
+func (g *schemaGenerator) customize(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
+	// openapi3gen marks a pointer "nullable", which OpenAPI 3.1 dropped for
+	// a "null" type. A nil pointer with omitempty is left out, never null.
+	if s.Nullable {
+		s.Nullable = false
+		if !omitted(tag) && s.Type != nil {
+			s.Type.With(openapi3.TypeNull)
+		}
+	}
+	if t.Kind() != reflect.Struct || s.Properties == nil {
+		return nil
+	}
+	doc, ok := typeNotes[t]
+	if !ok {
+		return fmt.Errorf("%s: typeNotes does not describe this body type", t)
+	}
+	s.Description = doc
+	g.usedTypes[t] = true
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		// Fields without omitempty are always sent, so always present.
+		if !omitted(f.Tag) {
+			s.Required = append(s.Required, name)
+		}
+		key := fieldKey{t, name}
+		note, ok := fieldNotes[key]
+		if !ok {
+			continue
+		}
+		g.used[key] = true
+		prop := s.Properties[name]
+		if prop == nil || prop.Value == nil || strings.HasPrefix(prop.Ref, "#/") {
+			return fmt.Errorf("%s.%s: a note on a field without an inline schema", t, name)
+		}
+		p := prop.Value
+		p.Description = note.doc
+		for _, e := range note.enum {
+			p.Enum = append(p.Enum, e)
+		}
+		if note.object {
+			p.Type = &openapi3.Types{openapi3.TypeObject}
+		}
+	}
+	return nil
+}
+
+// unused returns an error naming the notes on types and fields that no
+// generated schema has.
+func (g *schemaGenerator) unused() error {
+	var stale []string
+	for k := range fieldNotes {
+		if !g.used[k] {
+			stale = append(stale, k.t.String()+"."+k.name)
+		}
+	}
+	for t := range typeNotes {
+		if !g.usedTypes[t] {
+			stale = append(stale, t.String())
+		}
+	}
+	slices.Sort(stale)
+	if len(stale) > 0 {
+		return fmt.Errorf("notes on types or fields that no body has: %s", strings.Join(stale, ", "))
+	}
+	return nil
+}
+
+func omitted(tag reflect.StructTag) bool {
+	_, opts, _ := strings.Cut(tag.Get("json"), ",")
+	for o := range strings.SplitSeq(opts, ",") {
+		if o == "omitempty" || o == "omitzero" {
+			return true
+		}
+	}
+	return false
+}
+
+// closed refuses unknown members in the request body schema ref points to,
+// as the handlers do.
+func (g *schemaGenerator) closed(ref *openapi3.SchemaRef) {
+	no := false
+	g.component(ref).AdditionalProperties = openapi3.AdditionalProperties{Has: &no}
+}
+
+func (g *schemaGenerator) component(ref *openapi3.SchemaRef) *openapi3.Schema {
+	return g.schemas[strings.TrimPrefix(ref.Ref, "#/components/schemas/")].Value
+}
+
+// mergePatch returns a reference to the schema of an RFC 7396 merge patch of
+// the body ref points to: every member optional, and null (which removes a
+// member) allowed for those the body may leave out.
+func (g *schemaGenerator) mergePatch(ref *openapi3.SchemaRef) *openapi3.SchemaRef {
+	name := strings.TrimPrefix(ref.Ref, "#/components/schemas/") + "MergePatch"
+	if _, ok := g.schemas[name]; !ok {
+		body := g.component(ref)
+		patch := &openapi3.Schema{
+			Type:                 &openapi3.Types{openapi3.TypeObject},
+			Description:          "An RFC 7396 JSON merge patch of " + strings.TrimPrefix(ref.Ref, "#/components/schemas/") + ": a member sent replaces the stored one (objects merge member by member), null removes it, a member left out is kept.",
+			Properties:           openapi3.Schemas{},
+			AdditionalProperties: body.AdditionalProperties,
+		}
+		for pname, p := range body.Properties {
+			optional := !slices.Contains(body.Required, pname)
+			switch {
+			case p.Ref != "" && optional:
+				patch.Properties[pname] = openapi3.NewSchemaRef("", &openapi3.Schema{AnyOf: openapi3.SchemaRefs{p, {Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeNull}}}}})
+			case p.Ref != "" || !optional || p.Value.Type == nil:
+				patch.Properties[pname] = p
+			default:
+				q := *p.Value
+				types := p.Value.Type.Clone()
+				types.With(openapi3.TypeNull)
+				q.Type = &types
+				patch.Properties[pname] = openapi3.NewSchemaRef("", &q)
+			}
+		}
+		g.schemas[name] = openapi3.NewSchemaRef("", patch)
+	}
+	return openapi3.NewSchemaRef("#/components/schemas/"+name, nil)
+}
