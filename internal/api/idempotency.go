@@ -2,12 +2,14 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -45,8 +47,13 @@ func (s *Server) replayIdempotent(w http.ResponseWriter, r *http.Request, body [
 
 // saveIdempotent keeps a response for retries with the same key. A failure
 // to keep it does not fail the request that did the work.
+//
+// The work is done: the response is kept even if the client has gone,
+// so that its retry finds it.
 func (s *Server) saveIdempotent(r *http.Request, key string, body []byte, status int, header map[string]string, out []byte) {
-	_, _, err := s.idem.SaveIdempotent(r.Context(), tenant.IdempotentResponse{
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 10*time.Second)
+	defer cancel()
+	_, _, err := s.idem.SaveIdempotent(ctx, tenant.IdempotentResponse{
 		Actor: actor(r), Key: key, RequestHash: requestHash(r, body), Status: status, Header: header, Body: out,
 	})
 	if err != nil {

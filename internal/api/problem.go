@@ -118,7 +118,7 @@ func problemFor(err error) *Problem {
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error) {
 	p := problemFor(err)
 	if p == nil {
-		s.log.ErrorContext(r.Context(), "request failed", slog.String("request_id", requestID(r)), slog.Any("error", err))
+		s.log.ErrorContext(r.Context(), "request failed", slog.String("request_id", requestID(r)), slog.String("tenant_id", info(r).tenantID), slog.Any("error", err))
 		p = problem(http.StatusInternalServerError, CodeInternal, "landlord could not handle the request; the request id finds the cause in its log")
 	}
 	p.Instance = requestID(r)

@@ -51,7 +51,11 @@ func tooLarge(limit int64) error {
 
 func checkContentType(r *http.Request, types ...string) error {
 	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return problem(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("charset %q is not supported; send UTF-8", cs),
+			FieldError{Parameter: "Content-Type", Message: "charset must be utf-8"})
+	}
 	if err == nil {
 		for _, t := range types {
 			if mt == t {
@@ -161,6 +165,7 @@ func writeRaw(w http.ResponseWriter, status int, header map[string]string, body 
 		w.Header().Set(k, v)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(body, '\n'))
 }
@@ -168,6 +173,7 @@ func writeRaw(w http.ResponseWriter, status int, header map[string]string, body 
 // writeJSON sends v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }

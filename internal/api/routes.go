@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"net/http"
 	"slices"
@@ -78,6 +76,9 @@ func (s *Server) dispatch(rs []route) http.Handler {
 			var allow []string
 			for _, rt := range rs {
 				allow = append(allow, rt.method)
+				if rt.method == http.MethodGet {
+					allow = append(allow, http.MethodHead)
+				}
 			}
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			s.writeProblem(w, r, problem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not allowed here; use "+strings.Join(allow, " or ")))
@@ -95,7 +96,7 @@ func (s *Server) dispatch(rs []route) http.Handler {
 				s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, "token "+who.name+" may only read"))
 				return
 			}
-			r = r.WithContext(context.WithValue(r.Context(), principalKey, who))
+			info(r).actor = who.name
 		}
 		if err := rt.handle(w, r); err != nil {
 			s.writeProblem(w, r, err)

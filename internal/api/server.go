@@ -117,18 +117,33 @@ type ctxKey int
 
 const (
 	requestIDKey ctxKey = iota
-	principalKey
+	infoKey
 )
+
+// requestInfo is what a request's handlers learn that its log line reports:
+// who called, and which tenant it was about.
+type requestInfo struct {
+	actor    string
+	tenantID string
+}
+
+func info(r *http.Request) *requestInfo {
+	if i, ok := r.Context().Value(infoKey).(*requestInfo); ok {
+		return i
+	}
+	return &requestInfo{}
+}
 
 func requestID(r *http.Request) string {
 	id, _ := r.Context().Value(requestIDKey).(string)
 	return id
 }
 
-func actor(r *http.Request) string {
-	p, _ := r.Context().Value(principalKey).(principal)
-	return p.name
-}
+// actor is the name of the request's caller.
+func actor(r *http.Request) string { return info(r).actor }
+
+// noteTenant records which tenant the request is about, for its log line.
+func noteTenant(r *http.Request, id string) { info(r).tenantID = id }
 
 // withRequestID gives every request an id: the client's X-Request-ID when it
 // sends a sane one, else a new one; it is returned and logged.
@@ -160,6 +175,8 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
+		ri := &requestInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), infoKey, ri))
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.ErrorContext(r.Context(), "request panicked", slog.String("request_id", requestID(r)), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
@@ -174,7 +191,8 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 				slog.String("path", r.URL.Path),
 				slog.Int("status", rec.code()),
 				slog.Duration("duration", elapsed),
-				slog.String("actor", actor(r)))
+				slog.String("actor", ri.actor),
+				slog.String("tenant_id", ri.tenantID))
 			if s.opts.Observer != nil {
 				route := r.Pattern
 				if route == "/" {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +55,11 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	}
 	t.Provider = res.Provider
 	if dryRun {
+		if _, err := s.store.Get(r.Context(), t.Name, tenant.GetOptions{}); err == nil {
+			return fmt.Errorf("%w: %q", tenant.ErrNameTaken, t.Name)
+		} else if !errors.Is(err, tenant.ErrNotFound) {
+			return err
+		}
 		// Everything Create would check, nothing stored.
 		would, _, err := tenant.NewTenant(t, actor(r), time.Now())
 		if err != nil {
@@ -65,6 +72,7 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
+	noteTenant(r, t.ID)
 	created, err := s.store.Create(r.Context(), t, actor(r))
 	if err != nil {
 		return err
@@ -87,6 +95,7 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	noteTenant(r, t.ID)
 	s.writeTenant(w, http.StatusOK, t)
 	return nil
 }
@@ -139,8 +148,12 @@ func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
+	body, err := s.readRaw(w, r, contentMergePatch, contentJSON)
+	if err != nil {
+		return err
+	}
 	var patch map[string]json.RawMessage
-	if err := s.readBody(w, r, &patch, contentMergePatch, contentJSON); err != nil {
+	if err := decodeStrict(body, &patch); err != nil {
 		return err
 	}
 	var errs []FieldError
@@ -153,25 +166,75 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 		return problem(http.StatusBadRequest, CodeInvalidBody, "the patch has unknown fields", sortErrors(errs)...)
 	}
 	return s.change(w, r, func(cur *tenant.Tenant) (ReplaceTenantRequest, error) {
-		doc, _ := json.Marshal(ReplaceTenantRequest{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations})
-		var target, p any
-		_ = json.Unmarshal(doc, &target)
-		raw, _ := json.Marshal(patch)
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&p); err != nil {
-			return ReplaceTenantRequest{}, problem(http.StatusBadRequest, CodeInvalidBody, "the patch is not valid JSON")
+		// Fields the patch does not name stay exactly as stored.
+		next := ReplaceTenantRequest{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations}
+		if raw, ok := patch["compute_config"]; ok {
+			merged, err := mergeJSON(cur.ComputeConfig, raw)
+			if err != nil {
+				return next, err
+			}
+			if err := requireObject(merged); err != nil {
+				return next, err
+			}
+			next.ComputeConfig = merged
 		}
-		merged, _ := json.Marshal(compute.MergePatch(target, p))
-		var next ReplaceTenantRequest
-		if err := decodeStrict(merged, &next); err != nil {
-			return ReplaceTenantRequest{}, err
+		var err error
+		if raw, ok := patch["labels"]; ok {
+			if next.Labels, err = mergeStrings(cur.Labels, raw, "/labels"); err != nil {
+				return next, err
+			}
 		}
-		if err := requireObject(next.ComputeConfig); err != nil {
-			return ReplaceTenantRequest{}, err
+		if raw, ok := patch["annotations"]; ok {
+			if next.Annotations, err = mergeStrings(cur.Annotations, raw, "/annotations"); err != nil {
+				return next, err
+			}
 		}
 		return next, nil
 	})
+}
+
+// mergeJSON applies a JSON merge patch to a document, keeping numbers
+// exactly as written.
+func mergeJSON(doc, patch json.RawMessage) (json.RawMessage, error) {
+	decode := func(raw json.RawMessage) (any, error) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		return v, dec.Decode(&v)
+	}
+	target, err := decode(doc)
+	if err != nil {
+		return nil, fmt.Errorf("api: stored compute_config: %w", err)
+	}
+	p, err := decode(patch)
+	if err != nil {
+		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "compute_config in the patch is not valid JSON")
+	}
+	return json.Marshal(compute.MergePatch(target, p))
+}
+
+// mergeStrings applies a merge patch to a map of strings: null removes a key
+// (or, for the whole map, every key).
+func mergeStrings(cur map[string]string, raw json.RawMessage, at string) (map[string]string, error) {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, nil
+	}
+	var patch map[string]*string
+	if err := json.Unmarshal(raw, &patch); err != nil {
+		return nil, problem(http.StatusBadRequest, CodeInvalidBody, at[1:]+" must be an object of strings", FieldError{Pointer: at, Message: "must be an object of strings (null removes a key)"})
+	}
+	out := maps.Clone(cur)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = *v
+		}
+	}
+	return out, nil
 }
 
 // change applies a new desired state made from the current tenant. With
@@ -183,15 +246,19 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *t
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		cur, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{})
+		cur, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{IncludeDeleted: true})
 		if err != nil {
 			return err
 		}
-		if ifMatch != 0 && ifMatch != cur.Version {
+		noteTenant(r, cur.ID)
+		if !ifMatch.matches(cur.Version) {
 			return preconditionFailed(cur.Version)
 		}
-		if cur.DeletionRequestedAt != nil {
-			return problem(http.StatusConflict, CodeTenantDeleting, "the tenant is being deleted and cannot be changed")
+		if cur.DeletionRequestedAt != nil || cur.DeletedAt != nil {
+			return problem(http.StatusConflict, CodeTenantDeleting, "the tenant is being deleted, or is deleted, and cannot be changed")
+		}
+		if _, err := s.compute.Registry().Get(cur.Provider); err != nil {
+			return problem(http.StatusConflict, CodeProviderNotFound, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to change the tenant", cur.Provider))
 		}
 		req, err := next(cur)
 		if err != nil {
@@ -213,7 +280,7 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *t
 			Version: cur.Version, ComputeConfig: config, Labels: req.Labels, Annotations: req.Annotations, Actor: actor(r),
 		})
 		switch {
-		case errors.Is(err, tenant.ErrConflict) && ifMatch != 0:
+		case errors.Is(err, tenant.ErrConflict) && !ifMatch.any():
 			return preconditionFailed(0)
 		case errors.Is(err, tenant.ErrConflict) && attempt < 3:
 			continue
@@ -234,11 +301,16 @@ func (s *Server) deleteTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if ifMatch != 0 && ifMatch != cur.Version {
+	noteTenant(r, cur.ID)
+	if !ifMatch.matches(cur.Version) {
 		return preconditionFailed(cur.Version)
 	}
-	deleting, err := s.store.RequestDeletion(r.Context(), cur.ID, ifMatch, actor(r))
-	if errors.Is(err, tenant.ErrConflict) && ifMatch != 0 {
+	var version int64
+	if !ifMatch.any() {
+		version = cur.Version
+	}
+	deleting, err := s.store.RequestDeletion(r.Context(), cur.ID, version, actor(r))
+	if errors.Is(err, tenant.ErrConflict) && !ifMatch.any() {
 		return preconditionFailed(0)
 	}
 	if err != nil {
@@ -312,19 +384,35 @@ func (s *Server) writeTenant(w http.ResponseWriter, status int, t *tenant.Tenant
 
 func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
 
-// parseIfMatch returns the version an If-Match header asks for; 0 when
-// there is none (or it is "*").
-func parseIfMatch(r *http.Request) (int64, error) {
+// ifMatch is the versions an If-Match header accepts; empty accepts any.
+type ifMatch []int64
+
+func (m ifMatch) any() bool { return len(m) == 0 }
+
+func (m ifMatch) matches(version int64) bool { return m.any() || slices.Contains(m, version) }
+
+// parseIfMatch reads If-Match: "*", or a list of strong ETags. A weak ETag
+// never matches (RFC 9110 13.1.1 compares strongly).
+func parseIfMatch(r *http.Request) (ifMatch, error) {
 	h := strings.TrimSpace(r.Header.Get("If-Match"))
 	if h == "" || h == "*" {
-		return 0, nil
+		return nil, nil
 	}
-	v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
-	if err != nil || v <= 0 {
-		return 0, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("If-Match %s is not an ETag this API returned", h),
-			FieldError{Parameter: "If-Match", Message: `must be an ETag such as "3"`})
+	var out ifMatch
+	for _, tag := range strings.Split(h, ",") {
+		tag = strings.TrimSpace(tag)
+		if strings.HasPrefix(tag, "W/") {
+			out = append(out, -1) // matches nothing
+			continue
+		}
+		v, err := strconv.ParseInt(strings.Trim(tag, `"`), 10, 64)
+		if err != nil || v <= 0 || len(tag) < 3 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+			return nil, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("If-Match %s is not a list of ETags this API returned", h),
+				FieldError{Parameter: "If-Match", Message: `must be "*" or ETags such as "3"`})
+		}
+		out = append(out, v)
 	}
-	return v, nil
+	return out, nil
 }
 
 func preconditionFailed(current int64) error {

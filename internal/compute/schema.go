@@ -196,7 +196,9 @@ func (s *Schema) Redact(config json.RawMessage) (json.RawMessage, error) {
 // KeepSecrets returns next with every secret (writeOnly) value that reads
 // RedactedValue replaced by the value at the same place in prev, so that a
 // client can send back a config it read, redacted, without erasing the
-// secrets in it. A redacted value with nothing to restore stays as it is.
+// secrets in it. Items of arrays of named objects (sidecars) are matched by
+// name, others by position. A redacted secret with nothing to restore is a
+// violation: "[redacted]" is never stored as a secret.
 func (s *Schema) KeepSecrets(next, prev json.RawMessage) (json.RawMessage, error) {
 	n, err := decodeConfig(next, "compute config")
 	if err != nil {
@@ -206,32 +208,72 @@ func (s *Schema) KeepSecrets(next, prev json.RawMessage) (json.RawMessage, error
 	if err != nil {
 		p = nil
 	}
-	return json.Marshal(keepSecrets(n, p, []*jsonschema.Schema{s.compiled}))
+	errs := &ValidationError{}
+	out, err := json.Marshal(keepSecrets(n, p, []*jsonschema.Schema{s.compiled}, "", errs))
+	if err != nil {
+		return nil, err
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-func keepSecrets(next, prev any, schemas []*jsonschema.Schema) any {
+func keepSecrets(next, prev any, schemas []*jsonschema.Schema, at string, errs *ValidationError) any {
 	applicable := expand(schemas)
-	if str, ok := next.(string); ok && str == RedactedValue && prev != nil &&
+	if str, ok := next.(string); ok && str == RedactedValue &&
 		slices.ContainsFunc(applicable, func(s *jsonschema.Schema) bool { return s.WriteOnly }) {
+		if prev == nil {
+			errs.Add(at, "is %q but there is no stored secret to keep; send the secret itself", RedactedValue)
+		}
 		return prev
 	}
 	switch n := next.(type) {
 	case map[string]any:
 		p, _ := prev.(map[string]any)
 		for k, child := range n {
-			n[k] = keepSecrets(child, p[k], propertySchemas(applicable, k))
+			n[k] = keepSecrets(child, p[k], propertySchemas(applicable, k), at+"/"+pointerEscape(k), errs)
 		}
 	case []any:
 		p, _ := prev.([]any)
+		byName := namedItems(p)
 		for i, child := range n {
 			var pc any
-			if i < len(p) {
+			if name, ok := itemName(child); ok && byName != nil {
+				pc = byName[name]
+			} else if byName == nil && i < len(p) {
 				pc = p[i]
 			}
-			n[i] = keepSecrets(child, pc, itemSchemas(applicable, i))
+			n[i] = keepSecrets(child, pc, itemSchemas(applicable, i), fmt.Sprintf("%s/%d", at, i), errs)
 		}
 	}
 	return next
+}
+
+// namedItems indexes an array of objects by their "name"; nil when its
+// items are not all named objects.
+func namedItems(items []any) map[string]any {
+	if len(items) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for _, it := range items {
+		name, ok := itemName(it)
+		if !ok {
+			return nil
+		}
+		out[name] = it
+	}
+	return out
+}
+
+func itemName(v any) (string, bool) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	name, ok := obj["name"].(string)
+	return name, ok
 }
 
 // redact walks a value with every subschema that applies to it. A value

@@ -230,14 +230,19 @@ func TestViolationsNeverQuoteValues(t *testing.T) {
 
 func TestKeepSecrets(t *testing.T) {
 	s := mustWorkloadSchema(t, nil)
-	prev := `{"image":"a","secrets":{"DB":"hunter2","OLD":"x"},"sidecars":[{"name":"b","image":"b","secrets":{"T":"t0k"}}]}`
-	next := `{"image":"a2","secrets":{"DB":"[redacted]","NEW":"[redacted]"},"env":{"E":"[redacted]"},"sidecars":[{"name":"b","image":"b","secrets":{"T":"[redacted]"}}]}`
+	prev := `{"image":"a","secrets":{"DB":"hunter2","OLD":"x"},"sidecars":[{"name":"s1","image":"b","secrets":{"T":"one"}},{"name":"s2","image":"b","secrets":{"T":"two"}}]}`
+	// s1 is removed: s2's redacted secret must be s2's, not the first item's.
+	next := `{"image":"a2","secrets":{"DB":"[redacted]"},"env":{"E":"[redacted]"},"sidecars":[{"name":"s2","image":"b","secrets":{"T":"[redacted]"}}]}`
 	got, err := s.KeepSecrets(json.RawMessage(next), json.RawMessage(prev))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"env":{"E":"[redacted]"},"image":"a2","secrets":{"DB":"hunter2","NEW":"[redacted]"},"sidecars":[{"image":"b","name":"b","secrets":{"T":"t0k"}}]}`
+	want := `{"env":{"E":"[redacted]"},"image":"a2","secrets":{"DB":"hunter2"},"sidecars":[{"image":"b","name":"s2","secrets":{"T":"two"}}]}`
 	if string(got) != want {
 		t.Errorf("KeepSecrets =\n %s\nwant\n %s", got, want)
+	}
+	_, err = s.KeepSecrets(json.RawMessage(`{"image":"a","secrets":{"NEW":"[redacted]"}}`), json.RawMessage(prev))
+	if v := compute.Violations(err); len(v) != 1 || v[0].Pointer != "/secrets/NEW" {
+		t.Errorf("a redacted secret with nothing to keep = %v, want a violation at /secrets/NEW", err)
 	}
 }

@@ -172,13 +172,30 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 }
 
 // compactJSON removes insignificant whitespace, keeping key order and number
-// text.
+// text, and rewrites string escapes that are not valid Unicode (a lone
+// surrogate, "\ud800") as U+FFFD, which every store accepts.
 func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	if !bytes.Contains(b.Bytes(), []byte(`\u`)) {
+		return b.Bytes(), nil
+	}
+	// Re-encode: the decoder turns invalid escapes into U+FFFD.
+	dec := json.NewDecoder(bytes.NewReader(b.Bytes()))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(out.Bytes(), "\n"), nil
 }
 
 // sameJSON compares two JSON documents by meaning: key order, whitespace

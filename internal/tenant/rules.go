@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -84,6 +85,10 @@ func validateConfig(raw json.RawMessage, errs *compute.ValidationError) {
 		errs.Add("/compute_config", "is %d bytes; the limit is %d", len(raw), MaxConfigBytes)
 		return
 	}
+	if !utf8.Valid(raw) {
+		errs.Add("/compute_config", "is not valid UTF-8")
+		return
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -137,6 +142,10 @@ func validateLabels(at string, m map[string]string, strictValues bool, errs *com
 	for k, v := range m {
 		ptr := at + "/" + pointerToken.Replace(k)
 		size += len(k) + len(v)
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			errs.Add(ptr, "is not valid UTF-8")
+			continue
+		}
 		if !labelKeyRule.MatchString(k) {
 			errs.Add(ptr, "key must be a name of letters, digits, -, _ and . (at most 63), optionally prefixed by a DNS subdomain and /")
 		}

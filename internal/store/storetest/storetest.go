@@ -27,6 +27,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"CreateAndGet", testCreateAndGet},
 		{"JSONFidelity", testJSONFidelity},
+		{"LoneSurrogate", testLoneSurrogate},
 		{"CreateRefusesInvalid", testCreateRefusesInvalid},
 		{"NameTaken", testNameTaken},
 		{"NameTakenConcurrently", testNameTakenConcurrently},

@@ -51,6 +51,16 @@ func testCreateAndGet(t *testing.T, s tenant.Store) {
 	}
 }
 
+func testLoneSurrogate(t *testing.T, s tenant.Store) {
+	in := newTenant("surrogate")
+	in.ComputeConfig = json.RawMessage(`{"image":"a","x-note":"\ud800 <&>"}`)
+	created := mustCreate(t, s, in)
+	got := mustGet(t, s, created.ID)
+	if !sameJSON(got.ComputeConfig, []byte(`{"image":"a","x-note":"\ufffd <&>"}`)) {
+		t.Errorf("a lone surrogate is stored as %s, want U+FFFD", got.ComputeConfig)
+	}
+}
+
 func testJSONFidelity(t *testing.T, s tenant.Store) {
 	config := `{
 		"image": "example.com/app@sha256:0123",
@@ -106,6 +116,8 @@ func testCreateRefusesInvalid(t *testing.T, s tenant.Store) {
 		"bad label key":         func(in *tenant.Tenant) { in.Labels = map[string]string{"bad key": "v"} },
 		"bad label value":       func(in *tenant.Tenant) { in.Labels = map[string]string{"k": "has space"} },
 		"annotation with NUL":   func(in *tenant.Tenant) { in.Annotations = map[string]string{"k": "a\x00b"} },
+		"config not UTF-8":      func(in *tenant.Tenant) { in.ComputeConfig = json.RawMessage("{\"a\":\"\xff\"}") },
+		"annotation not UTF-8":  func(in *tenant.Tenant) { in.Annotations = map[string]string{"k": "\xff"} },
 	}
 	for name, mutate := range tests {
 		t.Run(name, func(t *testing.T) {
