@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -30,6 +31,26 @@ type Elector struct {
 	leases tenant.LeaseStore
 	opts   ElectorOptions
 	log    *slog.Logger
+	seen   atomic.Pointer[seenLeader] // the last leader this process saw
+}
+
+type seenLeader struct {
+	holder string
+	at     time.Time
+}
+
+// Leader returns the leader this process last saw, and whether it saw one
+// recently enough (within two TTLs) to trust it.
+func (e *Elector) Leader() (string, bool) {
+	s := e.seen.Load()
+	if s == nil || time.Since(s.at) > 2*e.opts.TTL {
+		return "", false
+	}
+	return s.holder, true
+}
+
+func (e *Elector) saw(holder string) {
+	e.seen.Store(&seenLeader{holder: holder, at: time.Now()})
 }
 
 // NewElector returns an Elector over leases.
@@ -57,11 +78,13 @@ func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context, epoch 
 		lease, err := e.leases.AcquireLease(ctx, tenant.ControllerLease, e.opts.Identity, e.opts.TTL)
 		switch {
 		case err == nil:
+			e.saw(e.opts.Identity)
 			e.log.Info("elected leader", slog.Int64("epoch", lease.Epoch))
 			if err := e.lead(ctx, lease, lead); err != nil {
 				e.log.Error("leading failed", slog.Any("error", err))
 			}
 		case errors.Is(err, tenant.ErrLeaseHeld):
+			e.saw(lease.Holder)
 			e.log.Debug("another process leads", slog.String("leader", lease.Holder), slog.Int64("epoch", lease.Epoch))
 		case ctx.Err() == nil:
 			e.log.Warn("cannot campaign for the lease", slog.Any("error", err))
@@ -104,6 +127,7 @@ loop:
 			switch {
 			case err == nil:
 				lease, renewed = next, time.Now()
+				e.saw(e.opts.Identity)
 			case errors.Is(err, tenant.ErrLeaseLost):
 				e.log.Warn("lease lost; stepping down", slog.Int64("epoch", lease.Epoch))
 				stop(tenant.ErrLeaseLost)

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/metrics"
+	"github.com/jaxxstorm/landlord/internal/store/postgres"
+	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+func init() { commands = append(commands, newServeCommand) }
+
+func newServeCommand() *cobra.Command {
+	var (
+		configPath, listen, database, logLevel string
+		insecure                               bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the API and the controller",
+		Long: `Run landlord: the HTTP API on --listen and, when elected, the controller.
+
+With no configuration it stores tenants in ./landlord.db, listens on
+127.0.0.1:8080 and uses the mock compute provider. See docs/configuration.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, file, err := config.Load(configPath, os.Getenv)
+			if err != nil {
+				return withExitCode(exitUsage, err)
+			}
+			flags := cmd.Flags()
+			if flags.Changed("listen") {
+				cfg.Listen = listen
+			}
+			if flags.Changed("database") {
+				cfg.Database = config.ParseDatabase(database)
+			}
+			if flags.Changed("log-level") {
+				cfg.LogLevel = logLevel
+			}
+			if flags.Changed("insecure") {
+				cfg.Insecure = insecure
+			}
+			if err := cfg.Validate(); err != nil {
+				return withExitCode(exitUsage, err)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, cfg, file, cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&configPath, "config", "", "configuration file, YAML or JSON (env LANDLORD_CONFIG; default ./landlord.yaml when it exists)")
+	f.StringVar(&listen, "listen", "", "API address (env LANDLORD_LISTEN; default 127.0.0.1:8080)")
+	f.StringVar(&database, "database", "", "SQLite file path or postgres:// URL (env LANDLORD_DATABASE; default landlord.db)")
+	f.StringVar(&logLevel, "log-level", "", "debug, info, warn or error (env LANDLORD_LOG_LEVEL; default info)")
+	f.BoolVar(&insecure, "insecure", false, "serve without tokens on a non-loopback address (env LANDLORD_INSECURE)")
+	return cmd
+}
+
+// serve runs landlord until ctx ends, then stops gracefully.
+func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer) error {
+	log := newLogger(cfg.LogLevel, stderr)
+	tokens := make([]api.Token, len(cfg.Tokens))
+	for i, t := range cfg.Tokens {
+		tokens[i] = api.Token{Name: t.Name, Secret: t.Secret, SHA256: t.SHA256, Role: api.Role(t.Role)}
+	}
+	if err := api.CheckListen(cfg.Listen, tokens, cfg.Insecure); err != nil {
+		return withExitCode(exitUsage, err)
+	}
+	if len(tokens) == 0 && cfg.Insecure {
+		log.Warn("serving without tokens on a non-loopback address (--insecure): anyone who reaches it may change every tenant", slog.String("listen", cfg.Listen))
+	}
+
+	m := metrics.New()
+	registry, defaultProvider, err := providers(cfg, log)
+	if err != nil {
+		return withExitCode(exitUsage, err)
+	}
+	manager, err := compute.NewManager(registry, compute.ManagerOptions{DefaultProvider: defaultProvider, Logger: log, Observer: m})
+	if err != nil {
+		return withExitCode(exitUsage, fmt.Errorf("config: compute.default: %w", err))
+	}
+
+	store, dbDesc, err := openStore(ctx, cfg.Database, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	// Listen before anything runs, so that a taken address fails start-up.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+
+	host, _ := os.Hostname()
+	identity := fmt.Sprintf("%s:%d", host, os.Getpid())
+	copts := controllerOptions(cfg.Controller, identity, log, m)
+	ctrl := controller.New(store, manager, copts)
+	elector, err := controller.NewElector(store.(tenant.LeaseStore), controller.ElectorOptions{Identity: identity, TTL: time.Duration(cfg.Controller.LeaseTTL), Logger: log})
+	if err != nil {
+		return err
+	}
+	m.WatchQueue(ctrl.QueueDepth)
+	m.WatchTenants(store.(tenant.StatusCounter), log)
+
+	ready := map[string]func(context.Context) error{}
+	runController := cfg.Controller.Enabled == nil || *cfg.Controller.Enabled
+	if runController {
+		ready["controller"] = func(context.Context) error {
+			if _, ok := elector.Leader(); !ok {
+				return errors.New("no controller leader seen")
+			}
+			return nil
+		}
+	}
+	server, err := api.New(api.Options{Store: store, Compute: manager, Tokens: tokens, MaxBodyBytes: cfg.API.MaxBodyBytes,
+		Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
+	if err != nil {
+		return err
+	}
+	httpServer := api.HTTPServer(cfg.Listen, server.Handler())
+
+	auth := "tokens"
+	if len(tokens) == 0 {
+		auth = "none (loopback only)"
+		if cfg.Insecure {
+			auth = "none (insecure)"
+		}
+	}
+	log.Info("landlord started",
+		slog.String("database", dbDesc),
+		slog.String("providers", strings.Join(registry.Names(), ",")),
+		slog.String("default_provider", manager.DefaultProvider()),
+		slog.String("address", "http://"+ln.Addr().String()),
+		slog.String("auth", auth),
+		slog.Bool("controller", runController),
+		slog.String("config", or(file, "none")))
+
+	var wg sync.WaitGroup
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if runController {
+		wg.Go(func() {
+			if err := elector.Run(runCtx, ctrl.Run); err != nil {
+				log.Error("controller stopped", slog.Any("error", err))
+			}
+		})
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpServer.Serve(ln) }()
+
+	select {
+	case <-ctx.Done():
+		log.Info("stopping: finishing requests and in-flight operations")
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			cancel()
+			wg.Wait()
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
+	shutdownCtx, done := context.WithTimeout(context.Background(), 30*time.Second)
+	defer done()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		log.Warn("requests did not finish in time", slog.Any("error", err))
+	}
+	cancel()
+	wg.Wait()
+	log.Info("landlord stopped")
+	return nil
+}
+
+// providers enables a provider for each compute block; with none
+// configured, the mock provider.
+func providers(cfg config.Config, log *slog.Logger) (*compute.Registry, string, error) {
+	blocks, err := cfg.ComputeBlocks()
+	if err != nil {
+		return nil, "", err
+	}
+	def, err := cfg.ComputeDefault()
+	if err != nil {
+		return nil, "", err
+	}
+	if len(blocks) == 0 {
+		log.Warn("no compute provider is configured, and this build has no Docker provider yet: using the mock provider, which runs nothing")
+		blocks = map[string]json.RawMessage{mock.Name: json.RawMessage("{}")}
+	}
+	registry := compute.NewRegistry()
+	for name, block := range blocks {
+		var p compute.Provider
+		switch name {
+		case mock.Name:
+			p, err = mock.New(mock.Options{Block: block, Logger: log})
+		default:
+			return nil, "", fmt.Errorf("config: compute.%s: no such provider in this build (available: %s)", name, mock.Name)
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("config: %w", err)
+		}
+		if err := registry.Register(p); err != nil {
+			return nil, "", err
+		}
+	}
+	return registry, def, nil
+}
+
+// store is what serve needs of a database.
+type store interface {
+	tenant.Store
+	tenant.LeaseStore
+	tenant.StatusCounter
+}
+
+func openStore(ctx context.Context, db config.Database, log *slog.Logger) (store, string, error) {
+	switch db.Driver {
+	case "postgres":
+		s, err := postgres.Open(ctx, db.URL, postgres.Options{Logger: log})
+		if err != nil {
+			return nil, "", fmt.Errorf("database: %w", err)
+		}
+		return s, "postgres", nil
+	default:
+		s, err := sqlite.Open(ctx, db.Path, sqlite.Options{Logger: log})
+		if err != nil {
+			return nil, "", fmt.Errorf("database: %w", err)
+		}
+		return s, "sqlite:" + db.Path, nil
+	}
+}
+
+func controllerOptions(c config.Controller, identity string, log *slog.Logger, m *metrics.Metrics) controller.Options {
+	return controller.Options{
+		Workers:          c.Workers,
+		Resync:           time.Duration(c.Resync),
+		Sweep:            time.Duration(c.Sweep),
+		MaxRetries:       c.MaxRetries,
+		ProgressDeadline: time.Duration(c.ProgressDeadline),
+		ShutdownTimeout:  time.Duration(c.ShutdownTimeout),
+		Identity:         identity,
+		Logger:           log,
+		Observer:         m,
+	}
+}
+
+// newLogger logs text on a terminal and JSON otherwise.
+func newLogger(level string, w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return slog.New(slog.NewTextHandler(w, opts))
+		}
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

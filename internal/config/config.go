@@ -1,0 +1,236 @@
+// Package config reads landlord's configuration: defaults, then a YAML or
+// JSON file, then LANDLORD_* environment variables; cmd/landlord applies its
+// flags last. Every key and its default is documented in
+// docs/configuration.md.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is landlord's configuration.
+type Config struct {
+	// Listen is the API's address.
+	Listen string `yaml:"listen"`
+	// Insecure allows serving without tokens on a non-loopback address.
+	Insecure bool `yaml:"insecure"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `yaml:"log_level"`
+	Database Database `yaml:"database"`
+	// Compute holds "default" and one block per enabled provider.
+	Compute    map[string]any `yaml:"compute"`
+	Tokens     []Token        `yaml:"tokens"`
+	Controller Controller     `yaml:"controller"`
+	API        API            `yaml:"api"`
+}
+
+// Database says where tenants are stored.
+type Database struct {
+	// Driver is sqlite or postgres.
+	Driver string `yaml:"driver"`
+	// Path is the SQLite file.
+	Path string `yaml:"path"`
+	// URL is the PostgreSQL connection URL.
+	URL string `yaml:"url"`
+}
+
+// Token is an API token.
+type Token struct {
+	Name   string `yaml:"name"`
+	Secret string `yaml:"secret"`
+	SHA256 string `yaml:"sha256"`
+	Role   string `yaml:"role"`
+}
+
+// Controller tunes the controller; zero values take its defaults.
+type Controller struct {
+	Enabled          *bool    `yaml:"enabled"`
+	Workers          int      `yaml:"workers"`
+	Resync           Duration `yaml:"resync"`
+	Sweep            Duration `yaml:"sweep"`
+	MaxRetries       int      `yaml:"max_retries"`
+	ProgressDeadline Duration `yaml:"progress_deadline"`
+	LeaseTTL         Duration `yaml:"lease_ttl"`
+	ShutdownTimeout  Duration `yaml:"shutdown_timeout"`
+}
+
+// API tunes the HTTP API.
+type API struct {
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+}
+
+// Duration is a time.Duration written as "10s".
+type Duration time.Duration
+
+// UnmarshalYAML reads a duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: %q is not a duration such as 10s or 1m30s", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Defaults are the configuration without a file, environment or flags.
+func Defaults() Config {
+	return Config{
+		Listen:   "127.0.0.1:8080",
+		LogLevel: "info",
+		Database: Database{Driver: "sqlite", Path: "landlord.db"},
+	}
+}
+
+// DefaultFile is read when no file is named and it exists.
+const DefaultFile = "landlord.yaml"
+
+// Load reads the configuration: defaults, then the file (path, else
+// LANDLORD_CONFIG, else ./landlord.yaml when it exists), then the
+// environment. Unknown keys are errors that name them.
+func Load(path string, getenv func(string) string) (Config, string, error) {
+	cfg := Defaults()
+	if path == "" {
+		path = getenv("LANDLORD_CONFIG")
+	}
+	if path == "" {
+		if _, err := os.Stat(DefaultFile); err == nil {
+			path = DefaultFile
+		}
+	}
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, path, fmt.Errorf("config: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+			return cfg, path, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	if err := applyEnv(&cfg, getenv); err != nil {
+		return cfg, path, err
+	}
+	return cfg, path, nil
+}
+
+// applyEnv reads the LANDLORD_* variables.
+func applyEnv(cfg *Config, getenv func(string) string) error {
+	if v := getenv("LANDLORD_LISTEN"); v != "" {
+		cfg.Listen = v
+	}
+	if v := getenv("LANDLORD_DATABASE"); v != "" {
+		cfg.Database = ParseDatabase(v)
+	}
+	if v := getenv("LANDLORD_LOG_LEVEL"); v != "" {
+		cfg.LogLevel = v
+	}
+	if v := getenv("LANDLORD_INSECURE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("config: LANDLORD_INSECURE=%q is not true or false", v)
+		}
+		cfg.Insecure = b
+	}
+	for _, t := range []struct{ env, name, role string }{
+		{"LANDLORD_ADMIN_TOKEN", "admin", "admin"},
+		{"LANDLORD_READER_TOKEN", "reader", "reader"},
+	} {
+		if v := getenv(t.env); v != "" {
+			cfg.Tokens = append(cfg.Tokens, Token{Name: t.name, Secret: v, Role: t.role})
+		}
+	}
+	return nil
+}
+
+// ParseDatabase reads a --database value: a postgres:// URL, else a SQLite
+// file path.
+func ParseDatabase(v string) Database {
+	if strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
+		return Database{Driver: "postgres", URL: v}
+	}
+	return Database{Driver: "sqlite", Path: v}
+}
+
+// ComputeDefault is the configured default provider, or "".
+func (c Config) ComputeDefault() (string, error) {
+	v, ok := c.Compute["default"]
+	if !ok {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", errors.New("config: compute.default must be a provider name")
+	}
+	return s, nil
+}
+
+// ComputeBlocks returns each enabled provider's block as JSON, by name.
+func (c Config) ComputeBlocks() (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	names := make([]string, 0, len(c.Compute))
+	for k := range c.Compute {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name == "default" {
+			continue
+		}
+		block := c.Compute[name]
+		if block == nil {
+			block = map[string]any{}
+		}
+		b, err := json.Marshal(block)
+		if err != nil {
+			return nil, fmt.Errorf("config: compute.%s: %w", name, err)
+		}
+		if b[0] != '{' {
+			return nil, fmt.Errorf("config: compute.%s must be a mapping of settings and defaults", name)
+		}
+		out[name] = b
+	}
+	return out, nil
+}
+
+// Validate checks what can be checked without opening anything.
+func (c Config) Validate() error {
+	var errs []error
+	switch c.Database.Driver {
+	case "sqlite":
+		if c.Database.Path == "" {
+			errs = append(errs, errors.New("database.path is required for sqlite"))
+		}
+	case "postgres":
+		if c.Database.URL == "" {
+			errs = append(errs, errors.New("database.url is required for postgres"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("database.driver %q is not sqlite or postgres", c.Database.Driver))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log_level %q is not debug, info, warn or error", c.LogLevel))
+	}
+	for i, t := range c.Tokens {
+		if t.Role != "admin" && t.Role != "reader" {
+			errs = append(errs, fmt.Errorf("tokens[%d] (%s): role %q is not admin or reader", i, t.Name, t.Role))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
