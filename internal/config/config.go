@@ -26,7 +26,7 @@ type Config struct {
 	// Insecure allows serving without tokens on a non-loopback address.
 	Insecure bool `yaml:"insecure"`
 	// LogLevel is debug, info, warn or error.
-	LogLevel string `yaml:"log_level"`
+	LogLevel string   `yaml:"log_level"`
 	Database Database `yaml:"database"`
 	// Compute holds "default" and one block per enabled provider.
 	Compute    map[string]any `yaml:"compute"`
