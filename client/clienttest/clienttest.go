@@ -1,0 +1,107 @@
+package clienttest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Controller runs the controller with short intervals, so that tenants
+	// move on to ready, failed or deleted within a moment.
+	Controller bool
+	// Tokens are the API's bearer tokens, each name to its secret; all are
+	// admins. None means no authentication.
+	Tokens map[string]string
+	// MockBlock is the mock provider's configuration block; nil means
+	// {"env": {"FROM_DEFAULTS": "yes"}}.
+	MockBlock json.RawMessage
+}
+
+// Server is a running API.
+type Server struct {
+	// URL is the API's base URL.
+	URL string
+	// Mock is the compute provider, to inspect or disturb workloads.
+	Mock *mock.Provider
+	// Store is the database under the API.
+	Store *sqlite.Store
+}
+
+// NewServer starts an API that stops when the test ends.
+func NewServer(t testing.TB, opts Options) *Server {
+	t.Helper()
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatalf("clienttest: open the store: %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	block := opts.MockBlock
+	if block == nil {
+		block = json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`)
+	}
+	p, err := mock.New(mock.Options{Block: block})
+	if err != nil {
+		t.Fatalf("clienttest: mock provider: %v", err)
+	}
+	reg := compute.NewRegistry()
+	if err := reg.Register(p); err != nil {
+		t.Fatalf("clienttest: %v", err)
+	}
+	m, err := compute.NewManager(reg, compute.ManagerOptions{})
+	if err != nil {
+		t.Fatalf("clienttest: %v", err)
+	}
+	var tokens []api.Token
+	for name, secret := range opts.Tokens {
+		tokens = append(tokens, api.Token{Name: name, Secret: secret, Role: api.RoleAdmin})
+	}
+	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: tokens})
+	if err != nil {
+		t.Fatalf("clienttest: %v", err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	if opts.Controller {
+		c := controller.New(store, m, controller.Options{
+			Workers:         4,
+			BaseBackoff:     time.Millisecond,
+			MaxBackoff:      20 * time.Millisecond,
+			PollInterval:    10 * time.Millisecond,
+			Resync:          time.Hour,
+			Sweep:           time.Hour,
+			ShutdownTimeout: 10 * time.Second,
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := c.Run(ctx, 0); err != nil {
+				t.Errorf("clienttest: controller: %v", err)
+			}
+		}()
+		t.Cleanup(func() { cancel(); <-done })
+	}
+	return &Server{URL: ts.URL, Mock: p, Store: store}
+}
+
+// Client returns a client of the server with the given token.
+func (s *Server) Client(t testing.TB, token string) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{Address: s.URL, Token: token})
+	if err != nil {
+		t.Fatalf("clienttest: %v", err)
+	}
+	return c
+}

@@ -1,0 +1,261 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// Tenants is the tenants resource of the API. Methods taking idOrName accept
+// a tenant's id or its name.
+type Tenants struct {
+	c *Client
+}
+
+// CreateOptions modify a create.
+type CreateOptions struct {
+	// DryRun validates and returns the tenant as it would be stored, with
+	// its effective_config, and stores nothing.
+	DryRun bool
+	// IdempotencyKey makes retries safe: the same key and body within 24
+	// hours get the first answer again, without creating anything.
+	IdempotencyKey string
+}
+
+// GetOptions modify a get.
+type GetOptions struct {
+	// IncludeDeleted finds a deleted tenant too.
+	IncludeDeleted bool
+}
+
+// ListOptions filter and page a list. Zero values do not filter.
+type ListOptions struct {
+	// Statuses keeps tenants in any of these statuses.
+	Statuses []string
+	// Provider keeps tenants of this compute provider.
+	Provider string
+	// Labels keeps tenants with every one of these labels, each "key=value".
+	Labels []string
+	// NamePrefix keeps tenants whose name starts with it.
+	NamePrefix string
+	// PageSize is how many tenants a page holds at most (1–500); 0 means
+	// the server's default (50).
+	PageSize int
+	// PageToken is the NextPageToken of the previous page.
+	PageToken string
+}
+
+// UpdateOptions modify a replace or patch.
+type UpdateOptions struct {
+	// IfMatch, when not 0, is the tenant version the change is meant for:
+	// if the tenant changed since, the change is refused with a 412 *Error.
+	IfMatch int64
+}
+
+// DeleteOptions modify a delete.
+type DeleteOptions struct {
+	// IfMatch, when not 0, is the tenant version the deletion is meant for.
+	IfMatch int64
+}
+
+// EventOptions page a tenant's history.
+type EventOptions struct {
+	// PageSize is how many events a page holds at most (1–500); 0 means the
+	// server's default.
+	PageSize int
+	// PageToken is the NextPageToken of the previous page.
+	PageToken string
+}
+
+// Create creates a tenant; the controller then provisions it. A taken name
+// is a 409 *Error, a config its provider refuses a 422 *Error with a
+// pointer per violation.
+func (s *Tenants) Create(ctx context.Context, req CreateTenantRequest, opts CreateOptions) (*Tenant, error) {
+	q := url.Values{}
+	if opts.DryRun {
+		q.Set("dry_run", "true")
+	}
+	h := http.Header{}
+	if opts.IdempotencyKey != "" {
+		h.Set("Idempotency-Key", opts.IdempotencyKey)
+	}
+	var out Tenant
+	if err := s.c.do(ctx, request{method: "POST", path: "/v1/tenants", query: q, header: h, body: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Get returns a tenant; an unknown (or, without IncludeDeleted, deleted)
+// tenant is a 404 *Error.
+func (s *Tenants) Get(ctx context.Context, idOrName string, opts GetOptions) (*Tenant, error) {
+	path, err := pathFor(idOrName)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	if opts.IncludeDeleted {
+		q.Set("include_deleted", "true")
+	}
+	var out Tenant
+	if err := s.c.do(ctx, request{method: "GET", path: path, query: q}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// List returns one page of tenants.
+func (s *Tenants) List(ctx context.Context, opts ListOptions) (*TenantList, error) {
+	q := url.Values{}
+	for _, st := range opts.Statuses {
+		q.Add("status", st)
+	}
+	for _, l := range opts.Labels {
+		q.Add("label", l)
+	}
+	setNonEmpty(q, "provider", opts.Provider)
+	setNonEmpty(q, "name_prefix", opts.NamePrefix)
+	setNonEmpty(q, "page_token", opts.PageToken)
+	if opts.PageSize > 0 {
+		q.Set("page_size", strconv.Itoa(opts.PageSize))
+	}
+	var out TenantList
+	if err := s.c.do(ctx, request{method: "GET", path: "/v1/tenants", query: q}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// All iterates over every tenant that opts selects, from opts.PageToken on,
+// fetching pages as it goes. It yields an error at most once, then stops.
+func (s *Tenants) All(ctx context.Context, opts ListOptions) iter.Seq2[Tenant, error] {
+	return func(yield func(Tenant, error) bool) {
+		for {
+			page, err := s.List(ctx, opts)
+			if err != nil {
+				yield(Tenant{}, err)
+				return
+			}
+			for _, t := range page.Tenants {
+				if !yield(t, nil) {
+					return
+				}
+			}
+			if page.NextPageToken == "" {
+				return
+			}
+			opts.PageToken = page.NextPageToken
+		}
+	}
+}
+
+// Replace replaces a tenant's desired state: compute_config, labels and
+// annotations. A secret sent back as "[redacted]" keeps its stored value.
+func (s *Tenants) Replace(ctx context.Context, idOrName string, req ReplaceTenantRequest, opts UpdateOptions) (*Tenant, error) {
+	return s.change(ctx, idOrName, "PUT", "application/json", req, opts.IfMatch)
+}
+
+// Patch changes a tenant's desired state with a JSON merge patch (RFC 7396)
+// of compute_config, labels and annotations: what it does not name stays,
+// null removes.
+func (s *Tenants) Patch(ctx context.Context, idOrName string, patch json.RawMessage, opts UpdateOptions) (*Tenant, error) {
+	return s.change(ctx, idOrName, "PATCH", "application/merge-patch+json", patch, opts.IfMatch)
+}
+
+func (s *Tenants) change(ctx context.Context, idOrName, method, contentType string, body any, ifMatch int64) (*Tenant, error) {
+	path, err := pathFor(idOrName)
+	if err != nil {
+		return nil, err
+	}
+	var out Tenant
+	if err := s.c.do(ctx, request{method: method, path: path, header: ifMatchHeader(ifMatch), body: body, contentType: contentType}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Delete asks for a tenant's deletion and returns it as deleting; the
+// controller then destroys its workload. Asking again is harmless; a deleted
+// tenant is a 404 *Error.
+func (s *Tenants) Delete(ctx context.Context, idOrName string, opts DeleteOptions) (*Tenant, error) {
+	path, err := pathFor(idOrName)
+	if err != nil {
+		return nil, err
+	}
+	var out Tenant
+	if err := s.c.do(ctx, request{method: "DELETE", path: path, header: ifMatchHeader(opts.IfMatch)}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Events returns one page of a tenant's history, oldest first.
+func (s *Tenants) Events(ctx context.Context, idOrName string, opts EventOptions) (*EventList, error) {
+	path, err := pathFor(idOrName, "/events")
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	setNonEmpty(q, "page_token", opts.PageToken)
+	if opts.PageSize > 0 {
+		q.Set("page_size", strconv.Itoa(opts.PageSize))
+	}
+	var out EventList
+	if err := s.c.do(ctx, request{method: "GET", path: path, query: q}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AllEvents iterates over a tenant's whole history from opts.PageToken on,
+// fetching pages as it goes. It yields an error at most once, then stops.
+func (s *Tenants) AllEvents(ctx context.Context, idOrName string, opts EventOptions) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		for {
+			page, err := s.Events(ctx, idOrName, opts)
+			if err != nil {
+				yield(Event{}, err)
+				return
+			}
+			for _, e := range page.Events {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if page.NextPageToken == "" {
+				return
+			}
+			opts.PageToken = page.NextPageToken
+		}
+	}
+}
+
+// Status returns the live status of a tenant's workload from its provider;
+// a tenant without a workload is a 404 *Error with code workload_not_found.
+func (s *Tenants) Status(ctx context.Context, idOrName string) (*ComputeStatus, error) {
+	path, err := pathFor(idOrName, "/status")
+	if err != nil {
+		return nil, err
+	}
+	var out ComputeStatus
+	if err := s.c.do(ctx, request{method: "GET", path: path}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func setNonEmpty(q url.Values, key, value string) {
+	if value != "" {
+		q.Set(key, value)
+	}
+}
+
+func ifMatchHeader(version int64) http.Header {
+	if version == 0 {
+		return nil
+	}
+	return http.Header{"If-Match": {`"` + strconv.FormatInt(version, 10) + `"`}}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+func init() { commands = append(commands, newCreateCommand) }
+
+func newCreateCommand() *cobra.Command {
+	var (
+		config, provider    string
+		labels, annotations []string
+		dryRun              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "create NAME --config VALUE",
+		Short: "Create a tenant",
+		Long: `Create a tenant; the controller then provisions its workload.
+
+--config is the tenant's compute_config: inline JSON or YAML, @path or
+file://path (a JSON or YAML file), or - to read standard input.`,
+		Example: `  landlord create acme --config '{"image": "nginx:latest"}' --wait
+  landlord create acme --config 'image: nginx:latest' --label tier=gold
+  landlord create acme --config @acme.yaml --provider docker --dry-run`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	cf := addClientFlags(cmd)
+	wf := addWaitFlags(cmd, "ready")
+	fs := cmd.Flags()
+	fs.StringVar(&config, "config", "", "the compute_config: inline JSON or YAML, @path, file://path or - (stdin)")
+	fs.StringArrayVar(&labels, "label", nil, "a label key=value (repeatable)")
+	fs.StringArrayVar(&annotations, "annotation", nil, "an annotation key=value (repeatable)")
+	fs.StringVar(&provider, "provider", "", "the compute provider (sets compute_provider in the config)")
+	fs.BoolVar(&dryRun, "dry-run", false, "validate and show the tenant as it would be stored, with its effective config; store nothing")
+	_ = cmd.MarkFlagRequired("config")
+	_ = cmd.MarkFlagFilename("config", "json", "yaml", "yml")
+
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := cf.checkOutput(); err != nil {
+			return err
+		}
+		if err := wf.check(cmd); err != nil {
+			return err
+		}
+		if dryRun && wf.wait {
+			return withExitCode(exitUsage, errors.New("--dry-run stores nothing to --wait for"))
+		}
+		req := client.CreateTenantRequest{Name: args[0]}
+		var err error
+		if req.ComputeConfig, err = readConfig(config, cmd.InOrStdin()); err != nil {
+			return withExitCode(exitError, err)
+		}
+		if req.ComputeConfig, err = withProvider(req.ComputeConfig, provider); err != nil {
+			return err
+		}
+		if req.Labels, err = parsePairs("label", labels); err != nil {
+			return err
+		}
+		if req.Annotations, err = parsePairs("annotation", annotations); err != nil {
+			return err
+		}
+		c, err := cf.client(cmd)
+		if err != nil {
+			return err
+		}
+		t, err := c.Tenants().Create(contextOf(cmd), req, client.CreateOptions{DryRun: dryRun})
+		if err != nil {
+			return exitFor(fmt.Errorf("create tenant %s: %w", req.Name, err))
+		}
+		if wf.wait {
+			if t, err = waitFor(cmd, c, *t, wf.timeout, client.UntilReady); err != nil {
+				return exitFor(err)
+			}
+		}
+		return printTenant(cmd, cf.output, *t)
+	}
+	return cmd
+}
+
+// withProvider sets compute_provider in config to provider, unless
+// provider is empty; a config that names another provider is a usage error.
+func withProvider(config json.RawMessage, provider string) (json.RawMessage, error) {
+	if provider == "" {
+		return config, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(config, &top); err != nil {
+		return nil, err
+	}
+	name, _ := json.Marshal(provider)
+	if cur, ok := top[compute.SelectionKey]; ok {
+		if bytes.Equal(cur, name) {
+			return config, nil
+		}
+		return nil, withExitCode(exitUsage, fmt.Errorf("--provider %s: the config says %s: %s", provider, compute.SelectionKey, cur))
+	}
+	// Insert the key first, keeping the rest as written.
+	out := fmt.Appendf(nil, `{"%s":%s`, compute.SelectionKey, name)
+	if rest := bytes.TrimSpace(config[1:]); rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, config[1:]...), nil
+}
+
+// printTenant writes a tenant in the output format.
+func printTenant(cmd *cobra.Command, format string, t client.Tenant) error {
+	if format == "table" {
+		return renderTenant(cmd.OutOrStdout(), t, now())
+	}
+	return printObject(cmd.OutOrStdout(), format, t)
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jaxxstorm/landlord/client"
+)
+
+func init() { commands = append(commands, newGetCommand) }
+
+func newGetCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "get NAME",
+		Short: "Show a tenant",
+		Long:  "Show a tenant by name or id: its status, desired state and endpoints.",
+		Args:  cobra.ExactArgs(1),
+	}
+	cf := addClientFlags(cmd)
+	cmd.ValidArgsFunction = completeTenantNames(cf)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := cf.checkOutput(); err != nil {
+			return err
+		}
+		c, err := cf.client(cmd)
+		if err != nil {
+			return err
+		}
+		t, err := c.Tenants().Get(contextOf(cmd), args[0], client.GetOptions{})
+		if err != nil {
+			return exitFor(fmt.Errorf("tenant %s: %w", args[0], err))
+		}
+		return printTenant(cmd, cf.output, *t)
+	}
+	return cmd
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jaxxstorm/landlord/client"
+)
+
+func init() { commands = append(commands, newHistoryCommand) }
+
+func newHistoryCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history NAME",
+		Short: "Show a tenant's history",
+		Long:  "Show a tenant's events, oldest first: status changes, attempts, changes of desired state and who made them.",
+		Args:  cobra.ExactArgs(1),
+	}
+	cf := addClientFlags(cmd)
+	cmd.ValidArgsFunction = completeTenantNames(cf)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := cf.checkOutput(); err != nil {
+			return err
+		}
+		c, err := cf.client(cmd)
+		if err != nil {
+			return err
+		}
+		list := &client.EventList{Events: []client.Event{}}
+		for e, err := range c.Tenants().AllEvents(contextOf(cmd), args[0], client.EventOptions{}) {
+			if err != nil {
+				return exitFor(fmt.Errorf("tenant %s: %w", args[0], err))
+			}
+			list.Events = append(list.Events, e)
+		}
+		if cf.output != "table" {
+			return printObject(cmd.OutOrStdout(), cf.output, list)
+		}
+		return renderEvents(cmd.OutOrStdout(), list.Events, now())
+	}
+	return cmd
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jaxxstorm/landlord/client"
+)
+
+func init() { commands = append(commands, newListCommand) }
+
+func newListCommand() *cobra.Command {
+	var (
+		opts     client.ListOptions
+		statuses []string
+		allPages bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List tenants",
+		Long: `List tenants, a page at a time (--all-pages for all of them).
+
+Filters combine: a tenant is listed when it is in one of the --status values,
+has every --label and uses the --provider.`,
+		Example: `  landlord list --status failed --status provisioning
+  landlord list --label tier=gold --all-pages -o json`,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	cf := addClientFlags(cmd)
+	fs := cmd.Flags()
+	fs.StringArrayVar(&statuses, "status", nil, "only tenants in this status (repeatable, or comma-separated)")
+	fs.StringArrayVar(&opts.Labels, "label", nil, "only tenants with this label key=value (repeatable; all must match)")
+	fs.StringVar(&opts.Provider, "provider", "", "only tenants of this compute provider")
+	fs.StringVar(&opts.NamePrefix, "name-prefix", "", "only tenants whose name starts with this")
+	fs.BoolVar(&allPages, "all-pages", false, "list every page, not just the first")
+	fs.IntVar(&opts.PageSize, "page-size", 0, "tenants per page, 1 to 500 (default the server's, 50)")
+	fs.StringVar(&opts.PageToken, "page-token", "", "start at this page (the next_page_token of the previous one)")
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{
+		client.StatusRequested, client.StatusProvisioning, client.StatusReady, client.StatusUpdating,
+		client.StatusDeleting, client.StatusDeleted, client.StatusFailed,
+	}, cobra.ShellCompDirectiveNoFileComp))
+
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := cf.checkOutput(); err != nil {
+			return err
+		}
+		for _, s := range statuses {
+			for st := range strings.SplitSeq(s, ",") {
+				if st = strings.TrimSpace(st); st != "" {
+					opts.Statuses = append(opts.Statuses, st)
+				}
+			}
+		}
+		if _, err := parsePairs("label", opts.Labels); err != nil {
+			return err
+		}
+		c, err := cf.client(cmd)
+		if err != nil {
+			return err
+		}
+		var list *client.TenantList
+		if allPages {
+			list = &client.TenantList{Tenants: []client.Tenant{}}
+			for t, err := range c.Tenants().All(contextOf(cmd), opts) {
+				if err != nil {
+					return exitFor(fmt.Errorf("list tenants: %w", err))
+				}
+				list.Tenants = append(list.Tenants, t)
+			}
+		} else if list, err = c.Tenants().List(contextOf(cmd), opts); err != nil {
+			return exitFor(fmt.Errorf("list tenants: %w", err))
+		}
+		if cf.output != "table" {
+			return printObject(cmd.OutOrStdout(), cf.output, list)
+		}
+		if len(list.Tenants) == 0 {
+			fmt.Fprintln(cmd.ErrOrStderr(), "no tenants")
+			return nil
+		}
+		if err := renderTenants(cmd.OutOrStdout(), list.Tenants, now()); err != nil {
+			return err
+		}
+		if list.NextPageToken != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "more tenants: list them all with --all-pages, or the next page with --page-token %s\n", list.NextPageToken)
+		}
+		return nil
+	}
+	return cmd
+}

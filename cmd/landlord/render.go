@@ -1,0 +1,224 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jaxxstorm/landlord/client"
+)
+
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 8, 2, ' ', 0) }
+
+// renderTenants is the list table.
+func renderTenants(w io.Writer, ts []client.Tenant, at time.Time) error {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "NAME\tSTATUS\tPROVIDER\tAGE\tMESSAGE")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Status, t.ComputeProvider, age(at.Sub(t.CreatedAt)), oneLine(t.StatusMessage, 80))
+	}
+	return tw.Flush()
+}
+
+// renderTenant shows one tenant's fields, one a line.
+func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
+	tw := newTable(w)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+		}
+	}
+	when := func(ts time.Time) string {
+		return fmt.Sprintf("%s (%s ago)", ts.UTC().Format(time.RFC3339), age(at.Sub(ts)))
+	}
+	row("Name", t.Name)
+	row("ID", t.ID)
+	row("Status", t.Status)
+	row("Message", t.StatusMessage)
+	row("Provider", t.ComputeProvider)
+	row("Generation", fmt.Sprintf("%d (observed %d)", t.Generation, t.ObservedGeneration))
+	row("Version", fmt.Sprint(t.Version))
+	if t.Attempts > 0 {
+		attempts := fmt.Sprint(t.Attempts)
+		if t.RetryAt != nil {
+			attempts += fmt.Sprintf(" (next in %s)", age(t.RetryAt.Sub(at)))
+		}
+		row("Attempts", attempts)
+	}
+	row("Labels", pairs(t.Labels))
+	row("Annotations", pairs(t.Annotations))
+	for i, e := range t.Endpoints {
+		k := ""
+		if i == 0 {
+			k = "Endpoints:"
+		}
+		name := e.Container
+		if e.Name != "" {
+			name += "/" + e.Name
+		}
+		fmt.Fprintf(tw, "%s\t%s %d/%s → %s\n", k, name, e.ContainerPort, e.Protocol, e.Address)
+	}
+	if !t.CreatedAt.IsZero() {
+		row("Created", when(t.CreatedAt))
+	}
+	if !t.UpdatedAt.IsZero() {
+		row("Updated", when(t.UpdatedAt))
+	}
+	if t.DeletedAt != nil {
+		row("Deleted", when(*t.DeletedAt))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if c := indentedYAML(t.ComputeConfig, "  "); c != "" {
+		fmt.Fprintf(w, "Compute config:\n%s", c)
+	}
+	if c := indentedYAML(t.EffectiveConfig, "  "); c != "" {
+		fmt.Fprintf(w, "Effective config:\n%s", c)
+	}
+	return nil
+}
+
+// pairs is a map as sorted k=v pairs.
+func pairs(m map[string]string) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k+"="+m[k])
+	}
+	return strings.Join(out, ", ")
+}
+
+// renderEvents is the history table.
+func renderEvents(w io.Writer, events []client.Event, at time.Time) error {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "AGE\tTYPE\tSTATUS\tGENERATION\tACTOR\tMESSAGE")
+	for _, e := range events {
+		status := e.To
+		if e.From != "" {
+			status = e.From + " → " + e.To
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", age(at.Sub(e.Time)), e.Type, status, e.Generation, e.Actor, oneLine(e.Message, 100))
+	}
+	return tw.Flush()
+}
+
+// renderProviders is the providers table.
+func renderProviders(w io.Writer, ps []client.Provider) error {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "NAME\tDEFAULT\tHEALTHY\tMESSAGE")
+	for _, p := range ps {
+		def, healthy := "", "yes"
+		if p.Default {
+			def = "yes"
+		}
+		if !p.Healthy {
+			healthy = "no"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, def, healthy, oneLine(p.Message, 100))
+	}
+	return tw.Flush()
+}
+
+// schemaNode is the part of a JSON Schema the compute table shows.
+type schemaNode struct {
+	Ref         string                 `json:"$ref"`
+	Type        any                    `json:"type"`
+	Enum        []any                  `json:"enum"`
+	Items       *schemaNode            `json:"items"`
+	Description string                 `json:"description"`
+	Properties  map[string]*schemaNode `json:"properties"`
+	Required    []string               `json:"required"`
+	Defs        map[string]*schemaNode `json:"$defs"`
+}
+
+// renderComputeConfig shows a provider's top-level config fields, from its
+// schema, and its defaults.
+func renderComputeConfig(w io.Writer, cfg client.ComputeConfig) error {
+	fmt.Fprintf(w, "Provider: %s\n\n", cfg.Provider)
+	var s schemaNode
+	if err := json.Unmarshal(cfg.Schema, &s); err != nil {
+		return fmt.Errorf("read the schema of %s: %w", cfg.Provider, err)
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "FIELD\tTYPE\tREQUIRED\tDESCRIPTION")
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[name]
+		req := ""
+		if slices.Contains(s.Required, name) {
+			req = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, s.typeOf(p), req, oneLine(s.describe(p), 120))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if d := indentedYAML(cfg.Defaults, "  "); d != "" {
+		fmt.Fprintf(w, "\nDefaults (merged under each tenant's config):\n%s", d)
+	} else {
+		fmt.Fprintln(w, "\nDefaults: none")
+	}
+	fmt.Fprintf(w, "\nThe whole schema: landlord compute --provider %s -o json\n", cfg.Provider)
+	return nil
+}
+
+// resolve follows a local $ref.
+func (s *schemaNode) resolve(p *schemaNode) (*schemaNode, string) {
+	if p == nil || p.Ref == "" {
+		return p, ""
+	}
+	name := strings.TrimPrefix(p.Ref, "#/$defs/")
+	if d, ok := s.Defs[name]; ok {
+		return d, name
+	}
+	return p, name
+}
+
+// typeOf is a short description of a property's type.
+func (s *schemaNode) typeOf(p *schemaNode) string {
+	d, name := s.resolve(p)
+	if d == nil {
+		return ""
+	}
+	if len(p.Enum) > 0 || len(d.Enum) > 0 {
+		enum := p.Enum
+		if len(enum) == 0 {
+			enum = d.Enum
+		}
+		var vals []string
+		for _, v := range enum {
+			vals = append(vals, fmt.Sprint(v))
+		}
+		return "one of " + strings.Join(vals, ", ")
+	}
+	var t string
+	switch v := d.Type.(type) {
+	case string:
+		t = v
+	case []any:
+		var ts []string
+		for _, x := range v {
+			ts = append(ts, fmt.Sprint(x))
+		}
+		t = strings.Join(ts, " or ")
+	}
+	if t == "array" && d.Items != nil {
+		return "list of " + s.typeOf(d.Items)
+	}
+	if name != "" && (t == "object" || t == "") {
+		return name
+	}
+	return t
+}
+
+func (s *schemaNode) describe(p *schemaNode) string {
+	if p.Description != "" {
+		return p.Description
+	}
+	d, _ := s.resolve(p)
+	return d.Description
+}

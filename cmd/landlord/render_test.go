@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// checkGolden compares got with testdata/name.golden, or rewrites it with
+// -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *updateGolden {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+var (
+	goldenNow = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	ago       = func(d time.Duration) time.Time { return goldenNow.Add(-d) }
+)
+
+func goldenTenants() []client.Tenant {
+	retry := goldenNow.Add(8 * time.Second)
+	return []client.Tenant{
+		{
+			ID: "0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f10", Name: "acme", ComputeProvider: "docker",
+			ComputeConfig: json.RawMessage(`{"image":"ghcr.io/example/app:1.4","env":{"MODE":"prod"},"secrets":{"DB_PASSWORD":"[redacted]"},"ports":[{"container_port":8080}]}`),
+			Labels:        map[string]string{"tier": "gold", "region": "eu"},
+			Annotations:   map[string]string{"owner": "platform-team"},
+			Status:        "ready", Generation: 2, ObservedGeneration: 2, Version: 5,
+			Endpoints: []compute.Endpoint{
+				{Container: "app", Name: "http", ContainerPort: 8080, Protocol: "tcp", Address: "127.0.0.1:49153"},
+				{Container: "metrics", ContainerPort: 9090, Protocol: "tcp", Address: "127.0.0.1:49154"},
+			},
+			CreatedAt: ago(4*24*time.Hour + 3*time.Hour), UpdatedAt: ago(2*time.Hour + 10*time.Minute),
+		},
+		{
+			ID: "0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f11", Name: "globex-corporation", ComputeProvider: "docker",
+			ComputeConfig: json.RawMessage(`{"image":"nginx:latest"}`),
+			Status:        "provisioning", StatusMessage: "provision attempt 2 of 11 failed: pull nginx:latest: connection reset by peer; retrying",
+			Generation: 1, Version: 4, Attempts: 2, RetryAt: &retry,
+			CreatedAt: ago(3 * time.Minute), UpdatedAt: ago(5 * time.Second),
+		},
+		{
+			ID: "0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f12", Name: "initech", ComputeProvider: "mock",
+			ComputeConfig: json.RawMessage(`{"image":"a"}`),
+			Status:        "failed", StatusMessage: "provision: injected terminal failure (permanent)",
+			Generation: 1, ObservedGeneration: 1, Version: 3, Attempts: 1,
+			CreatedAt: ago(42 * time.Second), UpdatedAt: ago(40 * time.Second),
+		},
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	tenants := goldenTenants()
+	for _, tt := range []struct {
+		name   string
+		render func(*bytes.Buffer) error
+	}{
+		{"list", func(b *bytes.Buffer) error { return renderTenants(b, tenants, goldenNow) }},
+		{"list_empty", func(b *bytes.Buffer) error { return renderTenants(b, nil, goldenNow) }},
+		{"get", func(b *bytes.Buffer) error { return renderTenant(b, tenants[0], goldenNow) }},
+		{"get_retrying", func(b *bytes.Buffer) error { return renderTenant(b, tenants[1], goldenNow) }},
+		{"get_dry_run", func(b *bytes.Buffer) error {
+			would := tenants[2]
+			would.ID, would.Status, would.StatusMessage, would.Attempts, would.ObservedGeneration = "", "requested", "", 0, 0
+			would.EffectiveConfig = json.RawMessage(`{"image":"a","env":{"FROM_DEFAULTS":"yes"}}`)
+			return renderTenant(b, would, goldenNow)
+		}},
+		{"history", func(b *bytes.Buffer) error {
+			return renderEvents(b, []client.Event{
+				{Time: ago(4 * time.Minute), Type: "created", To: "requested", Generation: 1, Actor: "admin"},
+				{Time: ago(4 * time.Minute), Type: "status", From: "requested", To: "provisioning", Generation: 1, Actor: "controller@host:1"},
+				{Time: ago(3 * time.Minute), Type: "attempt_failed", Generation: 1, Message: "provision attempt 1 of 11 failed: pull nginx:latest: timeout", Actor: "controller@host:1"},
+				{Time: ago(90 * time.Second), Type: "status", From: "provisioning", To: "ready", Generation: 1, Actor: "controller@host:1"},
+				{Time: ago(5 * time.Second), Type: "updated", Generation: 2, Message: "compute_config changed", Actor: "admin"},
+			}, goldenNow)
+		}},
+		{"providers", func(b *bytes.Buffer) error {
+			return renderProviders(b, []client.Provider{
+				{Name: "docker", Default: true, Healthy: true},
+				{Name: "mock", Healthy: true},
+				{Name: "ecs", Healthy: false, Message: "describe clusters: access denied"},
+			})
+		}},
+		{"compute", func(b *bytes.Buffer) error {
+			return renderComputeConfig(b, client.ComputeConfig{
+				Provider: "mock",
+				Schema: json.RawMessage(`{
+					"type": "object",
+					"required": ["image"],
+					"$defs": {
+						"port": {"type": "object", "description": "A port."},
+						"health_check": {"type": "object", "description": "How to tell the container is healthy."}
+					},
+					"properties": {
+						"image": {"type": "string", "description": "Image reference."},
+						"env": {"type": "object", "description": "Environment variables."},
+						"ports": {"type": "array", "items": {"$ref": "#/$defs/port"}, "description": "Ports the container listens on."},
+						"command": {"type": "array", "items": {"type": "string"}},
+						"health_check": {"$ref": "#/$defs/health_check"},
+						"x-mock": {"type": "object", "properties": {"fail": {"enum": ["transient", "terminal"]}}, "description": "Behaviour the mock simulates."},
+						"mode": {"enum": ["fast", "slow"], "description": "Speed."}
+					}
+				}`),
+				Defaults: json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"},"resources":{"memory_mib":128}}`),
+			})
+		}},
+		{"compute_no_defaults", func(b *bytes.Buffer) error {
+			return renderComputeConfig(b, client.ComputeConfig{Provider: "docker", Schema: json.RawMessage(`{"properties":{"image":{"type":"string"}}}`), Defaults: json.RawMessage("null")})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.render(&b); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+func TestPrintObjectYAML(t *testing.T) {
+	var b bytes.Buffer
+	if err := printObject(&b, "yaml", goldenTenants()[1]); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "get_yaml", b.Bytes())
+}
+
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Second:                    "0s",
+		0:                               "0s",
+		59 * time.Second:                "59s",
+		time.Minute:                     "1m",
+		59*time.Minute + 59*time.Second: "59m",
+		2*time.Hour + 30*time.Minute:    "2h",
+		23 * time.Hour:                  "23h",
+		4*24*time.Hour + 5*time.Hour:    "4d",
+		400 * 24 * time.Hour:            "400d",
+	} {
+		if got := age(d); got != want {
+			t.Errorf("age(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
