@@ -1,0 +1,54 @@
+package metrics_test
+
+import (
+	"context"
+	"io"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/metrics"
+	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+func TestMetrics(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "l.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for _, name := range []string{"a", "b"} {
+		if _, err := store.Create(ctx, &tenant.Tenant{Name: name, Provider: "mock", ComputeConfig: []byte(`{"image":"x"}`)}, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := metrics.New()
+	m.WatchTenants(store, nil)
+	m.WatchQueue(func() int { return 3 })
+	m.ObserveHTTP("/v1/tenants/{tenant}", "GET", 200, 2*time.Millisecond)
+	m.ObserveHTTP("", "GET", 404, time.Millisecond)
+	m.ObserveOperation("mock", "provision", "retryable", 10*time.Millisecond)
+	m.ObserveReconcile("done", time.Millisecond)
+
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{
+		`landlord_tenants{status="requested"} 2`,
+		`landlord_tenants{status="ready"} 0`,
+		`landlord_controller_queue_depth 3`,
+		`landlord_http_requests_total{code="200",method="GET",route="/v1/tenants/{tenant}"} 1`,
+		`landlord_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`landlord_provider_operations_total{operation="provision",outcome="retryable",provider="mock"} 1`,
+		`landlord_reconciles_total{result="done"} 1`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
