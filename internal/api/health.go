@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -34,7 +35,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	for _, p := range s.compute.Registry().List() {
 		if healthy, msg := providerHealth(ctx, p); !healthy {
-			fail("provider:"+p.Name(), errString(msg))
+			fail("provider:"+p.Name(), errors.New(msg))
 		} else {
 			checks["provider:"+p.Name()] = "ok"
 		}
@@ -70,6 +71,3 @@ func (metricsBody) openAPIContent() openapi3.Content {
 	return openapi3.Content{"text/plain": openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())}
 }
 
-type errString string
-
-func (e errString) Error() string { return string(e) }

@@ -56,9 +56,6 @@ func (s Status) Settled() bool {
 	return s == StatusReady || s == StatusFailed || s == StatusDeleted
 }
 
-// Live reports whether a tenant in state s has, or may have, a workload.
-func (s Status) Live() bool { return s != StatusDeleted }
-
 // CanTransition reports whether a tenant may move from one state to another.
 func CanTransition(from, to Status) bool {
 	if from == to {
