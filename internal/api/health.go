@@ -70,4 +70,3 @@ type metricsBody struct{}
 func (metricsBody) openAPIContent() openapi3.Content {
 	return openapi3.Content{"text/plain": openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())}
 }
-
