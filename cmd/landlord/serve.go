@@ -20,6 +20,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/controller"
@@ -94,7 +95,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	}
 
 	m := metrics.New()
-	registry, defaultProvider, err := providers(cfg, log)
+	registry, defaultProvider, err := providers(ctx, cfg, log)
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
@@ -195,7 +196,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 
 // providers enables a provider for each compute block; with none
 // configured, the mock provider.
-func providers(cfg config.Config, log *slog.Logger) (*compute.Registry, string, error) {
+func providers(ctx context.Context, cfg config.Config, log *slog.Logger) (*compute.Registry, string, error) {
 	blocks, err := cfg.ComputeBlocks()
 	if err != nil {
 		return nil, "", err
@@ -205,7 +206,7 @@ func providers(cfg config.Config, log *slog.Logger) (*compute.Registry, string, 
 		return nil, "", err
 	}
 	if len(blocks) == 0 {
-		log.Warn("no compute provider is configured, and this build has no Docker provider yet: using the mock provider, which runs nothing")
+		log.Warn("no compute provider is configured: using the mock provider, which runs nothing; add a compute.docker block to run containers (docs/configuration.md)")
 		blocks = map[string]json.RawMessage{mock.Name: json.RawMessage("{}")}
 	}
 	registry := compute.NewRegistry()
@@ -214,8 +215,10 @@ func providers(cfg config.Config, log *slog.Logger) (*compute.Registry, string, 
 		switch name {
 		case mock.Name:
 			p, err = mock.New(mock.Options{Block: block, Logger: log})
+		case docker.Name:
+			p, err = docker.New(ctx, docker.Options{Block: block, Logger: log})
 		default:
-			return nil, "", fmt.Errorf("config: compute.%s: no such provider in this build (available: %s)", name, mock.Name)
+			return nil, "", fmt.Errorf("config: compute.%s: no such provider in this build (available: %s, %s)", name, docker.Name, mock.Name)
 		}
 		if err != nil {
 			return nil, "", fmt.Errorf("config: %w", err)

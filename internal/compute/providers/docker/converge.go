@@ -1,0 +1,225 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// replaced is a container renamed aside while its successor starts.
+type replaced struct {
+	old     container.Summary
+	name    string // the canonical name to restore
+	newID   string
+	stopped bool
+}
+
+// run is one converge call: what it changed so far, to finish or undo.
+type run struct {
+	p          *Provider
+	pl         *plan
+	log        *slog.Logger
+	sentinel   error
+	created    []string // ids of containers created for missing ones
+	replaced   []*replaced
+	netCreated bool
+	changes    []compute.Change
+	ids        map[string]string
+}
+
+// converge brings the tenant's containers to the plan. On failure it removes
+// what it created and restores what it replaced, with a context that
+// survives ctx's cancellation.
+func (p *Provider) converge(ctx context.Context, pl *plan, ex *existing, sentinel error) (*run, error) {
+	r := &run{p: p, pl: pl, log: p.log(pl.spec.TenantID), sentinel: sentinel, ids: map[string]string{}}
+	if err := r.apply(ctx, ex); err != nil {
+		cctx, cancel := p.detached(ctx)
+		defer cancel()
+		if uerr := r.undo(cctx); uerr != nil {
+			r.log.Error("docker rollback incomplete", slog.String("error", uerr.Error()))
+			err = errors.Join(err, fmt.Errorf("rollback: %w", uerr))
+		}
+		return nil, err
+	}
+	// Past this point the new workload runs; leftovers are removed even if
+	// ctx ends.
+	cctx, cancel := p.detached(ctx)
+	defer cancel()
+	var errs []error
+	for _, rp := range r.replaced {
+		errs = append(errs, p.removeContainer(cctx, rp.old.ID))
+	}
+	for _, c := range ex.stale {
+		errs = append(errs, p.removeContainer(cctx, c.ID))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fail(ctx, sentinel, pl.spec.TenantID, "remove replaced containers", err)
+	}
+	return r, nil
+}
+
+func (r *run) step(ctx context.Context, what string, err error) error {
+	return fail(ctx, r.sentinel, r.pl.spec.TenantID, what, err)
+}
+
+func (r *run) apply(ctx context.Context, ex *existing) error {
+	if err := ctx.Err(); err != nil {
+		return r.step(ctx, "start", err)
+	}
+	created, err := r.p.ensureNetwork(ctx, r.pl)
+	r.netCreated = created
+	if err != nil {
+		return r.step(ctx, "network", err)
+	}
+	for _, d := range r.pl.containers {
+		cur, exists := ex.current[d.spec.Name]
+		switch {
+		case !exists:
+			id, err := r.create(ctx, d)
+			if id != "" {
+				r.created = append(r.created, id)
+			}
+			if err != nil {
+				return err
+			}
+			r.ids["container/"+d.spec.Name] = id
+			r.changes = append(r.changes, compute.Change{Field: "containers/" + d.spec.Name, To: d.spec.Image})
+		case cur.Labels[r.pl.n.label(labelConfigHash)] == d.hash:
+			r.ids["container/"+d.spec.Name] = cur.ID
+			if cur.State == container.StateExited || cur.State == container.StateCreated || cur.State == container.StateDead {
+				r.log.Info("docker starting stopped container", slog.String("container", d.spec.Name))
+				if _, err := r.p.client.ContainerStart(ctx, cur.ID, client.ContainerStartOptions{}); err != nil {
+					return r.step(ctx, "start container "+d.spec.Name, err)
+				}
+			}
+		default:
+			if err := r.replace(ctx, cur, d); err != nil {
+				return err
+			}
+		}
+	}
+	wanted := map[string]bool{}
+	for _, d := range r.pl.containers {
+		wanted[d.spec.Name] = true
+	}
+	names := make([]string, 0, len(ex.current))
+	for name := range ex.current {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !wanted[name] {
+			// Removed last, once everything else converged: nothing to undo.
+			ex.stale = append(ex.stale, ex.current[name])
+			r.changes = append(r.changes, compute.Change{Field: "containers/" + name, From: ex.current[name].Image})
+		}
+	}
+	return nil
+}
+
+// create makes sure the image exists, then creates and starts a container.
+// It returns the id of what it created, even on failure.
+func (r *run) create(ctx context.Context, d desired) (string, error) {
+	if err := r.p.ensureImage(ctx, r.log, d.spec.Image, r.pl.pullPolicy); err != nil {
+		return "", r.step(ctx, "image of container "+d.spec.Name, err)
+	}
+	res, err := r.p.client.ContainerCreate(ctx, d.create)
+	if err != nil {
+		return "", r.step(ctx, "create container "+d.spec.Name, err)
+	}
+	if _, err := r.p.client.ContainerStart(ctx, res.ID, client.ContainerStartOptions{}); err != nil {
+		return res.ID, r.step(ctx, "start container "+d.spec.Name, err)
+	}
+	r.log.Info("docker container started", slog.String("container", d.spec.Name), slog.String("image", d.spec.Image), slog.String("id", res.ID))
+	return res.ID, nil
+}
+
+// replace renames cur aside and starts its successor, stopping cur first
+// when both publish the same fixed host port.
+func (r *run) replace(ctx context.Context, cur container.Summary, d desired) error {
+	if err := r.p.ensureImage(ctx, r.log, d.spec.Image, r.pl.pullPolicy); err != nil {
+		return r.step(ctx, "image of container "+d.spec.Name, err)
+	}
+	rp := &replaced{old: cur, name: d.create.Name}
+	if _, err := r.p.client.ContainerRename(ctx, cur.ID, client.ContainerRenameOptions{NewName: d.create.Name + previousSuffix}); err != nil {
+		return r.step(ctx, "rename container "+d.spec.Name+" aside", err)
+	}
+	r.replaced = append(r.replaced, rp)
+	conflict := false
+	old := publishedHostPorts(cur)
+	for port := range fixedHostPorts(d.spec) {
+		conflict = conflict || old[port]
+	}
+	if conflict {
+		if err := r.p.stopContainer(ctx, cur.ID); err != nil {
+			return r.step(ctx, "stop container "+d.spec.Name, err)
+		}
+		rp.stopped = true
+	}
+	id, err := r.create(ctx, d)
+	rp.newID = id
+	if err != nil {
+		return err
+	}
+	r.ids["container/"+d.spec.Name] = id
+	change := compute.Change{Field: "containers/" + d.spec.Name}
+	if cur.Image != d.spec.Image {
+		change = compute.Change{Field: "containers/" + d.spec.Name + "/image", From: cur.Image, To: d.spec.Image}
+	}
+	r.changes = append(r.changes, change)
+	return nil
+}
+
+// undo removes what the run created and restores what it replaced.
+func (r *run) undo(ctx context.Context) error {
+	var errs []error
+	for _, id := range r.created {
+		errs = append(errs, r.p.removeContainer(ctx, id))
+	}
+	for i := len(r.replaced) - 1; i >= 0; i-- {
+		rp := r.replaced[i]
+		if rp.newID != "" {
+			errs = append(errs, r.p.removeContainer(ctx, rp.newID))
+		}
+		if _, err := r.p.client.ContainerRename(ctx, rp.old.ID, client.ContainerRenameOptions{NewName: rp.name}); err != nil {
+			errs = append(errs, fmt.Errorf("restore name of %s: %w", rp.name, err))
+		}
+		if rp.stopped {
+			if _, err := r.p.client.ContainerStart(ctx, rp.old.ID, client.ContainerStartOptions{}); err != nil {
+				errs = append(errs, fmt.Errorf("restart %s: %w", rp.name, err))
+			}
+		}
+	}
+	if r.netCreated {
+		errs = append(errs, r.p.removeNetworks(ctx, r.pl.n))
+	}
+	return errors.Join(errs...)
+}
+
+// stopContainer stops a container with the configured grace period.
+func (p *Provider) stopContainer(ctx context.Context, id string) error {
+	secs := int(p.stopTimeout().Seconds())
+	if _, err := p.client.ContainerStop(ctx, id, client.ContainerStopOptions{Timeout: &secs}); err != nil && !isNotFound(err) {
+		return fmt.Errorf("stop container %s: %w", id, err)
+	}
+	return nil
+}
+
+// removeContainer stops a container with grace, then removes it; a missing
+// container is already removed.
+func (p *Provider) removeContainer(ctx context.Context, id string) error {
+	if err := p.stopContainer(ctx, id); err != nil {
+		return err
+	}
+	if _, err := p.client.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove container %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Destroy stops the tenant's containers with the configured grace period
+// and removes them and the tenant's network. It returns nil when nothing
+// exists, and finishes even when ctx is cancelled.
+func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
+	defer p.lock(tenantID)()
+	dctx, cancel := p.detached(ctx)
+	defer cancel()
+	n := p.naming(tenantID, "")
+	ex, err := p.find(dctx, n)
+	if err != nil {
+		return compute.Retryable(fmt.Errorf("docker: destroy tenant %s: find containers: %w", tenantID, err))
+	}
+	all := append(ex.stale, mapValues(ex.current)...)
+	errs := make([]error, len(all))
+	var wg sync.WaitGroup
+	for i, c := range all {
+		wg.Go(func() { errs[i] = p.removeContainer(dctx, c.ID) })
+	}
+	wg.Wait()
+	errs = append(errs, p.removeNetworks(dctx, n))
+	if err := errors.Join(errs...); err != nil {
+		p.log(tenantID).Warn("docker destroy incomplete", slog.String("error", err.Error()))
+		return compute.Retryable(fmt.Errorf("docker: destroy tenant %s: %w", tenantID, err))
+	}
+	p.log(tenantID).Info("docker destroy", slog.Int("containers", len(all)))
+	return nil
+}
+
+func mapValues[K comparable, V any](m map[K]V) []V {
+	out := make([]V, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}

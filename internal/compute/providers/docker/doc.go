@@ -1,0 +1,31 @@
+// Package docker is the compute provider that runs tenant workloads as
+// containers on one Docker Engine, through the Engine API (github.com/moby/moby/client)
+// with API version negotiation.
+//
+// Every container of a tenant's spec becomes one Docker container named
+// <label_prefix>-<tenant name>-<first 8 of tenant id>-<container>, labelled
+// <label_prefix>.tenant_id, .tenant_name, .managed-by=landlord, .generation,
+// .config-hash (a fingerprint of that container's configuration, including
+// its secrets in hashed form) and .container. The containers of a tenant join
+// a per-tenant user-defined bridge network <label_prefix>-<tenant name>-<short id>
+// (or the operator's network_name) under their container name as alias, so
+// that they reach each other by name and tenants are isolated by default.
+//
+// Nothing is kept in memory: every operation finds the tenant's containers by
+// label, so a restarted landlord adopts what exists. Provision and Update
+// compare the per-container config hash and recreate only the containers
+// that changed; a replaced container is renamed aside, its successor started
+// (after stopping it first when both would publish the same fixed host port)
+// and the old one removed only once every container has converged, so that a
+// failure restores the previous workload.
+//
+// Health checks: a command probe becomes a Docker HEALTHCHECK (CMD form, run
+// inside the container). HTTP and TCP probes are not run inside the
+// container, because images without a shell or curl cannot run them; instead
+// GetStatus probes the published host port from landlord's host, and reports
+// the health as unknown when the probed port is not published.
+//
+// Secret values are given to containers as environment variables only; they
+// are never logged, never put in labels (only inside a SHA-256 fingerprint)
+// and never returned.
+package docker

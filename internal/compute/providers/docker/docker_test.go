@@ -1,0 +1,151 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+)
+
+// testPrefix keeps the tests' resources apart from a real landlord's.
+const testPrefix = "lltest"
+
+var testBlock = json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s"}`)
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+func mustProvider(t *testing.T, logs *syncBuffer) *Provider {
+	t.Helper()
+	p, err := New(context.Background(), Options{Block: testBlock, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// cleanupByLabel removes every container and network the tests created, even
+// when they fail.
+func cleanupByLabel(t *testing.T, cli *client.Client) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		f := client.Filters{}.Add("label", testPrefix+".managed-by=landlord")
+		cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+		if err == nil {
+			for _, c := range cs.Items {
+				_, _ = cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+			}
+		}
+		ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
+		if err == nil {
+			for _, n := range ns.Items {
+				_, _ = cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
+			}
+		}
+	})
+}
+
+func tenantFilter(tenantID string) client.Filters {
+	return client.Filters{}.Add("label", testPrefix+".tenant_id="+tenantID)
+}
+
+func TestConformance(t *testing.T) {
+	cli := engine(t)
+	images := echoImage(t)
+	cleanupByLabel(t, cli)
+	logs := &syncBuffer{}
+	p := mustProvider(t, logs)
+	providertest.Run(t, providertest.Harness{
+		Provider: p,
+		Config: func(v int) json.RawMessage {
+			return json.RawMessage(fmt.Sprintf(`{
+				"image": %q,
+				"env": {"GREETING": "variant-%d"},
+				"ports": [{"name": "http", "container_port": 8080}],
+				"health_check": {"http": {"path": "/healthz", "port": 8080}, "interval": "1s"},
+				"resources": {"cpu_millicores": 250, "memory_mib": 64},
+				"sidecars": [{"name": "side", "image": %q, "env": {"PORT": "9090"}}]
+			}`, images[v%2], v, images[0]))
+		},
+		InvalidConfigs: []providertest.InvalidConfig{
+			{Name: "privileged not allowed", Config: json.RawMessage(`{"image": "a", "privileged": true}`), Pointer: "/privileged"},
+			{Name: "host network not allowed", Config: json.RawMessage(`{"image": "a", "host_network": true}`), Pointer: "/host_network"},
+			{Name: "bind mounts not allowed", Config: json.RawMessage(`{"image": "a", "binds": ["/var/run/docker.sock:/var/run/docker.sock"]}`), Pointer: "/binds/0"},
+			{Name: "bad image reference", Config: json.RawMessage(`{"image": "Not/An:Image:Ref"}`), Pointer: "/image"},
+			{Name: "host port twice", Config: json.RawMessage(`{"image": "a", "ports": [{"container_port": 1, "host_port": 9000}, {"container_port": 2, "host_port": 9000}]}`), Pointer: "/ports/1/host_port"},
+		},
+		Disrupt: func(t *testing.T, tenantID string) {
+			ctx := context.Background()
+			cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: tenantFilter(tenantID)})
+			if err != nil || len(cs.Items) == 0 {
+				t.Fatalf("disrupt: list containers of %s: %v (%d found)", tenantID, err, len(cs.Items))
+			}
+			if _, err := cli.ContainerRemove(ctx, cs.Items[0].ID, client.ContainerRemoveOptions{Force: true}); err != nil {
+				t.Fatalf("disrupt: docker rm -f: %v", err)
+			}
+		},
+		CountResources: func(t *testing.T, tenantID string) int {
+			ctx := context.Background()
+			cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: tenantFilter(tenantID)})
+			if err != nil {
+				t.Fatalf("count containers: %v", err)
+			}
+			ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: tenantFilter(tenantID)})
+			if err != nil {
+				t.Fatalf("count networks: %v", err)
+			}
+			return len(cs.Items) + len(ns.Items)
+		},
+		Restart:      func(t *testing.T) compute.Provider { return mustProvider(t, logs) },
+		Logs:         logs.Bytes,
+		ReadyTimeout: 60 * time.Second,
+		Parallel:     10,
+	})
+}
+
+func TestMissingImageIsTerminal(t *testing.T) {
+	cli := engine(t)
+	cleanupByLabel(t, cli)
+	p := mustProvider(t, &syncBuffer{})
+	id := "0badc0de-0000-4000-8000-000000000001"
+	spec := &compute.TenantComputeSpec{TenantID: id, TenantName: "missing", ProviderType: Name,
+		Containers: []compute.ContainerSpec{{Name: "app", Image: "landlord-test/does-not-exist:never"}}}
+	_, err := p.Provision(context.Background(), spec)
+	if !errors.Is(err, compute.ErrProvisionFailed) || !errors.Is(err, errImageMissing) || !compute.IsTerminal(err) {
+		t.Fatalf("Provision with a missing image = %v; want a terminal ErrProvisionFailed saying the image is missing", err)
+	}
+	if _, err := p.GetStatus(context.Background(), id); !errors.Is(err, compute.ErrTenantNotFound) {
+		t.Errorf("after a failed Provision GetStatus = %v, want ErrTenantNotFound (atomic)", err)
+	}
+	ns, _ := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: tenantFilter(id)})
+	if len(ns.Items) != 0 {
+		t.Errorf("a failed Provision left %d networks", len(ns.Items))
+	}
+}

@@ -1,0 +1,39 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	cerrdefs "github.com/containerd/errdefs"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// errImageMissing means an image is neither on the Engine nor pullable.
+var errImageMissing = errors.New("image is missing")
+
+// fail wraps err, from step of an operation on tenantID, with the
+// operation's sentinel and marks it: retryable when ctx ended (the error then
+// also wraps ctx's error) or the Engine may recover, terminal when the
+// Engine refused the request as invalid or err is already marked terminal.
+func fail(ctx context.Context, sentinel error, tenantID, step string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if err == nil || errors.Is(err, ctxErr) {
+			return compute.Retryable(fmt.Errorf("docker: tenant %s: %s: %w: %w", tenantID, step, sentinel, ctxErr))
+		}
+		return compute.Retryable(fmt.Errorf("docker: tenant %s: %s: %w: %w: %w", tenantID, step, sentinel, ctxErr, err))
+	}
+	wrapped := fmt.Errorf("docker: tenant %s: %s: %w: %w", tenantID, step, sentinel, err)
+	switch {
+	case compute.IsTerminal(err) && !errors.Is(err, compute.ErrInvalidSpec):
+		return compute.Terminal(wrapped)
+	case cerrdefs.IsInvalidArgument(err):
+		return compute.Terminal(wrapped)
+	default:
+		return compute.Retryable(wrapped)
+	}
+}
+
+// isNotFound reports whether the Engine answered that a resource does not exist.
+func isNotFound(err error) bool { return cerrdefs.IsNotFound(err) }

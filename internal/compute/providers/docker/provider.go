@@ -1,0 +1,216 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Options configure a Provider.
+type Options struct {
+	// Block is the provider's configuration block: Settings keys plus tenant
+	// defaults. Nil means the defaults.
+	Block json.RawMessage
+	// Logger receives one line per operation, each with the tenant id; nil
+	// discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Provider runs tenant workloads on a Docker Engine. It is safe for
+// concurrent use; operations on one tenant are serialized within the
+// process.
+type Provider struct {
+	settings Settings
+	schema   *compute.Schema
+	defaults json.RawMessage
+	logger   *slog.Logger
+	now      func() time.Time
+	client   *client.Client
+
+	mu    sync.Mutex
+	locks map[string]*tenantLock
+}
+
+type tenantLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// New returns a provider configured by opts. It does not contact the Engine;
+// CheckHealth does.
+func New(_ context.Context, opts Options) (*Provider, error) {
+	raw, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	schema, err := compute.CompileSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, locks: map[string]*tenantLock{}}
+	if p.defaults, err = compute.SplitProviderBlock(Name, opts.Block, &p.settings, schema); err != nil {
+		return nil, err
+	}
+	p.settings.applyDefaults()
+	if err := p.settings.check(); err != nil {
+		return nil, err
+	}
+	// The client negotiates the API version on its first request.
+	clientOpts := []client.Opt{client.FromEnv}
+	if p.settings.Host != "" {
+		clientOpts = append(clientOpts, client.WithHost(p.settings.Host))
+	}
+	if p.client, err = client.New(clientOpts...); err != nil {
+		return nil, fmt.Errorf("docker: client for %q: %w", p.settings.Host, err)
+	}
+	if p.logger == nil {
+		p.logger = slog.New(slog.DiscardHandler)
+	}
+	p.logger = p.logger.With(slog.String("provider", Name))
+	if p.now == nil {
+		p.now = time.Now
+	}
+	return p, nil
+}
+
+// Close releases the Engine client's connections.
+func (p *Provider) Close() error { return p.client.Close() }
+
+// Name returns "docker".
+func (p *Provider) Name() string { return Name }
+
+// ConfigSchema returns the shared workload schema plus pull_policy,
+// privileged, host_network and binds.
+func (p *Provider) ConfigSchema() json.RawMessage { return p.schema.Raw() }
+
+// ConfigDefaults returns the tenant defaults from the configuration block.
+func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
+
+// CheckHealth pings the Engine, negotiating the API version.
+func (p *Provider) CheckHealth(ctx context.Context) error {
+	if _, err := p.client.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		return fmt.Errorf("docker: ping engine at %s: %w", p.client.DaemonHost(), err)
+	}
+	return nil
+}
+
+// ValidateConfig checks the workload rules, image references and the
+// operator's policy on privileged mode, host networking and bind mounts.
+func (p *Provider) ValidateConfig(config json.RawMessage) error {
+	if err := compute.ValidateWorkloadConfig(config); err != nil && compute.Violations(err) == nil {
+		return err
+	} else if err != nil {
+		errs := &compute.ValidationError{Violations: compute.Violations(err)}
+		p.checkConfig(config, errs)
+		return errs.Err()
+	}
+	errs := &compute.ValidationError{}
+	p.checkConfig(config, errs)
+	return errs.Err()
+}
+
+func (p *Provider) checkConfig(config json.RawMessage, errs *compute.ValidationError) {
+	o, err := readOptions(config)
+	if err != nil {
+		errs.Violations = append(errs.Violations, compute.Violations(err)...)
+		return
+	}
+	p.settings.checkOptions(o, errs)
+	if w, err := compute.DecodeWorkload(config); err == nil {
+		checkImage("/image", w.Image, errs)
+		for i, s := range w.Sidecars {
+			checkImage(fmt.Sprintf("/sidecars/%d/image", i), s.Image, errs)
+		}
+	}
+}
+
+// Validate checks spec without side effects.
+func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
+	if err := compute.ValidateSpec(spec, Name); err != nil {
+		return err
+	}
+	errs := &compute.ValidationError{}
+	hostPorts := map[string]string{}
+	for i, c := range spec.Containers {
+		at := fmt.Sprintf("/containers/%d", i)
+		checkImage(at+"/image", c.Image, errs)
+		if m := c.Resources.MemoryMiB; m > 0 && m < 6 {
+			errs.Add(at+"/resources/memory_mib", "%d MiB is below Docker's minimum of 6 MiB", m)
+		}
+		for j, port := range c.Ports {
+			if port.HostPort == 0 {
+				continue
+			}
+			key := fmt.Sprintf("%d/%s", port.HostPort, port.Protocol)
+			where := fmt.Sprintf("%s/ports/%d/host_port", at, j)
+			if prev, dup := hostPorts[key]; dup {
+				errs.Add(where, "host port %s is already published at %s", key, prev)
+			} else {
+				hostPorts[key] = where
+			}
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	if len(spec.ProviderConfig) == 0 {
+		return nil
+	}
+	err := p.schema.Validate(spec.ProviderConfig)
+	if err == nil {
+		err = p.ValidateConfig(spec.ProviderConfig)
+	}
+	var verr *compute.ValidationError
+	if errors.As(err, &verr) {
+		return verr.Prefixed("/provider_config")
+	}
+	return err
+}
+
+// lock serializes operations on one tenant within this process; the
+// returned function unlocks.
+func (p *Provider) lock(tenantID string) func() {
+	p.mu.Lock()
+	l := p.locks[tenantID]
+	if l == nil {
+		l = &tenantLock{}
+		p.locks[tenantID] = l
+	}
+	l.refs++
+	p.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		p.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(p.locks, tenantID)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// log returns the logger for one tenant.
+func (p *Provider) log(tenantID string) *slog.Logger {
+	return p.logger.With(slog.String("tenant_id", tenantID))
+}
+
+var _ compute.Provider = (*Provider)(nil)
+var _ compute.HealthChecker = (*Provider)(nil)
+
+func (p *Provider) stopTimeout() time.Duration { return time.Duration(p.settings.StopTimeout) }
+
+// detached returns a context for cleanup that outlives ctx's cancellation
+// but not the grace it needs.
+func (p *Provider) detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 2*p.stopTimeout()+time.Minute)
+}

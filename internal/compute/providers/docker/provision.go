@@ -1,0 +1,101 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Provision creates the tenant's containers and network, or converges the
+// ones that exist (found by label) to spec. A matching, running workload is
+// left alone.
+func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	defer p.lock(spec.TenantID)()
+	log := p.log(spec.TenantID)
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, compute.ErrProvisionFailed, spec.TenantID, "provision", err)
+	}
+	pl, err := p.plan(spec)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := p.find(ctx, pl.n)
+	if err != nil {
+		return nil, fail(ctx, compute.ErrProvisionFailed, spec.TenantID, "find containers", err)
+	}
+	r, err := p.converge(ctx, pl, ex, compute.ErrProvisionFailed)
+	if err != nil {
+		log.Warn("docker provision failed", slog.String("error", err.Error()))
+		return nil, err
+	}
+	message := "created"
+	switch {
+	case !ex.empty() && len(r.changes) == 0:
+		message = "already provisioned"
+	case !ex.empty():
+		message = fmt.Sprintf("adopted the existing workload and applied %d changes", len(r.changes))
+	}
+	log.Info("docker provision", slog.String("result", message), slog.Int64("generation", spec.Generation))
+	res := &compute.ProvisionResult{
+		TenantID:      spec.TenantID,
+		ProviderType:  Name,
+		Status:        compute.ProvisionStatusSuccess,
+		ResourceIDs:   r.ids,
+		Message:       message,
+		ProvisionedAt: p.now(),
+	}
+	if st, err := p.status(ctx, pl.n); err == nil {
+		res.Endpoints = st.Endpoints
+	}
+	return res, nil
+}
+
+// Update converges the tenant's existing containers to spec, recreating only
+// those whose configuration changed.
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	if spec.TenantID != tenantID {
+		return nil, compute.Invalid("/tenant_id", "spec is for tenant %q, not %q", spec.TenantID, tenantID)
+	}
+	defer p.lock(tenantID)()
+	log := p.log(tenantID)
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, compute.ErrUpdateFailed, tenantID, "update", err)
+	}
+	pl, err := p.plan(spec)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := p.find(ctx, pl.n)
+	if err != nil {
+		return nil, fail(ctx, compute.ErrUpdateFailed, tenantID, "find containers", err)
+	}
+	if ex.empty() {
+		return nil, fmt.Errorf("docker: update tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+	}
+	r, err := p.converge(ctx, pl, ex, compute.ErrUpdateFailed)
+	if err != nil {
+		log.Warn("docker update failed", slog.String("error", err.Error()))
+		return nil, err
+	}
+	log.Info("docker update", slog.Int("changes", len(r.changes)), slog.Int64("generation", spec.Generation))
+	res := &compute.UpdateResult{
+		TenantID:     tenantID,
+		ProviderType: Name,
+		Status:       compute.ProvisionStatusSuccess,
+		Changes:      r.changes,
+		ResourceIDs:  r.ids,
+		UpdatedAt:    p.now(),
+	}
+	if st, err := p.status(ctx, pl.n); err == nil {
+		res.Endpoints = st.Endpoints
+	}
+	return res, nil
+}

@@ -1,0 +1,216 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// probeTimeout bounds one host-side HTTP or TCP probe.
+const probeTimeout = 2 * time.Second
+
+// GetStatus inspects every container of the tenant live.
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+	st, err := p.status(ctx, p.naming(tenantID, ""))
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func (p *Provider) status(ctx context.Context, n naming) (*compute.ComputeStatus, error) {
+	ex, err := p.find(ctx, n)
+	if err != nil {
+		return nil, fail(ctx, compute.ErrProvisionFailed, n.tenantID, "status: find containers", err)
+	}
+	if len(ex.current) == 0 {
+		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, compute.ErrTenantNotFound)
+	}
+	st := &compute.ComputeStatus{TenantID: n.tenantID, ProviderType: Name, LastUpdated: p.now()}
+	names := make([]string, 0, len(ex.current))
+	for name := range ex.current {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		res, err := p.client.ContainerInspect(ctx, ex.current[name].ID, client.ContainerInspectOptions{})
+		if isNotFound(err) {
+			continue // removed since the list
+		}
+		if err != nil {
+			return nil, fail(ctx, compute.ErrProvisionFailed, n.tenantID, "status: inspect container "+name, err)
+		}
+		c := res.Container
+		cs, endpoints := p.containerStatus(ctx, n, name, c)
+		st.Containers = append(st.Containers, cs)
+		st.Endpoints = append(st.Endpoints, endpoints...)
+		if g, err := strconv.ParseInt(c.Config.Labels[n.label(labelGeneration)], 10, 64); err == nil && g > st.Generation {
+			st.Generation = g
+		}
+	}
+	if len(st.Containers) == 0 {
+		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, compute.ErrTenantNotFound)
+	}
+	st.State, st.Message = overallState(st.Containers)
+	st.Health = overallHealth(st.Containers)
+	return st, nil
+}
+
+func (p *Provider) containerStatus(ctx context.Context, n naming, name string, c container.InspectResponse) (compute.ContainerStatus, []compute.Endpoint) {
+	cs := compute.ContainerStatus{Name: name, Image: c.Config.Image, ID: c.ID, RestartCount: c.RestartCount, Health: compute.HealthUnknown, State: compute.ContainerUnknown}
+	s := c.State
+	switch s.Status {
+	case container.StateRunning:
+		cs.State = compute.ContainerRunning
+	case container.StateRestarting:
+		cs.State = compute.ContainerRestarting
+	case container.StateCreated:
+		cs.State = compute.ContainerCreated
+	case container.StateExited, container.StateDead, container.StateRemoving:
+		cs.State = compute.ContainerExited
+		code := s.ExitCode
+		cs.ExitCode = &code
+	}
+	if s.Error != "" {
+		cs.Message = s.Error
+	} else if s.OOMKilled {
+		cs.Message = "killed: out of memory"
+	}
+	var endpoints []compute.Endpoint
+	if c.NetworkSettings != nil {
+		for port, bindings := range c.NetworkSettings.Ports {
+			for _, b := range bindings {
+				if b.HostPort == "" {
+					continue
+				}
+				endpoints = append(endpoints, compute.Endpoint{
+					Container:     name,
+					ContainerPort: int(port.Num()),
+					Protocol:      compute.Protocol(port.Proto()),
+					Address:       net.JoinHostPort(b.HostIP.String(), b.HostPort),
+				})
+			}
+		}
+	}
+	sort.Slice(endpoints, func(i, j int) bool { return endpoints[i].Address < endpoints[j].Address })
+	switch {
+	case s.Health != nil:
+		switch s.Health.Status {
+		case container.Healthy:
+			cs.Health = compute.HealthHealthy
+		case container.Unhealthy:
+			cs.Health = compute.HealthUnhealthy
+		case container.Starting:
+			cs.Health = compute.HealthStarting
+		}
+	case cs.State == compute.ContainerRunning && c.Config.Labels[n.label(labelProbe)] != "":
+		cs.Health = probe(ctx, c.Config.Labels[n.label(labelProbe)], c.NetworkSettings)
+	}
+	return cs, endpoints
+}
+
+// probe runs an "http:<port>:<path>" or "tcp:<port>" probe against the
+// port's published address from this host.
+func probe(ctx context.Context, spec string, ns *container.NetworkSettings) compute.HealthStatus {
+	kind, rest, _ := strings.Cut(spec, ":")
+	portText, path, _ := strings.Cut(rest, ":")
+	num, err := strconv.Atoi(portText)
+	if err != nil || ns == nil {
+		return compute.HealthUnknown
+	}
+	port, ok := network.PortFrom(uint16(num), network.TCP)
+	if !ok || len(ns.Ports[port]) == 0 || ns.Ports[port][0].HostPort == "" {
+		return compute.HealthUnknown // not published: cannot be probed from here
+	}
+	b := ns.Ports[port][0]
+	host := b.HostIP.String()
+	if !b.HostIP.IsValid() || b.HostIP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	addr := net.JoinHostPort(host, b.HostPort)
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if kind == "tcp" {
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return compute.HealthUnhealthy
+		}
+		_ = conn.Close()
+		return compute.HealthHealthy
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return compute.HealthUnknown
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return compute.HealthUnhealthy
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode >= 200 && resp.StatusCode < 400 {
+		return compute.HealthHealthy
+	}
+	return compute.HealthUnhealthy
+}
+
+func overallState(cs []compute.ContainerStatus) (compute.ComputeState, string) {
+	var running, failed, created int
+	for _, c := range cs {
+		switch {
+		case c.State == compute.ContainerRunning:
+			running++
+		case c.State == compute.ContainerRestarting, c.ExitCode != nil && *c.ExitCode != 0:
+			failed++
+		case c.State == compute.ContainerCreated:
+			created++
+		}
+	}
+	switch {
+	case running == len(cs):
+		return compute.StateRunning, ""
+	case running > 0:
+		return compute.StateDegraded, fmt.Sprintf("%d of %d containers running", running, len(cs))
+	case failed > 0:
+		return compute.StateFailed, fmt.Sprintf("%d of %d containers failed or restarting", failed, len(cs))
+	case created == len(cs):
+		return compute.StatePending, "containers created, not started"
+	default:
+		return compute.StateStopped, "no container is running"
+	}
+}
+
+func overallHealth(cs []compute.ContainerStatus) compute.HealthStatus {
+	checked, healthy := 0, 0
+	starting := false
+	for _, c := range cs {
+		switch c.Health {
+		case compute.HealthUnhealthy:
+			return compute.HealthUnhealthy
+		case compute.HealthStarting:
+			starting = true
+			checked++
+		case compute.HealthHealthy:
+			checked++
+			healthy++
+		}
+	}
+	switch {
+	case starting:
+		return compute.HealthStarting
+	case checked > 0 && healthy == checked:
+		return compute.HealthHealthy
+	default:
+		return compute.HealthUnknown
+	}
+}
