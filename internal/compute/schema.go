@@ -481,3 +481,21 @@ func (s *Schema) propertyNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// ValidateProviderConfig checks a spec's ProviderConfig against the schema
+// and then with rules (a provider's ValidateConfig), with violations pointed
+// at /provider_config, for providers' Validate.
+func (s *Schema) ValidateProviderConfig(config json.RawMessage, rules func(json.RawMessage) error) error {
+	if len(config) == 0 {
+		return nil
+	}
+	err := s.Validate(config)
+	if err == nil {
+		err = rules(config)
+	}
+	var verr *ValidationError
+	if errors.As(err, &verr) {
+		return verr.Prefixed("/provider_config")
+	}
+	return err
+}

@@ -1,13 +1,11 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,25 +20,7 @@ const testPrefix = "lltest"
 
 var testBlock = json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s"}`)
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
-
-func mustProvider(t *testing.T, logs *syncBuffer) *Provider {
+func mustProvider(t *testing.T, logs *providertest.LogBuffer) *Provider {
 	t.Helper()
 	p, err := New(context.Background(), Options{Block: testBlock, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
@@ -80,7 +60,7 @@ func TestConformance(t *testing.T) {
 	cli := engine(t)
 	images := echoImage(t)
 	cleanupByLabel(t, cli)
-	logs := &syncBuffer{}
+	logs := &providertest.LogBuffer{}
 	p := mustProvider(t, logs)
 	providertest.Run(t, providertest.Harness{
 		Provider: p,
@@ -133,7 +113,7 @@ func TestConformance(t *testing.T) {
 func TestMissingImageIsTerminal(t *testing.T) {
 	cli := engine(t)
 	cleanupByLabel(t, cli)
-	p := mustProvider(t, &syncBuffer{})
+	p := mustProvider(t, &providertest.LogBuffer{})
 	id := "0badc0de-0000-4000-8000-000000000001"
 	spec := &compute.TenantComputeSpec{TenantID: id, TenantName: "missing", ProviderType: Name,
 		Containers: []compute.ContainerSpec{{Name: "app", Image: "landlord-test/does-not-exist:never"}}}

@@ -3,7 +3,6 @@ package docker
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -163,18 +162,7 @@ func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) 
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	if len(spec.ProviderConfig) == 0 {
-		return nil
-	}
-	err := p.schema.Validate(spec.ProviderConfig)
-	if err == nil {
-		err = p.ValidateConfig(spec.ProviderConfig)
-	}
-	var verr *compute.ValidationError
-	if errors.As(err, &verr) {
-		return verr.Prefixed("/provider_config")
-	}
-	return err
+	return p.schema.ValidateProviderConfig(spec.ProviderConfig, p.ValidateConfig)
 }
 
 // lock serializes operations on one tenant within this process; the

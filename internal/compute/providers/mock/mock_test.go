@@ -1,7 +1,6 @@
 package mock_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,24 +15,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
 
 func mustNew(t *testing.T, opts mock.Options) *mock.Provider {
 	t.Helper()
@@ -56,7 +37,7 @@ func config(variant int) json.RawMessage {
 }
 
 func TestConformance(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &providertest.LogBuffer{}
 	platform := mock.NewPlatform()
 	p := mustNew(t, mock.Options{Platform: platform, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	providertest.Run(t, providertest.Harness{

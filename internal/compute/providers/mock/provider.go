@@ -3,7 +3,6 @@ package mock
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -132,18 +131,7 @@ func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) 
 	if err := compute.ValidateSpec(spec, Name); err != nil {
 		return err
 	}
-	if len(spec.ProviderConfig) == 0 {
-		return nil
-	}
-	err := p.schema.Validate(spec.ProviderConfig)
-	if err == nil {
-		err = p.ValidateConfig(spec.ProviderConfig)
-	}
-	var verr *compute.ValidationError
-	if errors.As(err, &verr) {
-		return verr.Prefixed("/provider_config")
-	}
-	return err
+	return p.schema.ValidateProviderConfig(spec.ProviderConfig, p.ValidateConfig)
 }
 
 // Provision creates the tenant's simulated workload, or converges an
