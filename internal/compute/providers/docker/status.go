@@ -184,7 +184,10 @@ func overallState(cs []compute.ContainerStatus) (compute.ComputeState, string) {
 	case failed > 0:
 		return compute.StateFailed, fmt.Sprintf("%d of %d containers failed or restarting", failed, len(cs))
 	case created == len(cs):
-		return compute.StatePending, "containers created, not started"
+		// Provision creates and starts in one call, so containers that were
+		// created and never started are a call that was cut off (a crash),
+		// not a start in progress: stopped, for Provision to finish.
+		return compute.StateStopped, "containers created, not started"
 	default:
 		return compute.StateStopped, "no container is running"
 	}

@@ -1,0 +1,221 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// benchEngine is engine for benchmarks: it skips when no Engine answers,
+// fails when LANDLORD_REQUIRE_DOCKER=1, builds the echo image and removes
+// every managed container and network when the benchmark ends.
+func benchEngine(b *testing.B) (*client.Client, string) {
+	b.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err = cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true})
+		cancel()
+	}
+	if err != nil {
+		if os.Getenv("LANDLORD_REQUIRE_DOCKER") == "1" {
+			b.Fatalf("no Docker Engine answers and LANDLORD_REQUIRE_DOCKER=1: %v", err)
+		}
+		b.Skipf("no Docker Engine answers (set LANDLORD_REQUIRE_DOCKER=1 to fail instead): %v", err)
+	}
+	if _, err := exec.LookPath("docker"); err != nil {
+		b.Skipf("the docker CLI is needed to compare with docker run: %v", err)
+	}
+	b.Cleanup(func() { _ = cli.Close() })
+	echoImages.once.Do(func() {
+		echoImages.cli, echoImages.err = client.New(client.FromEnv)
+		if echoImages.err == nil {
+			echoImages.tags, echoImages.err = buildEcho(echoImages.cli)
+		}
+	})
+	if echoImages.err != nil {
+		b.Fatalf("build the echo test image: %v", echoImages.err)
+	}
+	b.Cleanup(func() { removeManaged(cli) })
+	return cli, echoImages.tags[0]
+}
+
+// removeManaged removes every container and network with the tests' label.
+func removeManaged(cli *client.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	f := client.Filters{}.Add("label", testPrefix+".managed-by=landlord")
+	if cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
+		for _, c := range cs.Items {
+			_, _ = cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		}
+	}
+	if ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f}); err == nil {
+		for _, n := range ns.Items {
+			_, _ = cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
+		}
+	}
+}
+
+func benchSpec(id, image string) *compute.TenantComputeSpec {
+	return &compute.TenantComputeSpec{TenantID: id, TenantName: "bench", ProviderType: Name, Generation: 1,
+		Containers: []compute.ContainerSpec{{Name: "app", Image: image, Env: map[string]string{"GREETING": "bench"},
+			Ports: []compute.PortMapping{{ContainerPort: 8080, Protocol: compute.ProtocolTCP}}}}}
+}
+
+// provisionRunning provisions a tenant and waits until its workload runs.
+func provisionRunning(ctx context.Context, p *Provider, id, image string) error {
+	if _, err := p.Provision(ctx, benchSpec(id, image)); err != nil {
+		return err
+	}
+	for {
+		st, err := p.GetStatus(ctx, id)
+		if err != nil {
+			return err
+		}
+		if st.State == compute.StateRunning {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("tenant %s never ran: %s", id, st.State)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func docker(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("docker %s: %w: %s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// benchID is a tenant id; resource names use its first 8 characters.
+func benchID(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-0000be7c0000", 0xbe700000+n) }
+
+// BenchmarkProvisionVsDockerRun compares the provider's Provision→running and
+// Destroy of one tenant with `docker run -d` and `docker rm -f` of the same
+// image in the same run, and provisions 50 tenants in parallel.
+func BenchmarkProvisionVsDockerRun(b *testing.B) {
+	cli, image := benchEngine(b)
+	p, err := New(context.Background(), Options{Block: testBlock, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatalf("New: %v", err)
+	}
+	b.Cleanup(func() { _ = p.Close() })
+	ctx := context.Background()
+
+	b.Run("one-tenant", func(b *testing.B) {
+		var prov, destroy, run, rm time.Duration
+		n := 0
+		for b.Loop() {
+			id := benchID(n)
+			n++
+			start := time.Now()
+			if err := provisionRunning(ctx, p, id, image); err != nil {
+				b.Fatalf("provision: %v", err)
+			}
+			prov += time.Since(start)
+			start = time.Now()
+			if err := p.Destroy(ctx, id); err != nil {
+				b.Fatalf("destroy: %v", err)
+			}
+			destroy += time.Since(start)
+
+			start = time.Now()
+			cid, err := docker(ctx, "run", "-d", "--label", testPrefix+".managed-by=landlord", "--label", testPrefix+".tenant_id=docker-run-bench",
+				"-e", "GREETING=bench", "-p", "127.0.0.1::8080", image)
+			if err != nil {
+				b.Fatal(err)
+			}
+			run += time.Since(start)
+			start = time.Now()
+			if _, err := docker(ctx, "rm", "-f", cid); err != nil {
+				b.Fatal(err)
+			}
+			rm += time.Since(start)
+		}
+		per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(n) }
+		b.ReportMetric(per(prov), "provision-ns/op")
+		b.ReportMetric(per(destroy), "destroy-ns/op")
+		b.ReportMetric(per(prov+destroy), "landlord-ns/op")
+		b.ReportMetric(per(run), "docker-run-ns/op")
+		b.ReportMetric(per(rm), "docker-rm-ns/op")
+		b.ReportMetric(per(run+rm), "docker-ns/op")
+		b.ReportMetric(float64(prov)/float64(run), "provision/run-ratio")
+		b.ReportMetric(float64(destroy)/float64(rm), "destroy/rm-ratio")
+		b.ReportMetric(float64(prov+destroy)/float64(run+rm), "landlord/docker-ratio")
+	})
+
+	// 50 networks exceed the Engine's default address pools (about 30
+	// bridge networks), so the 50 tenants share one network.
+	b.Run("50-tenants-parallel", func(b *testing.B) {
+		const tenants = 50
+		const shared = testPrefix + "-bench-shared"
+		block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s", "network_name": "` + shared + `"}`)
+		p, err := New(context.Background(), Options{Block: block, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			b.Fatalf("New: %v", err)
+		}
+		b.Cleanup(func() {
+			_ = p.Close()
+			removeManaged(cli)
+			ns, err := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: client.Filters{}.Add("name", shared)})
+			if err == nil {
+				for _, n := range ns.Items {
+					_, _ = cli.NetworkRemove(context.Background(), n.ID, client.NetworkRemoveOptions{})
+				}
+			}
+		})
+		// Created up front: the provider does not serialise creating a
+		// shared network, and parallel first provisions create duplicates.
+		if _, err := cli.NetworkCreate(ctx, shared, client.NetworkCreateOptions{Driver: "bridge"}); err != nil {
+			b.Fatalf("create the shared network: %v", err)
+		}
+		var prov, destroy time.Duration
+		round := 0
+		for b.Loop() {
+			round++
+			errs := make([]error, tenants)
+			var wg sync.WaitGroup
+			start := time.Now()
+			for i := range tenants {
+				wg.Go(func() { errs[i] = provisionRunning(ctx, p, benchID(round*1000+i), image) })
+			}
+			wg.Wait()
+			prov += time.Since(start)
+			for _, err := range errs {
+				if err != nil {
+					b.Fatalf("provision: %v", err)
+				}
+			}
+			start = time.Now()
+			for i := range tenants {
+				wg.Go(func() { errs[i] = p.Destroy(ctx, benchID(round*1000+i)) })
+			}
+			wg.Wait()
+			destroy += time.Since(start)
+			for _, err := range errs {
+				if err != nil {
+					b.Fatalf("destroy: %v", err)
+				}
+			}
+		}
+		b.ReportMetric(float64(prov.Nanoseconds())/float64(round), "provision-50-ns/op")
+		b.ReportMetric(float64(destroy.Nanoseconds())/float64(round), "destroy-50-ns/op")
+		b.ReportMetric(float64(prov.Nanoseconds())/float64(round*tenants), "provision-ns/tenant")
+	})
+}
