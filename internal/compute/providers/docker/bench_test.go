@@ -180,11 +180,6 @@ func BenchmarkProvisionVsDockerRun(b *testing.B) {
 				}
 			}
 		})
-		// Created up front: the provider does not serialise creating a
-		// shared network, and parallel first provisions create duplicates.
-		if _, err := cli.NetworkCreate(ctx, shared, client.NetworkCreateOptions{Driver: "bridge"}); err != nil {
-			b.Fatalf("create the shared network: %v", err)
-		}
 		var prov, destroy time.Duration
 		round := 0
 		for b.Loop() {

@@ -13,6 +13,11 @@ func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (created bool, e
 	if pl.network == "" {
 		return false, nil
 	}
+	if !pl.ownNetwork {
+		// A network shared by tenants: Docker allows two networks of one
+		// name, so the look-then-create must not race within this process.
+		defer p.lock("network:" + pl.network)()
+	}
 	res, err := p.client.NetworkList(ctx, client.NetworkListOptions{Filters: client.Filters{}.Add("name", pl.network)})
 	if err != nil {
 		return false, fmt.Errorf("list networks: %w", err)
