@@ -25,3 +25,6 @@ func (b *LogBuffer) Bytes() []byte {
 	defer b.mu.Unlock()
 	return bytes.Clone(b.buf.Bytes())
 }
+
+// String returns what was written.
+func (b *LogBuffer) String() string { return string(b.Bytes()) }

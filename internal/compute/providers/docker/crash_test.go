@@ -18,14 +18,8 @@ import (
 // managed container is left without a tenant.
 func TestCrashWhileProvisioning(t *testing.T) {
 	const n = 20
-	cli := engine(t)
-	images := echoImage(t)
-	cleanupByLabel(t, cli)
-	l := newLandlord(t)
-	l.start()
+	cli, images, l, ctx := startServe(t)
 	tenants := l.client.Tenants()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 
 	ids := make([]string, n)
 	errs := make([]error, n)

@@ -14,14 +14,8 @@ import (
 // TestEndToEndThroughServe drives `landlord serve` with the docker provider
 // through the public client: create, replace, drift repair and delete.
 func TestEndToEndThroughServe(t *testing.T) {
-	cli := engine(t)
-	images := echoImage(t)
-	cleanupByLabel(t, cli)
-	l := newLandlord(t)
-	l.start()
+	cli, images, l, ctx := startServe(t)
 	tenants := l.client.Tenants()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 
 	// Create and wait for ready; the published endpoint echoes the env.
 	created, err := tenants.Create(ctx, llclient.CreateTenantRequest{Name: "e2e-echo", ComputeConfig: echoConfig(images[0], "first")}, llclient.CreateOptions{})

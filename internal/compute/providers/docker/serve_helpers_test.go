@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/moby/moby/client"
 
 	llclient "github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
 // serveConfig is the configuration of `landlord serve` in these tests: the
@@ -34,22 +33,19 @@ controller:
   lease_ttl: 3s
 `
 
-// syncBuffer is a bytes.Buffer safe for a process's output and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+// startServe starts `landlord serve` with the docker provider for a test:
+// the Engine, the echo images, the running server and a context bounding
+// the test.
+func startServe(t *testing.T) (*client.Client, [2]string, *landlord, context.Context) {
+	t.Helper()
+	cli := engine(t)
+	images := echoImage(t)
+	cleanupByLabel(t, cli)
+	l := newLandlord(t)
+	l.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return cli, images, l, ctx
 }
 
 // landlord is a `landlord serve` process run by a test.
@@ -58,7 +54,7 @@ type landlord struct {
 	bin    string
 	dir    string
 	addr   string
-	log    *syncBuffer
+	log    *providertest.LogBuffer
 	cmd    *exec.Cmd
 	client *llclient.Client
 }
@@ -89,7 +85,7 @@ func freeAddr(t *testing.T) string {
 func newLandlord(t *testing.T) *landlord {
 	t.Helper()
 	dir := t.TempDir()
-	l := &landlord{t: t, bin: buildLandlord(t, dir), dir: dir, addr: freeAddr(t), log: &syncBuffer{}}
+	l := &landlord{t: t, bin: buildLandlord(t, dir), dir: dir, addr: freeAddr(t), log: &providertest.LogBuffer{}}
 	if err := os.WriteFile(filepath.Join(dir, "landlord.yaml"), []byte(serveConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
