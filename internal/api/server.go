@@ -89,6 +89,7 @@ func New(opts Options) (*Server, error) {
 	for pattern, rs := range groupRoutes(s.routes()) {
 		mux.Handle(pattern, s.dispatch(rs))
 	}
+	mux.Handle(pprofPrefix, s.pprofHandler()) // not API v1: outside the route table
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, problem(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path)))
 	}))
