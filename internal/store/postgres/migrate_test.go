@@ -74,7 +74,7 @@ func TestOpenTwice(t *testing.T) {
 
 func TestConcurrentOpen(t *testing.T) {
 	s, url := mustOpen(t, Options{}) // only to get a database; drop its schema
-	if _, err := s.pool.Exec(ctx, "DROP TABLE idempotency_keys, leases, events, tenants, "+migrationsTable); err != nil {
+	if _, err := s.pool.Exec(ctx, "DROP SCHEMA public CASCADE; CREATE SCHEMA public"); err != nil {
 		t.Fatal(err)
 	}
 	const n = 4
@@ -117,26 +117,32 @@ func TestMigrationLockReleased(t *testing.T) {
 func TestFailingMigrationChangesNothing(t *testing.T) {
 	s, _ := mustOpen(t, Options{})
 	before := mustCreate(t, s, "untouched")
-	init, err := fs.ReadFile(migrations, "00001_init.sql")
+	// Every real migration, then a broken one after them.
+	broken := fstest.MapFS{}
+	files, err := fs.Glob(migrations, "*.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	broken := fstest.MapFS{
-		"00001_init.sql": {Data: init},
-		"00002_broken.sql": {Data: []byte(`-- +goose Up
+	for _, f := range files {
+		data, err := fs.ReadFile(migrations, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		broken[f] = &fstest.MapFile{Data: data}
+	}
+	broken["99999_broken.sql"] = &fstest.MapFile{Data: []byte(`-- +goose Up
 ALTER TABLE tenants ADD COLUMN broken integer;
 UPDATE tenants SET name = 'changed';
 CREATE TABLE half_done (id integer);
 SELECT 1 / 0;
-`)},
-	}
+`)}
 	err = migrate(ctx, s.pool, broken, slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Fatal("migrate with a broken migration succeeded")
 	}
 	t.Logf("migrate: %v", err)
-	if got := schemaVersion(t, s); got != 1 {
-		t.Errorf("schema version = %d after a failed migration, want 1", got)
+	if got, want := schemaVersion(t, s), latestVersion(t); got != want {
+		t.Errorf("schema version = %d after a failed migration, want %d", got, want)
 	}
 	var columns, tables int
 	if err := s.pool.QueryRow(ctx, `SELECT

@@ -187,7 +187,8 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 // transaction it is taken, so nothing could be prepared on it then.
 var writeQueries = []string{insertTenant, updateTenant, selectTenantByID, insertEvent, tenantExists,
 	selectLease, upsertLease, renewLease, releaseLease,
-	selectIdempotent, saveIdempotent, expireIdempotent}
+	selectIdempotent, saveIdempotent, expireIdempotent,
+	selectKey, insertKey}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {

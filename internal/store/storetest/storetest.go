@@ -51,6 +51,7 @@ func Run(t *testing.T, open Opener) {
 		{"WorkMatchesNeedsWork", testWorkMatchesNeedsWork},
 		{"Idempotency", testIdempotency},
 		{"CountByStatus", testCountByStatus},
+		{"Keys", testKeys},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
