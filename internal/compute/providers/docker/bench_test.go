@@ -111,7 +111,7 @@ func benchID(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-0000be7c000
 // image in the same run, and provisions 50 tenants in parallel.
 func BenchmarkProvisionVsDockerRun(b *testing.B) {
 	cli, image := benchEngine(b)
-	p, err := New(context.Background(), Options{Block: testBlock, Logger: slog.New(slog.DiscardHandler)})
+	p, err := New(context.Background(), Options{Block: testBlock, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatalf("New: %v", err)
 	}
@@ -166,7 +166,7 @@ func BenchmarkProvisionVsDockerRun(b *testing.B) {
 		const tenants = 50
 		const shared = testPrefix + "-bench-shared"
 		block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s", "network_name": "` + shared + `"}`)
-		p, err := New(context.Background(), Options{Block: block, Logger: slog.New(slog.DiscardHandler)})
+		p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			b.Fatalf("New: %v", err)
 		}

@@ -55,7 +55,7 @@ func (p *Provider) plan(spec *compute.TenantComputeSpec) (*plan, error) {
 		hostIP = p.settings.PublicHostIP
 	}
 	for _, c := range spec.Containers {
-		d := desired{spec: c, hash: containerHash(c, spec.Secrets, hostIP, pl.network, o)}
+		d := desired{spec: c, hash: containerHash(p.hashKey, c, spec.Secrets, hostIP, pl.network, o)}
 		d.create = p.createOptions(pl, c, d.hash, hostIP)
 		pl.containers = append(pl.containers, d)
 	}

@@ -5,8 +5,8 @@
 // Every container of a tenant's spec becomes one Docker container named
 // <label_prefix>-<tenant name>-<first 8 of tenant id>-<container>, labelled
 // <label_prefix>.tenant_id, .tenant_name, .managed-by=landlord, .generation,
-// .config-hash (a fingerprint of that container's configuration, including
-// its secrets in hashed form) and .container. The containers of a tenant join
+// .config-hash (an HMAC-SHA256, keyed with the install's Options.HashKey, of
+// that container's configuration including its secrets) and .container. The containers of a tenant join
 // a per-tenant user-defined bridge network <label_prefix>-<tenant name>-<short id>
 // (or the operator's network_name) under their container name as alias, so
 // that they reach each other by name and tenants are isolated by default.
@@ -26,6 +26,6 @@
 // the health as unknown when the probed port is not published.
 //
 // Secret values are given to containers as environment variables only; they
-// are never logged, never put in labels (only inside a SHA-256 fingerprint)
-// and never returned.
+// are never logged, never put in labels (only inside the keyed fingerprint,
+// which cannot be used to test guesses without the key) and never returned.
 package docker

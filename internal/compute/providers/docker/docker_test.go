@@ -20,9 +20,13 @@ const testPrefix = "lltest"
 
 var testBlock = json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s"}`)
 
+// testHashKey is the install key of the tests' providers; a restarted
+// provider gets the same one, as landlord keeps it in its database.
+var testHashKey = []byte("landlord-test-hash-key-0123456789")
+
 func mustProvider(t *testing.T, logs *providertest.LogBuffer) *Provider {
 	t.Helper()
-	p, err := New(context.Background(), Options{Block: testBlock, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	p, err := New(context.Background(), Options{Block: testBlock, HashKey: testHashKey, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

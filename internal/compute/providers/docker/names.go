@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -89,9 +90,12 @@ func shortID(id string) string {
 }
 
 // containerHash fingerprints everything that shapes one container: its spec,
-// its secrets (hashed, never stored in clear), where its ports bind and the
-// tenant's Docker options. Equal hashes mean the container needs no change.
-func containerHash(c compute.ContainerSpec, secrets []compute.SecretReference, hostIP, network string, o tenantOptions) string {
+// its secrets, where its ports bind and the tenant's Docker options. Equal
+// hashes mean the container needs no change. It is an HMAC-SHA256 keyed with
+// the install's key, not a plain hash: the label is readable by anyone who
+// can list containers, and a plain hash of a config that includes secret
+// values would let them test guesses of a secret offline.
+func containerHash(key []byte, c compute.ContainerSpec, secrets []compute.SecretReference, hostIP, network string, o tenantOptions) string {
 	type secret struct{ Name, Value string }
 	var own []secret
 	for _, s := range secrets {
@@ -107,6 +111,7 @@ func containerHash(c compute.ContainerSpec, secrets []compute.SecretReference, h
 		Network   string
 		Options   tenantOptions
 	}{c, own, hostIP, network, o})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	mac := hmac.New(sha256.New, key)
+	mac.Write(b)
+	return hex.EncodeToString(mac.Sum(nil))
 }

@@ -18,7 +18,7 @@ func TestSharedNetworkCreatedOnce(t *testing.T) {
 	image := echoImage(t)[0]
 	const shared = testPrefix + "-shared-once"
 	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
-	p, err := New(context.Background(), Options{Block: block, Logger: slog.New(slog.DiscardHandler)})
+	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,7 +24,17 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// HashKey keys the HMAC-SHA256 in each container's config-hash label,
+	// so that the label, readable by anyone who can list containers, does
+	// not let them test guesses of a secret. It must be at least
+	// MinHashKeyLen bytes and stay the same across restarts: a different
+	// key makes every container look changed, and the next Provision or
+	// Update replaces them all.
+	HashKey []byte
 }
+
+// MinHashKeyLen is the shortest Options.HashKey New accepts.
+const MinHashKeyLen = 16
 
 // Provider runs tenant workloads on a Docker Engine. It is safe for
 // concurrent use; operations on one tenant are serialized within the
@@ -35,6 +46,7 @@ type Provider struct {
 	logger   *slog.Logger
 	now      func() time.Time
 	client   *client.Client
+	hashKey  []byte
 
 	mu    sync.Mutex
 	locks map[string]*tenantLock
@@ -48,6 +60,9 @@ type tenantLock struct {
 // New returns a provider configured by opts. It does not contact the Engine;
 // CheckHealth does.
 func New(_ context.Context, opts Options) (*Provider, error) {
+	if len(opts.HashKey) < MinHashKeyLen {
+		return nil, fmt.Errorf("docker: hash key is %d bytes, need at least %d: pass the install's secret key in Options.HashKey", len(opts.HashKey), MinHashKeyLen)
+	}
 	raw, err := configSchema()
 	if err != nil {
 		return nil, err
@@ -56,7 +71,7 @@ func New(_ context.Context, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, locks: map[string]*tenantLock{}}
+	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey), locks: map[string]*tenantLock{}}
 	if p.defaults, err = compute.SplitProviderBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
 	}
