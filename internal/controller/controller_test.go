@@ -463,3 +463,33 @@ func TestProgressDeadlineCountsFromTheApply(t *testing.T) {
 		t.Errorf("%d failed attempts, want 2", n)
 	}
 }
+
+// What a provider reports during a long step is the tenant's status message
+// while the step runs.
+func TestProgressIsRecorded(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.ShutdownTimeout = 10 * time.Millisecond // the provision below never ends by itself
+	e.run(t, opts)
+	slow := e.create(t, "pulling", `{"image":"a","x-mock":{"latency":"30s","progress":"pulling image a: 12 of 27 MB"}}`, nil)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := e.get(t, slow.ID)
+		if got.StatusMessage == "pulling image a: 12 of 27 MB" {
+			if got.Status != tenant.StatusProvisioning {
+				t.Errorf("status %s while the provider reports progress, want provisioning", got.Status)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status message %q; the progress report was not recorded", got.StatusMessage)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Progress is not history: no event carries it.
+	for _, ev := range e.events(t, slow.ID, "") {
+		if strings.Contains(ev.Message, "pulling image") {
+			t.Errorf("an event records progress: %+v", ev)
+		}
+	}
+}

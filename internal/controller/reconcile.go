@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
@@ -121,6 +122,7 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	}
 	var ids map[string]string
 	var endpoints []compute.Endpoint
+	ctx = r.progress(ctx, working)
 	switch op {
 	case "provision":
 		out, err := r.c.compute.ProvisionTenant(ctx, res.Spec)
@@ -320,6 +322,31 @@ func (r *reconcile) event(ctx context.Context, typ tenant.EventType, msg string)
 // the attempt count and retry time.
 func (r *reconcile) keep(status tenant.Status, msg string) tenant.Observation {
 	return tenant.Observation{Status: status, Message: msg, Attempts: r.t.Attempts, RetryAt: r.t.RetryAt}
+}
+
+// progressInterval is the least time between two progress messages
+// recorded for one tenant.
+const progressInterval = time.Second
+
+// progress returns ctx with a hook (compute.WithProgress) that records what a
+// provider reports during a long step (an image pull, say) as the tenant's
+// status message, at most once per progressInterval. Progress is
+// informational: a write that fails is logged and the operation goes on.
+func (r *reconcile) progress(ctx context.Context, working tenant.Status) context.Context {
+	var mu sync.Mutex
+	var last time.Time
+	return compute.WithProgress(ctx, func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		now := r.c.opts.Now()
+		if msg == r.t.StatusMessage || now.Sub(last) < progressInterval {
+			return
+		}
+		last = now
+		if err := r.observe(ctx, r.keep(working, msg)); err != nil {
+			r.log.Warn("recording progress failed", slog.Any("error", err))
+		}
+	})
 }
 
 // recover makes a failed tenant ready when its workload runs the current

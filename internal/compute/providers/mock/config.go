@@ -34,6 +34,9 @@ type Behaviour struct {
 	// StartAfter keeps a provisioned or updated workload pending (starting)
 	// for this long, as platforms that start workloads asynchronously do.
 	StartAfter string `json:"start_after,omitempty"`
+	// Progress is reported (compute.ReportProgress) at the start of each
+	// provision and update, before the latency, as a long step would.
+	Progress string `json:"progress,omitempty"`
 }
 
 // Operation names a provider operation, for call counts and injected
@@ -57,6 +60,7 @@ const behaviourSchema = `{
     "fail_times": {"type": "integer", "minimum": 0, "description": "Fail only the first N calls of each operation; 0 fails them all."},
     "latency": {"$ref": "#/$defs/duration", "description": "Delay added to each operation."},
     "start_after": {"$ref": "#/$defs/duration", "description": "Keep the workload starting (pending) this long after each provision or update."},
+    "progress": {"type": "string", "maxLength": 200, "description": "A progress message reported at the start of each provision and update, before the latency."},
     "operations": {
       "type": "array",
       "items": {"enum": ["provision", "update", "destroy", "status"]},

@@ -8,11 +8,13 @@
 //   - a tenant asks for behaviour with an "x-mock" object in its
 //     compute_config: {"fail": "transient"|"terminal", "fail_times": N,
 //     "latency": "250ms", "operations": ["provision", "update", "destroy"],
-//     "start_after": "5s"}.
+//     "start_after": "5s", "progress": "pulling image"}.
 //     With fail_times N, the first N calls of each listed operation fail and
 //     later ones succeed; without it every call fails. With start_after the
 //     workload is pending (starting) for that long after each provision or
-//     update, as on platforms that start workloads asynchronously.
+//     update, as on platforms that start workloads asynchronously; progress is
+//     reported (compute.ReportProgress) at the start of each provision and
+//     update.
 //
 // It counts calls per tenant and operation, and can simulate out-of-band
 // changes (a crashed container, a workload removed behind landlord's back).

@@ -283,6 +283,9 @@ func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, 
 		}
 		return fmt.Errorf("mock: %s tenant %s: %w: %w", op, tenantID, failed, cause)
 	}
+	if b.Progress != "" && (op == OpProvision || op == OpUpdate) {
+		compute.ReportProgress(ctx, "%s", b.Progress)
+	}
 	if d := time.Duration(p.settings.Latency) + b.latency(); d > 0 {
 		t := time.NewTimer(d)
 		select {
