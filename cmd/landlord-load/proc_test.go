@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseStat(t *testing.T) {
+	for _, tt := range []struct {
+		name, stat string
+		want       time.Duration
+		err        string
+	}{
+		{
+			name: "plain",
+			stat: "4242 (landlord) S 1 4242 4242 0 -1 4194560 1500 0 0 0 250 75 0 0 20 0 9 0 123 1000 2000",
+			want: 3250 * time.Millisecond,
+		},
+		{
+			name: "a command name with spaces and parentheses",
+			stat: "7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 1 1 1",
+			want: 30 * time.Millisecond,
+		},
+		{name: "truncated", stat: "7 (x) R 1 7", err: "fields"},
+		{name: "no name", stat: "7 x R", err: "no command name"},
+		{name: "not a number", stat: "7 (x) R 1 7 7 0 -1 0 0 0 0 0 a 2 0", err: "utime"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseStat([]byte(tt.stat))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("parseStat = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	status := "Name:\tlandlord\nVmPeak:\t 1000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\nThreads:\t9\n"
+	rss, hwm, err := parseStatus([]byte(status))
+	if err != nil || rss != 40<<20 || hwm != 50<<20 {
+		t.Errorf("parseStatus = %d, %d, %v; want 40 MiB, 50 MiB", rss, hwm, err)
+	}
+	if _, _, err := parseStatus([]byte("Name:\tkthreadd\n")); err == nil {
+		t.Error("no VmRSS: no error")
+	}
+	if _, _, err := parseStatus([]byte("VmRSS:\t12 MB\nVmHWM:\t1 kB\n")); err == nil {
+		t.Error("a size not in kB: no error")
+	}
+}
+
+func TestMonitorThisProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc, which only Linux has")
+	}
+	m, err := startMonitor(os.Getpid(), time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	a, err := m.snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 50*time.Millisecond; { // burn some CPU
+	}
+	b, err := m.snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.server.CPU <= a.server.CPU || b.toolCPU < b.server.CPU-clockTick {
+		t.Errorf("CPU %v then %v (tool %v): did not grow", a.server.CPU, b.server.CPU, b.toolCPU)
+	}
+	if b.server.RSS <= 0 || b.server.HWM < b.server.RSS || b.serverMaxRSS < b.server.RSS {
+		t.Errorf("RSS %d, HWM %d, max %d", b.server.RSS, b.server.HWM, b.serverMaxRSS)
+	}
+	if _, err := startMonitor(1<<30, time.Second); err == nil {
+		t.Error("a pid that does not exist: no error")
+	}
+}
