@@ -29,7 +29,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	server := exec.CommandContext(ctx, bin, "serve", "--listen", addr, "--database", filepath.Join(dir, "landlord.db"))
+	server := exec.CommandContext(ctx, bin, "serve", "--listen", addr, "--database", filepath.Join(dir, "landlord.db"), "--provider", "mock")
 	server.Dir = dir
 	var serverLog bytes.Buffer
 	server.Stderr = &serverLog

@@ -34,8 +34,8 @@ func init() { commands = append(commands, newServeCommand) }
 
 func newServeCommand() *cobra.Command {
 	var (
-		configPath, listen, database, logLevel string
-		insecure                               bool
+		configPath, listen, database, logLevel, provider string
+		insecure                                         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -43,7 +43,9 @@ func newServeCommand() *cobra.Command {
 		Long: `Run landlord: the HTTP API on --listen and, when elected, the controller.
 
 With no configuration it stores tenants in ./landlord.db, listens on
-127.0.0.1:8080 and uses the mock compute provider. See docs/configuration.md.`,
+127.0.0.1:8080 and runs tenants on the local Docker Engine (DOCKER_HOST or
+the default socket) when one answers, else on the mock provider, which runs
+nothing. See docs/configuration.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, file, err := config.Load(configPath, os.Getenv)
@@ -63,6 +65,9 @@ With no configuration it stores tenants in ./landlord.db, listens on
 			if flags.Changed("insecure") {
 				cfg.Insecure = insecure
 			}
+			if flags.Changed("provider") {
+				cfg.SetComputeDefault(provider)
+			}
 			if err := cfg.Validate(); err != nil {
 				return withExitCode(exitUsage, err)
 			}
@@ -76,6 +81,7 @@ With no configuration it stores tenants in ./landlord.db, listens on
 	f.StringVar(&listen, "listen", "", "API address (env LANDLORD_LISTEN; default 127.0.0.1:8080)")
 	f.StringVar(&database, "database", "", "SQLite file path or postgres:// URL (env LANDLORD_DATABASE; default landlord.db)")
 	f.StringVar(&logLevel, "log-level", "", "debug, info, warn or error (env LANDLORD_LOG_LEVEL; default info)")
+	f.StringVar(&provider, "provider", "", "default compute provider, enabled with its defaults when the configuration has no compute block: docker or mock (env LANDLORD_PROVIDER; default docker when a Docker Engine answers, else mock)")
 	f.BoolVar(&insecure, "insecure", false, "serve without tokens on a non-loopback address (env LANDLORD_INSECURE)")
 	return cmd
 }
@@ -95,7 +101,16 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	}
 
 	m := metrics.New()
-	registry, defaultProvider, err := providers(ctx, cfg, log)
+	store, dbDesc, err := openStore(ctx, cfg.Database, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	hashKey, err := store.Key(ctx, configHashKey)
+	if err != nil {
+		return fmt.Errorf("database: read the install key: %w", err)
+	}
+	registry, defaultProvider, err := providers(ctx, cfg, hashKey, log)
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
@@ -103,12 +118,6 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return withExitCode(exitUsage, fmt.Errorf("config: compute.default: %w", err))
 	}
-
-	store, dbDesc, err := openStore(ctx, cfg.Database, log)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 
 	// Listen before anything runs, so that a taken address fails start-up.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -194,9 +203,10 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	return nil
 }
 
-// providers enables a provider for each compute block; with none
-// configured, the mock provider.
-func providers(ctx context.Context, cfg config.Config, log *slog.Logger) (*compute.Registry, string, error) {
+// providers enables a provider for each compute block. With none
+// configured it enables the one compute.default names, else Docker when an
+// Engine answers, else the mock.
+func providers(ctx context.Context, cfg config.Config, hashKey []byte, log *slog.Logger) (*compute.Registry, string, error) {
 	blocks, err := cfg.ComputeBlocks()
 	if err != nil {
 		return nil, "", err
@@ -205,23 +215,18 @@ func providers(ctx context.Context, cfg config.Config, log *slog.Logger) (*compu
 	if err != nil {
 		return nil, "", err
 	}
-	if len(blocks) == 0 {
-		log.Warn("no compute provider is configured: using the mock provider, which runs nothing; add a compute.docker block to run containers (docs/configuration.md)")
-		blocks = map[string]json.RawMessage{mock.Name: json.RawMessage("{}")}
-	}
 	registry := compute.NewRegistry()
-	for name, block := range blocks {
-		var p compute.Provider
-		switch name {
-		case mock.Name:
-			p, err = mock.New(mock.Options{Block: block, Logger: log})
-		case docker.Name:
-			p, err = docker.New(ctx, docker.Options{Block: block, Logger: log})
-		default:
-			return nil, "", fmt.Errorf("config: compute.%s: no such provider in this build (available: %s, %s)", name, docker.Name, mock.Name)
-		}
+	if len(blocks) == 0 {
+		p, err := implicitProvider(ctx, def, hashKey, log)
 		if err != nil {
-			return nil, "", fmt.Errorf("config: %w", err)
+			return nil, "", err
+		}
+		return registry, p.Name(), registry.Register(p)
+	}
+	for name, block := range blocks {
+		p, err := newProvider(ctx, name, block, hashKey, log)
+		if err != nil {
+			return nil, "", err
 		}
 		if err := registry.Register(p); err != nil {
 			return nil, "", err
@@ -230,11 +235,61 @@ func providers(ctx context.Context, cfg config.Config, log *slog.Logger) (*compu
 	return registry, def, nil
 }
 
+// engineTimeout bounds the ping that decides whether a Docker Engine answers.
+const engineTimeout = 3 * time.Second
+
+// implicitProvider is the provider of a configuration without compute
+// blocks: the one named, or Docker when an Engine answers, else the mock.
+func implicitProvider(ctx context.Context, name string, hashKey []byte, log *slog.Logger) (compute.Provider, error) {
+	if name != "" {
+		return newProvider(ctx, name, nil, hashKey, log)
+	}
+	p, err := newProvider(ctx, docker.Name, nil, hashKey, log)
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, engineTimeout)
+	defer cancel()
+	err = p.(compute.HealthChecker).CheckHealth(pingCtx)
+	if err == nil {
+		log.Info("no compute provider is configured and a Docker Engine answers: using the docker provider (docs/configuration.md)")
+		return p, nil
+	}
+	log.Warn("no compute provider is configured and no Docker Engine answers: using the mock provider, which runs nothing; start Docker or configure a provider (docs/configuration.md)",
+		slog.String("docker", err.Error()))
+	return newProvider(ctx, mock.Name, nil, hashKey, log)
+}
+
+// configHashKey names the install key (tenant.KeyStore) the Docker provider
+// keys its configuration hashes with, so that they reveal nothing of the
+// secrets they cover and agree across restarts and replicas.
+const configHashKey = "docker-config-hash"
+
+// newProvider makes the provider called name from its configuration block
+// (nil means its defaults).
+func newProvider(ctx context.Context, name string, block json.RawMessage, hashKey []byte, log *slog.Logger) (compute.Provider, error) {
+	var p compute.Provider
+	var err error
+	switch name {
+	case mock.Name:
+		p, err = mock.New(mock.Options{Block: block, Logger: log})
+	case docker.Name:
+		p, err = docker.New(ctx, docker.Options{Block: block, Logger: log, HashKey: hashKey})
+	default:
+		return nil, fmt.Errorf("config: compute.%s: no such provider in this build (available: %s, %s)", name, docker.Name, mock.Name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return p, nil
+}
+
 // store is what serve needs of a database.
 type store interface {
 	tenant.Store
 	tenant.LeaseStore
 	tenant.StatusCounter
+	tenant.KeyStore
 }
 
 func openStore(ctx context.Context, db config.Database, log *slog.Logger) (store, string, error) {

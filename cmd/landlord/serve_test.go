@@ -7,11 +7,14 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	dockerclient "github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/config"
 )
@@ -45,6 +48,8 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestServeRunsTheProduct(t *testing.T) {
+	// No Docker Engine answers here, so serve falls back to the mock.
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
 	cfg := config.Defaults()
 	cfg.Listen = freeAddr(t)
 	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
@@ -89,11 +94,78 @@ func TestServeRunsTheProduct(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	for _, want := range []string{`"msg":"landlord started"`, `"database":"sqlite:`, `"providers":"mock"`, `"auth":"none (loopback only)"`, `"msg":"lease released"`, `"msg":"landlord stopped"`} {
+	for _, want := range []string{`no Docker Engine answers: using the mock provider`, `"msg":"landlord started"`, `"database":"sqlite:`, `"providers":"mock"`, `"auth":"none (loopback only)"`, `"msg":"lease released"`, `"msg":"landlord stopped"`} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log lacks %s", want)
 		}
 	}
+}
+
+// With no compute block, serve runs tenants on the Docker Engine when one
+// answers, and on the provider --provider names without asking Docker.
+func TestServeChoosesTheProvider(t *testing.T) {
+	dockerAnswers := dockerEngineAnswers(t)
+	for _, tt := range []struct {
+		name, provider, dockerHost string
+		want                       string
+	}{
+		{name: "engine answers", want: "docker"},
+		{name: "no engine", dockerHost: "unix:///nonexistent/docker.sock", want: "mock"},
+		{name: "mock asked for", provider: "mock", want: "mock"},
+		{name: "docker asked for without an engine", provider: "docker", dockerHost: "unix:///nonexistent/docker.sock", want: "docker"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want == "docker" && tt.dockerHost == "" && !dockerAnswers {
+				t.Skip("no Docker Engine answers (set LANDLORD_REQUIRE_DOCKER=1 to make this a failure)")
+			}
+			if tt.dockerHost != "" {
+				t.Setenv("DOCKER_HOST", tt.dockerHost)
+			}
+			cfg := config.Defaults()
+			cfg.Listen = freeAddr(t)
+			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+			if tt.provider != "" {
+				cfg.SetComputeDefault(tt.provider)
+			}
+			logs := &syncWriter{}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- serve(ctx, cfg, "", logs) }()
+			deadline := time.Now().Add(30 * time.Second)
+			for !strings.Contains(logs.String(), `"msg":"landlord started"`) {
+				if time.Now().After(deadline) {
+					t.Fatalf("serve did not start:\n%s", logs)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatalf("serve: %v\n%s", err, logs)
+			}
+			if want := `"providers":"` + tt.want + `"`; !strings.Contains(logs.String(), want) {
+				t.Errorf("the start-up line lacks %s:\n%s", want, logs)
+			}
+		})
+	}
+}
+
+// dockerEngineAnswers reports whether the Docker Engine of the environment
+// answers a ping; LANDLORD_REQUIRE_DOCKER=1 makes "no" a failure.
+func dockerEngineAnswers(t *testing.T) bool {
+	t.Helper()
+	c, err := dockerclient.New(dockerclient.FromEnv)
+	if err == nil {
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err = c.Ping(ctx, dockerclient.PingOptions{NegotiateAPIVersion: true}); err == nil {
+			return true
+		}
+	}
+	if os.Getenv("LANDLORD_REQUIRE_DOCKER") == "1" {
+		t.Fatalf("no Docker Engine answers and LANDLORD_REQUIRE_DOCKER=1: %v", err)
+	}
+	return false
 }
 
 func TestServeRefusesBadSettings(t *testing.T) {
@@ -102,6 +174,7 @@ func TestServeRefusesBadSettings(t *testing.T) {
 		"unknown provider":       func(c *config.Config) { c.Compute = map[string]any{"docker2": map[string]any{}} },
 		"unknown provider key":   func(c *config.Config) { c.Compute = map[string]any{"mock": map[string]any{"latencyy": "1s"}} },
 		"unknown default":        func(c *config.Config) { c.Compute = map[string]any{"default": "nomad", "mock": map[string]any{}} },
+		"unknown provider asked": func(c *config.Config) { c.SetComputeDefault("nomad") },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := config.Defaults()

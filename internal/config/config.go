@@ -136,6 +136,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	if v := getenv("LANDLORD_LOG_LEVEL"); v != "" {
 		cfg.LogLevel = v
 	}
+	if v := getenv("LANDLORD_PROVIDER"); v != "" {
+		cfg.SetComputeDefault(v)
+	}
 	if v := getenv("LANDLORD_INSECURE"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -161,6 +164,14 @@ func ParseDatabase(v string) Database {
 		return Database{Driver: "postgres", URL: v}
 	}
 	return Database{Driver: "sqlite", Path: v}
+}
+
+// SetComputeDefault makes name the default provider (compute.default).
+func (c *Config) SetComputeDefault(name string) {
+	if c.Compute == nil {
+		c.Compute = map[string]any{}
+	}
+	c.Compute["default"] = name
 }
 
 // ComputeDefault is the configured default provider, or "".

@@ -69,6 +69,10 @@ tokens:
 	if def, _ := cfg.ComputeDefault(); def != "mock" {
 		t.Errorf("default provider %q", def)
 	}
+	withEnv, _, err := config.Load(path, env(map[string]string{"LANDLORD_PROVIDER": "docker"}))
+	if def, _ := withEnv.ComputeDefault(); err != nil || def != "docker" {
+		t.Errorf("LANDLORD_PROVIDER must win over compute.default: %q, %v", def, err)
+	}
 	if got := config.ParseDatabase("/var/lib/landlord.db"); got.Driver != "sqlite" {
 		t.Errorf("a path is SQLite: %+v", got)
 	}
