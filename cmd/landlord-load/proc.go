@@ -103,6 +103,40 @@ func parseStatus(b []byte) (rss, hwm int64, err error) {
 	return rss, hwm, nil
 }
 
+// readHostBusy reads the time every CPU of the machine spent busy since it
+// booted, from /proc/stat.
+func readHostBusy() (time.Duration, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, fmt.Errorf("proc: %w", err)
+	}
+	busy, err := parseHostStat(b)
+	if err != nil {
+		return 0, fmt.Errorf("proc: /proc/stat: %w", err)
+	}
+	return busy, nil
+}
+
+// parseHostStat returns the busy time of the "cpu" line of /proc/stat: user,
+// nice, system, irq, softirq and steal (guest time is counted in user
+// already; idle and iowait are not busy).
+func parseHostStat(b []byte) (time.Duration, error) {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := bytes.Fields(line)
+	if len(f) < 9 || string(f[0]) != "cpu" {
+		return 0, errors.New("no cpu line with at least 8 times")
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		n, err := strconv.ParseInt(string(f[i]), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("cpu line: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * clockTick, nil
+}
+
 // monitor watches the server's process, when there is one to watch, and
 // this one: it samples the server's resident set between snapshots, which
 // VmHWM alone cannot give per phase.
@@ -120,6 +154,9 @@ type monitor struct {
 type snapshot struct {
 	at      time.Time
 	toolCPU time.Duration
+	// hostBusy is the CPU time the whole machine spent busy; zero when
+	// it cannot be read.
+	hostBusy time.Duration
 	// server and serverMaxRSS are zero when no server is watched.
 	server       procSample
 	serverMaxRSS int64
@@ -166,6 +203,9 @@ func (m *monitor) snapshot() (snapshot, error) {
 	s := snapshot{at: time.Now()}
 	if self, err := readProc(os.Getpid()); err == nil {
 		s.toolCPU = self.CPU
+	}
+	if busy, err := readHostBusy(); err == nil {
+		s.hostBusy = busy
 	}
 	if m.pid == 0 {
 		return s, nil

@@ -57,6 +57,17 @@ func TestParseStatus(t *testing.T) {
 	}
 }
 
+func TestParseHostStat(t *testing.T) {
+	stat := "cpu  100 5 50 9000 40 3 2 1 0 0\ncpu0 50 2 25 4500 20 1 1 0 0 0\n"
+	got, err := parseHostStat([]byte(stat))
+	if want := 161 * clockTick; err != nil || got != want {
+		t.Errorf("parseHostStat = %v, %v; want %v (user, nice, system, irq, softirq, steal)", got, err, want)
+	}
+	if _, err := parseHostStat([]byte("intr 1 2 3\n")); err == nil {
+		t.Error("no cpu line: no error")
+	}
+}
+
 func TestMonitorThisProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc, which only Linux has")
@@ -78,6 +89,9 @@ func TestMonitorThisProcess(t *testing.T) {
 	}
 	if b.server.CPU <= a.server.CPU || b.toolCPU < b.server.CPU-clockTick {
 		t.Errorf("CPU %v then %v (tool %v): did not grow", a.server.CPU, b.server.CPU, b.toolCPU)
+	}
+	if b.hostBusy < b.toolCPU {
+		t.Errorf("the machine was busy %v, less than this process alone (%v)", b.hostBusy, b.toolCPU)
 	}
 	if b.server.RSS <= 0 || b.server.HWM < b.server.RSS || b.serverMaxRSS < b.server.RSS {
 		t.Errorf("RSS %d, HWM %d, max %d", b.server.RSS, b.server.HWM, b.serverMaxRSS)

@@ -74,6 +74,10 @@ type Phase struct {
 	Name     string  `json:"name"`
 	WallS    float64 `json:"wall_s"`
 	ToolCPUS float64 `json:"tool_cpu_s"`
+	// OtherCPUS is the CPU time the rest of the machine used: neither
+	// the tool nor the server (when watched). Much of it means the
+	// figures of the phase were taken on a busy machine.
+	OtherCPUS float64 `json:"other_cpu_s"`
 	// Server is nil when the server's pid was not given.
 	Server *PhaseServer `json:"server,omitempty"`
 }
@@ -162,11 +166,11 @@ func (r *Report) writeTable(w io.Writer) error {
 		writeRows(&b, rows)
 	}
 
-	phases := [][]string{{"phase", "wall s", "tool CPU s", "server CPU s", "server CPU %", "server max RSS MiB", "server peak RSS MiB"}}
+	phases := [][]string{{"phase", "wall s", "tool CPU s", "other CPU s", "server CPU s", "server CPU %", "server max RSS MiB", "server peak RSS MiB"}}
 	for _, ph := range r.Phases {
-		row := []string{ph.Name, f3(ph.WallS), f3(ph.ToolCPUS), "-", "-", "-", "-"}
+		row := []string{ph.Name, f3(ph.WallS), f3(ph.ToolCPUS), f3(ph.OtherCPUS), "-", "-", "-", "-"}
 		if s := ph.Server; s != nil {
-			row = append(row[:3], f3(s.CPUS), f1(s.CPUPercent), f1(s.MaxRSSMiB), f1(s.PeakRSSMiB))
+			row = append(row[:4], f3(s.CPUS), f1(s.CPUPercent), f1(s.MaxRSSMiB), f1(s.PeakRSSMiB))
 		}
 		phases = append(phases, row)
 	}

@@ -32,7 +32,7 @@ func fixedReport() *Report {
 		Delete:  Requests{OK: 999, WallS: 1, PerSecond: 999, Latency: Summary{Count: 999, Mean: 1, P50: 1, P90: 2, P99: 5, Max: 9}},
 		Deleted: Settle{FromFirstS: 1.5, FromLastS: 0.5, Polls: 20},
 		Phases: []Phase{
-			{Name: phaseCreate, WallS: 1.25, ToolCPUS: 0.3, Server: srv(0.5, 40, 45.5, 45.5)},
+			{Name: phaseCreate, WallS: 1.25, ToolCPUS: 0.3, OtherCPUS: 0.05, Server: srv(0.5, 40, 45.5, 45.5)},
 			{Name: phaseReady, WallS: 0.5, ToolCPUS: 0.01, Server: srv(0.2, 40, 46, 46)},
 			{Name: phaseReads, WallS: 5, ToolCPUS: 1, Server: srv(2, 40, 46, 46)},
 			{Name: phaseIdle, WallS: 30, ToolCPUS: 0, Server: srv(0.13, 0.42, 46, 46)},
@@ -118,16 +118,17 @@ func TestJSONReport(t *testing.T) {
 
 func TestPhaseBetween(t *testing.T) {
 	at := time.Unix(100, 0)
-	a := snapshot{at: at, toolCPU: time.Second, server: procSample{CPU: 10 * time.Second, RSS: 30 << 20, HWM: 40 << 20}}
-	b := snapshot{at: at.Add(4 * time.Second), toolCPU: 1500 * time.Millisecond,
+	a := snapshot{at: at, toolCPU: time.Second, hostBusy: 100 * time.Second, server: procSample{CPU: 10 * time.Second, RSS: 30 << 20, HWM: 40 << 20}}
+	b := snapshot{at: at.Add(4 * time.Second), toolCPU: 1500 * time.Millisecond, hostBusy: 105 * time.Second,
 		server: procSample{CPU: 11 * time.Second, RSS: 35 << 20, HWM: 60 << 20}, serverMaxRSS: 60 << 20}
 	got := phaseBetween("create", a, b, true)
-	want := Phase{Name: "create", WallS: 4, ToolCPUS: 0.5, Server: &PhaseServer{CPUS: 1, CPUPercent: 25, MaxRSSMiB: 60, PeakRSSMiB: 60}}
+	// 5 s busy: 0.5 the tool's, 1 the server's, 3.5 someone else's.
+	want := Phase{Name: "create", WallS: 4, ToolCPUS: 0.5, OtherCPUS: 3.5, Server: &PhaseServer{CPUS: 1, CPUPercent: 25, MaxRSSMiB: 60, PeakRSSMiB: 60}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("phaseBetween (-want +got):\n%s", diff)
 	}
-	if got := phaseBetween("create", a, b, false); got.Server != nil {
-		t.Errorf("no server watched, yet %+v", got.Server)
+	if got := phaseBetween("create", a, b, false); got.Server != nil || got.OtherCPUS != 4.5 {
+		t.Errorf("no server watched: server %+v, other CPU %g s, want none and 4.5", got.Server, got.OtherCPUS)
 	}
 }
 

@@ -201,15 +201,21 @@ func (l *loader) endPhase(name string) error {
 // phaseBetween is what was used between snapshots a and b.
 func phaseBetween(name string, a, b snapshot, server bool) Phase {
 	wall := b.at.Sub(a.at)
-	p := Phase{Name: name, WallS: seconds(wall), ToolCPUS: seconds(b.toolCPU - a.toolCPU)}
+	tool := b.toolCPU - a.toolCPU
+	p := Phase{Name: name, WallS: seconds(wall), ToolCPUS: seconds(tool)}
+	other := b.hostBusy - a.hostBusy - tool
 	if server {
 		cpu := b.server.CPU - a.server.CPU
+		other -= cpu
 		p.Server = &PhaseServer{
 			CPUS:       seconds(cpu),
 			CPUPercent: percentOf(cpu, wall),
 			MaxRSSMiB:  mib(b.serverMaxRSS),
 			PeakRSSMiB: mib(b.server.HWM),
 		}
+	}
+	if a.hostBusy > 0 && b.hostBusy > 0 {
+		p.OtherCPUS = seconds(max(0, other))
 	}
 	return p
 }
