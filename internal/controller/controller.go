@@ -309,20 +309,20 @@ func (c *Controller) sweep(ctx context.Context, r *run) error {
 }
 
 // resync enqueues every live tenant, so that ready ones are checked against
-// their provider.
+// their provider. It reads ids only.
 func (c *Controller) resync(ctx context.Context, r *run) error {
-	opts := tenant.ListOptions{PageSize: tenant.MaxPageSize}
+	after := ""
 	for {
-		page, err := c.store.List(ctx, opts)
+		ids, err := c.store.ListWork(ctx, tenant.WorkOptions{After: after, All: true})
 		if err != nil {
 			return fmt.Errorf("controller: resync: %w", err)
 		}
-		for _, t := range page.Tenants {
-			r.queue.Add(t.ID)
+		for _, id := range ids {
+			r.queue.Add(id)
 		}
-		if page.NextPageToken == "" {
+		if len(ids) < tenant.DefaultWorkLimit {
 			return nil
 		}
-		opts.PageToken = page.NextPageToken
+		after = ids[len(ids)-1]
 	}
 }
