@@ -3,7 +3,6 @@ package docker
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"testing"
@@ -112,24 +111,4 @@ func TestConformance(t *testing.T) {
 		ReadyTimeout: 60 * time.Second,
 		Parallel:     10,
 	})
-}
-
-func TestMissingImageIsTerminal(t *testing.T) {
-	cli := engine(t)
-	cleanupByLabel(t, cli)
-	p := mustProvider(t, &providertest.LogBuffer{})
-	id := "0badc0de-0000-4000-8000-000000000001"
-	spec := &compute.TenantComputeSpec{TenantID: id, TenantName: "missing", ProviderType: Name,
-		Containers: []compute.ContainerSpec{{Name: "app", Image: "landlord-test/does-not-exist:never"}}}
-	_, err := p.Provision(context.Background(), spec)
-	if !errors.Is(err, compute.ErrProvisionFailed) || !errors.Is(err, errImageMissing) || !compute.IsTerminal(err) {
-		t.Fatalf("Provision with a missing image = %v; want a terminal ErrProvisionFailed saying the image is missing", err)
-	}
-	if _, err := p.GetStatus(context.Background(), id); !errors.Is(err, compute.ErrTenantNotFound) {
-		t.Errorf("after a failed Provision GetStatus = %v, want ErrTenantNotFound (atomic)", err)
-	}
-	ns, _ := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: tenantFilter(id)})
-	if len(ns.Items) != 0 {
-		t.Errorf("a failed Provision left %d networks", len(ns.Items))
-	}
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
-// errImageMissing means an image is neither on the Engine nor pullable.
-var errImageMissing = errors.New("image is missing")
-
 // fail wraps err, from step of an operation on tenantID, with the
 // operation's sentinel and marks it: retryable when ctx ended (the error then
 // also wraps ctx's error) or the Engine may recover, terminal when the

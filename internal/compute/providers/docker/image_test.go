@@ -65,27 +65,41 @@ func echoImage(t *testing.T) [2]string {
 	return echoImages.tags
 }
 
-func buildEcho(cli *client.Client) ([2]string, error) {
-	var tags [2]string
-	src, err := os.ReadFile(filepath.Join("testdata", "echo", "main.go"))
-	if err != nil {
-		return tags, err
-	}
-	sum := sha256.Sum256(src)
-	hash := hex.EncodeToString(sum[:])[:12]
-	tags = [2]string{"landlord-test/echo:" + hash, "landlord-test/echo:" + hash + "-b"}
+// echoBinary is the static echo server, built once per test binary.
+var echoBinary = sync.OnceValues(func() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "landlord-echo-")
 	if err != nil {
-		return tags, err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "echo")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./testdata/echo")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return tags, fmt.Errorf("go build: %w: %s", err, out)
+		return nil, fmt.Errorf("go build: %w: %s", err, out)
 	}
-	binary, err := os.ReadFile(bin)
+	return os.ReadFile(bin)
+})
+
+// echoSourceHash is a short hash of the echo server's source, the tag of its
+// images.
+func echoSourceHash() (string, error) {
+	src, err := os.ReadFile(filepath.Join("testdata", "echo", "main.go"))
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:])[:12], nil
+}
+
+func buildEcho(cli *client.Client) ([2]string, error) {
+	var tags [2]string
+	hash, err := echoSourceHash()
+	if err != nil {
+		return tags, err
+	}
+	tags = [2]string{"landlord-test/echo:" + hash, "landlord-test/echo:" + hash + "-b"}
+	binary, err := echoBinary()
 	if err != nil {
 		return tags, err
 	}
