@@ -1,0 +1,75 @@
+package docker
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+)
+
+// waitHealth polls GetStatus until the tenant's health is want.
+func waitHealth(t *testing.T, p *Provider, id string, want compute.HealthStatus) *compute.ComputeStatus {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := p.GetStatus(context.Background(), id)
+		if err == nil && st.Health == want {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("health of %s never became %s: status %+v, error %v", id, want, st, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// HTTP and TCP probes run from landlord's host against the published port:
+// a server that starts failing its health check reads as unhealthy, and a
+// probe of a port that is not published as unknown.
+func TestHostSideProbes(t *testing.T) {
+	cli := engine(t)
+	image := echoImage(t)[0]
+	cleanupByLabel(t, cli)
+	p := mustProvider(t, &providertest.LogBuffer{})
+	ctx := context.Background()
+	probes := map[string]*compute.HealthCheckConfig{
+		"http":        {HTTP: &compute.HTTPProbe{Path: "/healthz", Port: 8080}},
+		"tcp":         {TCP: &compute.TCPProbe{Port: 8080}},
+		"unpublished": {HTTP: &compute.HTTPProbe{Path: "/healthz", Port: 9999}},
+	}
+	want := map[string]compute.HealthStatus{"http": compute.HealthHealthy, "tcp": compute.HealthHealthy, "unpublished": compute.HealthUnknown}
+	ids := map[string]string{}
+	n := 0
+	for name, hc := range probes {
+		n++
+		id := portID(100 + n)
+		ids[name] = id
+		spec := portSpec(id, image, name, 8080, 0)
+		spec.Containers[0].HealthCheck = hc
+		if _, err := p.Provision(ctx, spec); err != nil {
+			t.Fatalf("Provision %s: %v", name, err)
+		}
+		t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
+	}
+	for name, id := range ids {
+		waitHealth(t, p, id, want[name])
+	}
+
+	// Tell the HTTP-probed server to fail its health check.
+	st := waitHealth(t, p, ids["http"], compute.HealthHealthy)
+	if len(st.Endpoints) != 1 {
+		t.Fatalf("endpoints %+v, want one", st.Endpoints)
+	}
+	res, err := http.Get("http://" + st.Endpoints[0].Address + "/fail-health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	st = waitHealth(t, p, ids["http"], compute.HealthUnhealthy)
+	if st.State != compute.StateRunning || st.Containers[0].Health != compute.HealthUnhealthy {
+		t.Errorf("status %+v, want a running workload whose container is unhealthy", st)
+	}
+}
