@@ -126,6 +126,21 @@ func (p *Provider) createOptions(pl *plan, c compute.ContainerSpec, hash, hostIP
 	return opts
 }
 
+// attach points the containers at the network with id netID: the name may
+// be ambiguous while another process's duplicate of it exists.
+func (pl *plan) attach(netID string) {
+	if pl.network == "" || netID == "" {
+		return
+	}
+	for i := range pl.containers {
+		c := &pl.containers[i].create
+		c.HostConfig.NetworkMode = container.NetworkMode(netID)
+		c.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
+			pl.network: {Aliases: []string{pl.containers[i].spec.Name}, NetworkID: netID},
+		}}
+	}
+}
+
 // environment is the container's env followed by its secrets, sorted.
 func environment(c compute.ContainerSpec, secrets []compute.SecretReference) []string {
 	var env []string

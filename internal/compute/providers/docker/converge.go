@@ -73,11 +73,12 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 	if err := ctx.Err(); err != nil {
 		return r.step(ctx, "start", err)
 	}
-	created, err := r.p.ensureNetwork(ctx, r.pl)
+	netID, created, err := r.p.ensureNetwork(ctx, r.pl)
 	r.netCreated = created
 	if err != nil {
 		return r.step(ctx, "network", err)
 	}
+	r.pl.attach(netID)
 	for _, d := range r.pl.containers {
 		cur, exists := ex.current[d.spec.Name]
 		switch {
@@ -91,7 +92,7 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 			}
 			r.ids["container/"+d.spec.Name] = id
 			r.changes = append(r.changes, compute.Change{Field: "containers/" + d.spec.Name, To: d.spec.Image})
-		case cur.Labels[r.pl.n.label(labelConfigHash)] == d.hash:
+		case cur.Labels[r.pl.n.label(labelConfigHash)] == d.hash && onNetwork(cur, netID):
 			r.ids["container/"+d.spec.Name] = cur.ID
 			if cur.State == container.StateExited || cur.State == container.StateCreated || cur.State == container.StateDead {
 				r.log.Info("docker starting stopped container", slog.String("container", d.spec.Name))

@@ -10,6 +10,10 @@
 // a per-tenant user-defined bridge network <label_prefix>-<tenant name>-<short id>
 // (or the operator's network_name) under their container name as alias, so
 // that they reach each other by name and tenants are isolated by default.
+// The Engine accepts several networks of one name, so when two landlord
+// processes create one at once, each keeps the oldest (ties: lowest id),
+// removes the duplicate it made, and attaches containers by network id; a
+// container found on a losing duplicate is moved on the next converge.
 //
 // Nothing is kept in memory: every operation finds the tenant's containers by
 // label, so a restarted landlord adopts what exists. Provision and Update

@@ -3,38 +3,122 @@ package docker
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 )
 
-// ensureNetwork creates the plan's network when it is missing and reports
+// ensureNetwork makes sure the plan's network exists and returns its id and
 // whether this call created it.
-func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (created bool, err error) {
+//
+// The Engine accepts several networks of one name, and two landlord
+// processes on one Engine may both create a network at once. Everyone
+// converges on the same one: after creating, ensureNetwork lists the
+// networks of that name and keeps the oldest (ties broken by the lowest id);
+// a duplicate it created itself is removed, and containers are attached to
+// the winner by id, since the name is then ambiguous.
+func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (id string, created bool, err error) {
 	if pl.network == "" {
-		return false, nil
+		return "", false, nil
 	}
 	if !pl.ownNetwork {
-		// A network shared by tenants: Docker allows two networks of one
-		// name, so the look-then-create must not race within this process.
+		// Within this process one look-then-create at a time.
 		defer p.lock("network:" + pl.network)()
 	}
-	res, err := p.client.NetworkList(ctx, client.NetworkListOptions{Filters: client.Filters{}.Add("name", pl.network)})
+	nets, err := p.networksNamed(ctx, pl.network)
 	if err != nil {
-		return false, fmt.Errorf("list networks: %w", err)
+		return "", false, err
 	}
-	for _, n := range res.Items {
-		if n.Name == pl.network { // the filter matches substrings
-			return false, nil
-		}
+	if len(nets) > 0 {
+		winner := oldestNetwork(nets)
+		p.removeDuplicateNetworks(ctx, pl, nets, winner.ID)
+		return winner.ID, false, nil
 	}
-	opts := client.NetworkCreateOptions{Driver: "bridge"}
+	opts := client.NetworkCreateOptions{Driver: "bridge", Labels: map[string]string{pl.n.label(labelManagedBy): managedBy}}
 	if pl.ownNetwork {
 		opts.Labels = pl.n.labels(pl.spec.Generation)
 	}
-	if _, err := p.client.NetworkCreate(ctx, pl.network, opts); err != nil {
-		return false, fmt.Errorf("create network %s: %w", pl.network, err)
+	res, err := p.client.NetworkCreate(ctx, pl.network, opts)
+	if err != nil {
+		return "", false, fmt.Errorf("create network %s: %w", pl.network, err)
 	}
-	return true, nil
+	nets, err = p.networksNamed(ctx, pl.network)
+	if err != nil {
+		return res.ID, true, err
+	}
+	winner := oldestNetwork(nets)
+	if winner.ID == "" || winner.ID == res.ID {
+		return res.ID, true, nil
+	}
+	// Another process created one too, and its is older: use it and remove
+	// ours, which nothing uses yet.
+	log := p.log(pl.spec.TenantID).With(slog.String("network", pl.network))
+	if _, err := p.client.NetworkRemove(ctx, res.ID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
+		log.Warn("docker could not remove a duplicate network", slog.String("id", res.ID), slog.String("error", err.Error()))
+	} else {
+		log.Info("docker removed a duplicate network", slog.String("id", res.ID), slog.String("kept", winner.ID))
+	}
+	return winner.ID, false, nil
+}
+
+// removeDuplicateNetworks removes, best effort, the networks landlord made
+// that share the winner's name but lost: left by two processes that each
+// saw only their own network when they created it. One still in use is
+// kept; its containers move to the winner when next converged (see
+// run.apply) and a later call removes it.
+func (p *Provider) removeDuplicateNetworks(ctx context.Context, pl *plan, nets []network.Summary, winnerID string) {
+	for _, n := range nets {
+		if n.ID == winnerID || n.Labels[pl.n.label(labelManagedBy)] != managedBy {
+			continue
+		}
+		if _, err := p.client.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err == nil {
+			p.log(pl.spec.TenantID).Info("docker removed a duplicate network", slog.String("network", pl.network), slog.String("id", n.ID), slog.String("kept", winnerID))
+		}
+	}
+}
+
+// onNetwork reports whether a container is attached to the network with id
+// netID; true when the plan has no network of its own to check.
+func onNetwork(c container.Summary, netID string) bool {
+	if netID == "" || c.NetworkSettings == nil {
+		return true
+	}
+	for _, ep := range c.NetworkSettings.Networks {
+		if ep != nil && ep.NetworkID == netID {
+			return true
+		}
+	}
+	return false
+}
+
+// networksNamed lists the networks named exactly name.
+func (p *Provider) networksNamed(ctx context.Context, name string) ([]network.Summary, error) {
+	res, err := p.client.NetworkList(ctx, client.NetworkListOptions{Filters: client.Filters{}.Add("name", name)})
+	if err != nil {
+		return nil, fmt.Errorf("list networks: %w", err)
+	}
+	var out []network.Summary
+	for _, n := range res.Items {
+		if n.Name == name { // the filter matches substrings
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// oldestNetwork is the network every process keeps among several of one
+// name: the oldest, ties broken by the lowest id.
+func oldestNetwork(nets []network.Summary) network.Summary {
+	var best network.Summary
+	for i, n := range nets {
+		if i == 0 || n.Created.Before(best.Created) || (n.Created.Equal(best.Created) && strings.Compare(n.ID, best.ID) < 0) {
+			best = n
+		}
+	}
+	return best
 }
 
 // removeNetworks removes the tenant's own networks, found by label.

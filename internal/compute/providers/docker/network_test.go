@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
 // Tenants that share an operator-named network, provisioned in parallel,
@@ -60,5 +65,223 @@ func TestSharedNetworkCreatedOnce(t *testing.T) {
 	}
 	for i := range errs {
 		_ = p.Destroy(ctx, fmt.Sprintf("%08x-0000-4000-8000-000000000e70", 0x5e700000+i))
+	}
+}
+
+// Two landlord processes on one Engine (two Providers with their own
+// clients) creating the same network at once converge on one: each keeps the
+// oldest and removes the duplicate it created, and containers join the
+// survivor. Run for an operator-named network shared by tenants and for a
+// tenant's own network.
+func TestNetworkCreationConvergesAcrossProcesses(t *testing.T) {
+	cli := engine(t)
+	image := echoImage(t)[0]
+	const shared = testPrefix + "-shared-converge"
+	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
+	logs := &providertest.LogBuffer{}
+	newProvider := func(block json.RawMessage) *Provider {
+		p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.Close() })
+		return p
+	}
+	removeNamed := func(name string) {
+		if ns, err := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: client.Filters{}.Add("name", name)}); err == nil {
+			for _, n := range ns.Items {
+				if n.Name == name {
+					_, _ = cli.NetworkRemove(context.Background(), n.ID, client.NetworkRemoveOptions{})
+				}
+			}
+		}
+	}
+	t.Cleanup(func() { removeNamed(shared) })
+	cleanupByLabel(t, cli)
+	ctx := context.Background()
+	diverged := 0
+
+	t.Run("shared network, tenants provisioned by both", func(t *testing.T) {
+		a, b := newProvider(block), newProvider(block)
+		for round := range 5 {
+			removeNamed(shared)
+			ids := [2]string{
+				fmt.Sprintf("%08x-0000-4000-8000-00000000c0a0", 0xc0a00000+2*round),
+				fmt.Sprintf("%08x-0000-4000-8000-00000000c0a0", 0xc0a00000+2*round+1),
+			}
+			var errs [2]error
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i, p := range []*Provider{a, b} {
+				wg.Go(func() {
+					<-start
+					_, errs[i] = p.Provision(ctx, benchSpec(ids[i], image))
+				})
+			}
+			close(start)
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("round %d, tenant %d: %v", round, i, err)
+				}
+			}
+			if len(networksNamed(t, cli, shared)) != 1 {
+				// Both saw only their own network: the next converge of
+				// each tenant settles it.
+				diverged++
+				for i, p := range []*Provider{a, b} {
+					if _, err := p.Provision(ctx, benchSpec(ids[i], image)); err != nil {
+						t.Fatalf("round %d, tenant %d, again: %v", round, i, err)
+					}
+				}
+				_, _ = a.Provision(ctx, benchSpec(ids[0], image))
+			}
+			nets := networksNamed(t, cli, shared)
+			if len(nets) != 1 {
+				t.Fatalf("round %d: %d networks named %s, want 1", round, len(nets), shared)
+			}
+			for _, id := range ids {
+				for _, c := range tenantContainers(t, cli, id) {
+					res, err := cli.ContainerInspect(ctx, c, client.ContainerInspectOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ep := res.Container.NetworkSettings.Networks[shared]; ep == nil || ep.NetworkID != nets[0] {
+						t.Errorf("round %d: container of %s is not attached to the surviving network %s: %+v", round, id, nets[0], res.Container.NetworkSettings.Networks)
+					}
+				}
+				if err := a.Destroy(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+
+	t.Run("a tenant's own network, created by both", func(t *testing.T) {
+		a, b := newProvider(testBlock), newProvider(testBlock)
+		for round := range 5 {
+			spec := benchSpec(fmt.Sprintf("%08x-0000-4000-8000-00000000c0a1", 0xc0a10000+round), image)
+			var ids [2]string
+			var errs [2]error
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i, p := range []*Provider{a, b} {
+				wg.Go(func() {
+					<-start
+					pl, err := p.plan(spec)
+					if err == nil {
+						ids[i], _, err = p.ensureNetwork(ctx, pl)
+					}
+					errs[i] = err
+				})
+			}
+			close(start)
+			wg.Wait()
+			name := a.naming(spec.TenantID, spec.TenantName).network()
+			if errs[0] != nil || errs[1] != nil {
+				t.Fatalf("round %d: %v", round, errs)
+			}
+			if ids[0] != ids[1] {
+				// Both saw only their own network: the next call of each
+				// settles it.
+				diverged++
+				for i, p := range []*Provider{a, b} {
+					pl, err := p.plan(spec)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ids[i], _, err = p.ensureNetwork(ctx, pl); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			nets := networksNamed(t, cli, name)
+			if ids[0] != ids[1] || len(nets) != 1 || nets[0] != ids[0] {
+				t.Errorf("round %d: the two processes got networks %q (errors %v); networks named %s: %q; want one, the same for both", round, ids, errs, name, nets)
+			}
+			removeNamed(name)
+		}
+	})
+	t.Logf("duplicates removed: %d; rounds that needed a second converge: %d", strings.Count(logs.String(), "removed a duplicate network"), diverged)
+}
+
+// networksNamed lists the ids of the networks named exactly name.
+func networksNamed(t *testing.T, cli *client.Client, name string) []string {
+	t.Helper()
+	ns, err := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: client.Filters{}.Add("name", name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, n := range ns.Items {
+		if n.Name == name {
+			ids = append(ids, n.ID)
+		}
+	}
+	return ids
+}
+
+// When two processes each kept their own network (both saw only theirs),
+// the next converge moves the containers on the losing network to the
+// oldest, and the one after removes the emptied duplicate.
+func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
+	cli := engine(t)
+	image := echoImage(t)[0]
+	const shared = testPrefix + "-shared-heal"
+	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
+	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	ctx := context.Background()
+	labels := map[string]string{testPrefix + ".managed-by": "landlord"}
+	var nets [2]string
+	for i := range nets {
+		res, err := cli.NetworkCreate(ctx, shared, client.NetworkCreateOptions{Driver: "bridge", Labels: labels})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets[i] = res.ID
+		t.Cleanup(func() { _, _ = cli.NetworkRemove(context.Background(), res.ID, client.NetworkRemoveOptions{}) })
+	}
+	cleanupByLabel(t, cli)
+
+	// The tenant's container joined the newer network, as a process that
+	// saw only that one would have done.
+	spec := benchSpec("4ea10000-0000-4000-8000-0000000000a1", image)
+	pl, err := p.plan(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.attach(nets[1])
+	r := &run{p: p, pl: pl, log: p.log(spec.TenantID), sentinel: compute.ErrProvisionFailed, ids: map[string]string{}}
+	if _, err := r.create(ctx, pl.containers[0]); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
+
+	res, err := p.Provision(ctx, spec)
+	if err != nil {
+		t.Fatalf("Provision: %v", err)
+	}
+	if len(res.ResourceIDs) != 1 || res.Message == "already provisioned" {
+		t.Errorf("Provision = %+v, want the container replaced onto the oldest network", res)
+	}
+	for _, c := range tenantContainers(t, cli, spec.TenantID) {
+		in, err := cli.ContainerInspect(ctx, c, client.ContainerInspectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ep := in.Container.NetworkSettings.Networks[shared]; ep == nil || ep.NetworkID != nets[0] || !slices.Contains(ep.Aliases, "app") {
+			t.Errorf("container %s is on %+v, want the oldest network %s with the alias app", c, in.Container.NetworkSettings.Networks, nets[0])
+		}
+	}
+	res, err = p.Provision(ctx, spec)
+	if err != nil || res.Message != "already provisioned" {
+		t.Errorf("second Provision = %+v, %v; want no change", res, err)
+	}
+	if got := networksNamed(t, cli, shared); len(got) != 1 || got[0] != nets[0] {
+		t.Errorf("networks named %s: %q, want only the oldest %s", shared, got, nets[0])
 	}
 }
