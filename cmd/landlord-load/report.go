@@ -88,7 +88,8 @@ type PhaseServer struct {
 	// CPUPercent is CPU time over wall time: 100 is one core busy.
 	CPUPercent float64 `json:"cpu_percent"`
 	// MaxRSSMiB is the highest resident set sampled in the phase;
-	// PeakRSSMiB the process's peak so far (VmHWM) at its end.
+	// PeakRSSMiB the process's peak so far at its end: VmHWM, or a
+	// sample above it (the kernel updates VmHWM lazily).
 	MaxRSSMiB  float64 `json:"max_rss_mib"`
 	PeakRSSMiB float64 `json:"peak_rss_mib"`
 }
@@ -100,7 +101,8 @@ type Server struct {
 	// delete and deleted phases over the tenants created: one tenant's
 	// whole lifecycle.
 	CPUPerTenantMS *float64 `json:"cpu_per_tenant_ms,omitempty"`
-	PeakRSSMiB     float64  `json:"peak_rss_mib"`
+	// PeakRSSMiB is the highest peak of any phase.
+	PeakRSSMiB float64 `json:"peak_rss_mib"`
 	// IdleS and IdleCPUPercent are the idle window and the CPU used in
 	// it (100 is one core); absent when no idle window was measured.
 	IdleS          float64  `json:"idle_s,omitempty"`

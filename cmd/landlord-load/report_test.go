@@ -120,10 +120,10 @@ func TestPhaseBetween(t *testing.T) {
 	at := time.Unix(100, 0)
 	a := snapshot{at: at, toolCPU: time.Second, hostBusy: 100 * time.Second, server: procSample{CPU: 10 * time.Second, RSS: 30 << 20, HWM: 40 << 20}}
 	b := snapshot{at: at.Add(4 * time.Second), toolCPU: 1500 * time.Millisecond, hostBusy: 105 * time.Second,
-		server: procSample{CPU: 11 * time.Second, RSS: 35 << 20, HWM: 60 << 20}, serverMaxRSS: 60 << 20}
+		server: procSample{CPU: 11 * time.Second, RSS: 35 << 20, HWM: 60 << 20}, serverMaxRSS: 61 << 20}
 	got := phaseBetween("create", a, b, true)
 	// 5 s busy: 0.5 the tool's, 1 the server's, 3.5 someone else's.
-	want := Phase{Name: "create", WallS: 4, ToolCPUS: 0.5, OtherCPUS: 3.5, Server: &PhaseServer{CPUS: 1, CPUPercent: 25, MaxRSSMiB: 60, PeakRSSMiB: 60}}
+	want := Phase{Name: "create", WallS: 4, ToolCPUS: 0.5, OtherCPUS: 3.5, Server: &PhaseServer{CPUS: 1, CPUPercent: 25, MaxRSSMiB: 61, PeakRSSMiB: 61}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("phaseBetween (-want +got):\n%s", diff)
 	}

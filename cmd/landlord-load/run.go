@@ -211,7 +211,8 @@ func phaseBetween(name string, a, b snapshot, server bool) Phase {
 			CPUS:       seconds(cpu),
 			CPUPercent: percentOf(cpu, wall),
 			MaxRSSMiB:  mib(b.serverMaxRSS),
-			PeakRSSMiB: mib(b.server.HWM),
+			// VmHWM is updated lazily, so a sample can pass it.
+			PeakRSSMiB: mib(max(b.server.HWM, b.serverMaxRSS)),
 		}
 	}
 	if a.hostBusy > 0 && b.hostBusy > 0 {
@@ -237,6 +238,7 @@ func (l *loader) serverSummary() *Server {
 	var lifecycle float64
 	seen := 0
 	for _, p := range l.rep.Phases {
+		s.PeakRSSMiB = max(s.PeakRSSMiB, p.Server.PeakRSSMiB)
 		switch p.Name {
 		case phaseIdle:
 			s.IdleS = p.WallS
