@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
@@ -32,6 +34,9 @@ type run struct {
 	netCreated bool
 	changes    []compute.Change
 	ids        map[string]string
+
+	imagesMu sync.Mutex
+	images   map[string]func() error // images made available in this run
 }
 
 // converge brings the tenant's containers to the plan. On failure it removes
@@ -54,15 +59,30 @@ func (p *Provider) converge(ctx context.Context, pl *plan, ex *existing, sentine
 	defer cancel()
 	var errs []error
 	for _, rp := range r.replaced {
-		errs = append(errs, p.removeContainer(cctx, rp.old.ID))
+		if rp.stopped {
+			errs = append(errs, p.forceRemove(cctx, rp.old.ID))
+		} else {
+			errs = append(errs, p.removeContainer(cctx, rp.old))
+		}
 	}
 	for _, c := range ex.stale {
-		errs = append(errs, p.removeContainer(cctx, c.ID))
+		errs = append(errs, p.removeContainer(cctx, c))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fail(ctx, sentinel, pl.spec.TenantID, "remove replaced containers", err)
 	}
 	return r, nil
+}
+
+// containerIDs maps the spec's container names to the ids they run as.
+func (r *run) containerIDs() map[string]string {
+	out := map[string]string{}
+	for key, id := range r.ids {
+		if name, ok := strings.CutPrefix(key, "container/"); ok {
+			out[name] = id
+		}
+	}
+	return out
 }
 
 func (r *run) step(ctx context.Context, what string, err error) error {
@@ -73,25 +93,45 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 	if err := ctx.Err(); err != nil {
 		return r.step(ctx, "start", err)
 	}
-	netID, created, err := r.p.ensureNetwork(ctx, r.pl)
-	r.netCreated = created
-	if err != nil {
-		return r.step(ctx, "network", err)
+	// The network and the images do not depend on each other: get them at
+	// once. Images of containers that stay as they are are not needed.
+	type need struct{ image, container string }
+	var needs []need
+	seen := map[string]bool{}
+	for _, d := range r.pl.containers {
+		cur, exists := ex.current[d.spec.Name]
+		if (!exists || cur.Labels[r.pl.n.label(labelConfigHash)] != d.hash) && !seen[d.spec.Image] {
+			seen[d.spec.Image] = true
+			needs = append(needs, need{d.spec.Image, d.spec.Name})
+		}
+	}
+	var netID string
+	var netErr error
+	imgErrs := make([]error, len(needs))
+	var wg sync.WaitGroup
+	wg.Go(func() { netID, r.netCreated, netErr = r.p.ensureNetwork(ctx, r.pl) })
+	for i, n := range needs {
+		wg.Go(func() { imgErrs[i] = r.image(ctx, n.image) })
+	}
+	wg.Wait()
+	if netErr != nil {
+		return r.step(ctx, "network", netErr)
+	}
+	for i, err := range imgErrs {
+		if err != nil {
+			return r.step(ctx, "image of container "+needs[i].container, err)
+		}
 	}
 	r.pl.attach(netID)
+
+	// Missing containers are created and started in parallel; containers
+	// that changed are replaced one by one, so that a failure restores them.
+	var missing []desired
 	for _, d := range r.pl.containers {
 		cur, exists := ex.current[d.spec.Name]
 		switch {
 		case !exists:
-			id, err := r.create(ctx, d)
-			if id != "" {
-				r.created = append(r.created, id)
-			}
-			if err != nil {
-				return err
-			}
-			r.ids["container/"+d.spec.Name] = id
-			r.changes = append(r.changes, compute.Change{Field: "containers/" + d.spec.Name, To: d.spec.Image})
+			missing = append(missing, d)
 		case cur.Labels[r.pl.n.label(labelConfigHash)] == d.hash && onNetwork(cur, netID):
 			r.ids["container/"+d.spec.Name] = cur.ID
 			if cur.State == container.StateExited || cur.State == container.StateCreated || cur.State == container.StateDead {
@@ -105,6 +145,22 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 				return err
 			}
 		}
+	}
+	ids := make([]string, len(missing))
+	errs := make([]error, len(missing))
+	for i, d := range missing {
+		wg.Go(func() { ids[i], errs[i] = r.create(ctx, d) })
+	}
+	wg.Wait()
+	for i, d := range missing {
+		if ids[i] != "" {
+			r.created = append(r.created, ids[i])
+			r.ids["container/"+d.spec.Name] = ids[i]
+		}
+		r.changes = append(r.changes, compute.Change{Field: "containers/" + d.spec.Name, To: d.spec.Image})
+	}
+	if err := firstError(errs); err != nil {
+		return err
 	}
 	wanted := map[string]bool{}
 	for _, d := range r.pl.containers {
@@ -125,12 +181,36 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 	return nil
 }
 
-// create makes sure the image exists, then creates and starts a container.
-// It returns the id of what it created, even on failure.
-func (r *run) create(ctx context.Context, d desired) (string, error) {
-	if err := r.p.ensureImage(ctx, r.log, d.spec.Image, r.pl.pullPolicy); err != nil {
-		return "", r.step(ctx, "image of container "+d.spec.Name, err)
+// firstError is the first non-nil error of errs: the step of the first
+// container in spec order that failed.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// image makes image available once per run, whatever the number of
+// containers that use it; different images are pulled at once.
+func (r *run) image(ctx context.Context, image string) error {
+	r.imagesMu.Lock()
+	if r.images == nil {
+		r.images = map[string]func() error{}
+	}
+	get := r.images[image]
+	if get == nil {
+		get = sync.OnceValue(func() error { return r.p.ensureImage(ctx, r.log, image, r.pl.pullPolicy) })
+		r.images[image] = get
+	}
+	r.imagesMu.Unlock()
+	return get()
+}
+
+// create creates and starts a container whose image is on the Engine. It
+// returns the id of what it created, even on failure.
+func (r *run) create(ctx context.Context, d desired) (string, error) {
 	res, err := r.p.client.ContainerCreate(ctx, d.create)
 	if err != nil {
 		return "", r.step(ctx, "create container "+d.spec.Name, err)
@@ -145,7 +225,7 @@ func (r *run) create(ctx context.Context, d desired) (string, error) {
 // replace renames cur aside and starts its successor, stopping cur first
 // when both publish the same fixed host port.
 func (r *run) replace(ctx context.Context, cur container.Summary, d desired) error {
-	if err := r.p.ensureImage(ctx, r.log, d.spec.Image, r.pl.pullPolicy); err != nil {
+	if err := r.image(ctx, d.spec.Image); err != nil {
 		return r.step(ctx, "image of container "+d.spec.Name, err)
 	}
 	rp := &replaced{old: cur, name: d.create.Name}
@@ -182,12 +262,12 @@ func (r *run) replace(ctx context.Context, cur container.Summary, d desired) err
 func (r *run) undo(ctx context.Context) error {
 	var errs []error
 	for _, id := range r.created {
-		errs = append(errs, r.p.removeContainer(ctx, id))
+		errs = append(errs, r.p.forceRemove(ctx, id))
 	}
 	for i := len(r.replaced) - 1; i >= 0; i-- {
 		rp := r.replaced[i]
 		if rp.newID != "" {
-			errs = append(errs, r.p.removeContainer(ctx, rp.newID))
+			errs = append(errs, r.p.forceRemove(ctx, rp.newID))
 		}
 		if _, err := r.p.client.ContainerRename(ctx, rp.old.ID, client.ContainerRenameOptions{NewName: rp.name}); err != nil {
 			errs = append(errs, fmt.Errorf("restore name of %s: %w", rp.name, err))
@@ -213,14 +293,33 @@ func (p *Provider) stopContainer(ctx context.Context, id string) error {
 	return nil
 }
 
-// removeContainer stops a container with grace, then removes it; a missing
-// container is already removed.
-func (p *Provider) removeContainer(ctx context.Context, id string) error {
-	if err := p.stopContainer(ctx, id); err != nil {
-		return err
+// removeContainer stops a running container with grace, then removes it; a
+// missing container is already removed.
+func (p *Provider) removeContainer(ctx context.Context, c container.Summary) error {
+	if running(c) {
+		if err := p.stopContainer(ctx, c.ID); err != nil {
+			return err
+		}
 	}
+	return p.forceRemove(ctx, c.ID)
+}
+
+// forceRemove removes a container at once, killing it if it runs: for
+// containers that stopped already or that this call created and never
+// handed over.
+func (p *Provider) forceRemove(ctx context.Context, id string) error {
 	if _, err := p.client.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !isNotFound(err) {
 		return fmt.Errorf("remove container %s: %w", id, err)
 	}
 	return nil
+}
+
+// running reports whether a listed container may have a process to stop
+// with grace.
+func running(c container.Summary) bool {
+	switch c.State {
+	case container.StateExited, container.StateCreated, container.StateDead:
+		return false
+	}
+	return true
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/moby/moby/api/types/network"
+
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
@@ -24,12 +26,20 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	}
 	all := append(ex.stale, mapValues(ex.current)...)
 	errs := make([]error, len(all))
+	var nets []network.Summary
+	var netErr error
 	var wg sync.WaitGroup
+	// The networks are listed while the containers stop, and removed once
+	// nothing is attached to them.
+	wg.Go(func() { nets, netErr = p.tenantNetworks(dctx, n) })
 	for i, c := range all {
-		wg.Go(func() { errs[i] = p.removeContainer(dctx, c.ID) })
+		wg.Go(func() { errs[i] = p.removeContainer(dctx, c) })
 	}
 	wg.Wait()
-	errs = append(errs, p.removeNetworks(dctx, n))
+	if netErr == nil {
+		netErr = p.removeNetworkList(dctx, nets)
+	}
+	errs = append(errs, netErr)
 	if err := errors.Join(errs...); err != nil {
 		p.log(tenantID).Warn("docker destroy incomplete", slog.String("error", err.Error()))
 		return compute.Retryable(fmt.Errorf("docker: destroy tenant %s: %w", tenantID, err))

@@ -123,11 +123,24 @@ func oldestNetwork(nets []network.Summary) network.Summary {
 
 // removeNetworks removes the tenant's own networks, found by label.
 func (p *Provider) removeNetworks(ctx context.Context, n naming) error {
+	nets, err := p.tenantNetworks(ctx, n)
+	if err != nil {
+		return err
+	}
+	return p.removeNetworkList(ctx, nets)
+}
+
+// tenantNetworks lists the tenant's own networks, found by label.
+func (p *Provider) tenantNetworks(ctx context.Context, n naming) ([]network.Summary, error) {
 	res, err := p.client.NetworkList(ctx, client.NetworkListOptions{Filters: client.Filters{}.Add("label", n.tenantFilter())})
 	if err != nil {
-		return fmt.Errorf("list networks: %w", err)
+		return nil, fmt.Errorf("list networks: %w", err)
 	}
-	for _, nw := range res.Items {
+	return res.Items, nil
+}
+
+func (p *Provider) removeNetworkList(ctx context.Context, nets []network.Summary) error {
+	for _, nw := range nets {
 		if _, err := p.client.NetworkRemove(ctx, nw.ID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
 			return fmt.Errorf("remove network %s: %w", nw.Name, err)
 		}

@@ -49,7 +49,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 		Message:       message,
 		ProvisionedAt: p.now(),
 	}
-	if st, err := p.status(ctx, pl.n); err == nil {
+	if st, err := p.describe(ctx, pl.n, r.containerIDs()); err == nil {
 		res.Endpoints = st.Endpoints
 	}
 	return res, nil
@@ -94,7 +94,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		ResourceIDs:  r.ids,
 		UpdatedAt:    p.now(),
 	}
-	if st, err := p.status(ctx, pl.n); err == nil {
+	if st, err := p.describe(ctx, pl.n, r.containerIDs()); err == nil {
 		res.Endpoints = st.Endpoints
 	}
 	return res, nil

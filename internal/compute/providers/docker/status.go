@@ -37,14 +37,23 @@ func (p *Provider) status(ctx context.Context, n naming) (*compute.ComputeStatus
 	if len(ex.current) == 0 {
 		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, compute.ErrTenantNotFound)
 	}
+	ids := make(map[string]string, len(ex.current))
+	for name, c := range ex.current {
+		ids[name] = c.ID
+	}
+	return p.describe(ctx, n, ids)
+}
+
+// describe inspects the containers ids (spec container name → id) live.
+func (p *Provider) describe(ctx context.Context, n naming, ids map[string]string) (*compute.ComputeStatus, error) {
 	st := &compute.ComputeStatus{TenantID: n.tenantID, ProviderType: Name, LastUpdated: p.now()}
-	names := make([]string, 0, len(ex.current))
-	for name := range ex.current {
+	names := make([]string, 0, len(ids))
+	for name := range ids {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		res, err := p.client.ContainerInspect(ctx, ex.current[name].ID, client.ContainerInspectOptions{})
+		res, err := p.client.ContainerInspect(ctx, ids[name], client.ContainerInspectOptions{})
 		if isNotFound(err) {
 			continue // removed since the list
 		}
