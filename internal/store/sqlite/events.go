@@ -24,7 +24,7 @@ func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 	if e.Time.IsZero() {
 		e.Time = s.now()
 	}
-	return s.withTx(ctx, func(tx *sql.Tx) error {
+	return s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		exists, err := s.txStmt(ctx, tx, tenantExists)
 		if err != nil {
 			return err

@@ -35,7 +35,7 @@ func (s *Store) SaveIdempotent(ctx context.Context, r tenant.IdempotentResponse)
 	}
 	var out tenant.IdempotentResponse
 	fresh := false
-	err = s.withTx(ctx, func(tx *sql.Tx) error {
+	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		save, err := s.txStmt(ctx, tx, saveIdempotent)
 		if err != nil {
 			return err

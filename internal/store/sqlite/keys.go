@@ -32,7 +32,7 @@ func (s *Store) Key(ctx context.Context, name string) ([]byte, error) {
 	// the read in the same transaction returns that process's key.
 	fresh := make([]byte, tenant.KeySize)
 	rand.Read(fresh) // never fails (crypto/rand)
-	err = s.withTx(ctx, func(tx *sql.Tx) error {
+	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		insert, err := s.txStmt(ctx, tx, insertKey)
 		if err != nil {
 			return err

@@ -22,7 +22,7 @@ const (
 // one host share one clock, which is what SQLite's leases rely on.
 func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (tenant.Lease, error) {
 	var out tenant.Lease
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		cur, err := s.readLease(ctx, tx, name)
 		if err != nil {
 			return err
@@ -71,7 +71,7 @@ func (s *Store) RenewLease(ctx context.Context, name, holder string, epoch int64
 		return tenant.Lease{}, err
 	}
 	l := tenant.Lease{Name: name, Holder: holder, Epoch: epoch, ExpiresAt: expires}
-	err = s.withTx(ctx, func(tx *sql.Tx) error {
+	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		renew, err := s.txStmt(ctx, tx, renewLease)
 		if err != nil {
 			return err
@@ -90,7 +90,7 @@ func (s *Store) RenewLease(ctx context.Context, name, holder string, epoch int64
 
 // ReleaseLease gives a lease up; see tenant.LeaseStore.
 func (s *Store) ReleaseLease(ctx context.Context, name, holder string, epoch int64) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
+	return s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		release, err := s.txStmt(ctx, tx, releaseLease)
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -47,6 +48,13 @@ type Store struct {
 	stmts map[stmtKey]*sql.Stmt
 
 	watch watchers
+
+	// The writer goroutine commits what withTx queues on writes.
+	writes     chan *pendingWrite
+	quit       chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
+	groups     atomic.Int64 // transactions committed by the writer, for tests
 }
 
 type stmtKey struct {
@@ -76,11 +84,13 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
-	s := &Store{write: write, now: opts.Now, stmts: map[stmtKey]*sql.Stmt{}}
+	s := &Store{write: write, now: opts.Now, stmts: map[stmtKey]*sql.Stmt{},
+		writes: make(chan *pendingWrite), quit: make(chan struct{}), writerDone: make(chan struct{})}
 	if err := migrate(ctx, write, migrations, opts.Logger); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: migrate %s: %w", path, err)
 	}
+	go s.writer()
 	for _, q := range writeQueries {
 		if _, err := s.stmt(ctx, write, q); err != nil {
 			s.Close()
@@ -136,6 +146,8 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS, log *slog.Logger) erro
 
 // Close closes the reader pool and the writer.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { close(s.quit) })
+	<-s.writerDone
 	s.mu.Lock()
 	var errs []error
 	for _, st := range s.stmts {
@@ -185,10 +197,10 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 // writeQueries are every statement a write transaction runs. They are
 // prepared when the store opens: the writer has one connection, and inside a
 // transaction it is taken, so nothing could be prepared on it then.
-var writeQueries = []string{insertTenant, updateTenant, selectTenantByID, insertEvent, tenantExists,
+var writeQueries = []string{insertTenant, updateTenant, updateObserved, selectTenantByID, insertEvent, tenantExists,
 	selectLease, upsertLease, renewLease, releaseLease,
 	selectIdempotent, saveIdempotent, expireIdempotent,
-	selectKey, insertKey}
+	selectKey, insertKey, savepoint, rollbackToSavepoint, releaseSavepoint}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {
@@ -213,18 +225,136 @@ func isPrimaryKeyViolation(err error) bool {
 	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
 
-// withTx runs fn in a write transaction.
-func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: begin: %w", err)
+// withTx runs fn in a write transaction and returns once that transaction
+// has committed or fn's changes were rolled back.
+//
+// Writes are committed in groups: one goroutine owns the writer connection
+// and runs every write queued while the previous group committed in one
+// transaction, each write in a savepoint of its own, so that a write whose fn
+// fails is rolled back alone. One commit (one WAL append) then serves many
+// writes: under concurrent load this is what makes SQLite fast, and a lone
+// write pays nothing extra.
+//
+// fn must do its work with the context it is given, never a cancellable one
+// of its own: cancelling a statement interrupts the shared connection, which
+// would abort the other writes of the group. ctx is honoured until fn starts.
+func (s *Store) withTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	w := &pendingWrite{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case s.writes <- w:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.quit:
+		return errClosed
 	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
+	// Once queued, the write is waited for: returning early would leave the
+	// caller unsure whether it committed.
+	return <-w.done
+}
+
+// errClosed is returned for writes asked of a closed store.
+var errClosed = errors.New("sqlite: the store is closed")
+
+// maxGroup bounds the writes committed together, so that one commit never
+// holds the lock for long.
+const maxGroup = 64
+
+// pendingWrite is one withTx call waiting for the writer.
+type pendingWrite struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, tx *sql.Tx) error
+	done chan error
+}
+
+// writer commits queued writes in groups until the store closes.
+func (s *Store) writer() {
+	defer close(s.writerDone)
+	group := make([]*pendingWrite, 0, maxGroup)
+	for {
+		select {
+		case w := <-s.writes:
+			group = append(group[:0], w)
+		case <-s.quit:
+			return
+		}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case w := <-s.writes:
+				group = append(group, w)
+			default:
+				break more
+			}
+		}
+		s.commit(group)
+	}
+}
+
+// commit runs a group of writes in one transaction and tells each how it
+// went.
+func (s *Store) commit(group []*pendingWrite) {
+	errs := make([]error, len(group))
+	ctx := context.Background()
+	err := func() error {
+		tx, err := s.write.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("sqlite: begin: %w", err)
+		}
+		defer func() { _ = tx.Rollback() }() // a no-op after Commit
+		savepoints := len(group) > 1
+		for i, w := range group {
+			if errs[i] = w.ctx.Err(); errs[i] != nil {
+				continue
+			}
+			if savepoints {
+				if err := s.execWrite(ctx, tx, savepoint); err != nil {
+					return err
+				}
+			}
+			errs[i] = w.fn(context.WithoutCancel(w.ctx), tx)
+			switch {
+			case !savepoints && errs[i] != nil:
+				return nil // rolled back by the deferred Rollback
+			case !savepoints:
+			case errs[i] != nil:
+				if err := s.execWrite(ctx, tx, rollbackToSavepoint); err != nil {
+					return err
+				}
+				fallthrough
+			default:
+				if err := s.execWrite(ctx, tx, releaseSavepoint); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlite: commit: %w", err)
+		}
+		s.groups.Add(1)
+		return nil
+	}()
+	for i, w := range group {
+		if err != nil && errs[i] == nil {
+			errs[i] = err // the group's transaction failed: nothing of it is stored
+		}
+		w.done <- errs[i]
+	}
+}
+
+// Savepoint statements of a group's writes.
+const (
+	savepoint           = `SAVEPOINT write`
+	rollbackToSavepoint = `ROLLBACK TO write`
+	releaseSavepoint    = `RELEASE write`
+)
+
+func (s *Store) execWrite(ctx context.Context, tx *sql.Tx, q string) error {
+	st, err := s.txStmt(ctx, tx, q)
+	if err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
+	if _, err := st.ExecContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", q, err)
 	}
 	return nil
 }

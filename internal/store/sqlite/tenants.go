@@ -1,11 +1,14 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
+	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -16,7 +19,7 @@ func (s *Store) Create(ctx context.Context, in *tenant.Tenant, actor string) (*t
 	if err != nil {
 		return nil, err
 	}
-	err = s.withTx(ctx, func(tx *sql.Tx) error {
+	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		insert, err := s.txStmt(ctx, tx, insertTenant)
 		if err != nil {
 			return err
@@ -74,21 +77,21 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 
 // UpdateDesired replaces a tenant's desired state; see tenant.Store.
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
-	return s.updateAnnounced(ctx, id, func(_ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.updateAnnounced(ctx, id, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDesired(cur, change, s.now())
 	})
 }
 
 // RequestDeletion marks a tenant for deletion; see tenant.Store.
 func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, actor string) (*tenant.Tenant, error) {
-	return s.updateAnnounced(ctx, id, func(_ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.updateAnnounced(ctx, id, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDeletion(cur, version, actor, s.now())
 	})
 }
 
 // UpdateObserved records the controller's observation; see tenant.Store.
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
-	next, _, err := s.update(ctx, id, func(tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	next, _, err := s.update(ctx, id, func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		if obs.Epoch != 0 {
 			epoch, err := s.controllerEpoch(ctx, tx)
 			if err != nil {
@@ -105,7 +108,7 @@ func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observ
 
 // updateAnnounced is update for desired-state changes: watchers hear of
 // the ones that wrote something.
-func (s *Store) updateAnnounced(ctx context.Context, id string, apply func(tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
+func (s *Store) updateAnnounced(ctx context.Context, id string, apply func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
 	next, wrote, err := s.update(ctx, id, apply)
 	if wrote {
 		s.announce(id)
@@ -116,13 +119,13 @@ func (s *Store) updateAnnounced(ctx context.Context, id string, apply func(tx *s
 // update reads a tenant in a write transaction, applies a domain rule and
 // writes the result and its events; it reports whether it wrote. A rule that
 // returns the current tenant and no events writes nothing.
-func (s *Store) update(ctx context.Context, id string, apply func(tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, bool, error) {
+func (s *Store) update(ctx context.Context, id string, apply func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, bool, error) {
 	if !tenant.IsID(id) {
 		return nil, false, fmt.Errorf("%w: %q is not a tenant id", tenant.ErrNotFound, id)
 	}
 	var out *tenant.Tenant
 	wrote := false
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		read, err := s.txStmt(ctx, tx, selectTenantByID)
 		if err != nil {
 			return err
@@ -134,7 +137,7 @@ func (s *Store) update(ctx context.Context, id string, apply func(tx *sql.Tx, cu
 		if err != nil {
 			return fmt.Errorf("sqlite: read tenant %s: %w", id, err)
 		}
-		next, evs, err := apply(tx, cur)
+		next, evs, err := apply(ctx, tx, cur)
 		if err != nil {
 			return err
 		}
@@ -143,12 +146,16 @@ func (s *Store) update(ctx context.Context, id string, apply func(tx *sql.Tx, cu
 			return nil
 		}
 		wrote = true
-		write, err := s.txStmt(ctx, tx, updateTenant)
+		q, vals := updateTenant, tenantValues(next)
+		vals = append(vals[1:], next.ID)
+		if onlyObserved(cur, next) {
+			q, vals = updateObserved, observedValues(next)
+		}
+		write, err := s.txStmt(ctx, tx, q)
 		if err != nil {
 			return err
 		}
-		vals := tenantValues(next)
-		if _, err := write.ExecContext(ctx, append(vals[1:], next.ID)...); err != nil {
+		if _, err := write.ExecContext(ctx, vals...); err != nil {
 			if isUniqueViolation(err) {
 				return fmt.Errorf("%w: %q", tenant.ErrNameTaken, next.Name)
 			}
@@ -160,6 +167,34 @@ func (s *Store) update(ctx context.Context, id string, apply func(tx *sql.Tx, cu
 		return nil, false, err
 	}
 	return out, wrote, nil
+}
+
+// updateObserved writes the columns an observation changes, for tenants
+// that stay live. SQLite then maintains only the indexes on those columns
+// and checks only their constraints: an observation costs about half of a
+// full update.
+const updateObserved = `UPDATE tenants SET status = ?, status_message = ?, observed_generation = ?,
+	resource_ids = ?, endpoints = ?, status_changed_at = ?, attempts = ?, retry_at = ?, updated_at = ?
+	WHERE id = ?`
+
+// observedValues returns updateObserved's arguments for t.
+func observedValues(t *tenant.Tenant) []any {
+	return []any{string(t.Status), t.StatusMessage, t.ObservedGeneration,
+		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
+		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt), micros(t.UpdatedAt), t.ID}
+}
+
+// onlyObserved reports whether next differs from cur in updateObserved's
+// columns only.
+func onlyObserved(cur, next *tenant.Tenant) bool {
+	return cur.Name == next.Name && cur.Provider == next.Provider && bytes.Equal(cur.ComputeConfig, next.ComputeConfig) &&
+		maps.Equal(cur.Labels, next.Labels) && maps.Equal(cur.Annotations, next.Annotations) &&
+		cur.Generation == next.Generation && cur.Version == next.Version &&
+		cur.CreatedAt.Equal(next.CreatedAt) && sameTime(cur.DeletionRequestedAt, next.DeletionRequestedAt) && sameTime(cur.DeletedAt, next.DeletedAt)
+}
+
+func sameTime(a, b *time.Time) bool {
+	return a == b || (a != nil && b != nil && a.Equal(*b))
 }
 
 var updateTenant = func() string {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,12 +45,11 @@ func Benchmark(b *testing.B, open func(b *testing.B) tenant.Store, seed Seeder) 
 			}
 			b.Run("Create", func(b *testing.B) {
 				b.ReportAllocs()
-				i := 0
 				for b.Loop() {
-					if _, err := s.Create(ctx, newTenant(fmt.Sprintf("bench-%d-%d", n, i)), "bench"); err != nil {
+					// Unique across -count runs, which share the store.
+					if _, err := s.Create(ctx, newTenant(fmt.Sprintf("bench-%d-%d", n, benchCreates.Add(1))), "bench"); err != nil {
 						b.Fatal(err)
 					}
-					i++
 				}
 			})
 			b.Run("Get", func(b *testing.B) {
@@ -88,6 +88,9 @@ func Benchmark(b *testing.B, open func(b *testing.B) tenant.Store, seed Seeder) 
 		})
 	}
 }
+
+// benchCreates numbers the tenants the Create benchmark makes.
+var benchCreates atomic.Int64
 
 // SeedWithCreate is the Seeder that calls Create n times.
 func SeedWithCreate(b *testing.B, s tenant.Store, n int) {
