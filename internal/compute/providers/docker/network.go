@@ -53,7 +53,7 @@ func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (id string, crea
 	if winner.ID == "" || winner.ID == res.ID {
 		return res.ID, true, nil
 	}
-	// Another process created one too, and its is older: use it and remove
+	// Another process created one too, and theirs is older: use it and remove
 	// ours, which nothing uses yet.
 	log := p.log(pl.spec.TenantID).With(slog.String("network", pl.network))
 	if _, err := p.client.NetworkRemove(ctx, res.ID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
