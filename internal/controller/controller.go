@@ -308,21 +308,43 @@ func (c *Controller) sweep(ctx context.Context, r *run) error {
 	}
 }
 
-// resync enqueues every live tenant, so that ready ones are checked against
-// their provider. It reads ids only.
+// resync checks every live tenant against its provider. A ready tenant
+// whose workload still runs is left alone, without a trip through the queue
+// and a read of its row; every other tenant, and a ready one whose workload
+// has drifted or cannot be asked about, is queued for the workers, which
+// look again before they repair anything. Status calls run in parallel, at
+// most Workers at a time.
 func (c *Controller) resync(ctx context.Context, r *run) error {
-	after := ""
+	limit := make(chan struct{}, c.opts.Workers)
+	var checks sync.WaitGroup
+	defer checks.Wait()
+	opts := tenant.ListOptions{PageSize: tenant.MaxPageSize}
 	for {
-		ids, err := c.store.ListWork(ctx, tenant.WorkOptions{After: after, All: true})
+		page, err := c.store.List(ctx, opts)
 		if err != nil {
 			return fmt.Errorf("controller: resync: %w", err)
 		}
-		for _, id := range ids {
-			r.queue.Add(id)
+		for _, t := range page.Tenants {
+			if t.Status != tenant.StatusReady || t.NeedsWork() || t.DeletionRequestedAt != nil || t.Annotations[PausedAnnotation] == "true" {
+				r.queue.Add(t.ID)
+				continue
+			}
+			select {
+			case limit <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			checks.Go(func() {
+				defer func() { <-limit }()
+				st, err := c.compute.GetTenantStatus(ctx, t.ID, t.Provider)
+				if why, err := drift(st, err); why != "" || err != nil {
+					r.queue.Add(t.ID)
+				}
+			})
 		}
-		if len(ids) < tenant.DefaultWorkLimit {
+		if page.NextPageToken == "" {
 			return nil
 		}
-		after = ids[len(ids)-1]
+		opts.PageToken = page.NextPageToken
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -492,4 +493,49 @@ func TestProgressIsRecorded(t *testing.T) {
 			t.Errorf("an event records progress: %+v", ev)
 		}
 	}
+}
+
+// countingStore counts reads of single tenants.
+type countingStore struct {
+	tenant.Store
+	gets atomic.Int64
+}
+
+func (s *countingStore) Get(ctx context.Context, idOrName string, opts tenant.GetOptions) (*tenant.Tenant, error) {
+	s.gets.Add(1)
+	return s.Store.Get(ctx, idOrName, opts)
+}
+
+// The resync asks the provider about every ready tenant, but one whose
+// workload runs costs no read of its row and no trip through the queue.
+func TestResyncLeavesHealthyTenantsAlone(t *testing.T) {
+	store := &countingStore{Store: openSQLite(t)}
+	e := newEnv(t, store, ``)
+	opts := fast()
+	opts.Resync = 20 * time.Millisecond
+	e.run(t, opts)
+	ids := e.createMany(t, "t", 20, appConfig)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, ids...)
+
+	gets := store.gets.Load()
+	statuses := e.mock.Calls(ids[0], mock.OpStatus)
+	deadline := time.Now().Add(30 * time.Second)
+	for e.mock.Calls(ids[0], mock.OpStatus) < statuses+3 {
+		if time.Now().After(deadline) {
+			t.Fatal("no resync asked the provider three times")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := store.gets.Load() - gets; n != 0 {
+		t.Errorf("resyncs of healthy tenants read %d tenants one by one, want none", n)
+	}
+	// A drifted one is still queued and repaired.
+	e.mock.Remove(ids[3])
+	for len(e.events(t, ids[3], tenant.EventDrift)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("drift never detected")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, ids[3])
 }

@@ -198,19 +198,11 @@ func (r *reconcile) destroy(ctx context.Context) (Result, error) {
 // and starts a repair when it does not.
 func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 	t := r.t
-	st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider)
-	var why string
-	switch {
-	case errors.Is(err, compute.ErrTenantNotFound):
-		why = "the workload is gone"
-	case err != nil:
+	why, err := drift(r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider))
+	if err != nil {
 		return Result{}, fmt.Errorf("controller: status of tenant %s: %w", t.ID, err)
-	case st.State == compute.StateFailed || st.State == compute.StateStopped || st.State == compute.StateDegraded:
-		why = fmt.Sprintf("the workload is %s", st.State)
-		if st.Message != "" {
-			why += ": " + st.Message
-		}
-	default:
+	}
+	if why == "" {
 		return Result{}, nil
 	}
 	r.log.Warn("drift detected; repairing", slog.String("reason", why))
@@ -221,6 +213,26 @@ func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Requeue: true}, nil
+}
+
+// drift says why a ready tenant's workload, as its provider reports it
+// (st, err), needs a repair, or "" when it runs. An error other than
+// compute.ErrTenantNotFound is returned: nothing is known then.
+func drift(st *compute.ComputeStatus, err error) (string, error) {
+	switch {
+	case errors.Is(err, compute.ErrTenantNotFound):
+		return "the workload is gone", nil
+	case err != nil:
+		return "", err
+	case st.State == compute.StateFailed || st.State == compute.StateStopped || st.State == compute.StateDegraded:
+		why := fmt.Sprintf("the workload is %s", st.State)
+		if st.Message != "" {
+			why += ": " + st.Message
+		}
+		return why, nil
+	default:
+		return "", nil
+	}
 }
 
 // attemptFailed records a failed attempt: an event, then either a retry

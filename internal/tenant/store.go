@@ -54,9 +54,9 @@ type Store interface {
 	UpdateObserved(ctx context.Context, id string, obs Observation) (*Tenant, error)
 
 	// ListWork returns, in id order after opts.After, the ids of tenants that
-	// need the controller (see Tenant.NeedsWork), or with opts.All of every
-	// tenant that is not deleted, at most opts.Limit (DefaultWorkLimit when
-	// 0). After is "" or an id (else ErrInvalidPageToken).
+	// need the controller (see Tenant.NeedsWork), at most opts.Limit
+	// (DefaultWorkLimit when 0). After is "" or an id (else
+	// ErrInvalidPageToken).
 	ListWork(ctx context.Context, opts WorkOptions) ([]string, error)
 
 	// AppendEvent records a note or other event for a tenant. Seq and, when
@@ -198,9 +198,6 @@ const DefaultWorkLimit = 1000
 type WorkOptions struct {
 	After string
 	Limit int
-	// All lists every tenant that is not deleted, not only those that need
-	// work: the periodic drift check reads ids only, not whole tenants.
-	All bool
 }
 
 // EventListOptions page ListEvents.

@@ -133,9 +133,6 @@ WHERE deleted_at IS NULL
   AND id > $1
 ORDER BY id LIMIT $2`
 
-// listLive is listWork for every tenant that is not deleted.
-const listLive = `SELECT id FROM tenants WHERE deleted_at IS NULL AND id > $1 ORDER BY id LIMIT $2`
-
 // minID sorts before every tenant id.
 const minID = "00000000-0000-0000-0000-000000000000"
 
@@ -153,11 +150,7 @@ func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string
 	if limit <= 0 {
 		limit = tenant.DefaultWorkLimit
 	}
-	q := listWork
-	if opts.All {
-		q = listLive
-	}
-	rows, err := s.pool.Query(ctx, q, after, limit)
+	rows, err := s.pool.Query(ctx, listWork, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list work: %w", err)
 	}

@@ -81,17 +81,8 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	return page, nil
 }
 
-const (
-	listWork = `SELECT id FROM tenants
-		WHERE deleted_at IS NULL
-		  AND (generation <> observed_generation OR status IN ('requested', 'provisioning', 'updating', 'deleting'))
-		  AND id > ?
-		ORDER BY id LIMIT ?`
-	listLive = `SELECT id FROM tenants WHERE deleted_at IS NULL AND id > ? ORDER BY id LIMIT ?`
-)
-
-// ListWork returns the ids of tenants that need the controller, or of every
-// live tenant; see tenant.Store.
+// ListWork returns the ids of tenants that need the controller; see
+// tenant.Store.
 func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string, error) {
 	if opts.After != "" && !tenant.IsID(opts.After) {
 		return nil, fmt.Errorf("sqlite: list work: %w: after %q is not a tenant id", tenant.ErrInvalidPageToken, opts.After)
@@ -100,11 +91,11 @@ func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string
 	if limit <= 0 {
 		limit = tenant.DefaultWorkLimit
 	}
-	q := listWork
-	if opts.All {
-		q = listLive
-	}
-	rows, err := s.query(ctx, q, opts.After, limit)
+	rows, err := s.query(ctx, `SELECT id FROM tenants
+		WHERE deleted_at IS NULL
+		  AND (generation <> observed_generation OR status IN ('requested', 'provisioning', 'updating', 'deleting'))
+		  AND id > ?
+		ORDER BY id LIMIT ?`, opts.After, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list work: %w", err)
 	}

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -130,34 +129,6 @@ func testListWork(t *testing.T, s tenant.Store) {
 	}
 	_, err = s.ListWork(ctx, tenant.WorkOptions{After: "not-an-id"})
 	wantErr(t, "ListWork after a non-id", err, tenant.ErrInvalidPageToken)
-
-	// All: every tenant that is not deleted, in id order, paged.
-	live, err := s.List(ctx, tenant.ListOptions{PageSize: tenant.MaxPageSize})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wantAll, gotAll []string
-	for _, tn := range live.Tenants {
-		wantAll = append(wantAll, tn.ID)
-	}
-	slices.Sort(wantAll)
-	for after := ""; ; {
-		ids, err := s.ListWork(ctx, tenant.WorkOptions{After: after, Limit: 2, All: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ids) == 0 {
-			break
-		}
-		gotAll = append(gotAll, ids...)
-		after = ids[len(ids)-1]
-	}
-	if len(wantAll) != 5 {
-		t.Fatalf("List returned %d live tenants, want 5", len(wantAll))
-	}
-	if diff := cmp.Diff(wantAll, gotAll); diff != "" {
-		t.Errorf("ListWork All (-want +got):\n%s", diff)
-	}
 	for _, id := range got {
 		if tn := mustGet(t, s, id); !tn.NeedsWork() {
 			t.Errorf("ListWork returned %s, which needs no work", tn.Name)
