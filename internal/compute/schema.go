@@ -22,6 +22,9 @@ type Schema struct {
 	compiled *jsonschema.Schema
 	// secretBelow holds the subschemas under which some value is writeOnly.
 	secretBelow map[*jsonschema.Schema]bool
+	// secretKeys are the quoted property names every secret lies under (see
+	// secretKeysOf), or nil when some secret lies under none.
+	secretKeys [][]byte
 }
 
 const schemaURL = "landlord:///compute/config.schema.json"
@@ -44,7 +47,8 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compute: compile schema: %w", err)
 	}
-	return &Schema{raw: bytes.Clone(raw), compiled: compiled, secretBelow: secretsBelow(compiled)}, nil
+	below := secretsBelow(compiled)
+	return &Schema{raw: bytes.Clone(raw), compiled: compiled, secretBelow: below, secretKeys: secretKeysOf(compiled, below)}, nil
 }
 
 // Raw returns the schema document.
@@ -186,6 +190,9 @@ func article(typ string) string {
 // replaced by RedactedValue, for logs and API responses. Values the schema
 // does not describe are kept. Malformed JSON is an error.
 func (s *Schema) Redact(config json.RawMessage) (json.RawMessage, error) {
+	if s.secretKeys != nil && !mentionsAny(config, s.secretKeys) && json.Valid(config) && len(bytes.TrimSpace(config)) > 0 {
+		return config, nil // no secret can be in it: most configs, read most often
+	}
 	inst, err := decodeConfig(config, "compute config")
 	if err != nil {
 		return nil, err
@@ -355,7 +362,73 @@ func secretsBelow(root *jsonschema.Schema) map[*jsonschema.Schema]bool {
 }
 
 // children lists a schema's direct subschemas.
+// secretKeysOf returns, quoted as in JSON text, the names of the properties
+// through which root's secrets are reached: every path from root to a
+// writeOnly value takes one of them as its first named property. It returns
+// nil when some secret is reached without a named property (through
+// additionalProperties of the root object, say).
+func secretKeysOf(root *jsonschema.Schema, below map[*jsonschema.Schema]bool) [][]byte {
+	names := map[string]bool{}
+	seen := map[*jsonschema.Schema]bool{}
+	unnamed := false
+	var visit func(s *jsonschema.Schema)
+	visit = func(s *jsonschema.Schema) {
+		if s == nil || seen[s] || !below[s] {
+			return
+		}
+		seen[s] = true
+		if s.WriteOnly {
+			unnamed = true
+			return
+		}
+		for name, sub := range s.Properties {
+			if below[sub] {
+				names[name] = true // a named step: the walk stops here
+			}
+		}
+		for _, c := range unnamedChildren(s) {
+			visit(c)
+		}
+	}
+	visit(root)
+	if unnamed {
+		return nil
+	}
+	keys := make([][]byte, 0, len(names))
+	for name := range names {
+		quoted, _ := json.Marshal(name)
+		keys = append(keys, quoted)
+	}
+	return keys
+}
+
+// mentionsAny reports whether config's text may name one of keys: it does
+// when it holds one of them, quoted, or any escape sequence (a name can be
+// spelled with escapes).
+func mentionsAny(config []byte, keys [][]byte) bool {
+	if bytes.IndexByte(config, '\\') >= 0 {
+		return true
+	}
+	for _, k := range keys {
+		if bytes.Contains(config, k) {
+			return true
+		}
+	}
+	return false
+}
+
 func children(s *jsonschema.Schema) []*jsonschema.Schema {
+	out := unnamedChildren(s)
+	for _, sub := range s.Properties {
+		if sub != nil {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// unnamedChildren are the subschemas of s other than its named properties.
+func unnamedChildren(s *jsonschema.Schema) []*jsonschema.Schema {
 	out := []*jsonschema.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.Items2020, s.UnevaluatedItems, s.UnevaluatedProperties, s.Contains, s.PropertyNames}
 	if s.DynamicRef != nil {
 		out = append(out, s.DynamicRef.Ref)
@@ -364,9 +437,6 @@ func children(s *jsonschema.Schema) []*jsonschema.Schema {
 	out = append(out, s.AnyOf...)
 	out = append(out, s.OneOf...)
 	out = append(out, s.PrefixItems...)
-	for _, sub := range s.Properties {
-		out = append(out, sub)
-	}
 	for _, sub := range s.PatternProperties {
 		out = append(out, sub)
 	}

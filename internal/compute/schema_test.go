@@ -174,7 +174,7 @@ func TestRedact(t *testing.T) {
 		`{"image":"a","secrets":["hunter2"]}`:                         `{"image":"a","secrets":"[redacted]"}`,
 		`{"image":"a","sidecars":{"secrets":{"A":"hunter2"}}}`:        `{"image":"a","sidecars":"[redacted]"}`,
 		`{"image":"a","sidecars":[{"name":"b","secrets":"hunter2"}]}`: `{"image":"a","sidecars":[{"name":"b","secrets":"[redacted]"}]}`,
-		`{"image":"a","env":["not","secret"]}`:                        `{"env":["not","secret"],"image":"a"}`,
+		`{"image":"a","env":["not","secret"]}`:                        `{"image":"a","env":["not","secret"]}`, // nothing secret: as is
 	} {
 		got, err := s.Redact(json.RawMessage(in))
 		if err != nil {
@@ -186,6 +186,40 @@ func TestRedact(t *testing.T) {
 	}
 	if _, err := s.Redact(json.RawMessage(`{`)); !errors.Is(err, compute.ErrInvalidSpec) {
 		t.Errorf("Redact of malformed JSON = %v", err)
+	}
+}
+
+// A config that names no property leading to a secret is returned as it is,
+// without decoding; any other is walked. Both give what the walk gives.
+func TestRedactSkipsConfigsWithoutSecrets(t *testing.T) {
+	s := mustWorkloadSchema(t, nil)
+	for in, want := range map[string]string{
+		`{"image":"a","env":{"A":"1"},"ports":[{"container_port":80}]}`: `{"image":"a","env":{"A":"1"},"ports":[{"container_port":80}]}`,
+		`{"image":"a","env":{"secrets":"not one"}}`:                     `{"env":{"secrets":"not one"},"image":"a"}`,
+		// Escapes spell names the raw text does not show.
+		`{"image":"a","\u0073ecrets":{"A":"hunter2"}}`:                                 `{"image":"a","secrets":{"A":"[redacted]"}}`,
+		`{"image":"a","sidecars":[{"name":"b","image":"b","\u0073ecrets":{"T":"t"}}]}`: `{"image":"a","sidecars":[{"image":"b","name":"b","secrets":{"T":"[redacted]"}}]}`,
+	} {
+		got, err := s.Redact(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("Redact(%s) = %s, want %s", in, got, want)
+		}
+	}
+	// A secret reached without a named property: every config is walked.
+	open, err := compute.CompileSchema(json.RawMessage(`{"type":"object","additionalProperties":{"type":"string","writeOnly":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := open.Redact(json.RawMessage(`{"anything":"hunter2"}`)); err != nil || string(got) != `{"anything":"[redacted]"}` {
+		t.Errorf("Redact with secrets under additionalProperties = %s, %v", got, err)
+	}
+	for _, bad := range []string{``, ` `, `{`, `{"image":"a"} x`} {
+		if _, err := s.Redact(json.RawMessage(bad)); !errors.Is(err, compute.ErrInvalidSpec) {
+			t.Errorf("Redact(%q) = %v, want ErrInvalidSpec", bad, err)
+		}
 	}
 }
 
