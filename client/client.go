@@ -156,7 +156,7 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 		}
 		return fmt.Errorf("client: %s %s: %w", req.method, u.Redacted(), err)
 	}
-	defer res.Body.Close()
+	defer closeBody(res.Body)
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return responseError(res)
 	}
@@ -168,6 +168,19 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 		return fmt.Errorf("client: %s %s: read the answer: %w", req.method, u.Path, err)
 	}
 	return nil
+}
+
+// maxDrainBytes bounds what is read of an answer's unread rest (a decoder
+// stops at the end of the JSON value, before the end of a chunked body) so
+// that its connection can be used again.
+const maxDrainBytes = 1 << 16
+
+// closeBody reads what is left of a body, up to maxDrainBytes, and closes
+// it: a body closed unread closes its connection, and every request would
+// then open a new one.
+func closeBody(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrainBytes))
+	_ = body.Close()
 }
 
 // responseError reads an error answer: the API's problem, or, from something

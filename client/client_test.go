@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/client/clienttest"
@@ -132,5 +135,45 @@ func TestNotAProblem(t *testing.T) {
 	e := mustAPIError(t, err, http.StatusBadGateway, "")
 	if got, want := e.Error(), "upstream is down (502)"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// Answers are read to their end, so that one connection serves every
+// request: a chunked body closed unread (the JSON decoder stops at the end of
+// the value) would close its connection.
+func TestConnectionsAreReused(t *testing.T) {
+	var conns atomic.Int64
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"tenants":[`)
+		w.(http.Flusher).Flush() // chunked from here on
+		for i := range 100 {
+			if i > 0 {
+				fmt.Fprint(w, ",")
+			}
+			fmt.Fprintf(w, `{"id":"t%d","name":"tenant-%d","status":"ready"}`, i, i)
+		}
+		fmt.Fprint(w, "]}\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(5 * time.Millisecond) // the last chunk comes after the value
+	}))
+	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	defer ts.Close()
+	c, err := client.New(client.Config{Address: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if page, err := c.Tenants().List(ctx, client.ListOptions{}); err != nil || len(page.Tenants) != 100 {
+			t.Fatalf("List = %d tenants, %v", len(page.Tenants), err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("20 sequential requests opened %d connections, want 1", n)
 	}
 }
