@@ -2,7 +2,6 @@ package docker
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -128,12 +127,8 @@ func BenchmarkProvisionVsDockerRun(b *testing.B) {
 	// is out of the comparison: what remains is the provider's own.
 	b.Run("one-tenant-shared-network", func(b *testing.B) {
 		const shared = testPrefix + "-bench-one-shared"
-		block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s", "network_name": "` + shared + `"}`)
-		p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			b.Fatalf("New: %v", err)
-		}
-		b.Cleanup(func() { _ = p.Close(); removeNetworkNamed(cli, shared) })
+		p := sharedNetworkProvider(b, shared, "2s")
+		b.Cleanup(func() { removeNetworkNamed(cli, shared) })
 		if _, err := docker(ctx, "network", "create", shared); err != nil {
 			b.Fatal(err)
 		}
@@ -145,20 +140,10 @@ func BenchmarkProvisionVsDockerRun(b *testing.B) {
 	b.Run("50-tenants-parallel", func(b *testing.B) {
 		const tenants = 50
 		const shared = testPrefix + "-bench-shared"
-		block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s", "network_name": "` + shared + `"}`)
-		p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			b.Fatalf("New: %v", err)
-		}
+		p := sharedNetworkProvider(b, shared, "2s")
 		b.Cleanup(func() {
-			_ = p.Close()
 			removeManaged(cli)
-			ns, err := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: client.Filters{}.Add("name", shared)})
-			if err == nil {
-				for _, n := range ns.Items {
-					_, _ = cli.NetworkRemove(context.Background(), n.ID, client.NetworkRemoveOptions{})
-				}
-			}
+			removeNetworkNamed(cli, shared)
 		})
 		var prov, destroy time.Duration
 		round := 0

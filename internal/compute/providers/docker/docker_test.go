@@ -35,6 +35,19 @@ func mustProvider(t *testing.T, logs *providertest.LogBuffer) *Provider {
 
 // cleanupByLabel removes every container and network the tests created, even
 // when they fail.
+// sharedNetworkProvider is a Provider whose tenants all join the network
+// name, with the test key and stop timeout stop; it is closed when tb ends.
+func sharedNetworkProvider(tb testing.TB, name, stop string) *Provider {
+	tb.Helper()
+	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "` + stop + `", "network_name": "` + name + `"}`)
+	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		tb.Fatalf("New: %v", err)
+	}
+	tb.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
 func cleanupByLabel(t *testing.T, cli *client.Client) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

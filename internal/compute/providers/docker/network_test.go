@@ -22,19 +22,10 @@ func TestSharedNetworkCreatedOnce(t *testing.T) {
 	cli := engine(t)
 	image := echoImage(t)[0]
 	const shared = testPrefix + "-shared-once"
-	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
-	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := sharedNetworkProvider(t, shared, "1s")
 	t.Cleanup(func() {
-		_ = p.Close()
 		cleanupByLabel(t, cli)
-		if ns, err := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: client.Filters{}.Add("name", shared)}); err == nil {
-			for _, n := range ns.Items {
-				_, _ = cli.NetworkRemove(context.Background(), n.ID, client.NetworkRemoveOptions{})
-			}
-		}
+		removeNetworkNamed(cli, shared)
 	})
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -228,12 +219,7 @@ func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
 	cli := engine(t)
 	image := echoImage(t)[0]
 	const shared = testPrefix + "-shared-heal"
-	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
-	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+	p := sharedNetworkProvider(t, shared, "1s")
 	ctx := context.Background()
 	labels := map[string]string{testPrefix + ".managed-by": "landlord"}
 	var nets [2]string
