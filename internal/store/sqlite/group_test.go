@@ -104,3 +104,34 @@ func TestWriteAfterClose(t *testing.T) {
 		t.Errorf("write after Close = %v, want errClosed", err)
 	}
 }
+
+// A write that panics panics in its caller, is rolled back, and leaves the
+// writer serving the others.
+func TestPanickingWrite(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "landlord.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	func() {
+		defer func() {
+			if v := recover(); v != "boom" {
+				t.Errorf("recovered %v, want the write's panic", v)
+			}
+		}()
+		_ = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO install_keys (name, key, created_at) VALUES ('panicked', x'00', 0)`); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	if _, err := s.Key(ctx, "after"); err != nil {
+		t.Fatalf("a write after the panic: %v", err)
+	}
+	var n int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM install_keys WHERE name = 'panicked'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the panicked write's row: %d, %v; want none", n, err)
+	}
+}

@@ -249,7 +249,27 @@ func (s *Store) withTx(ctx context.Context, fn func(ctx context.Context, tx *sql
 	}
 	// Once queued, the write is waited for: returning early would leave the
 	// caller unsure whether it committed.
-	return <-w.done
+	err := <-w.done
+	if p, ok := err.(writePanic); ok {
+		panic(p.value) // in the caller's goroutine, where it can be recovered
+	}
+	return err
+}
+
+// writePanic carries a panic of a write's fn from the writer to its caller.
+type writePanic struct{ value any }
+
+func (p writePanic) Error() string { return fmt.Sprintf("sqlite: a write panicked: %v", p.value) }
+
+// run calls w's fn; a panic is rolled back with the write and raised again
+// by withTx in the caller, so that the writer goes on serving the others.
+func (w *pendingWrite) run(tx *sql.Tx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = writePanic{v}
+		}
+	}()
+	return w.fn(context.WithoutCancel(w.ctx), tx)
 }
 
 // errClosed is returned for writes asked of a closed store.
@@ -311,7 +331,7 @@ func (s *Store) commit(group []*pendingWrite) {
 					return err
 				}
 			}
-			errs[i] = w.fn(context.WithoutCancel(w.ctx), tx)
+			errs[i] = w.run(tx)
 			switch {
 			case !savepoints && errs[i] != nil:
 				return nil // rolled back by the deferred Rollback
