@@ -98,7 +98,8 @@ func pullFailure(image string, err error) error {
 		return compute.Terminal(fmt.Errorf("%w: the registry has no repository or tag %s: check the image name and tag, or push the image: %w",
 			errImageMissing, image, err))
 	case cerrdefs.IsUnauthorized(err) || cerrdefs.IsPermissionDenied(err) || code == 401 || code == 403 ||
-		containsAny(msg, "denied", "unauthorized", "authentication required", "no basic auth credentials"):
+		// Registries' words, not a local "permission denied" of the Engine.
+		containsAny(msg, "access denied", "access to the resource is denied", "unauthorized", "authentication required", "no basic auth credentials"):
 		return compute.Terminal(fmt.Errorf("%w: %w to %s: log the engine in to the registry (docker login on the engine's host) or make the repository public: %w",
 			errImageMissing, errRegistryDenied, image, err))
 	case cerrdefs.IsInvalidArgument(err):
