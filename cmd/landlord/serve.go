@@ -257,6 +257,9 @@ func implicitProvider(ctx context.Context, name string, hashKey []byte, log *slo
 	}
 	log.Warn("no compute provider is configured and no Docker Engine answers: using the mock provider, which runs nothing; start Docker or configure a provider (docs/configuration.md)",
 		slog.String("docker", err.Error()))
+	if c, ok := p.(io.Closer); ok {
+		_ = c.Close() // the Engine client goes unused
+	}
 	return newProvider(ctx, mock.Name, nil, hashKey, log)
 }
 
