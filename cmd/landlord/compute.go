@@ -24,9 +24,6 @@ which are merged under each tenant's config. -o json gives the whole JSON Schema
 	cf := addClientFlags(cmd)
 	cmd.Flags().StringVar(&provider, "provider", "", "the provider (default the server's default provider)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := cf.checkOutput(); err != nil {
-			return err
-		}
 		c, err := cf.client(cmd)
 		if err != nil {
 			return err

@@ -16,9 +16,6 @@ func newComputeProvidersCommand() *cobra.Command {
 	}
 	cf := addClientFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := cf.checkOutput(); err != nil {
-			return err
-		}
 		c, err := cf.client(cmd)
 		if err != nil {
 			return err

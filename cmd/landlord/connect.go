@@ -28,8 +28,12 @@ func addClientFlags(cmd *cobra.Command) *clientFlags {
 }
 
 // client returns a client from the flags, over LANDLORD_ADDR and
-// LANDLORD_TOKEN, over the defaults.
+// LANDLORD_TOKEN, over the defaults, once -o is known to be one it can print.
+// Verbs that check more before connecting call checkOutput first.
 func (f *clientFlags) client(cmd *cobra.Command) (*client.Client, error) {
+	if err := f.checkOutput(); err != nil {
+		return nil, err
+	}
 	cfg := client.DefaultConfig()
 	if cmd.Flags().Changed("addr") {
 		cfg.Address = f.addr

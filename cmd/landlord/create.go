@@ -16,9 +16,8 @@ func init() { commands = append(commands, newCreateCommand) }
 
 func newCreateCommand() *cobra.Command {
 	var (
-		config, provider    string
-		labels, annotations []string
-		dryRun              bool
+		provider string
+		dryRun   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create NAME --config VALUE",
@@ -35,14 +34,10 @@ file://path (a JSON or YAML file), or - to read standard input.`,
 	}
 	cf := addClientFlags(cmd)
 	wf := addWaitFlags(cmd, "ready")
+	df := addDesiredFlags(cmd, false)
 	fs := cmd.Flags()
-	fs.StringVar(&config, "config", "", "the compute_config: inline JSON or YAML, @path, file://path or - (stdin)")
-	fs.StringArrayVar(&labels, "label", nil, "a label key=value (repeatable)")
-	fs.StringArrayVar(&annotations, "annotation", nil, "an annotation key=value (repeatable)")
 	fs.StringVar(&provider, "provider", "", "the compute provider (sets compute_provider in the config)")
 	fs.BoolVar(&dryRun, "dry-run", false, "validate and show the tenant as it would be stored, with its effective config; store nothing")
-	_ = cmd.MarkFlagRequired("config")
-	_ = cmd.MarkFlagFilename("config", "json", "yaml", "yml")
 
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := cf.checkOutput(); err != nil {
@@ -56,16 +51,7 @@ file://path (a JSON or YAML file), or - to read standard input.`,
 		}
 		req := client.CreateTenantRequest{Name: args[0]}
 		var err error
-		if req.ComputeConfig, err = readConfig(config, cmd.InOrStdin()); err != nil {
-			return withExitCode(exitError, err)
-		}
-		if req.ComputeConfig, err = withProvider(req.ComputeConfig, provider); err != nil {
-			return err
-		}
-		if req.Labels, err = parsePairs("label", labels); err != nil {
-			return err
-		}
-		if req.Annotations, err = parsePairs("annotation", annotations); err != nil {
+		if req.ComputeConfig, req.Labels, req.Annotations, err = df.read(cmd, provider); err != nil {
 			return err
 		}
 		c, err := cf.client(cmd)
@@ -76,12 +62,7 @@ file://path (a JSON or YAML file), or - to read standard input.`,
 		if err != nil {
 			return exitFor(fmt.Errorf("create tenant %s: %w", req.Name, err))
 		}
-		if wf.wait {
-			if t, err = waitFor(cmd, c, *t, wf.timeout, client.UntilReady); err != nil {
-				return exitFor(err)
-			}
-		}
-		return printTenant(cmd, cf.output, *t)
+		return wf.ready(cmd, c, t, cf.output)
 	}
 	return cmd
 }

@@ -20,9 +20,6 @@ func newGetCommand() *cobra.Command {
 	cf := addClientFlags(cmd)
 	cmd.ValidArgsFunction = completeTenantNames(cf)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := cf.checkOutput(); err != nil {
-			return err
-		}
 		c, err := cf.client(cmd)
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -317,4 +318,46 @@ func yamlToJSON(out *bytes.Buffer, n *yaml.Node, depth int) error {
 // nodeError is a problem with a YAML node, at its line and column.
 func nodeError(n *yaml.Node, format string, args ...any) error {
 	return &inputError{line: n.Line, column: n.Column, msg: "YAML: " + fmt.Sprintf(format, args...)}
+}
+
+// desiredFlags are the flags of a tenant's desired state: --config (required),
+// --label and --annotation.
+type desiredFlags struct {
+	config              string
+	labels, annotations []string
+}
+
+// addDesiredFlags adds them to cmd; with replaces, the help says that labels
+// and annotations given replace the tenant's.
+func addDesiredFlags(cmd *cobra.Command, replaces bool) *desiredFlags {
+	f := &desiredFlags{}
+	labelNote, annotationNote := "", ""
+	if replaces {
+		labelNote, annotationNote = "; replaces all labels", "; replaces all annotations"
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.config, "config", "", "the compute_config: inline JSON or YAML, @path, file://path or - (stdin)")
+	fs.StringArrayVar(&f.labels, "label", nil, "a label key=value (repeatable)"+labelNote)
+	fs.StringArrayVar(&f.annotations, "annotation", nil, "an annotation key=value (repeatable)"+annotationNote)
+	_ = cmd.MarkFlagRequired("config")
+	_ = cmd.MarkFlagFilename("config", "json", "yaml", "yml")
+	return f
+}
+
+// read returns the compute_config, with compute_provider set to provider
+// unless it is empty (see withProvider), the labels and the annotations.
+func (f *desiredFlags) read(cmd *cobra.Command, provider string) (config json.RawMessage, labels, annotations map[string]string, err error) {
+	if config, err = readConfig(f.config, cmd.InOrStdin()); err != nil {
+		return nil, nil, nil, withExitCode(exitError, err)
+	}
+	if config, err = withProvider(config, provider); err != nil {
+		return nil, nil, nil, err
+	}
+	if labels, err = parsePairs("label", f.labels); err != nil {
+		return nil, nil, nil, err
+	}
+	if annotations, err = parsePairs("annotation", f.annotations); err != nil {
+		return nil, nil, nil, err
+	}
+	return config, labels, annotations, nil
 }

@@ -11,10 +11,6 @@ import (
 func init() { commands = append(commands, newSetCommand) }
 
 func newSetCommand() *cobra.Command {
-	var (
-		config              string
-		labels, annotations []string
-	)
 	cmd := &cobra.Command{
 		Use:   "set NAME --config VALUE",
 		Short: "Replace a tenant's desired state",
@@ -31,12 +27,7 @@ tenant changes between reading it and writing it.`,
 	cf := addClientFlags(cmd)
 	wf := addWaitFlags(cmd, "ready with the change")
 	cmd.ValidArgsFunction = completeTenantNames(cf)
-	fs := cmd.Flags()
-	fs.StringVar(&config, "config", "", "the compute_config: inline JSON or YAML, @path, file://path or - (stdin)")
-	fs.StringArrayVar(&labels, "label", nil, "a label key=value (repeatable); replaces all labels")
-	fs.StringArrayVar(&annotations, "annotation", nil, "an annotation key=value (repeatable); replaces all annotations")
-	_ = cmd.MarkFlagRequired("config")
-	_ = cmd.MarkFlagFilename("config", "json", "yaml", "yml")
+	df := addDesiredFlags(cmd, true)
 
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := cf.checkOutput(); err != nil {
@@ -50,13 +41,7 @@ tenant changes between reading it and writing it.`,
 			req client.ReplaceTenantRequest
 			err error
 		)
-		if req.ComputeConfig, err = readConfig(config, cmd.InOrStdin()); err != nil {
-			return withExitCode(exitError, err)
-		}
-		if req.Labels, err = parsePairs("label", labels); err != nil {
-			return err
-		}
-		if req.Annotations, err = parsePairs("annotation", annotations); err != nil {
+		if req.ComputeConfig, req.Labels, req.Annotations, err = df.read(cmd, ""); err != nil {
 			return err
 		}
 		c, err := cf.client(cmd)
@@ -78,12 +63,7 @@ tenant changes between reading it and writing it.`,
 		if err != nil {
 			return exitFor(fmt.Errorf("set tenant %s: %w", name, err))
 		}
-		if wf.wait {
-			if t, err = waitFor(cmd, c, *t, wf.timeout, client.UntilReady); err != nil {
-				return exitFor(err)
-			}
-		}
-		return printTenant(cmd, cf.output, *t)
+		return wf.ready(cmd, c, t, cf.output)
 	}
 	return cmd
 }

@@ -30,6 +30,18 @@ func addWaitFlags(cmd *cobra.Command, until string) *waitFlags {
 	return f
 }
 
+// ready waits, when --wait asks, until t is ready with the change just
+// made, then prints it.
+func (f *waitFlags) ready(cmd *cobra.Command, c *client.Client, t *client.Tenant, output string) error {
+	if f.wait {
+		var err error
+		if t, err = waitFor(cmd, c, *t, f.timeout, client.UntilReady); err != nil {
+			return exitFor(err)
+		}
+	}
+	return printTenant(cmd, output, *t)
+}
+
 func (f *waitFlags) check(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("timeout") && !f.wait {
 		return withExitCode(exitUsage, errors.New("--timeout needs --wait"))
