@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,32 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	dockerclient "github.com/moby/moby/client"
 
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
 )
-
-// syncWriter is a log sink safe for concurrent writes.
-type syncWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -53,7 +34,7 @@ func TestServeRunsTheProduct(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Listen = freeAddr(t)
 	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-	logs := &syncWriter{}
+	logs := &providertest.LogBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, "", logs) }()
@@ -127,7 +108,7 @@ func TestServeChoosesTheProvider(t *testing.T) {
 			if tt.provider != "" {
 				cfg.SetComputeDefault(tt.provider)
 			}
-			logs := &syncWriter{}
+			logs := &providertest.LogBuffer{}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- serve(ctx, cfg, "", logs) }()
@@ -181,7 +162,7 @@ func TestServeRefusesBadSettings(t *testing.T) {
 			cfg.Listen = freeAddr(t)
 			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 			mutate(&cfg)
-			err := serve(context.Background(), cfg, "", &syncWriter{})
+			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
 			var coded *exitCodeError
 			if !errors.As(err, &coded) || coded.code != exitUsage {
 				t.Errorf("serve = %v, want a usage error before anything listens", err)

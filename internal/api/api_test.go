@@ -18,33 +18,16 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
-// syncBuffer collects log output from concurrent requests.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type testServer struct {
 	*httptest.Server
 	store tenant.Store
-	logs  *syncBuffer
+	logs  *providertest.LogBuffer
 	token string
 }
 
@@ -60,7 +43,7 @@ func newServer(t testing.TB, tokens ...api.Token) *testServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	logs := &syncBuffer{}
+	logs := &providertest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	p, err := mock.New(mock.Options{Block: json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`), Logger: logger})
 	if err != nil {
