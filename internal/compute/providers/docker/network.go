@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/moby/moby/api/types/container"
@@ -53,14 +54,12 @@ func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (id string, crea
 	if winner.ID == "" || winner.ID == res.ID {
 		return res.ID, true, nil
 	}
-	// Another process created one too, and theirs is older: use it and remove
-	// ours, which nothing uses yet.
-	log := p.log(pl.spec.TenantID).With(slog.String("network", pl.network))
-	if _, err := p.client.NetworkRemove(ctx, res.ID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
-		log.Warn("docker could not remove a duplicate network", slog.String("id", res.ID), slog.String("error", err.Error()))
-	} else {
-		log.Info("docker removed a duplicate network", slog.String("id", res.ID), slog.String("kept", winner.ID))
+	// Another process created one too, and theirs is older: use it; ours,
+	// which nothing uses yet, goes with the other duplicates (listed or not).
+	if !slices.ContainsFunc(nets, func(n network.Summary) bool { return n.ID == res.ID }) {
+		nets = append(nets, network.Summary{Network: network.Network{ID: res.ID, Labels: opts.Labels}})
 	}
+	p.removeDuplicateNetworks(ctx, pl, nets, winner.ID)
 	return winner.ID, false, nil
 }
 
@@ -74,8 +73,12 @@ func (p *Provider) removeDuplicateNetworks(ctx context.Context, pl *plan, nets [
 		if n.ID == winnerID || n.Labels[pl.n.label(labelManagedBy)] != managedBy {
 			continue
 		}
-		if _, err := p.client.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err == nil {
-			p.log(pl.spec.TenantID).Info("docker removed a duplicate network", slog.String("network", pl.network), slog.String("id", n.ID), slog.String("kept", winnerID))
+		log := p.log(pl.spec.TenantID).With(slog.String("network", pl.network), slog.String("id", n.ID))
+		switch _, err := p.client.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); {
+		case err == nil:
+			log.Info("docker removed a duplicate network", slog.String("kept", winnerID))
+		case !isNotFound(err):
+			log.Warn("docker could not remove a duplicate network; a later converge retries", slog.String("error", err.Error()))
 		}
 	}
 }
