@@ -6,7 +6,9 @@
 //	t, err = c.Tenants().Wait(ctx, t.ID, client.UntilReady, nil)
 //
 // The request and response types are the API's wire types, so there is one
-// definition of each. Failed requests return a *Error carrying the API's
+// definition of each. The package imports only the standard library and
+// those types (TestStandsAlone holds it to that), so a program using it does
+// not build the server. Failed requests return a *Error carrying the API's
 // problem (its stable code and every field at fault); network failures are
 // wrapped with %w. The client never logs, and never prints its token.
 package client

@@ -292,7 +292,9 @@ func TestStatusAndCompute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(&client.ProviderList{Providers: []client.Provider{{Name: "mock", Default: true, Healthy: true}}}, providers); diff != "" {
+	mockCapabilities := map[string]bool{"health_checks": true, "in_place_update": true, "multiple_containers": true, "public_networking": true,
+		"published_ports": true, "scaling": true, "secrets": true, "volumes": true}
+	if diff := cmp.Diff(&client.ProviderList{Providers: []client.Provider{{Name: "mock", Default: true, Healthy: true, Capabilities: mockCapabilities}}}, providers); diff != "" {
 		t.Errorf("providers (-want +got):\n%s", diff)
 	}
 	for _, name := range []string{"", "mock"} {
@@ -305,5 +307,5 @@ func TestStatusAndCompute(t *testing.T) {
 		}
 	}
 	_, err = c.Compute().Config(ctx, "nope")
-	mustAPIError(t, err, http.StatusNotFound, "provider_not_found")
+	mustAPIError(t, err, http.StatusUnprocessableEntity, "provider_not_found")
 }

@@ -27,16 +27,26 @@ type Options struct {
 	// MockBlock is the mock provider's configuration block; nil means
 	// {"env": {"FROM_DEFAULTS": "yes"}}.
 	MockBlock json.RawMessage
+	// Provider, if set, is the compute provider instead of the mock.
+	Provider compute.Provider
+	// Observer, if set, is told of every reconcile.
+	Observer controller.ReconcileObserver
 }
 
 // Server is a running API.
 type Server struct {
 	// URL is the API's base URL.
 	URL string
-	// Mock is the compute provider, to inspect or disturb workloads.
+	// Mock is the compute provider, to inspect or disturb workloads; nil
+	// when Options.Provider is set.
 	Mock *mock.Provider
 	// Store is the database under the API.
 	Store *sqlite.Store
+	// Registry holds the provider, with its compiled schema.
+	Registry *compute.Registry
+
+	manager *compute.Manager
+	opts    Options
 }
 
 // NewServer starts an API that stops when the test ends.
@@ -47,15 +57,19 @@ func NewServer(t testing.TB, opts Options) *Server {
 		t.Fatalf("clienttest: open the store: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
-	block := opts.MockBlock
-	if block == nil {
-		block = json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`)
+	srv := &Server{Store: store, Registry: compute.NewRegistry(), opts: opts}
+	p := opts.Provider
+	if p == nil {
+		block := opts.MockBlock
+		if block == nil {
+			block = json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`)
+		}
+		if srv.Mock, err = mock.New(mock.Options{Block: block}); err != nil {
+			t.Fatalf("clienttest: mock provider: %v", err)
+		}
+		p = srv.Mock
 	}
-	p, err := mock.New(mock.Options{Block: block})
-	if err != nil {
-		t.Fatalf("clienttest: mock provider: %v", err)
-	}
-	reg := compute.NewRegistry()
+	reg := srv.Registry
 	if err := reg.Register(p); err != nil {
 		t.Fatalf("clienttest: %v", err)
 	}
@@ -63,6 +77,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("clienttest: %v", err)
 	}
+	srv.manager = m
 	var tokens []api.Token
 	for name, secret := range opts.Tokens {
 		tokens = append(tokens, api.Token{Name: name, Secret: secret, Role: api.RoleAdmin})
@@ -73,8 +88,19 @@ func NewServer(t testing.TB, opts Options) *Server {
 	}
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
+	srv.URL = ts.URL
 	if opts.Controller {
-		c := controller.New(store, m, controller.Options{
+		srv.StartController(t)
+	}
+	return srv
+}
+
+// StartController runs the controller, with short intervals, until the test
+// ends; Options.Controller starts it with the server.
+func (s *Server) StartController(t testing.TB) {
+	t.Helper()
+	{
+		c := controller.New(s.Store, s.manager, controller.Options{
 			Workers:         4,
 			BaseBackoff:     time.Millisecond,
 			MaxBackoff:      20 * time.Millisecond,
@@ -82,6 +108,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 			Resync:          time.Hour,
 			Sweep:           time.Hour,
 			ShutdownTimeout: 10 * time.Second,
+			Observer:        s.opts.Observer,
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -93,7 +120,6 @@ func NewServer(t testing.TB, opts Options) *Server {
 		}()
 		t.Cleanup(func() { cancel(); <-done })
 	}
-	return &Server{URL: ts.URL, Mock: p, Store: store}
 }
 
 // Client returns a client of the server with the given token.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-
 	"strings"
 	"testing"
 
@@ -30,7 +28,7 @@ func runCLI(t *testing.T, srv *clienttest.Server, stdin string, args ...string) 
 	root.SetOut(&stdout)
 	root.SetErr(&stderr)
 	root.SetIn(strings.NewReader(stdin))
-	err := root.Execute()
+	err := execute(root)
 	if err != nil {
 		stderr.WriteString("landlord: " + err.Error() + "\n")
 	}
@@ -38,19 +36,7 @@ func runCLI(t *testing.T, srv *clienttest.Server, stdin string, args ...string) 
 }
 
 // exitCodeOf is main's mapping of errors to exit codes.
-func exitCodeOf(err error) int {
-	if err == nil {
-		return exitOK
-	}
-	var coded *exitCodeError
-	if errors.As(err, &coded) {
-		return coded.code
-	}
-	if isUsageError(err) {
-		return exitUsage
-	}
-	return exitError
-}
+func exitCodeOf(err error) int { return exitCode(err) }
 
 // mustRunCLI runs the CLI and checks its exit code.
 func mustRunCLI(t *testing.T, srv *clienttest.Server, code int, stdin string, args ...string) cliResult {

@@ -22,8 +22,9 @@ func TestCompute(t *testing.T) {
 	if cfg.Provider != "mock" || !json.Valid(cfg.Schema) || len(cfg.Schema) < 100 {
 		t.Errorf("compute -o json: %+v", cfg)
 	}
-	res = mustRunCLI(t, srv, exitNotFound, "", "compute", "--provider", "nope")
-	mustContain(t, "stderr", res.stderr, "(404 provider_not_found)", "\n  parameter provider: ")
+	// A provider that is not enabled is a 422 wherever it is named (docs/api.md).
+	res = mustRunCLI(t, srv, exitError, "", "compute", "--provider", "nope")
+	mustContain(t, "stderr", res.stderr, "(422 provider_not_found)", "\n  parameter provider: ")
 
 	res = mustRunCLI(t, srv, exitOK, "", "compute", "providers")
 	mustContain(t, "stdout", res.stdout, "NAME  DEFAULT  HEALTHY  MESSAGE\nmock  yes      yes")

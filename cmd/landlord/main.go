@@ -54,28 +54,72 @@ func newRootCommand() *cobra.Command {
 }
 
 func main() {
-	err := newRootCommand().Execute()
+	err := execute(newRootCommand())
 	if err == nil {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "landlord:", err)
-	var coded *exitCodeError
-	if errors.As(err, &coded) {
-		os.Exit(coded.code)
-	}
-	if isUsageError(err) {
-		os.Exit(exitUsage)
-	}
-	os.Exit(exitError)
+	os.Exit(exitCode(err))
 }
 
-// isUsageError reports cobra's errors about flags and arguments.
-func isUsageError(err error) bool {
-	msg := err.Error()
-	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "invalid argument", "accepts ", "requires ", "flag needs", "required flag"} {
-		if len(msg) >= len(prefix) && msg[:len(prefix)] == prefix {
-			return true
-		}
+// exitCode is the code the process ends with after err: the one err
+// carries, else 1.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
 	}
-	return false
+	var coded *exitCodeError
+	if errors.As(err, &coded) {
+		return coded.code
+	}
+	return exitError
+}
+
+// execute runs root as main does. Cobra's errors about verbs, flags and
+// arguments carry exitUsage from where they are made, so that none is told
+// apart by its words.
+func execute(root *cobra.Command) error {
+	// Cobra adds its help and completion verbs when it runs; added first,
+	// they are typed too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	// Every command's flag errors go through the root's function.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withExitCode(exitUsage, err) })
+	// The root keeps its nil Args: with them cobra refuses an unknown verb
+	// before it calls any command.
+	for _, c := range root.Commands() {
+		typeArgErrors(c)
+	}
+	cmd, err := root.ExecuteC()
+	if err != nil && (cmd == nil || cmd.CalledAs() == "") {
+		// No command was called: the error is cobra's, about the verb.
+		return withExitCode(exitUsage, err)
+	}
+	return err
+}
+
+// typeArgErrors makes the errors of the Args validator of cmd and of the
+// commands under it carry exitUsage. Cobra checks required flags and flag
+// groups after Args, with errors of no type; checking them at the end of
+// Args types them.
+func typeArgErrors(cmd *cobra.Command) {
+	args := cmd.Args
+	if args == nil {
+		args = cobra.ArbitraryArgs
+	}
+	cmd.Args = func(cmd *cobra.Command, a []string) error {
+		if err := args(cmd, a); err != nil {
+			return withExitCode(exitUsage, err)
+		}
+		if err := cmd.ValidateRequiredFlags(); err != nil {
+			return withExitCode(exitUsage, err)
+		}
+		if err := cmd.ValidateFlagGroups(); err != nil {
+			return withExitCode(exitUsage, err)
+		}
+		return nil
+	}
+	for _, c := range cmd.Commands() {
+		typeArgErrors(c)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -161,6 +162,20 @@ func renderComputeConfig(w io.Writer, cfg client.ComputeConfig) error {
 		fmt.Fprintf(w, "\nDefaults (merged under each tenant's config):\n%s", d)
 	} else {
 		fmt.Fprintln(w, "\nDefaults: none")
+	}
+	if cfg.Capabilities != nil {
+		var yes, no []string
+		for _, name := range slices.Sorted(maps.Keys(cfg.Capabilities)) {
+			if cfg.Capabilities[name] {
+				yes = append(yes, name)
+			} else {
+				no = append(no, name)
+			}
+		}
+		fmt.Fprintf(w, "\nSupports: %s\n", cmp.Or(strings.Join(yes, ", "), "none of the optional capabilities"))
+		if len(no) > 0 {
+			fmt.Fprintf(w, "Does not support: %s\n", strings.Join(no, ", "))
+		}
 	}
 	fmt.Fprintf(w, "\nThe whole schema: landlord compute --provider %s -o json\n", cfg.Provider)
 	return nil

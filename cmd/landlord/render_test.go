@@ -12,10 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata and the generated section of docs/compute-providers.md")
 
 // checkGolden compares got with testdata/name.golden, or rewrites it with
 // -update.
@@ -54,7 +53,7 @@ func goldenTenants() []client.Tenant {
 			Labels:        map[string]string{"tier": "gold", "region": "eu"},
 			Annotations:   map[string]string{"owner": "platform-team"},
 			Status:        "ready", Generation: 2, ObservedGeneration: 2, Version: 5,
-			Endpoints: []compute.Endpoint{
+			Endpoints: []client.Endpoint{
 				{Container: "app", Name: "http", ContainerPort: 8080, Protocol: "tcp", Address: "127.0.0.1:49153"},
 				{Container: "metrics", ContainerPort: 9090, Protocol: "tcp", Address: "127.0.0.1:49154"},
 			},
@@ -129,7 +128,8 @@ func TestRenderGolden(t *testing.T) {
 						"mode": {"enum": ["fast", "slow"], "description": "Speed."}
 					}
 				}`),
-				Defaults: json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"},"resources":{"memory_mib":128}}`),
+				Defaults:     json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"},"resources":{"memory_mib":128}}`),
+				Capabilities: map[string]bool{"multiple_containers": true, "secrets": true, "in_place_update": false, "scaling": false},
 			})
 		}},
 		{"compute_no_defaults", func(b *bytes.Buffer) error {

@@ -1,16 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,7 +83,7 @@ nothing. See docs/configuration.md.`,
 	f.StringVar(&listen, "listen", "", "API address (env LANDLORD_LISTEN; default 127.0.0.1:8080)")
 	f.StringVar(&database, "database", "", "SQLite file path or postgres:// URL (env LANDLORD_DATABASE; default landlord.db)")
 	f.StringVar(&logLevel, "log-level", "", "debug, info, warn or error (env LANDLORD_LOG_LEVEL; default info)")
-	f.StringVar(&provider, "provider", "", "default compute provider, enabled with its defaults when the configuration has no compute block: docker or mock (env LANDLORD_PROVIDER; default docker when a Docker Engine answers, else mock)")
+	f.StringVar(&provider, "provider", "", "default compute provider, enabled with its defaults when the configuration has no compute block: "+oneOf(providerNames())+" (env LANDLORD_PROVIDER; default docker when a Docker Engine answers, else mock)")
 	f.BoolVar(&insecure, "insecure", false, "serve without tokens on a non-loopback address (env LANDLORD_INSECURE)")
 	return cmd
 }
@@ -114,7 +116,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
-	manager, err := compute.NewManager(registry, compute.ManagerOptions{DefaultProvider: defaultProvider, Logger: log, Observer: m})
+	manager, err := compute.NewManager(registry, compute.ManagerOptions{DefaultProvider: defaultProvider, Logger: log, Observer: m, HashKey: hashKey})
 	if err != nil {
 		return withExitCode(exitUsage, fmt.Errorf("config: compute.default: %w", err))
 	}
@@ -167,7 +169,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		slog.String("address", "http://"+ln.Addr().String()),
 		slog.String("auth", auth),
 		slog.Bool("controller", runController),
-		slog.String("config", or(file, "none")))
+		slog.String("config", cmp.Or(file, "none")))
 
 	var wg sync.WaitGroup
 	runCtx, cancel := context.WithCancel(ctx)
@@ -215,22 +217,32 @@ func providers(ctx context.Context, cfg config.Config, hashKey []byte, log *slog
 	if err != nil {
 		return nil, "", err
 	}
+	var errs []error
+	if def != "" {
+		if _, err := lookupProvider(def); err != nil {
+			errs = append(errs, fmt.Errorf("config: compute.default: %w", err))
+		}
+	}
 	registry := compute.NewRegistry()
 	if len(blocks) == 0 {
-		p, err := implicitProvider(ctx, def, hashKey, log)
+		if err := errors.Join(errs...); err != nil {
+			return nil, "", err
+		}
+		p, err := implicitProvider(ctx, def, providerEnv{HashKey: hashKey, Logger: log}, log)
 		if err != nil {
 			return nil, "", err
 		}
 		return registry, p.Name(), registry.Register(p)
 	}
-	for name, block := range blocks {
-		p, err := newProvider(ctx, name, block, hashKey, log)
-		if err != nil {
-			return nil, "", err
+	for _, name := range slices.Sorted(maps.Keys(blocks)) {
+		p, err := newProvider(ctx, name, providerEnv{Block: blocks[name], HashKey: hashKey, Logger: log})
+		if err == nil {
+			err = registry.Register(p)
 		}
-		if err := registry.Register(p); err != nil {
-			return nil, "", err
-		}
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, "", err
 	}
 	return registry, def, nil
 }
@@ -240,17 +252,21 @@ const engineTimeout = 3 * time.Second
 
 // implicitProvider is the provider of a configuration without compute
 // blocks: the one named, or Docker when an Engine answers, else the mock.
-func implicitProvider(ctx context.Context, name string, hashKey []byte, log *slog.Logger) (compute.Provider, error) {
+func implicitProvider(ctx context.Context, name string, env providerEnv, log *slog.Logger) (compute.Provider, error) {
 	if name != "" {
-		return newProvider(ctx, name, nil, hashKey, log)
+		return newProvider(ctx, name, env)
 	}
-	p, err := newProvider(ctx, docker.Name, nil, hashKey, log)
+	p, err := newProvider(ctx, docker.Name, env)
 	if err != nil {
 		return nil, err
 	}
+	hc, ok := p.(compute.HealthChecker)
+	if !ok {
+		return p, nil
+	}
 	pingCtx, cancel := context.WithTimeout(ctx, engineTimeout)
 	defer cancel()
-	err = p.(compute.HealthChecker).CheckHealth(pingCtx)
+	err = hc.CheckHealth(pingCtx)
 	if err == nil {
 		log.Info("no compute provider is configured and a Docker Engine answers: using the docker provider (docs/configuration.md)")
 		return p, nil
@@ -260,32 +276,13 @@ func implicitProvider(ctx context.Context, name string, hashKey []byte, log *slo
 	if c, ok := p.(io.Closer); ok {
 		_ = c.Close() // the Engine client goes unused
 	}
-	return newProvider(ctx, mock.Name, nil, hashKey, log)
+	return newProvider(ctx, mock.Name, env)
 }
 
 // configHashKey names the install key (tenant.KeyStore) the Docker provider
 // keys its configuration hashes with, so that they reveal nothing of the
 // secrets they cover and agree across restarts and replicas.
 const configHashKey = "docker-config-hash"
-
-// newProvider makes the provider called name from its configuration block
-// (nil means its defaults).
-func newProvider(ctx context.Context, name string, block json.RawMessage, hashKey []byte, log *slog.Logger) (compute.Provider, error) {
-	var p compute.Provider
-	var err error
-	switch name {
-	case mock.Name:
-		p, err = mock.New(mock.Options{Block: block, Logger: log})
-	case docker.Name:
-		p, err = docker.New(ctx, docker.Options{Block: block, Logger: log, HashKey: hashKey})
-	default:
-		return nil, fmt.Errorf("config: compute.%s: no such provider in this build (available: %s, %s)", name, docker.Name, mock.Name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	return p, nil
-}
 
 // store is what serve needs of a database.
 type store interface {
@@ -337,11 +334,4 @@ func newLogger(level string, w io.Writer) *slog.Logger {
 		}
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

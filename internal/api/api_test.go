@@ -38,6 +38,14 @@ const (
 
 func newServer(t testing.TB, tokens ...api.Token) *testServer {
 	t.Helper()
+	return newServerWith(t, func(logger *slog.Logger) (compute.Provider, error) {
+		return mock.New(mock.Options{Block: json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`), Logger: logger})
+	}, tokens...)
+}
+
+// newServerWith is newServer with the provider newProvider makes.
+func newServerWith(t testing.TB, newProvider func(*slog.Logger) (compute.Provider, error), tokens ...api.Token) *testServer {
+	t.Helper()
 	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +53,7 @@ func newServer(t testing.TB, tokens ...api.Token) *testServer {
 	t.Cleanup(func() { store.Close() })
 	logs := &providertest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	p, err := mock.New(mock.Options{Block: json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`), Logger: logger})
+	p, err := newProvider(logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +392,7 @@ func TestListAndRoutes(t *testing.T) {
 		{"GET", "/v1/tenants?page_token=nope", 400, api.CodeInvalidParameter},
 		{"GET", "/v1/nothing", 404, api.CodeNotFound},
 		{"POST", "/v1/tenants/acme", 405, api.CodeMethodNotAllowed},
-		{"GET", "/v1/compute/config?provider=nomad", 404, api.CodeProviderNotFound},
+		{"GET", "/v1/compute/config?provider=nomad", 422, api.CodeProviderNotFound},
 		{"GET", "/v1/tenants/t-0/status", 404, api.CodeWorkloadNotFound},
 	} {
 		res := ts.do(t, tt.method, tt.path, "", "")
@@ -395,7 +403,7 @@ func TestListAndRoutes(t *testing.T) {
 	if r := ts.do(t, "GET", "/v1/compute/config", "", ""); r.status != 200 || !strings.Contains(string(r.body), `"provider":"mock"`) || !strings.Contains(string(r.body), `"defaults":{"env":{"FROM_DEFAULTS":"yes"}}`) {
 		t.Errorf("compute config: %d %s", r.status, r.body)
 	}
-	if r := ts.do(t, "GET", "/v1/compute/providers", "", ""); r.status != 200 || !strings.Contains(string(r.body), `{"name":"mock","default":true,"healthy":true,"message":""}`) {
+	if r := ts.do(t, "GET", "/v1/compute/providers", "", ""); r.status != 200 || !strings.Contains(string(r.body), `{"name":"mock","default":true,"healthy":true,"message":"","capabilities":{"health_checks":true,`) {
 		t.Errorf("providers: %d %s", r.status, r.body)
 	}
 	if r := ts.do(t, "GET", "/healthz", "", ""); r.status != 200 {
@@ -512,4 +520,48 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestStatusUpstreamFailure: a provider that fails while the API reads a
+// workload's status is a 502 whose detail says why.
+func TestStatusUpstreamFailure(t *testing.T) {
+	ts := newServerWith(t, func(logger *slog.Logger) (compute.Provider, error) {
+		return mock.New(mock.Options{Block: json.RawMessage(`{"failure_rate":1}`), Logger: logger})
+	})
+	ts.create(t, "flaky", `{"image":"a"}`)
+	res := ts.do(t, "GET", "/v1/tenants/flaky/status", "", "")
+	p := res.problem(t)
+	if res.status != http.StatusBadGateway || p.Code != api.CodeUnavailable || !strings.Contains(p.Detail, "injected failure (failure_rate 1)") {
+		t.Errorf("status of a failing provider: %d %s %q, want 502 %s saying why", res.status, p.Code, p.Detail, api.CodeUnavailable)
+	}
+}
+
+// TestCapabilityRefused: a config asking for what the provider does not
+// support is a 422 naming the field and the capability.
+func TestCapabilityRefused(t *testing.T) {
+	ts := newServerWith(t, func(logger *slog.Logger) (compute.Provider, error) {
+		p, err := mock.New(mock.Options{Logger: logger})
+		return &singleContainer{p}, err
+	})
+	res := ts.do(t, "POST", "/v1/tenants", "application/json",
+		`{"name":"acme","compute_config":{"image":"a","secrets":{"K":"v"},"sidecars":[{"name":"log","image":"b"}]}}`)
+	p := res.problem(t)
+	if res.status != http.StatusUnprocessableEntity || p.Code != api.CodeInvalidComputeConfig {
+		t.Fatalf("create with sidecars on a single-container provider: %d %s, want 422 %s", res.status, p.Code, api.CodeInvalidComputeConfig)
+	}
+	if len(p.Errors) != 1 || p.Errors[0].Pointer != "/compute_config/sidecars" || !strings.Contains(p.Errors[0].Message, "(capability multiple_containers)") {
+		t.Errorf("errors = %+v, want one at /compute_config/sidecars naming multiple_containers", p.Errors)
+	}
+	if res := ts.do(t, "GET", "/v1/compute/providers", "", ""); !strings.Contains(string(res.body), `"multiple_containers":false`) {
+		t.Errorf("providers do not show the missing capability: %s", res.body)
+	}
+}
+
+// singleContainer is the mock declaring that it runs one container.
+type singleContainer struct{ *mock.Provider }
+
+func (p *singleContainer) Capabilities() compute.Capabilities {
+	c := p.Provider.Capabilities()
+	c.MultipleContainers = false
+	return c
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"time"
 
@@ -14,7 +13,12 @@ func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) error {
 	out := ProviderList{Providers: []Provider{}}
 	for _, p := range s.compute.Registry().List() {
 		healthy, msg := providerHealth(r.Context(), p)
-		out.Providers = append(out.Providers, Provider{Name: p.Name(), Default: p.Name() == s.compute.DefaultProvider(), Healthy: healthy, Message: msg})
+		d, err := s.compute.Registry().Describe(p.Name())
+		if err != nil {
+			return err
+		}
+		out.Providers = append(out.Providers, Provider{Name: p.Name(), Default: p.Name() == s.compute.DefaultProvider(),
+			Healthy: healthy, Message: msg, Capabilities: capabilities(d.Capabilities)})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -40,18 +44,22 @@ func (s *Server) getComputeConfig(w http.ResponseWriter, r *http.Request) error 
 	if name == "" {
 		name = s.compute.DefaultProvider()
 	}
-	p, err := s.compute.Registry().Get(name)
-	var nf *compute.ProviderNotFoundError
-	if errors.As(err, &nf) {
-		return problem(http.StatusNotFound, CodeProviderNotFound, nf.Error(), FieldError{Parameter: "provider", Message: "is not an enabled provider"})
-	}
+	d, err := s.compute.Registry().Describe(name)
 	if err != nil {
-		return err
+		return withFields(err, "", FieldError{Parameter: "provider", Message: "is not an enabled provider"})
 	}
-	defaults := p.ConfigDefaults()
-	if len(defaults) == 0 {
-		defaults = json.RawMessage("null")
-	}
-	writeJSON(w, http.StatusOK, ComputeConfig{Provider: p.Name(), Schema: p.ConfigSchema(), Defaults: defaults})
+	writeJSON(w, http.StatusOK, ComputeConfig{Provider: d.Name, Schema: d.Schema, Defaults: d.Defaults, Capabilities: capabilities(d.Capabilities)})
 	return nil
+}
+
+// capabilities is the wire form of what a provider declares: each
+// capability by its JSON name; nil when it declares nothing.
+func capabilities(c *compute.Capabilities) map[string]bool {
+	if c == nil {
+		return nil
+	}
+	b, _ := json.Marshal(c)
+	var out map[string]bool
+	_ = json.Unmarshal(b, &out)
+	return out
 }

@@ -85,7 +85,7 @@ var (
 	namePrefixParam     = parameter{param: queryParam("name_prefix", "Only tenants whose name starts with this.", openapi3.NewStringSchema())}
 
 	providerParam = parameter{queryParam("provider", "The provider to describe; the default provider when absent.", openapi3.NewStringSchema()),
-		map[int][]string{http.StatusNotFound: {CodeProviderNotFound}}}
+		map[int][]string{http.StatusUnprocessableEntity: {CodeProviderNotFound}}}
 
 	idempotencyKeyParam = parameter{headerParam("Idempotency-Key", "Makes a retry safe: a request with the key of an earlier one (by the same token, within 24 hours) "+
 		"and the same body gets the earlier response again, with Idempotent-Replayed: true; with another body it is a 422. 1 to 255 printable ASCII characters."),
@@ -182,9 +182,9 @@ var operationNotes = map[string]operationNote{
 	"getTenantStatus": {
 		description: "Asks the provider now; nothing is cached.",
 		problems: map[int][]string{
-			http.StatusNotFound:           {CodeWorkloadNotFound},
-			http.StatusBadGateway:         {CodeUnavailable},
-			http.StatusServiceUnavailable: {CodeProviderNotFound},
+			http.StatusNotFound:            {CodeWorkloadNotFound},
+			http.StatusBadGateway:          {CodeUnavailable},
+			http.StatusUnprocessableEntity: {CodeProviderNotFound},
 		},
 	},
 }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
+	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // The schemas of the OpenAPI document are generated from the wire types by
@@ -21,21 +21,21 @@ import (
 
 // typeNotes describe the wire types.
 var typeNotes = map[reflect.Type]string{
-	reflect.TypeFor[Tenant]():                  "A tenant: its desired state (compute_config, labels, annotations; generation counts its changes) and its observed state (status, observed_generation, resource_ids, endpoints).",
-	reflect.TypeFor[CreateTenantRequest]():     "A new tenant.",
-	reflect.TypeFor[ReplaceTenantRequest]():    "A tenant's whole desired state. A secret value sent back as \"[redacted]\" keeps the stored secret.",
-	reflect.TypeFor[TenantList]():              "A page of tenants.",
-	reflect.TypeFor[Event]():                   "One entry of a tenant's history: a transition or a change through the API.",
-	reflect.TypeFor[EventList]():               "A page of a tenant's history, oldest first.",
-	reflect.TypeFor[Provider]():                "An enabled compute provider.",
-	reflect.TypeFor[ProviderList]():            "The enabled compute providers.",
-	reflect.TypeFor[ComputeConfig]():           "What a provider accepts as a tenant's compute_config.",
-	reflect.TypeFor[Health]():                  "Whether the process, or each of its dependencies, is ready.",
-	reflect.TypeFor[Problem]():                 "An RFC 9457 problem detail with a stable machine-readable code and every field at fault.",
-	reflect.TypeFor[FieldError]():              "One problem with one field of a request: a JSON pointer into the body, or the name of a parameter or header.",
-	reflect.TypeFor[compute.ComputeStatus]():   "The live state of a tenant's workload, as its provider reports it.",
-	reflect.TypeFor[compute.ContainerStatus](): "The live state of one container of a workload.",
-	reflect.TypeFor[compute.Endpoint]():        "An address where a container port can be reached.",
+	reflect.TypeFor[Tenant]():               "A tenant: its desired state (compute_config, labels, annotations; generation counts its changes) and its observed state (status, observed_generation, resource_ids, endpoints).",
+	reflect.TypeFor[CreateTenantRequest]():  "A new tenant.",
+	reflect.TypeFor[ReplaceTenantRequest](): "A tenant's whole desired state. A secret value sent back as \"[redacted]\" keeps the stored secret.",
+	reflect.TypeFor[TenantList]():           "A page of tenants.",
+	reflect.TypeFor[Event]():                "One entry of a tenant's history: a transition or a change through the API.",
+	reflect.TypeFor[EventList]():            "A page of a tenant's history, oldest first.",
+	reflect.TypeFor[Provider]():             "An enabled compute provider.",
+	reflect.TypeFor[ProviderList]():         "The enabled compute providers.",
+	reflect.TypeFor[ComputeConfig]():        "What a provider accepts as a tenant's compute_config.",
+	reflect.TypeFor[Health]():               "Whether the process, or each of its dependencies, is ready.",
+	reflect.TypeFor[Problem]():              "An RFC 9457 problem detail with a stable machine-readable code and every field at fault.",
+	reflect.TypeFor[FieldError]():           "One problem with one field of a request: a JSON pointer into the body, or the name of a parameter or header.",
+	reflect.TypeFor[ComputeStatus]():        "The live state of a tenant's workload, as its provider reports it.",
+	reflect.TypeFor[wire.ContainerStatus](): "The live state of one container of a workload.",
+	reflect.TypeFor[wire.Endpoint]():        "An address where a container port can be reached.",
 }
 
 // fieldNote describes one field of a wire type and may tighten its schema.
@@ -56,13 +56,7 @@ var (
 	replaceType = reflect.TypeFor[ReplaceTenantRequest]()
 )
 
-func tenantStatuses() []string {
-	out := make([]string, len(tenant.Statuses))
-	for i, s := range tenant.Statuses {
-		out[i] = string(s)
-	}
-	return out
-}
+func tenantStatuses() []string { return slices.Clone(wire.TenantStatuses) }
 
 const configDoc = "The provider's tenant config; GET /v1/compute/config gives its JSON Schema. " +
 	"\"" + compute.SelectionKey + "\" in it (or in labels or annotations) chooses the provider; the default one otherwise. " +
@@ -70,41 +64,43 @@ const configDoc = "The provider's tenant config; GET /v1/compute/config gives it
 
 // fieldNotes describe the fields whose name does not say it all.
 var fieldNotes = map[fieldKey]fieldNote{
-	{tenantType, "id"}:                                       {doc: "The tenant's id, a UUID; it never changes."},
-	{tenantType, "name"}:                                     {doc: "Unique among tenants that are not deleted."},
-	{tenantType, "compute_provider"}:                         {doc: "The provider chosen at creation; it never changes."},
-	{tenantType, "compute_config"}:                           {doc: "The config as submitted, with secret (writeOnly) values replaced by \"[redacted]\"."},
-	{tenantType, "effective_config"}:                         {doc: "Dry runs only: the config the provider would get, the operator's defaults merged under it, secrets redacted.", object: true},
-	{tenantType, "status"}:                                   {doc: "Where the tenant is in its lifecycle.", enum: tenantStatuses()},
-	{tenantType, "status_message"}:                           {doc: "Why the tenant is in its status, such as the error that failed it."},
-	{tenantType, "generation"}:                               {doc: "Counts the changes of the desired state."},
-	{tenantType, "observed_generation"}:                      {doc: "The generation the workload was last brought to; equal to generation when it is up to date."},
-	{tenantType, "version"}:                                  {doc: "Counts every write; the ETag, for If-Match."},
-	{tenantType, "attempts"}:                                 {doc: "Failed attempts at the current generation."},
-	{tenantType, "retry_at"}:                                 {doc: "When the next attempt is due, after a failed one."},
-	{tenantType, "resource_ids"}:                             {doc: "The provider's ids of what it created, for operators."},
-	{tenantType, "deleted_at"}:                               {doc: "When the tenant was deleted; its name may be reused since."},
-	{createType, "name"}:                                     {doc: "A lowercase DNS label (1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit) that is not a UUID."},
-	{createType, "compute_config"}:                           {doc: configDoc, object: true},
-	{replaceType, "compute_config"}:                          {doc: configDoc + " The provider cannot change.", object: true},
-	{reflect.TypeFor[TenantList](), "next_page_token"}:       {doc: "Pass it as page_token for the next page; empty on the last page."},
-	{reflect.TypeFor[EventList](), "next_page_token"}:        {doc: "Pass it as page_token for the next page; empty on the last page."},
-	{reflect.TypeFor[Event](), "from"}:                       {doc: "The status before a transition.", enum: tenantStatuses()},
-	{reflect.TypeFor[Event](), "to"}:                         {doc: "The status after a transition.", enum: tenantStatuses()},
-	{reflect.TypeFor[Event](), "actor"}:                      {doc: "Who made the change: a token's name, \"anonymous\", or the controller."},
-	{reflect.TypeFor[Provider](), "default"}:                 {doc: "Tenants that choose no provider get this one."},
-	{reflect.TypeFor[Provider](), "message"}:                 {doc: "Why the provider is not healthy."},
-	{reflect.TypeFor[ComputeConfig](), "schema"}:             {doc: "The JSON Schema (draft 2020-12) of compute_config; writeOnly fields are secrets.", object: true},
-	{reflect.TypeFor[ComputeConfig](), "defaults"}:           {doc: "The operator's defaults, merged under each tenant's compute_config; null when there are none."},
-	{reflect.TypeFor[Health](), "checks"}:                    {doc: "Each check by name: \"ok\" or \"failing\". The cause of a failure is logged, not shown."},
-	{reflect.TypeFor[Problem](), "type"}:                     {doc: "A URI naming the kind of problem."},
-	{reflect.TypeFor[Problem](), "code"}:                     {doc: "Stable across releases; clients branch on it."},
-	{reflect.TypeFor[Problem](), "errors"}:                   {doc: "Every field at fault."},
-	{reflect.TypeFor[Problem](), "instance"}:                 {doc: "The request id (X-Request-ID), which finds the request in the server's log."},
-	{reflect.TypeFor[FieldError](), "pointer"}:               {doc: "The RFC 6901 JSON pointer of the field in the request body."},
-	{reflect.TypeFor[FieldError](), "parameter"}:             {doc: "The query parameter or header at fault."},
-	{reflect.TypeFor[compute.ComputeStatus](), "generation"}: {doc: "The generation the running workload was built from, when the provider records it."},
-	{reflect.TypeFor[compute.Endpoint](), "address"}:         {doc: "host:port"},
+	{tenantType, "id"}:                                 {doc: "The tenant's id, a UUID; it never changes."},
+	{tenantType, "name"}:                               {doc: "Unique among tenants that are not deleted."},
+	{tenantType, "compute_provider"}:                   {doc: "The provider chosen at creation; it never changes."},
+	{tenantType, "compute_config"}:                     {doc: "The config as submitted, with secret (writeOnly) values replaced by \"[redacted]\"."},
+	{tenantType, "effective_config"}:                   {doc: "Dry runs only: the config the provider would get, the operator's defaults merged under it, secrets redacted.", object: true},
+	{tenantType, "status"}:                             {doc: "Where the tenant is in its lifecycle.", enum: tenantStatuses()},
+	{tenantType, "status_message"}:                     {doc: "Why the tenant is in its status, such as the error that failed it."},
+	{tenantType, "generation"}:                         {doc: "Counts the changes of the desired state."},
+	{tenantType, "observed_generation"}:                {doc: "The generation the workload was last brought to; equal to generation when it is up to date."},
+	{tenantType, "version"}:                            {doc: "Counts every write; the ETag, for If-Match."},
+	{tenantType, "attempts"}:                           {doc: "Failed attempts at the current generation."},
+	{tenantType, "retry_at"}:                           {doc: "When the next attempt is due, after a failed one."},
+	{tenantType, "resource_ids"}:                       {doc: "The provider's ids of what it created, for operators."},
+	{tenantType, "deleted_at"}:                         {doc: "When the tenant was deleted; its name may be reused since."},
+	{createType, "name"}:                               {doc: "A lowercase DNS label (1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit) that is not a UUID."},
+	{createType, "compute_config"}:                     {doc: configDoc, object: true},
+	{replaceType, "compute_config"}:                    {doc: configDoc + " The provider cannot change.", object: true},
+	{reflect.TypeFor[TenantList](), "next_page_token"}: {doc: "Pass it as page_token for the next page; empty on the last page."},
+	{reflect.TypeFor[EventList](), "next_page_token"}:  {doc: "Pass it as page_token for the next page; empty on the last page."},
+	{reflect.TypeFor[Event](), "from"}:                 {doc: "The status before a transition.", enum: tenantStatuses()},
+	{reflect.TypeFor[Event](), "to"}:                   {doc: "The status after a transition.", enum: tenantStatuses()},
+	{reflect.TypeFor[Event](), "actor"}:                {doc: "Who made the change: a token's name, \"anonymous\", or the controller."},
+	{reflect.TypeFor[Provider](), "default"}:           {doc: "Tenants that choose no provider get this one."},
+	{reflect.TypeFor[Provider](), "message"}:           {doc: "Why the provider is not healthy."},
+	{reflect.TypeFor[Provider](), "capabilities"}:      {doc: capabilitiesDoc},
+	{reflect.TypeFor[ComputeConfig](), "capabilities"}: {doc: capabilitiesDoc},
+	{reflect.TypeFor[ComputeConfig](), "schema"}:       {doc: "The JSON Schema (draft 2020-12) of compute_config; writeOnly fields are secrets.", object: true},
+	{reflect.TypeFor[ComputeConfig](), "defaults"}:     {doc: "The operator's defaults, merged under each tenant's compute_config; null when there are none."},
+	{reflect.TypeFor[Health](), "checks"}:              {doc: "Each check by name: \"ok\" or \"failing\". The cause of a failure is logged, not shown."},
+	{reflect.TypeFor[Problem](), "type"}:               {doc: "A URI naming the kind of problem."},
+	{reflect.TypeFor[Problem](), "code"}:               {doc: "Stable across releases; clients branch on it."},
+	{reflect.TypeFor[Problem](), "errors"}:             {doc: "Every field at fault."},
+	{reflect.TypeFor[Problem](), "instance"}:           {doc: "The request id (X-Request-ID), which finds the request in the server's log."},
+	{reflect.TypeFor[FieldError](), "pointer"}:         {doc: "The RFC 6901 JSON pointer of the field in the request body."},
+	{reflect.TypeFor[FieldError](), "parameter"}:       {doc: "The query parameter or header at fault."},
+	{reflect.TypeFor[ComputeStatus](), "generation"}:   {doc: "The generation the running workload was built from, when the provider records it."},
+	{reflect.TypeFor[wire.Endpoint](), "address"}:      {doc: "host:port"},
 }
 
 // schemaGenerator makes the component schemas of the wire types.
@@ -262,3 +258,7 @@ func (g *schemaGenerator) mergePatch(ref *openapi3.SchemaRef) *openapi3.SchemaRe
 	}
 	return openapi3.NewSchemaRef("#/components/schemas/"+name, nil)
 }
+
+const capabilitiesDoc = "What the provider supports, by capability: in_place_update, multiple_containers, secrets, published_ports, " +
+	"public_networking, health_checks, scaling, volumes. A config asking for what it does not support is a 422 naming the field and the capability. " +
+	"Absent when the provider declares nothing."

@@ -3,39 +3,15 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
+	"unicode"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
-
-// Problem is an RFC 9457 problem detail, with landlord's extensions: a
-// stable machine-readable code and the fields at fault.
-type Problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail,omitempty"`
-	// Code is stable across releases; clients branch on it.
-	Code string `json:"code"`
-	// Errors lists every field at fault.
-	Errors []FieldError `json:"errors,omitempty"`
-	// Instance is the request id, to find the request in the logs.
-	Instance string `json:"instance,omitempty"`
-}
-
-// FieldError is one problem with one field of a request.
-type FieldError struct {
-	// Pointer is the RFC 6901 JSON pointer of the field in the request body.
-	Pointer string `json:"pointer,omitempty"`
-	// Parameter names the query parameter or header at fault.
-	Parameter string `json:"parameter,omitempty"`
-	Message   string `json:"message"`
-}
-
-func (p *Problem) Error() string { return fmt.Sprintf("%d %s: %s", p.Status, p.Code, p.Detail) }
 
 // Problem codes.
 const (
@@ -72,45 +48,160 @@ func problem(status int, code, detail string, errs ...FieldError) *Problem {
 	}
 }
 
-// invalid is a 422 (or 400) problem from a validation error, with pointers
-// under prefix.
-func invalid(status int, code, detail, prefix string, err error) *Problem {
-	p := problem(status, code, detail)
-	for _, v := range compute.Violations(err) {
-		p.Errors = append(p.Errors, FieldError{Pointer: prefix + v.Pointer, Message: v.Message})
+// errUpstream marks a failure of a compute provider's platform that a
+// request ran into (a status read, say): a 502 whose detail keeps the
+// cause, sanitized.
+var errUpstream = errors.New("the compute provider failed")
+
+// problemRow maps one sentinel error to one HTTP status and code.
+type problemRow struct {
+	err    error
+	name   string // the sentinel's Go name, for docs/api.md
+	status int
+	code   string
+	// detail is the problem's detail; empty means the error's own words.
+	detail string
+	// fields, if set, names the fields at fault that the error carries.
+	fields func(err error) []FieldError
+}
+
+// problemTable is the one mapping from domain errors to HTTP: each sentinel
+// has one status and one code. problemFor picks the row of the outermost
+// sentinel an error wraps, so the order of the rows does not matter.
+// docs/api.md lists the table (see TestProblemTableDocumented).
+var problemTable = []problemRow{
+	{err: tenant.ErrNotFound, name: "tenant.ErrNotFound", status: http.StatusNotFound, code: CodeTenantNotFound,
+		detail: "no such tenant; list tenants with GET /v1/tenants"},
+	{err: tenant.ErrNameTaken, name: "tenant.ErrNameTaken", status: http.StatusConflict, code: CodeNameTaken,
+		detail: "a tenant that is not deleted already has this name; choose another or delete that tenant first",
+		fields: func(error) []FieldError { return []FieldError{{Pointer: "/name", Message: "is taken"}} }},
+	{err: tenant.ErrConflict, name: "tenant.ErrConflict", status: http.StatusConflict, code: CodeVersionConflict,
+		detail: "the tenant changed while the request was handled; read it again and retry"},
+	{err: tenant.ErrInvalidPageToken, name: "tenant.ErrInvalidPageToken", status: http.StatusBadRequest, code: CodeInvalidParameter,
+		fields: func(error) []FieldError {
+			return []FieldError{{Parameter: "page_token", Message: "was not returned by this listing"}}
+		}},
+	{err: tenant.ErrInvalid, name: "tenant.ErrInvalid", status: http.StatusBadRequest, code: CodeInvalidBody,
+		detail: "the request breaks the tenant rules", fields: violationsAt("")},
+	{err: compute.ErrInvalidSpec, name: "compute.ErrInvalidSpec", status: http.StatusUnprocessableEntity, code: CodeInvalidComputeConfig,
+		detail: "compute_config is not valid for its provider", fields: violationsAt("/compute_config")},
+	{err: compute.ErrProviderNotFound, name: "compute.ErrProviderNotFound", status: http.StatusUnprocessableEntity, code: CodeProviderNotFound,
+		fields: providerChoice},
+	{err: compute.ErrTenantNotFound, name: "compute.ErrTenantNotFound", status: http.StatusNotFound, code: CodeWorkloadNotFound,
+		detail: "the provider has no workload for this tenant"},
+	{err: compute.ErrProvisionFailed, name: "compute.ErrProvisionFailed", status: http.StatusBadGateway, code: CodeUnavailable,
+		detail: "the compute provider could not provision the workload"},
+	{err: compute.ErrUpdateFailed, name: "compute.ErrUpdateFailed", status: http.StatusBadGateway, code: CodeUnavailable,
+		detail: "the compute provider could not update the workload"},
+	{err: errUpstream, name: "a provider's own error while a request reads from it", status: http.StatusBadGateway, code: CodeUnavailable,
+		detail: "the compute provider did not answer"},
+}
+
+// problemRows finds a sentinel's row.
+var problemRows = indexProblems(problemTable)
+
+func indexProblems(table []problemRow) map[error]*problemRow {
+	rows := map[error]*problemRow{}
+	for i := range table {
+		rows[table[i].err] = &table[i]
 	}
-	if len(p.Errors) == 0 {
+	return rows
+}
+
+// violationsAt lists an error's violations as fields, under prefix.
+func violationsAt(prefix string) func(error) []FieldError {
+	return func(err error) []FieldError {
+		var out []FieldError
+		for _, v := range violation.Of(err) {
+			out = append(out, FieldError{Pointer: prefix + v.Pointer, Message: v.Message})
+		}
+		return out
+	}
+}
+
+// problemFor is the one mapping from errors to HTTP: a *Problem as it is,
+// else the row of problemTable of the outermost sentinel err wraps. It
+// returns nil for an error no row maps (a 500 whose cause is logged).
+func problemFor(err error) *Problem {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	row := outermostRow(err)
+	if row == nil {
+		return nil
+	}
+	p = problem(row.status, row.code, row.detail)
+	if row.fields != nil {
+		p.Errors = row.fields(err)
+	}
+	switch {
+	case row.detail == "" || (len(p.Errors) == 0 && row.fields != nil):
 		p.Detail = err.Error()
+	case row.err == errUpstream:
+		p.Detail += ": " + sanitize(err)
 	}
 	return p
 }
 
-// problemFor is the one mapping from domain errors to HTTP. Anything it does
-// not know is a 500 whose cause is logged, never returned.
-func problemFor(err error) *Problem {
-	var p *Problem
+// providerChoice names compute_provider as the field at fault when a
+// request chose a provider that is not enabled.
+func providerChoice(err error) []FieldError {
 	var nf *compute.ProviderNotFoundError
-	switch {
-	case errors.As(err, &p):
-		return p
-	case errors.As(err, &nf):
-		return problem(http.StatusUnprocessableEntity, CodeProviderNotFound, nf.Error(),
-			FieldError{Pointer: "/compute_config/" + compute.SelectionKey, Message: nf.Error()})
-	case errors.Is(err, tenant.ErrNotFound):
-		return problem(http.StatusNotFound, CodeTenantNotFound, "no such tenant; list tenants with GET /v1/tenants")
-	case errors.Is(err, tenant.ErrNameTaken):
-		return problem(http.StatusConflict, CodeNameTaken, "a tenant that is not deleted already has this name; choose another or delete that tenant first",
-			FieldError{Pointer: "/name", Message: "is taken"})
-	case errors.Is(err, tenant.ErrConflict):
-		return problem(http.StatusConflict, CodeVersionConflict, "the tenant changed while the request was handled; read it again and retry")
-	case errors.Is(err, tenant.ErrInvalidPageToken):
-		return problem(http.StatusBadRequest, CodeInvalidParameter, err.Error(), FieldError{Parameter: "page_token", Message: "was not returned by this listing"})
-	case errors.Is(err, tenant.ErrInvalid):
-		return invalid(http.StatusBadRequest, CodeInvalidBody, "the request breaks the tenant rules", "", err)
-	case errors.Is(err, compute.ErrInvalidSpec):
-		return invalid(http.StatusUnprocessableEntity, CodeInvalidComputeConfig, "compute_config is not valid for its provider", "/compute_config", err)
+	if !errors.As(err, &nf) {
+		return nil
+	}
+	return []FieldError{{Pointer: "/compute_config/" + compute.SelectionKey, Message: nf.Error()}}
+}
+
+// outermostRow walks err's tree outside in and returns the row of the first
+// sentinel it meets.
+func outermostRow(err error) *problemRow {
+	if err == nil {
+		return nil
+	}
+	if row, ok := problemRows[err]; ok {
+		return row
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return outermostRow(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if row := outermostRow(e); row != nil {
+				return row
+			}
+		}
 	}
 	return nil
+}
+
+// sanitize words an upstream cause for a client: what follows the
+// errUpstream mark, one line, at most 300 characters. Providers never put
+// secrets in errors; this keeps a platform's long or multi-line answer from
+// reaching the client whole.
+func sanitize(err error) string {
+	msg := strings.TrimPrefix(err.Error(), errUpstream.Error()+": ")
+	msg = strings.Join(strings.FieldsFunc(msg, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(msg); len(r) > 300 {
+		msg = string(r[:300]) + "…"
+	}
+	return msg
+}
+
+// withFields returns err's problem (status and code from the table) with
+// fields naming what was at fault and, if detail is not empty, that
+// detail. An error no row maps is returned as it is.
+func withFields(err error, detail string, fields ...FieldError) error {
+	p := problemFor(err)
+	if p == nil {
+		return err
+	}
+	if detail != "" {
+		p.Detail = detail
+	}
+	p.Errors = fields
+	return p
 }
 
 // writeProblem sends p, or, for an error no problem maps, a 500 that says

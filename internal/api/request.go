@@ -11,6 +11,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // readBody reads a JSON request body of at most the configured size into
@@ -80,8 +83,8 @@ func decodeStrict(body []byte, dst any) error {
 	known := jsonFields(dst)
 	var errs []FieldError
 	for k := range top {
-		if known != nil && !known[k] {
-			errs = append(errs, FieldError{Pointer: "/" + escapePointer(k), Message: "unknown field"})
+		if known != nil && !slices.Contains(known, k) {
+			errs = append(errs, FieldError{Pointer: violation.Pointer(k), Message: "unknown field"})
 		}
 	}
 	if len(errs) > 0 {
@@ -117,19 +120,11 @@ func syntaxDetail(body []byte, err error) string {
 
 // jsonFields returns the JSON names of the fields of the struct dst points
 // to; nil when it is not a struct (a map takes any key).
-func jsonFields(dst any) map[string]bool {
-	t := reflect.TypeOf(dst).Elem()
-	if t.Kind() != reflect.Struct {
+func jsonFields(dst any) []string {
+	if reflect.TypeOf(dst).Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	out := map[string]bool{}
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out[name] = true
-		}
-	}
-	return out
+	return workload.FieldNames(dst)
 }
 
 func jsonKind(t reflect.Type) string {
@@ -148,10 +143,6 @@ func jsonKind(t reflect.Type) string {
 	default:
 		return "a number"
 	}
-}
-
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 func sortErrors(errs []FieldError) []FieldError {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"net/http"
 	"slices"
 	"strings"
@@ -48,7 +47,7 @@ func (s *Server) routes() []route {
 		{method: "PATCH", pattern: "/v1/tenants/{tenant}", operation: "patchTenant", summary: "Change a tenant's desired state with a JSON merge patch (RFC 7396)", access: write, request: ReplaceTenantRequest{}, response: Tenant{}, status: 200, handle: s.patchTenant},
 		{method: "DELETE", pattern: "/v1/tenants/{tenant}", operation: "deleteTenant", summary: "Delete a tenant", access: write, response: Tenant{}, status: 202, handle: s.deleteTenant},
 		{method: "GET", pattern: "/v1/tenants/{tenant}/events", operation: "listTenantEvents", summary: "A tenant's history", access: read, response: EventList{}, status: 200, handle: s.listEvents},
-		{method: "GET", pattern: "/v1/tenants/{tenant}/status", operation: "getTenantStatus", summary: "A tenant's live workload status from its provider", access: read, response: compute.ComputeStatus{}, status: 200, handle: s.getStatus},
+		{method: "GET", pattern: "/v1/tenants/{tenant}/status", operation: "getTenantStatus", summary: "A tenant's live workload status from its provider", access: read, response: ComputeStatus{}, status: 200, handle: s.getStatus},
 		{method: "GET", pattern: "/v1/openapi.json", operation: "getOpenAPI", summary: "This API's OpenAPI 3.1 document", access: open, response: openAPIDocument{}, status: 200, handle: s.openAPI},
 		{method: "GET", pattern: "/docs", operation: "getDocs", summary: "This API's reference, rendered from the OpenAPI document for people", access: open, response: docsPageBody{}, status: 200, handle: s.docs},
 		{method: "GET", pattern: "/docs/{asset}", operation: "getDocsAsset", summary: "A script or style sheet of the reference page", access: open, response: docsAssetBody{}, status: 200, handle: s.docsAsset},

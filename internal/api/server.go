@@ -19,7 +19,6 @@ import (
 type Compute interface {
 	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
 	RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error)
-	KeepSecrets(provider string, next, prev json.RawMessage) (json.RawMessage, error)
 	GetTenantStatus(ctx context.Context, tenantID, provider string) (*compute.ComputeStatus, error)
 	Registry() *compute.Registry
 	DefaultProvider() string
@@ -45,6 +44,8 @@ type Options struct {
 	Observer HTTPObserver
 	// Metrics, if set, serves GET /metrics.
 	Metrics http.Handler
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // HTTPObserver records requests (for metrics).
@@ -75,6 +76,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	idem, ok := opts.Store.(tenant.IdempotencyStore)
 	if !ok {
@@ -174,7 +178,7 @@ func printable(s string) bool {
 // withRecovery logs every request and turns a panic into a 500.
 func (s *Server) withRecovery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		start := s.opts.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		ri := &requestInfo{}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey, ri))
@@ -185,7 +189,7 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 					s.writeProblem(rec, r, fmt.Errorf("panic: %v", p))
 				}
 			}
-			elapsed := time.Since(start)
+			elapsed := s.opts.Now().Sub(start)
 			s.log.InfoContext(r.Context(), "request",
 				slog.String("request_id", requestID(r)),
 				slog.String("method", r.Method),

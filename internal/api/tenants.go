@@ -10,10 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 const (
@@ -45,15 +46,15 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		return problem(http.StatusBadRequest, CodeInvalidName, "the name is not valid",
 			FieldError{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
 	}
-	t := &tenant.Tenant{ID: tenant.NewID(), Name: req.Name, ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations}
+	t := &tenant.Tenant{ID: tenant.NewID(), Name: req.Name, Labels: req.Labels, Annotations: req.Annotations}
 	res, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
 		TenantID: t.ID, TenantName: t.Name, Generation: 1,
-		ComputeConfig: t.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations,
+		ComputeConfig: req.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations,
 	})
 	if err != nil {
 		return err
 	}
-	t.Provider = res.Provider
+	t.Provider, t.ComputeConfig = res.Spec.ProviderType, res.Config
 	if dryRun {
 		if _, err := s.store.Get(r.Context(), t.Name, tenant.GetOptions{}); err == nil {
 			return fmt.Errorf("%w: %q", tenant.ErrNameTaken, t.Name)
@@ -61,12 +62,12 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		// Everything Create would check, nothing stored.
-		would, _, err := tenant.NewTenant(t, actor(r), time.Now())
+		would, _, err := tenant.NewTenant(t, actor(r), s.opts.Now())
 		if err != nil {
 			return err
 		}
 		out := s.render(would)
-		if out.EffectiveConfig, err = s.compute.RedactConfig(res.Provider, res.EffectiveConfig); err != nil {
+		if out.EffectiveConfig, err = s.compute.RedactConfig(res.Spec.ProviderType, res.Spec.ProviderConfig); err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, out)
@@ -159,7 +160,7 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 	var errs []FieldError
 	for k := range patch {
 		if k != "compute_config" && k != "labels" && k != "annotations" {
-			errs = append(errs, FieldError{Pointer: "/" + escapePointer(k), Message: "unknown field; a patch may change compute_config, labels and annotations"})
+			errs = append(errs, FieldError{Pointer: violation.Pointer(k), Message: "unknown field; a patch may change compute_config, labels and annotations"})
 		}
 	}
 	if len(errs) > 0 {
@@ -210,7 +211,7 @@ func mergeJSON(doc, patch json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "compute_config in the patch is not valid JSON")
 	}
-	return json.Marshal(compute.MergePatch(target, p))
+	return json.Marshal(workload.MergePatch(target, p))
 }
 
 // mergeStrings applies a merge patch to a map of strings: null removes a key
@@ -258,26 +259,24 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *t
 			return problem(http.StatusConflict, CodeTenantDeleting, "the tenant is being deleted, or is deleted, and cannot be changed")
 		}
 		if _, err := s.compute.Registry().Get(cur.Provider); err != nil {
-			return problem(http.StatusConflict, CodeProviderNotFound, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to change the tenant", cur.Provider))
+			return withFields(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to change the tenant", cur.Provider))
 		}
 		req, err := next(cur)
 		if err != nil {
 			return err
 		}
 		// Secrets sent back as they were shown ("[redacted]") keep their
-		// stored values.
-		config, err := s.compute.KeepSecrets(cur.Provider, req.ComputeConfig, cur.ComputeConfig)
+		// stored values (Previous).
+		res, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
+			TenantID: cur.ID, TenantName: cur.Name, Generation: cur.Generation + 1,
+			ComputeConfig: req.ComputeConfig, Previous: cur.ComputeConfig,
+			Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
+		})
 		if err != nil {
 			return err
 		}
-		if _, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
-			TenantID: cur.ID, TenantName: cur.Name, Generation: cur.Generation + 1,
-			ComputeConfig: config, Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
-		}); err != nil {
-			return err
-		}
 		updated, err := s.store.UpdateDesired(r.Context(), cur.ID, tenant.DesiredChange{
-			Version: cur.Version, ComputeConfig: config, Labels: req.Labels, Annotations: req.Annotations, Actor: actor(r),
+			Version: cur.Version, ComputeConfig: res.Config, Labels: req.Labels, Annotations: req.Annotations, Actor: actor(r),
 		})
 		switch {
 		case errors.Is(err, tenant.ErrConflict) && !ifMatch.any():
@@ -349,13 +348,13 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.compute.GetTenantStatus(r.Context(), t.ID, t.Provider)
 	switch {
 	case errors.Is(err, compute.ErrTenantNotFound):
-		return problem(http.StatusNotFound, CodeWorkloadNotFound, fmt.Sprintf("the provider %s has no workload for this tenant (status %s)", t.Provider, t.Status))
+		return withFields(err, fmt.Sprintf("the provider %s has no workload for this tenant (status %s)", t.Provider, t.Status))
 	case errors.Is(err, compute.ErrProviderNotFound):
-		return problem(http.StatusServiceUnavailable, CodeProviderNotFound, fmt.Sprintf("the tenant's provider %s is not enabled", t.Provider))
+		return withFields(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to read the workload's status", t.Provider))
 	case err != nil:
-		return problem(http.StatusBadGateway, CodeUnavailable, fmt.Sprintf("the provider %s did not answer", t.Provider))
+		return fmt.Errorf("%w: %s: %w", errUpstream, t.Provider, err)
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, http.StatusOK, computeStatus(st))
 	return nil
 }
 
@@ -372,7 +371,7 @@ func (s *Server) render(t *tenant.Tenant) Tenant {
 		Labels: t.Labels, Annotations: t.Annotations,
 		Status: string(t.Status), StatusMessage: t.StatusMessage,
 		Generation: t.Generation, ObservedGeneration: t.ObservedGeneration, Version: t.Version,
-		Attempts: t.Attempts, RetryAt: t.RetryAt, ResourceIDs: t.ResourceIDs, Endpoints: t.Endpoints,
+		Attempts: t.Attempts, RetryAt: t.RetryAt, ResourceIDs: t.ResourceIDs, Endpoints: endpoints(t.Endpoints),
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, DeletedAt: t.DeletedAt,
 	}
 }

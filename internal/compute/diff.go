@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // Diff lists what differs between two specs of the same tenant, container by
@@ -14,7 +17,7 @@ import (
 // secret is reported by name only.
 func Diff(from, to *TenantComputeSpec) []Change {
 	var changes []Change
-	old := map[string]ContainerSpec{}
+	old := map[string]workload.ContainerSpec{}
 	for _, c := range from.Containers {
 		old[c.Name] = c
 	}
@@ -37,37 +40,49 @@ func Diff(from, to *TenantComputeSpec) []Change {
 	if from.Networking != to.Networking {
 		changes = append(changes, Change{Field: "networking/public", From: fmt.Sprint(from.Networking.Public), To: fmt.Sprint(to.Networking.Public)})
 	}
-	return append(changes, diffProviderFields(from.ProviderConfig, to.ProviderConfig)...)
+	return append(changes, diffProviderFields(from, to)...)
 }
 
-// workloadFields are the config fields the spec's containers, secrets and
-// networking already describe.
+// diffProviderFields names the provider's own config fields that changed.
+// Their values are not shown: the provider's schema may mark them secret.
+// It compares the decoded Options; for a provider without a ConfigDecoder
+// it compares the top-level fields of the configs outside the workload.
+func diffProviderFields(from, to *TenantComputeSpec) []Change {
+	var names []string
+	if from.Options != nil || to.Options != nil {
+		names = workload.ChangedFields(from.Options, to.Options)
+	} else {
+		names = changedConfigFields(from.ProviderConfig, to.ProviderConfig)
+	}
+	changes := make([]Change, len(names))
+	for i, name := range names {
+		changes[i] = Change{Field: "provider_config/" + name}
+	}
+	return changes
+}
+
+// workloadFields are the config fields the spec's workload describes.
 var workloadFields = map[string]bool{"name": true, "image": true, "command": true, "args": true, "env": true, "secrets": true,
 	"ports": true, "health_check": true, "resources": true, "sidecars": true, "networking": true}
 
-// diffProviderFields names the other top-level config fields that changed.
-// Their values are not shown: the provider's schema may mark them secret.
-func diffProviderFields(from, to json.RawMessage) []Change {
+// changedConfigFields names the top-level fields outside the workload whose
+// values differ between two configs, by meaning.
+func changedConfigFields(from, to json.RawMessage) []string {
 	var a, b map[string]json.RawMessage
 	_ = json.Unmarshal(from, &a)
 	_ = json.Unmarshal(to, &b)
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
+	keys := maps.Clone(a)
+	if keys == nil {
+		keys = map[string]json.RawMessage{}
 	}
-	for k := range b {
-		keys[k] = true
-	}
-	var changes []Change
-	for _, k := range sortedKeys(keys) {
-		if workloadFields[k] {
-			continue
-		}
-		if !sameJSON(a[k], b[k]) {
-			changes = append(changes, Change{Field: "provider_config/" + k})
+	maps.Copy(keys, b)
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if !workloadFields[k] && !sameJSON(a[k], b[k]) {
+			changed = append(changed, k)
 		}
 	}
-	return changes
+	return changed
 }
 
 // sameJSON compares two JSON values by meaning.
@@ -82,7 +97,7 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-func diffContainer(a, b ContainerSpec) []Change {
+func diffContainer(a, b workload.ContainerSpec) []Change {
 	var changes []Change
 	field := func(name, from, to string) {
 		if from != to {
@@ -92,7 +107,7 @@ func diffContainer(a, b ContainerSpec) []Change {
 	field("image", a.Image, b.Image)
 	field("command", quoteList(a.Command), quoteList(b.Command))
 	field("args", quoteList(a.Args), quoteList(b.Args))
-	for _, k := range sortedKeys(mergeKeys(a.Env, b.Env)) {
+	for _, k := range slices.Sorted(maps.Keys(mergeKeys(a.Env, b.Env))) {
 		field("env/"+k, a.Env[k], b.Env[k])
 	}
 	field("ports", portList(a.Ports), portList(b.Ports))
@@ -102,8 +117,8 @@ func diffContainer(a, b ContainerSpec) []Change {
 	return changes
 }
 
-func diffSecrets(a, b []SecretReference) []Change {
-	key := func(s SecretReference) string { return "containers/" + s.Container + "/secrets/" + s.Name }
+func diffSecrets(a, b []workload.SecretReference) []Change {
+	key := func(s workload.SecretReference) string { return "containers/" + s.Container + "/secrets/" + s.Name }
 	old := map[string]string{}
 	for _, s := range a {
 		old[key(s)] = s.Value.Reveal()
@@ -115,13 +130,13 @@ func diffSecrets(a, b []SecretReference) []Change {
 		delete(old, k)
 		switch {
 		case !ok:
-			changes = append(changes, Change{Field: k, To: RedactedValue})
+			changes = append(changes, Change{Field: k, To: workload.RedactedValue})
 		case prev != s.Value.Reveal():
-			changes = append(changes, Change{Field: k, From: RedactedValue, To: RedactedValue})
+			changes = append(changes, Change{Field: k, From: workload.RedactedValue, To: workload.RedactedValue})
 		}
 	}
-	for _, k := range sortedKeys(old) {
-		changes = append(changes, Change{Field: k, From: RedactedValue})
+	for _, k := range slices.Sorted(maps.Keys(old)) {
+		changes = append(changes, Change{Field: k, From: workload.RedactedValue})
 	}
 	return changes
 }
@@ -148,7 +163,7 @@ func quoteList(s []string) string {
 	return "[" + strings.Join(q, " ") + "]"
 }
 
-func portList(ports []PortMapping) string {
+func portList(ports []workload.PortMapping) string {
 	s := make([]string, len(ports))
 	for i, p := range ports {
 		s[i] = fmt.Sprintf("%d/%s", p.ContainerPort, p.Protocol)
@@ -163,7 +178,7 @@ func portList(ports []PortMapping) string {
 	return strings.Join(s, ",")
 }
 
-func healthString(h *HealthCheckConfig) string {
+func healthString(h *workload.HealthCheckConfig) string {
 	if h == nil {
 		return ""
 	}

@@ -5,16 +5,22 @@
 //
 // The package holds no HTTP and no database. A tenant's compute_config is a
 // JSON object owned by its provider: the provider publishes a JSON Schema
-// (draft 2020-12) for it and optional defaults. Resolve turns a tenant's
-// compute_config, labels and annotations into a validated TenantComputeSpec:
+// (draft 2020-12) for it and optional defaults. Manager.Resolve is the one
+// step from a tenant's compute_config, labels and annotations to a validated
+// TenantComputeSpec; everything downstream uses the spec and never parses
+// the config again:
 //
 //  1. pick the provider (compute_provider in the config, labels, annotations,
-//     else the configured default), removing the selection key;
-//  2. deep-merge the provider's defaults under the tenant's values (RFC 7396);
-//  3. validate the merged config against the provider's schema, reporting
-//     every violation with its JSON pointer, then with ValidateConfig;
-//  4. build the spec from the shared container workload fields.
+//     else the configured default);
+//  2. restore secrets sent back redacted from the stored config;
+//  3. deep-merge the provider's defaults under the tenant's values (RFC 7396);
+//  4. validate the merged config against the provider's schema, compiled at
+//     registration, reporting every violation with its JSON pointer;
+//  5. decode the portable workload (package workload), check its rules and
+//     the provider's Capabilities, and have the provider decode its own
+//     fields (ConfigDecoder) into the spec's Options;
+//  6. check the spec with the provider's Validate, and fingerprint it.
 //
-// Providers that run containers share one workload schema (WorkloadSchema),
-// so a tenant's config can move between them.
+// What providers build themselves from (the portable workload, merging,
+// durations) is package workload; field problems are package violation.
 package compute

@@ -2,9 +2,8 @@ package compute
 
 import (
 	"errors"
-	"fmt"
-	"slices"
-	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // Sentinel errors. Providers wrap them with %w and callers test them with
@@ -74,99 +73,16 @@ func IsRetryable(err error) bool {
 	return err != nil && !IsTerminal(err)
 }
 
-// Violation is one problem found in a compute config.
-type Violation struct {
-	// Pointer is the RFC 6901 JSON pointer of the offending value, relative to
-	// the validated document ("" is the document itself).
-	Pointer string `json:"pointer"`
-	// Message says what is wrong in words a person understands.
-	Message string `json:"message"`
+// Invalid returns a violation of kind ErrInvalidSpec at pointer.
+func Invalid(pointer, format string, args ...any) *violation.Error {
+	return violation.New(ErrInvalidSpec, pointer, format, args...)
 }
 
-func (v Violation) String() string {
-	if v.Pointer == "" {
-		return v.Message
+// invalidSpec re-kinds the violations a toolkit function reported (of kind
+// workload.ErrInvalid) as an invalid compute spec; other errors pass.
+func invalidSpec(err error) error {
+	if v := violation.Of(err); v != nil && !errors.Is(err, ErrInvalidSpec) {
+		return violation.List(v).Err(ErrInvalidSpec)
 	}
-	return v.Pointer + ": " + v.Message
-}
-
-// ValidationError reports every violation found in a config or spec at once.
-// It wraps ErrInvalidSpec and is terminal.
-type ValidationError struct {
-	Violations []Violation
-}
-
-// Invalid returns a ValidationError with one violation at pointer.
-func Invalid(pointer, format string, args ...any) *ValidationError {
-	return &ValidationError{Violations: []Violation{{Pointer: pointer, Message: fmt.Sprintf(format, args...)}}}
-}
-
-// Add records a violation at pointer.
-func (e *ValidationError) Add(pointer, format string, args ...any) {
-	e.Violations = append(e.Violations, Violation{Pointer: pointer, Message: fmt.Sprintf(format, args...)})
-}
-
-// Err returns e when it holds violations, sorted by pointer, and nil
-// otherwise, so a caller can collect problems and return e.Err().
-func (e *ValidationError) Err() error {
-	if e == nil || len(e.Violations) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(e.Violations, func(a, b Violation) int { return strings.Compare(a.Pointer, b.Pointer) })
-	return e
-}
-
-// Prefixed returns a copy of e with prefix (a JSON pointer) put in front of
-// every violation's pointer, for a config nested in a larger document.
-func (e *ValidationError) Prefixed(prefix string) *ValidationError {
-	out := &ValidationError{Violations: make([]Violation, len(e.Violations))}
-	for i, v := range e.Violations {
-		out.Violations[i] = Violation{Pointer: prefix + v.Pointer, Message: v.Message}
-	}
-	return out
-}
-
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString(ErrInvalidSpec.Error())
-	for i, v := range e.Violations {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		b.WriteString(v.String())
-	}
-	return b.String()
-}
-
-// Unwrap makes errors.Is(err, ErrInvalidSpec) hold.
-func (e *ValidationError) Unwrap() error { return ErrInvalidSpec }
-
-// Violations returns the violations carried by err, or nil when err holds no
-// ValidationError.
-func Violations(err error) []Violation {
-	var ve *ValidationError
-	if errors.As(err, &ve) {
-		return ve.Violations
-	}
-	return nil
-}
-
-// pointerEscape escapes one reference token of a JSON pointer (RFC 6901).
-func pointerEscape(token string) string {
-	if !strings.ContainsAny(token, "~/") {
-		return token
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(token)
-}
-
-// pointer joins reference tokens into a JSON pointer.
-func pointer(tokens ...string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(pointerEscape(t))
-	}
-	return b.String()
+	return err
 }

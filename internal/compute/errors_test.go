@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 func TestIsTerminal(t *testing.T) {
@@ -46,28 +47,21 @@ func TestIsTerminal(t *testing.T) {
 	}
 }
 
-func TestValidationError(t *testing.T) {
-	errs := &compute.ValidationError{}
-	if errs.Err() != nil {
-		t.Fatal("an empty ValidationError must be nil")
-	}
+func TestInvalidSpecViolations(t *testing.T) {
+	var errs violation.List
 	errs.Add("/ports/0", "b")
 	errs.Add("/image", "a")
-	err := errs.Err()
+	err := errs.Err(compute.ErrInvalidSpec)
 	if !errors.Is(err, compute.ErrInvalidSpec) {
-		t.Fatal("ValidationError must wrap ErrInvalidSpec")
+		t.Fatal("violations of kind ErrInvalidSpec must wrap it")
 	}
 	if got, want := err.Error(), "invalid compute specification: /image: a; /ports/0: b"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
-	p := errs.Prefixed("/compute_config")
-	if got := p.Violations[0].Pointer; got != "/compute_config/image" {
-		t.Errorf("Prefixed pointer = %q", got)
+	if violation.Of(fmt.Errorf("wrapped: %w", err)) == nil {
+		t.Error("violation.Of must find wrapped violations")
 	}
-	if errs.Violations[0].Pointer != "/image" {
-		t.Error("Prefixed must not change the original")
-	}
-	if compute.Violations(fmt.Errorf("wrapped: %w", err)) == nil {
-		t.Error("Violations must find a wrapped ValidationError")
+	if !errors.Is(compute.Invalid("/image", "is required"), compute.ErrInvalidSpec) {
+		t.Error("Invalid must wrap ErrInvalidSpec")
 	}
 }

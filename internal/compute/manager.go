@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,10 @@ type ManagerOptions struct {
 	Now func() time.Time
 	// Observer, if set, is told of every provision, update and destroy.
 	Observer OperationObserver
+	// HashKey keys the HMAC of TenantComputeSpec.ConfigHash: the install's
+	// secret key, the same across restarts and replicas, so that hashes
+	// providers record agree and reveal nothing of the secrets they cover.
+	HashKey []byte
 }
 
 // OperationObserver records provider operations (for metrics).
@@ -37,12 +42,13 @@ type Manager struct {
 	logger          *slog.Logger
 	now             func() time.Time
 	observer        OperationObserver
+	hashKey         []byte
 }
 
 // NewManager returns a Manager over the providers in registry. A
 // DefaultProvider that is not registered is a *ProviderNotFoundError.
 func NewManager(registry *Registry, opts ManagerOptions) (*Manager, error) {
-	m := &Manager{registry: registry, defaultProvider: opts.DefaultProvider, logger: opts.Logger, now: opts.Now, observer: opts.Observer}
+	m := &Manager{registry: registry, defaultProvider: opts.DefaultProvider, logger: opts.Logger, now: opts.Now, observer: opts.Observer, hashKey: bytes.Clone(opts.HashKey)}
 	if m.logger == nil {
 		m.logger = slog.New(slog.DiscardHandler)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 func TestManagerAudit(t *testing.T) {
@@ -115,7 +116,7 @@ func TestManagerRefusesMissingSpec(t *testing.T) {
 func TestSecretsNeverPrint(t *testing.T) {
 	spec := &compute.TenantComputeSpec{
 		TenantID: "t", ProviderType: mock.Name,
-		Secrets: []compute.SecretReference{{Container: "app", Name: "K", Value: compute.NewSecretValue("s3cr3t")}},
+		Workload: workload.Workload{Secrets: []workload.SecretReference{{Container: "app", Name: "K", Value: workload.NewSecretValue("s3cr3t")}}},
 	}
 	var logs bytes.Buffer
 	slog.New(slog.NewTextHandler(&logs, nil)).Info("x", "spec", spec, "secret", spec.Secrets[0].Value, "ref", spec.Secrets[0])

@@ -75,3 +75,23 @@ type HealthChecker interface {
 	// CheckHealth returns nil when the platform answers.
 	CheckHealth(ctx context.Context) error
 }
+
+// ConfigDecoder is implemented by providers whose compute_config has fields
+// of their own. Resolve calls DecodeConfig once, after the config has passed
+// the provider's schema and its portable workload has been decoded into
+// spec, in place of ValidateConfig: it reads the provider's own fields from
+// config, checks them (operator policy, cross-field rules, the workload in
+// spec where the platform limits it) and stores them, decoded, in
+// spec.Options, where the provider finds them again in Provision and Update.
+// Problems are violations of kind ErrInvalidSpec with pointers into config.
+// Such a provider implements ValidateConfig with CheckConfig.
+type ConfigDecoder interface {
+	DecodeConfig(config json.RawMessage, spec *TenantComputeSpec) error
+}
+
+// CapabilityReporter is implemented by providers that declare what they
+// support. Discovery shows it, and Resolve refuses a config that asks for
+// what the provider cannot do, naming the field and the capability.
+type CapabilityReporter interface {
+	Capabilities() Capabilities
+}

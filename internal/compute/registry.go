@@ -1,13 +1,16 @@
 package compute
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // ProviderNotFoundError is returned when a provider name is not enabled. It
@@ -36,9 +39,9 @@ func (e *ProviderNotFoundError) Unwrap() error { return ErrProviderNotFound }
 
 var providerName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 
-// Registry holds the enabled providers by name, with their compiled config
-// schemas. Providers are registered at start-up; a Registry is safe for
-// concurrent use.
+// Registry holds the enabled providers by name, each with its config schema
+// compiled and its defaults decoded once, at registration. Providers are
+// registered at start-up; a Registry is safe for concurrent use.
 type Registry struct {
 	mu      sync.RWMutex
 	entries map[string]*registered
@@ -47,6 +50,9 @@ type Registry struct {
 type registered struct {
 	provider Provider
 	schema   *Schema
+	// defaults are the provider's ConfigDefaults, decoded; never changed
+	// (merges copy them).
+	defaults map[string]any
 }
 
 // NewRegistry returns an empty Registry.
@@ -54,9 +60,10 @@ func NewRegistry() *Registry {
 	return &Registry{entries: map[string]*registered{}}
 }
 
-// Register enables p. It compiles p's config schema once and checks that
-// its defaults are a JSON object or null. A second provider with the same
-// name is an error wrapping ErrProviderConflict.
+// Register enables p. It compiles p's config schema and checks that its
+// defaults are a JSON object whose every key is a property of the schema
+// with a valid value. A second provider with the same name is an error
+// wrapping ErrProviderConflict.
 func (r *Registry) Register(p Provider) error {
 	name := p.Name()
 	if !providerName.MatchString(name) {
@@ -66,19 +73,44 @@ func (r *Registry) Register(p Provider) error {
 	if err != nil {
 		return fmt.Errorf("compute: register provider %q: config schema: %w", name, err)
 	}
-	if d := bytes.TrimSpace(p.ConfigDefaults()); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(d, &obj); err != nil {
-			return fmt.Errorf("compute: register provider %q: defaults must be a JSON object or null: %w", name, err)
-		}
+	defaults, err := schema.checkDefaults(p.ConfigDefaults())
+	if err != nil {
+		return fmt.Errorf("compute.%s: %w", name, err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.entries[name]; dup {
 		return fmt.Errorf("compute: register provider %q: %w", name, ErrProviderConflict)
 	}
-	r.entries[name] = &registered{provider: p, schema: schema}
+	r.entries[name] = &registered{provider: p, schema: schema, defaults: defaults}
 	return nil
+}
+
+// checkDefaults decodes a provider's defaults and checks each key against
+// the schema's property of that name, reporting every problem with the
+// pointer of its key.
+func (s *Schema) checkDefaults(raw json.RawMessage) (map[string]any, error) {
+	if workload.IsNull(raw) {
+		return map[string]any{}, nil
+	}
+	defaults, err := workload.DecodeObject(raw, "provider defaults")
+	if err != nil {
+		return nil, fmt.Errorf("defaults must be a JSON object or null: %w", err)
+	}
+	var errs violation.List
+	for _, key := range slices.Sorted(maps.Keys(defaults)) {
+		at := "/" + violation.Escape(key)
+		sub, ok := s.compiled.Properties[key]
+		if !ok {
+			errs.Add(at, "is not a field of the config schema; tenant defaults may set any of %s", strings.Join(slices.Sorted(maps.Keys(s.compiled.Properties)), ", "))
+			continue
+		}
+		errs = append(errs, prefixed(at, violationsOf(sub.Validate(defaults[key])))...)
+	}
+	if err := errs.Err(ErrInvalidSpec); err != nil {
+		return nil, err
+	}
+	return defaults, nil
 }
 
 // Get returns the provider called name, or a *ProviderNotFoundError.
@@ -113,12 +145,7 @@ func (r *Registry) get(name string) (*registered, error) {
 func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	names := make([]string, 0, len(r.entries))
-	for name := range r.entries {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(r.entries))
 }
 
 // List returns the registered providers, sorted by name.
@@ -126,9 +153,35 @@ func (r *Registry) List() []Provider {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]Provider, 0, len(r.entries))
-	for _, e := range r.entries {
-		out = append(out, e.provider)
+	for _, name := range slices.Sorted(maps.Keys(r.entries)) {
+		out = append(out, r.entries[name].provider)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out
+}
+
+// Describe returns what discovery shows of the provider called name: its
+// schema as registered, its defaults (null when it has none) and its
+// capabilities (nil when it declares none).
+func (r *Registry) Describe(name string) (*Description, error) {
+	e, err := r.get(name)
+	if err != nil {
+		return nil, err
+	}
+	d := &Description{Name: name, Schema: e.schema.Raw(), Defaults: e.provider.ConfigDefaults()}
+	if workload.IsNull(d.Defaults) {
+		d.Defaults = json.RawMessage("null")
+	}
+	if caps, ok := capabilitiesOf(e.provider); ok {
+		d.Capabilities = &caps
+	}
+	return d, nil
+}
+
+// Description is what discovery shows of a provider.
+type Description struct {
+	Name     string
+	Schema   json.RawMessage
+	Defaults json.RawMessage
+	// Capabilities is nil when the provider declares none.
+	Capabilities *Capabilities
 }

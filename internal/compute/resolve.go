@@ -2,9 +2,15 @@ package compute
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // ResolveRequest is a tenant's desired compute state as stored or as sent to
@@ -15,8 +21,12 @@ type ResolveRequest struct {
 	Generation int64
 	// ComputeConfig is the tenant's compute_config, a JSON object.
 	ComputeConfig json.RawMessage
-	Labels        map[string]string
-	Annotations   map[string]string
+	// Previous is the tenant's stored compute_config when ComputeConfig
+	// replaces it: secrets sent back as "[redacted]" keep their values from
+	// it. Empty for a new tenant and for the controller.
+	Previous    json.RawMessage
+	Labels      map[string]string
+	Annotations map[string]string
 	// Provider is the provider already recorded for the tenant, or empty for
 	// a new tenant. A config that chooses another provider is refused: a
 	// tenant never moves between providers silently.
@@ -25,29 +35,34 @@ type ResolveRequest struct {
 
 // Resolution is a tenant's compute config made ready for its provider.
 type Resolution struct {
-	// Provider is the chosen provider's name.
-	Provider string
-	// EffectiveConfig is the merged config handed to the provider: defaults
-	// under tenant values, selection keys removed. It may hold secrets; see
-	// Manager.RedactConfig.
-	EffectiveConfig json.RawMessage
-	// Spec is the validated spec for the provider.
+	// Config is the tenant's compute_config to store: ComputeConfig with the
+	// secrets it sent back as "[redacted]" restored from Previous.
+	Config json.RawMessage
+	// Spec is the validated spec for the provider; Spec.ProviderType is the
+	// chosen provider and Spec.ProviderConfig the merged config.
 	Spec *TenantComputeSpec
 }
 
-// Resolve chooses the tenant's provider, merges the provider's defaults under
-// the tenant's compute_config, validates the result against the provider's
-// schema and then with its ValidateConfig and Validate, and builds the spec.
-// Errors are a *ProviderNotFoundError or a *ValidationError. Pointers from
-// the schema, the selection and ValidateConfig are relative to the
-// compute_config ("" when the problem is in the labels or annotations);
-// those from Validate name fields of the spec built from it.
+// Resolve is the one step between a tenant's compute_config and its
+// provider. It chooses the provider, restores secrets sent back redacted,
+// merges the provider's defaults under the tenant's values, validates the
+// result against the provider's schema, decodes the portable workload and
+// checks its rules and the provider's capabilities, has the provider decode
+// and check its own fields (ConfigDecoder, else ValidateConfig), checks the
+// spec with the provider's Validate, and fingerprints the config. Everything
+// downstream uses the spec and never parses the config again.
+//
+// Errors are a *ProviderNotFoundError or violations of kind ErrInvalidSpec.
+// Pointers from the schema, the selection, the workload and the provider's
+// config checks are relative to the compute_config ("" when the problem is
+// in the labels or annotations); those from Validate name fields of the
+// spec.
 func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution, error) {
-	config, err := decodeObject(req.ComputeConfig, "compute config")
+	config, err := workload.DecodeObject(req.ComputeConfig, "compute config")
 	if err != nil {
-		return nil, err
+		return nil, invalidSpec(err)
 	}
-	chosen, err := selectProvider(config, req.Labels, req.Annotations)
+	chosen, err := findSelection(config, req.Labels, req.Annotations)
 	if err != nil {
 		return nil, err
 	}
@@ -59,24 +74,28 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 	if err != nil {
 		return nil, err
 	}
-	// Merge even without defaults: the patch semantics drop the tenant's
-	// nulls, so null means "absent" whatever the operator configured.
-	defaults := map[string]any{}
-	if raw := entry.provider.ConfigDefaults(); !isNull(raw) {
-		if defaults, err = decodeObject(raw, "provider defaults"); err != nil {
-			return nil, fmt.Errorf("compute: provider %s: %w", name, err)
+	res := &Resolution{Config: req.ComputeConfig}
+	if mayHoldRedacted(req.ComputeConfig) {
+		restored, err := entry.schema.KeepSecrets(config, req.Previous)
+		if err != nil {
+			return nil, err
+		}
+		if restored {
+			if res.Config, err = json.Marshal(config); err != nil {
+				return nil, fmt.Errorf("compute: encode config: %w", err)
+			}
 		}
 	}
-	merged := MergePatch(defaults, config).(map[string]any)
-	if err := entry.schema.validateValue(merged); err != nil {
+	removeSelection(config)
+	// Merge even without defaults: the patch semantics drop the tenant's
+	// nulls, so null means "absent" whatever the operator configured.
+	merged := workload.MergeObjects(entry.defaults, config)
+	if err := entry.schema.ValidateValue(merged); err != nil {
 		return nil, err
 	}
-	effective, err := json.Marshal(merged)
+	effective, err := json.Marshal(merged) // canonical: keys sorted
 	if err != nil {
 		return nil, fmt.Errorf("compute: encode effective config: %w", err)
-	}
-	if err := entry.provider.ValidateConfig(effective); err != nil {
-		return nil, validationFailure(name, err)
 	}
 	spec := &TenantComputeSpec{
 		TenantID:       req.TenantID,
@@ -84,14 +103,78 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 		ProviderType:   name,
 		Generation:     req.Generation,
 		ProviderConfig: effective,
+		ConfigHash:     m.fingerprint(effective),
+		resolved:       effective,
 	}
-	if w, err := DecodeWorkload(effective); err == nil && w.Image != "" {
-		w.Apply(spec)
+	_, hasWorkload := merged["image"]
+	if err := decodeConfig(entry.provider, effective, hasWorkload, spec); err != nil {
+		return nil, err
 	}
 	if err := entry.provider.Validate(ctx, spec); err != nil {
 		return nil, validationFailure(name, err)
 	}
-	return &Resolution{Provider: name, EffectiveConfig: effective, Spec: spec}, nil
+	res.Spec = spec
+	return res, nil
+}
+
+// decodeConfig runs the checks of a config that come after its schema: the
+// portable workload, when the config has one, is decoded into spec and
+// checked (its rules and the provider's capabilities), then the provider
+// decodes and checks its own fields. Every problem is reported at once.
+func decodeConfig(p Provider, config json.RawMessage, hasWorkload bool, spec *TenantComputeSpec) error {
+	var errs violation.List
+	if hasWorkload {
+		w, err := workload.Decode(config)
+		if err != nil {
+			return Invalid("", "%v", err)
+		}
+		errs = append(errs, w.Check()...)
+		spec.Workload = w.Workload()
+		errs = append(errs, checkCapabilities(p, spec.Workload)...)
+	}
+	var err error
+	if d, ok := p.(ConfigDecoder); ok {
+		err = d.DecodeConfig(config, spec)
+	} else {
+		err = p.ValidateConfig(config)
+	}
+	if err != nil {
+		v := violation.Of(err)
+		if v == nil {
+			return validationFailure(p.Name(), err)
+		}
+		errs = append(errs, v...)
+	}
+	return errs.Err(ErrInvalidSpec)
+}
+
+// DecodingProvider is a Provider with a ConfigDecoder.
+type DecodingProvider interface {
+	Provider
+	ConfigDecoder
+}
+
+// CheckConfig runs on a merged config the checks Resolve runs after the
+// schema (the portable workload's rules and p's capabilities, then p's
+// DecodeConfig) and returns violations of kind ErrInvalidSpec, or nil.
+// Providers with a ConfigDecoder implement ValidateConfig with it.
+func CheckConfig(p DecodingProvider, config json.RawMessage) error {
+	obj, err := workload.DecodeObject(config, "compute config")
+	if err != nil {
+		return invalidSpec(err)
+	}
+	_, hasWorkload := obj["image"]
+	return decodeConfig(p, config, hasWorkload, &TenantComputeSpec{TenantID: "validate", ProviderType: p.Name()})
+}
+
+// fingerprint is the ConfigHash of a canonical config: an HMAC-SHA256 keyed
+// with the install's key, so that a hash recorded on a platform resource,
+// readable by whoever can list them, does not let anyone test guesses of a
+// secret in the config.
+func (m *Manager) fingerprint(config []byte) string {
+	mac := hmac.New(sha256.New, m.hashKey)
+	mac.Write(config)
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // providerFor applies the selection rules: an explicit choice, else the
@@ -125,21 +208,11 @@ func validationFailure(provider string, err error) error {
 }
 
 // RedactConfig returns config with the values that the provider's schema
-// marks writeOnly replaced by RedactedValue.
+// marks writeOnly replaced by workload.RedactedValue.
 func (m *Manager) RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error) {
 	schema, err := m.registry.Schema(provider)
 	if err != nil {
 		return nil, err
 	}
 	return schema.Redact(config)
-}
-
-// KeepSecrets returns next with the secret values that read RedactedValue
-// taken from prev; see Schema.KeepSecrets.
-func (m *Manager) KeepSecrets(provider string, next, prev json.RawMessage) (json.RawMessage, error) {
-	schema, err := m.registry.Schema(provider)
-	if err != nil {
-		return nil, err
-	}
-	return schema.KeepSecrets(next, prev)
 }

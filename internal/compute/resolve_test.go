@@ -8,8 +8,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // newManager enables a mock under each name, each with the given defaults.
@@ -66,19 +69,19 @@ func TestProviderSelection(t *testing.T) {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Resolve = %v, want %v", err, tt.wantErr)
 				}
-				if tt.pointer != "" && (len(compute.Violations(err)) == 0 || compute.Violations(err)[0].Pointer != tt.pointer) {
-					t.Errorf("violations %v do not point at %s", compute.Violations(err), tt.pointer)
+				if tt.pointer != "" && (len(violation.Of(err)) == 0 || violation.Of(err)[0].Pointer != tt.pointer) {
+					t.Errorf("violations %v do not point at %s", violation.Of(err), tt.pointer)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Provider != tt.want || res.Spec.ProviderType != tt.want {
-				t.Errorf("provider = %s (spec %s), want %s", res.Provider, res.Spec.ProviderType, tt.want)
+			if res.Spec.ProviderType != tt.want {
+				t.Errorf("provider = %s, want %s", res.Spec.ProviderType, tt.want)
 			}
-			if string(res.EffectiveConfig) != `{"image":"a"}` {
-				t.Errorf("selection keys were not removed: %s", res.EffectiveConfig)
+			if string(res.Spec.ProviderConfig) != `{"image":"a"}` {
+				t.Errorf("selection keys were not removed: %s", res.Spec.ProviderConfig)
 			}
 		})
 	}
@@ -121,29 +124,31 @@ func TestResolveBuildsSpec(t *testing.T) {
 	}
 	want := &compute.TenantComputeSpec{
 		TenantID: "0192f0c4-0000-7000-8000-000000000001", TenantName: "acme", ProviderType: "mock", Generation: 3,
-		Containers: []compute.ContainerSpec{
+		Workload: workload.Workload{Containers: []workload.ContainerSpec{
 			{
 				Name: "app", Image: "example.com/default:1", Env: map[string]string{"A": "1", "B": "3"},
-				Ports: []compute.PortMapping{{ContainerPort: 8080, Protocol: compute.ProtocolTCP}},
-				HealthCheck: &compute.HealthCheckConfig{
-					TCP: &compute.TCPProbe{Port: 8080}, Interval: 2e9, Timeout: compute.DefaultHealthTimeout, Retries: compute.DefaultHealthRetries,
+				Ports: []workload.PortMapping{{ContainerPort: 8080, Protocol: workload.ProtocolTCP}},
+				HealthCheck: &workload.HealthCheckConfig{
+					TCP: &workload.TCPProbe{Port: 8080}, Interval: 2e9, Timeout: workload.DefaultHealthTimeout, Retries: workload.DefaultHealthRetries,
 				},
-				Resources: compute.ResourceRequirements{MemoryMiB: 64},
+				Resources: workload.ResourceRequirements{MemoryMiB: 64},
 			},
-			{Name: "proxy", Image: "example.com/proxy:2", Resources: compute.ResourceRequirements{CPUMillicores: 100, MemoryMiB: 32}},
+			{Name: "proxy", Image: "example.com/proxy:2", Resources: workload.ResourceRequirements{CPUMillicores: 100, MemoryMiB: 32}},
 		},
-		Resources:  compute.ResourceRequirements{CPUMillicores: 100, MemoryMiB: 96},
-		Networking: compute.NetworkConfig{Public: true},
-		Secrets: []compute.SecretReference{
-			{Container: "app", Name: "DB_PASSWORD", Value: compute.NewSecretValue("hunter2")},
-			{Container: "proxy", Name: "TOKEN", Value: compute.NewSecretValue("t")},
-		},
+			Resources:  workload.ResourceRequirements{CPUMillicores: 100, MemoryMiB: 96},
+			Networking: workload.NetworkConfig{Public: true},
+			Secrets: []workload.SecretReference{
+				{Container: "app", Name: "DB_PASSWORD", Value: workload.NewSecretValue("hunter2")},
+				{Container: "proxy", Name: "TOKEN", Value: workload.NewSecretValue("t")},
+			}},
 	}
-	if diff := cmp.Diff(want, res.Spec, cmp.Comparer(func(a, b compute.SecretValue) bool { return a.Reveal() == b.Reveal() }),
-		cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "ProviderConfig" }, cmp.Ignore())); diff != "" {
+	if diff := cmp.Diff(want, res.Spec, cmp.Comparer(func(a, b workload.SecretValue) bool { return a.Reveal() == b.Reveal() }),
+		cmp.FilterPath(func(p cmp.Path) bool {
+			return p.String() == "ProviderConfig" || p.String() == "Options" || p.String() == "ConfigHash"
+		}, cmp.Ignore()), cmpopts.IgnoreUnexported(compute.TenantComputeSpec{})); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)
 	}
-	redacted, err := m.RedactConfig("mock", res.EffectiveConfig)
+	redacted, err := m.RedactConfig("mock", res.Spec.ProviderConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +182,7 @@ func TestResolveReportsEveryProblem(t *testing.T) {
 				t.Fatalf("Resolve = %v, want ErrInvalidSpec", err)
 			}
 			var got []string
-			for _, v := range compute.Violations(err) {
+			for _, v := range violation.Of(err) {
 				got = append(got, v.Pointer)
 			}
 			if diff := cmp.Diff(tt.pointers, got); diff != "" {
@@ -196,8 +201,8 @@ func TestResolveNullMeansAbsent(t *testing.T) {
 		if err != nil {
 			t.Fatalf("defaults %q: %v", block, err)
 		}
-		if string(res.EffectiveConfig) != `{"image":"x"}` {
-			t.Errorf("defaults %q: effective config = %s", block, res.EffectiveConfig)
+		if string(res.Spec.ProviderConfig) != `{"image":"x"}` {
+			t.Errorf("defaults %q: effective config = %s", block, res.Spec.ProviderConfig)
 		}
 	}
 }
@@ -213,7 +218,7 @@ func TestResolveProviderMovePointer(t *testing.T) {
 		{`{"image":"a"}`, map[string]string{"compute_provider": "docker"}, ""},
 	} {
 		_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(tt.config), Labels: tt.labels, Provider: "nomad"})
-		v := compute.Violations(err)
+		v := violation.Of(err)
 		if len(v) != 1 || v[0].Pointer != tt.pointer {
 			t.Errorf("Resolve(%s, labels %v) = %v, want one violation at %q", tt.config, tt.labels, err, tt.pointer)
 		}
@@ -239,5 +244,53 @@ func TestResolveKeepsRetryableValidationFailures(t *testing.T) {
 	_, err = m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(`{"image":"a"}`)})
 	if err == nil || errors.Is(err, compute.ErrInvalidSpec) || !compute.IsRetryable(err) {
 		t.Errorf("Resolve = %v; an outage must stay retryable and must not read as an invalid spec", err)
+	}
+}
+
+// TestResolveKeepsRedactedSecrets: a config sent back as it was shown keeps
+// the stored secrets, and a redacted secret with nothing stored is refused.
+func TestResolveKeepsRedactedSecrets(t *testing.T) {
+	m := newManager(t, "", map[string]string{"mock": ""})
+	prev := json.RawMessage(`{"image":"a","secrets":{"DB":"hunter2"}}`)
+	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t", Previous: prev,
+		ComputeConfig: json.RawMessage(`{"image":"b","secrets":{"DB":"[redacted]"}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Config) != `{"image":"b","secrets":{"DB":"hunter2"}}` || res.Spec.Secrets[0].Value.Reveal() != "hunter2" {
+		t.Errorf("config to store %s, secret %q: want the stored secret kept", res.Config, res.Spec.Secrets[0].Value.Reveal())
+	}
+	plain := json.RawMessage(`{"image": "b",  "env": {"A": "line\nbreak"}}`)
+	if res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t", ComputeConfig: plain}); err != nil || string(res.Config) != string(plain) {
+		t.Errorf("a config with nothing to restore is stored as sent: %s, %v", res.Config, err)
+	}
+	_, err = m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t", ComputeConfig: json.RawMessage(`{"image":"b","secrets":{"NEW":"[redacted]"}}`)})
+	if v := violation.Of(err); len(v) != 1 || v[0].Pointer != "/secrets/NEW" {
+		t.Errorf("a redacted secret with nothing stored = %v, want a violation at /secrets/NEW", err)
+	}
+}
+
+// TestResolvedSpecIsSealed: a spec whose ProviderConfig changed after
+// Resolve validated it is refused without parsing it; a clone of a resolved
+// spec is still resolved.
+func TestResolvedSpecIsSealed(t *testing.T) {
+	m := newManager(t, "", map[string]string{"mock": ""})
+	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t", ComputeConfig: json.RawMessage(`{"image":"a"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compute.ValidateSpec(res.Spec.Clone(), "mock"); err != nil {
+		t.Errorf("a clone of a resolved spec: %v", err)
+	}
+	changed := res.Spec.Clone()
+	changed.ProviderConfig = json.RawMessage(`{"image":"a","privileged":true}`)
+	if v := violation.Of(compute.ValidateSpec(changed, "mock")); len(v) != 1 || v[0].Pointer != "/provider_config" {
+		t.Errorf("a changed config = %v, want a violation at /provider_config", v)
+	}
+	if v := violation.Of(compute.ValidateSpec(changed.Clone(), "mock")); len(v) != 1 {
+		t.Errorf("a clone of a changed spec must stay refused, got %v", v)
+	}
+	if res.Spec.ConfigHash == "" || res.Spec.Hash() != res.Spec.ConfigHash {
+		t.Errorf("ConfigHash %q, Hash %q: want the hash set by Resolve", res.Spec.ConfigHash, res.Spec.Hash())
 	}
 }

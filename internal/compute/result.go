@@ -3,6 +3,8 @@ package compute
 import (
 	"fmt"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // ProvisionStatus says whether a provision or update has finished.
@@ -73,10 +75,10 @@ func (c Change) String() string {
 
 // Endpoint is an address where a container port can be reached.
 type Endpoint struct {
-	Container     string   `json:"container"`
-	Name          string   `json:"name,omitempty"`
-	ContainerPort int      `json:"container_port"`
-	Protocol      Protocol `json:"protocol"`
+	Container     string            `json:"container"`
+	Name          string            `json:"name,omitempty"`
+	ContainerPort int               `json:"container_port"`
+	Protocol      workload.Protocol `json:"protocol"`
 	// Address is "host:port".
 	Address string `json:"address"`
 }

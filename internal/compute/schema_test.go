@@ -9,11 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 func mustWorkloadSchema(t *testing.T, props map[string]json.RawMessage) *compute.Schema {
 	t.Helper()
-	raw, err := compute.WorkloadSchema("test", props)
+	raw, err := workload.Schema("test", props)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +31,12 @@ func TestWorkloadSchemaViolations(t *testing.T) {
 	tests := []struct {
 		name   string
 		config string
-		want   []compute.Violation
+		want   []violation.Violation
 	}{
 		{
 			name:   "acceptance: three violations",
 			config: `{"image": 5, "ports":[{"container_port":"x"}], "bogus": 1}`,
-			want: []compute.Violation{
+			want: []violation.Violation{
 				{Pointer: "/bogus", Message: `unknown field (extensions must start with "x-")`},
 				{Pointer: "/image", Message: "must be a string, not a number"},
 				{Pointer: "/ports/0/container_port", Message: "must be an integer, not a string"},
@@ -43,12 +45,12 @@ func TestWorkloadSchemaViolations(t *testing.T) {
 		{
 			name:   "missing image",
 			config: `{"env": {"A": "1"}}`,
-			want:   []compute.Violation{{Pointer: "/image", Message: "is required"}},
+			want:   []violation.Violation{{Pointer: "/image", Message: "is required"}},
 		},
 		{
 			name:   "nested unknown field and range",
 			config: `{"image": "a", "resources": {"cpu": 1, "memory_mib": 1}}`,
-			want: []compute.Violation{
+			want: []violation.Violation{
 				{Pointer: "/resources/cpu", Message: `unknown field (extensions must start with "x-")`},
 				{Pointer: "/resources/memory_mib", Message: "must be at least 6"},
 			},
@@ -56,12 +58,12 @@ func TestWorkloadSchemaViolations(t *testing.T) {
 		{
 			name:   "sidecar needs a name",
 			config: `{"image": "a", "sidecars": [{"image": "b"}]}`,
-			want:   []compute.Violation{{Pointer: "/sidecars/0/name", Message: "is required"}},
+			want:   []violation.Violation{{Pointer: "/sidecars/0/name", Message: "is required"}},
 		},
 		{
 			name:   "bad protocol",
 			config: `{"image": "a", "ports": [{"container_port": 80, "protocol": "sctp"}]}`,
-			want:   []compute.Violation{{Pointer: "/ports/0/protocol", Message: "value must be one of 'tcp', 'udp'"}},
+			want:   []violation.Violation{{Pointer: "/ports/0/protocol", Message: "value must be one of 'tcp', 'udp'"}},
 		},
 		{
 			name:   "extensions are allowed",
@@ -70,17 +72,17 @@ func TestWorkloadSchemaViolations(t *testing.T) {
 		{
 			name:   "malformed JSON",
 			config: `{"image": `,
-			want:   []compute.Violation{{Pointer: "", Message: "compute config is not valid JSON: unexpected EOF"}},
+			want:   []violation.Violation{{Pointer: "", Message: "compute config is not valid JSON: unexpected EOF"}},
 		},
 		{
 			name:   "trailing data",
 			config: `{"image": "a"} {}`,
-			want:   []compute.Violation{{Pointer: "", Message: "compute config has data after the JSON value"}},
+			want:   []violation.Violation{{Pointer: "", Message: "compute config has data after the JSON value"}},
 		},
 		{
 			name:   "not an object",
 			config: `[1]`,
-			want:   []compute.Violation{{Pointer: "", Message: "must be an object, not an array"}},
+			want:   []violation.Violation{{Pointer: "", Message: "must be an object, not an array"}},
 		},
 	}
 	for _, tt := range tests {
@@ -95,7 +97,7 @@ func TestWorkloadSchemaViolations(t *testing.T) {
 			if !errors.Is(err, compute.ErrInvalidSpec) {
 				t.Fatalf("Validate = %v, want an error wrapping ErrInvalidSpec", err)
 			}
-			if diff := cmp.Diff(tt.want, compute.Violations(err)); diff != "" {
+			if diff := cmp.Diff(tt.want, violation.Of(err)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
 		})
@@ -224,13 +226,18 @@ func TestRedactSkipsConfigsWithoutSecrets(t *testing.T) {
 }
 
 func TestWorkloadSchemaRefusesSharedFieldNames(t *testing.T) {
-	_, err := compute.WorkloadSchema("test", map[string]json.RawMessage{"image": json.RawMessage(`{"type":"string"}`)})
+	_, err := workload.Schema("test", map[string]json.RawMessage{"image": json.RawMessage(`{"type":"string"}`)})
 	if err == nil || !strings.Contains(err.Error(), `"image"`) {
 		t.Fatalf("WorkloadSchema with a clashing property = %v", err)
 	}
-	_, err = compute.WorkloadSchema("test", map[string]json.RawMessage{"extra": json.RawMessage(`{"type":"nonsense"}`)})
+	// An invalid property schema is caught where schemas are compiled: at
+	// registration.
+	raw, err := workload.Schema("test", map[string]json.RawMessage{"extra": json.RawMessage(`{"type":"nonsense"}`)})
 	if err == nil {
-		t.Fatal("WorkloadSchema with an invalid property schema succeeded")
+		_, err = compute.CompileSchema(raw)
+	}
+	if err == nil {
+		t.Fatal("a workload schema with an invalid property schema compiled")
 	}
 }
 
@@ -267,7 +274,17 @@ func TestKeepSecrets(t *testing.T) {
 	prev := `{"image":"a","secrets":{"DB":"hunter2","OLD":"x"},"sidecars":[{"name":"s1","image":"b","secrets":{"T":"one"}},{"name":"s2","image":"b","secrets":{"T":"two"}}]}`
 	// s1 is removed: s2's redacted secret must be s2's, not the first item's.
 	next := `{"image":"a2","secrets":{"DB":"[redacted]"},"env":{"E":"[redacted]"},"sidecars":[{"name":"s2","image":"b","secrets":{"T":"[redacted]"}}]}`
-	got, err := s.KeepSecrets(json.RawMessage(next), json.RawMessage(prev))
+	keep := func(next string) (json.RawMessage, error) {
+		var v any
+		if err := json.Unmarshal([]byte(next), &v); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.KeepSecrets(v, json.RawMessage(prev)); err != nil {
+			return nil, err
+		}
+		return json.Marshal(v)
+	}
+	got, err := keep(next)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,8 +292,8 @@ func TestKeepSecrets(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("KeepSecrets =\n %s\nwant\n %s", got, want)
 	}
-	_, err = s.KeepSecrets(json.RawMessage(`{"image":"a","secrets":{"NEW":"[redacted]"}}`), json.RawMessage(prev))
-	if v := compute.Violations(err); len(v) != 1 || v[0].Pointer != "/secrets/NEW" {
+	_, err = keep(`{"image":"a","secrets":{"NEW":"[redacted]"}}`)
+	if v := violation.Of(err); len(v) != 1 || v[0].Pointer != "/secrets/NEW" {
 		t.Errorf("a redacted secret with nothing to keep = %v, want a violation at /secrets/NEW", err)
 	}
 }

@@ -1,6 +1,10 @@
 package compute
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
 
 // Keys that choose a tenant's provider, looked up in this order in the
 // compute_config, then the labels, then the annotations.
@@ -25,17 +29,16 @@ func (s selection) pointer() string {
 	return ""
 }
 
-// selectProvider finds an explicit provider choice and removes the selection
-// keys from config. It does not check that the provider exists.
-func selectProvider(config map[string]any, labels, annotations map[string]string) (selection, error) {
+// findSelection finds an explicit provider choice. It does not check that
+// the provider exists.
+func findSelection(config map[string]any, labels, annotations map[string]string) (selection, error) {
 	var chosen selection
-	errs := &ValidationError{}
+	var errs violation.List
 	for _, key := range []string{SelectionKey, SelectionKeyType} {
 		v, ok := config[key]
 		if !ok {
 			continue
 		}
-		delete(config, key)
 		name, isString := v.(string)
 		switch {
 		case !isString || name == "":
@@ -46,7 +49,7 @@ func selectProvider(config map[string]any, labels, annotations map[string]string
 			chosen = selection{name: name, source: "compute_config", key: key}
 		}
 	}
-	if err := errs.Err(); err != nil {
+	if err := errs.Err(ErrInvalidSpec); err != nil {
 		return selection{}, err
 	}
 	if chosen.name != "" {
@@ -70,4 +73,11 @@ func (s selection) String() string {
 		return fmt.Sprintf("%q", s.name)
 	}
 	return fmt.Sprintf("%q (%s %s)", s.name, s.source, s.key)
+}
+
+// removeSelection removes the selection keys from a config: they choose the
+// provider and are not part of what it gets.
+func removeSelection(config map[string]any) {
+	delete(config, SelectionKey)
+	delete(config, SelectionKeyType)
 }

@@ -1,27 +1,36 @@
 package compute
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 var containerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$`)
 
-// ValidateSpec checks the provider-independent rules of a container workload
-// spec: a tenant id, the right provider, at least one container, each with a
-// unique name and an image, ports in range. Providers call it from Validate
-// before their own checks. Problems are a *ValidationError whose pointers
-// name the spec's fields.
+// ValidateSpec checks the provider-independent rules of a spec: a tenant id,
+// the right provider, a ProviderConfig that Resolve validated and nobody
+// changed since, and for a container workload at least one container, each
+// with a unique name and an image, ports in range. Providers call it from
+// Validate before their own checks, which read the spec's typed fields and
+// Options, never ProviderConfig. Problems are violations of kind
+// ErrInvalidSpec whose pointers name the spec's fields.
 func ValidateSpec(spec *TenantComputeSpec, provider string) error {
 	if spec == nil {
 		return Invalid("", "spec is missing")
 	}
-	errs := &ValidationError{}
+	var errs violation.List
 	if spec.TenantID == "" {
 		errs.Add("/tenant_id", "is required")
 	}
 	if spec.ProviderType != provider {
 		errs.Add("/provider_type", "is %q; this provider is %q", spec.ProviderType, provider)
+	}
+	if len(spec.ProviderConfig) > 0 && (spec.resolved == nil || !bytes.Equal(spec.resolved, spec.ProviderConfig)) {
+		errs.Add("/provider_config", "was not validated by Manager.Resolve, or was changed after it; resolve the tenant's config to build a spec")
 	}
 	if len(spec.Containers) == 0 {
 		errs.Add("/containers", "at least one container is required")
@@ -46,7 +55,7 @@ func ValidateSpec(spec *TenantComputeSpec, provider string) error {
 			if p.HostPort < 0 || p.HostPort > 65535 {
 				errs.Add(fmt.Sprintf("%s/ports/%d/host_port", at, j), "%d is not a port between 0 and 65535", p.HostPort)
 			}
-			if p.Protocol != ProtocolTCP && p.Protocol != ProtocolUDP {
+			if p.Protocol != workload.ProtocolTCP && p.Protocol != workload.ProtocolUDP {
 				errs.Add(fmt.Sprintf("%s/ports/%d/protocol", at, j), "%q is not tcp or udp", p.Protocol)
 			}
 		}
@@ -57,10 +66,11 @@ func ValidateSpec(spec *TenantComputeSpec, provider string) error {
 			errs.Add(at+"/resources/memory_mib", "must not be negative")
 		}
 	}
+	errs = append(errs, workload.CheckHostPorts(spec.Workload)...)
 	for i, s := range spec.Secrets {
 		if !names[s.Container] {
 			errs.Add(fmt.Sprintf("/secrets/%d/container", i), "names no container of the spec: %q", s.Container)
 		}
 	}
-	return errs.Err()
+	return errs.Err(ErrInvalidSpec)
 }

@@ -14,9 +14,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // Config is landlord's configuration.
@@ -55,32 +56,19 @@ type Token struct {
 
 // Controller tunes the controller; zero values take its defaults.
 type Controller struct {
-	Enabled          *bool    `yaml:"enabled"`
-	Workers          int      `yaml:"workers"`
-	Resync           Duration `yaml:"resync"`
-	Sweep            Duration `yaml:"sweep"`
-	MaxRetries       int      `yaml:"max_retries"`
-	ProgressDeadline Duration `yaml:"progress_deadline"`
-	LeaseTTL         Duration `yaml:"lease_ttl"`
-	ShutdownTimeout  Duration `yaml:"shutdown_timeout"`
+	Enabled          *bool             `yaml:"enabled"`
+	Workers          int               `yaml:"workers"`
+	Resync           workload.Duration `yaml:"resync"`
+	Sweep            workload.Duration `yaml:"sweep"`
+	MaxRetries       int               `yaml:"max_retries"`
+	ProgressDeadline workload.Duration `yaml:"progress_deadline"`
+	LeaseTTL         workload.Duration `yaml:"lease_ttl"`
+	ShutdownTimeout  workload.Duration `yaml:"shutdown_timeout"`
 }
 
 // API tunes the HTTP API.
 type API struct {
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
-}
-
-// Duration is a time.Duration written as "10s".
-type Duration time.Duration
-
-// UnmarshalYAML reads a duration string.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(n.Value)
-	if err != nil || v < 0 {
-		return fmt.Errorf("line %d: %q is not a duration such as 10s or 1m30s", n.Line, n.Value)
-	}
-	*d = Duration(v)
-	return nil
 }
 
 // Defaults are the configuration without a file, environment or flags.

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -100,13 +101,6 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	if t.Status == tenant.StatusRequested || t.Status == tenant.StatusProvisioning {
 		op, working = "provision", tenant.StatusProvisioning
 	}
-	res, err := r.c.compute.Resolve(ctx, compute.ResolveRequest{
-		TenantID: t.ID, TenantName: t.Name, Generation: t.Generation,
-		ComputeConfig: t.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider,
-	})
-	if err != nil {
-		return r.attemptFailed(ctx, op, t.Status, err)
-	}
 	if t.Status == working {
 		// An earlier pass (maybe of a controller that crashed) began this:
 		// if the workload already runs this generation, only wait for it.
@@ -114,6 +108,13 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 			(st.State == compute.StateRunning || st.State == compute.StatePending) {
 			return r.await(ctx, working, st)
 		}
+	}
+	res, err := r.c.compute.Resolve(ctx, compute.ResolveRequest{
+		TenantID: t.ID, TenantName: t.Name, Generation: t.Generation,
+		ComputeConfig: t.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider,
+	})
+	if err != nil {
+		return r.attemptFailed(ctx, op, t.Status, err)
 	}
 	// A fenced write before changing anything on the platform: a controller
 	// that no longer leads stops here.
@@ -168,7 +169,7 @@ func (r *reconcile) await(ctx context.Context, working tenant.Status, st *comput
 	since := r.c.opts.Now().Sub(latest(t.StatusChangedAt, st.LastUpdated))
 	if since > r.c.opts.ProgressDeadline {
 		msg := fmt.Sprintf("the workload is not running %s after %s began (state %s, health %s): %s",
-			r.c.opts.ProgressDeadline, working, st.State, st.Health, or(st.Message, "no message from the provider"))
+			r.c.opts.ProgressDeadline, working, st.State, st.Health, cmp.Or(st.Message, "no message from the provider"))
 		return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusFailed, Settles: true, Message: msg, Attempts: t.Attempts})
 	}
 	msg := fmt.Sprintf("waiting for the workload to run (state %s, health %s)", st.State, st.Health)
@@ -399,11 +400,4 @@ func verb(op string) string {
 	default:
 		return op
 	}
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

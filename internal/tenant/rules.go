@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 var (
@@ -18,9 +18,6 @@ var (
 	labelKeyRule   = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 	labelValueRule = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
 )
-
-// pointerToken escapes a key for use in a JSON pointer (RFC 6901).
-var pointerToken = strings.NewReplacer("~", "~0", "/", "~1")
 
 // Limits on what a tenant may hold.
 const (
@@ -61,7 +58,7 @@ func ValidateName(name string) error {
 // Validate checks every rule a stored tenant's desired state must keep and
 // reports all problems at once, each with the JSON pointer of its field.
 func Validate(t *Tenant) error {
-	errs := &compute.ValidationError{}
+	var errs violation.List
 	if !IsID(t.ID) {
 		errs.Add("/id", "%q is not a tenant id (a UUID)", t.ID)
 	}
@@ -71,16 +68,16 @@ func Validate(t *Tenant) error {
 	if t.Provider == "" {
 		errs.Add("/provider", "is required")
 	}
-	validateConfig(t.ComputeConfig, errs)
-	validateLabels("/labels", t.Labels, true, errs)
-	validateLabels("/annotations", t.Annotations, false, errs)
-	if err := errs.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return nil
+	validateConfig(t.ComputeConfig, &errs)
+	validateLabels("/labels", t.Labels, true, &errs)
+	validateLabels("/annotations", t.Annotations, false, &errs)
+	return errs.Err(ErrInvalid)
 }
 
-func validateConfig(raw json.RawMessage, errs *compute.ValidationError) {
+// validateConfig checks a compute_config by scanning its text: it is
+// decoded only to name the field of a rare problem. The API has already
+// decoded and validated it against its provider's schema.
+func validateConfig(raw json.RawMessage, errs *violation.List) {
 	if len(raw) > MaxConfigBytes {
 		errs.Add("/compute_config", "is %d bytes; the limit is %d", len(raw), MaxConfigBytes)
 		return
@@ -89,22 +86,45 @@ func validateConfig(raw json.RawMessage, errs *compute.ValidationError) {
 		errs.Add("/compute_config", "is not valid UTF-8")
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
 		errs.Add("/compute_config", "is not valid JSON: %v", err)
 		return
 	}
-	if _, ok := v.(map[string]any); !ok {
+	if trimmed := bytes.TrimLeft(raw, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
 		errs.Add("/compute_config", "must be a JSON object")
 		return
 	}
 	// PostgreSQL cannot store U+0000 in text or JSON; refuse it everywhere
-	// so that both stores behave the same.
-	if at := findNUL(v, "/compute_config"); at != "" {
-		errs.Add(at, "must not contain the character U+0000")
+	// so that both stores behave the same. In valid JSON it can only be
+	// written as the escape \u0000.
+	if !hasNULEscape(raw) {
+		return
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil {
+		if at := findNUL(v, "/compute_config"); at != "" {
+			errs.Add(at, "must not contain the character U+0000")
+		}
+	}
+}
+
+// hasNULEscape reports whether JSON text holds the escape \u0000 (a
+// backslash that is not itself escaped, then u0000).
+func hasNULEscape(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
+			return true
+		}
+		i++ // skip the escaped character
+	}
+	return false
 }
 
 func findNUL(v any, at string) string {
@@ -118,7 +138,7 @@ func findNUL(v any, at string) string {
 			if strings.ContainsRune(k, 0) {
 				return at
 			}
-			if p := findNUL(child, at+"/"+pointerToken.Replace(k)); p != "" {
+			if p := findNUL(child, at+"/"+violation.Escape(k)); p != "" {
 				return p
 			}
 		}
@@ -134,13 +154,13 @@ func findNUL(v any, at string) string {
 
 // validateLabels checks keys (Kubernetes label key rules) and, for labels,
 // values (at most 63 characters of letters, digits, -, _ and .).
-func validateLabels(at string, m map[string]string, strictValues bool, errs *compute.ValidationError) {
+func validateLabels(at string, m map[string]string, strictValues bool, errs *violation.List) {
 	if strictValues && len(m) > MaxLabels {
 		errs.Add(at, "has %d labels; the limit is %d", len(m), MaxLabels)
 	}
 	size := 0
 	for k, v := range m {
-		ptr := at + "/" + pointerToken.Replace(k)
+		ptr := at + "/" + violation.Escape(k)
 		size += len(k) + len(v)
 		if !utf8.ValidString(k) || !utf8.ValidString(v) {
 			errs.Add(ptr, "is not valid UTF-8")
@@ -163,21 +183,18 @@ func validateLabels(at string, m map[string]string, strictValues bool, errs *com
 
 // ValidateSelector checks a label selector given as a map, as List takes it.
 func ValidateSelector(sel map[string]string) error {
-	errs := &compute.ValidationError{}
+	var errs violation.List
 	for k, v := range sel {
 		if !labelKeyRule.MatchString(k) || !labelValueRule.MatchString(v) {
-			errs.Add("/label/"+pointerToken.Replace(k), "%q is not a label selector of the form key=value", k+"="+v)
+			errs.Add("/label/"+violation.Escape(k), "%q is not a label selector of the form key=value", k+"="+v)
 		}
 	}
-	if err := errs.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return nil
+	return errs.Err(ErrInvalid)
 }
 
 // ValidateEvent checks an event before it is stored.
 func ValidateEvent(e Event) error {
-	errs := &compute.ValidationError{}
+	var errs violation.List
 	switch e.Type {
 	case EventCreated, EventUpdated, EventDeleteRequested, EventStatus, EventAttempt, EventDrift, EventPaused, EventResumed, EventNote:
 	default:
@@ -191,17 +208,14 @@ func ValidateEvent(e Event) error {
 	if strings.ContainsRune(e.Message, 0) || strings.ContainsRune(e.Actor, 0) {
 		errs.Add("/message", "must not contain the character U+0000")
 	}
-	if err := errs.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return nil
+	return errs.Err(ErrInvalid)
 }
 
 // ParseSelector reads label selector terms of the form key=value; all terms
 // must match.
 func ParseSelector(terms []string) (map[string]string, error) {
 	sel := map[string]string{}
-	errs := &compute.ValidationError{}
+	var errs violation.List
 	for i, term := range terms {
 		k, v, ok := strings.Cut(term, "=")
 		if !ok || !labelKeyRule.MatchString(k) || !labelValueRule.MatchString(v) {
@@ -210,8 +224,8 @@ func ParseSelector(terms []string) (map[string]string, error) {
 		}
 		sel[k] = v
 	}
-	if err := errs.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	if err := errs.Err(ErrInvalid); err != nil {
+		return nil, err
 	}
 	return sel, nil
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 var lowerAlnum = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
@@ -67,7 +69,7 @@ func (s *suite) testSchema(t *testing.T) {
 				t.Errorf("an invalid config must be terminal: %v", err)
 			}
 			var pointers []string
-			for _, v := range compute.Violations(err) {
+			for _, v := range violation.Of(err) {
 				pointers = append(pointers, v.Pointer)
 			}
 			if !slices.Contains(pointers, bad.Pointer) {
@@ -103,7 +105,7 @@ func (s *suite) testValidate(t *testing.T) {
 		cases["no containers"] = func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.Containers = nil; return sp }
 		cases["container without image"] = func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.Containers[0].Image = ""; return sp }
 		cases["container port out of range"] = func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec {
-			sp.Containers[0].Ports = append(sp.Containers[0].Ports, compute.PortMapping{ContainerPort: 70000, Protocol: compute.ProtocolTCP})
+			sp.Containers[0].Ports = append(sp.Containers[0].Ports, workload.PortMapping{ContainerPort: 70000, Protocol: workload.ProtocolTCP})
 			return sp
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // Run drives h.Provider through every contract of compute.Provider, each as a
@@ -85,7 +86,7 @@ func (s *suite) configErr(v int) (json.RawMessage, error) {
 	if s.secret == "" {
 		return raw, nil
 	}
-	merged, err := compute.MergeConfig(raw, json.RawMessage(fmt.Sprintf(`{"secrets":{"LANDLORD_CONFORMANCE_SECRET":%q}}`, s.secret)))
+	merged, err := workload.Merge(raw, json.RawMessage(fmt.Sprintf(`{"secrets":{"LANDLORD_CONFORMANCE_SECRET":%q}}`, s.secret)))
 	if err != nil {
 		return nil, fmt.Errorf("add secret to config variant %d: %w", v, err)
 	}

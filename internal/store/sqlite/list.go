@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -43,7 +44,7 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	if err := tenant.ValidateSelector(opts.Labels); err != nil {
 		return nil, err // also keeps keys safe inside a JSON path
 	}
-	for _, k := range sortedKeys(opts.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(opts.Labels)) {
 		where, args = append(where, "json_extract(labels, ?) = ?"), append(args, `$."`+k+`"`, opts.Labels[k])
 	}
 	q := `SELECT ` + tenantColumns + ` FROM tenants`
@@ -112,15 +113,6 @@ func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string
 		return nil, fmt.Errorf("sqlite: list work: %w", err)
 	}
 	return ids, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // CountByStatus counts the tenants that are not deleted, by status; see

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 func testCreateAndGet(t *testing.T, s tenant.Store) {
@@ -125,7 +126,7 @@ func testCreateRefusesInvalid(t *testing.T, s tenant.Store) {
 			mutate(in)
 			_, err := s.Create(ctx, in, "test")
 			wantErr(t, "Create", err, tenant.ErrInvalid)
-			if len(compute.Violations(err)) == 0 {
+			if len(violation.Of(err)) == 0 {
 				t.Errorf("error %v names no field", err)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // benchEngine is engine for benchmarks: it skips when no Engine answers,
@@ -69,8 +70,8 @@ func removeManaged(cli *client.Client) {
 
 func benchSpec(id, image string) *compute.TenantComputeSpec {
 	return &compute.TenantComputeSpec{TenantID: id, TenantName: "bench", ProviderType: Name, Generation: 1,
-		Containers: []compute.ContainerSpec{{Name: "app", Image: image, Env: map[string]string{"GREETING": "bench"},
-			Ports: []compute.PortMapping{{ContainerPort: 8080, Protocol: compute.ProtocolTCP}}}}}
+		Workload: workload.Workload{Containers: []workload.ContainerSpec{{Name: "app", Image: image, Env: map[string]string{"GREETING": "bench"},
+			Ports: []workload.PortMapping{{ContainerPort: 8080, Protocol: workload.ProtocolTCP}}}}}}
 }
 
 // provisionRunning provisions a tenant and waits until its workload runs.

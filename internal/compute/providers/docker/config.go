@@ -10,6 +10,8 @@ import (
 	"github.com/distribution/reference"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // Name is the provider's name.
@@ -46,6 +48,10 @@ type Settings struct {
 	// user-defined bridge network per tenant, which isolates tenants. A named
 	// network is created when missing and never removed.
 	NetworkName string `json:"network_name"`
+	// NetworkDriver is the Engine's network driver of the networks the
+	// provider creates, a tenant's own or a missing NetworkName; default
+	// "bridge". An existing NetworkName network keeps its driver.
+	NetworkDriver string `json:"network_driver"`
 	// LabelPrefix prefixes resource names and label keys; default "landlord".
 	LabelPrefix string `json:"label_prefix"`
 	// HostIP is the address published ports bind to; default 127.0.0.1.
@@ -59,7 +65,7 @@ type Settings struct {
 	PullPolicy PullPolicy `json:"pull_policy"`
 	// StopTimeout is the grace period between SIGTERM and SIGKILL when a
 	// container is stopped; default 10s.
-	StopTimeout compute.Duration `json:"stop_timeout"`
+	StopTimeout workload.Duration `json:"stop_timeout"`
 	// AllowPrivileged lets tenants ask for "privileged": true.
 	AllowPrivileged bool `json:"allow_privileged"`
 	// AllowHostNetwork lets tenants ask for "host_network": true.
@@ -75,6 +81,9 @@ func (s *Settings) applyDefaults() {
 	if s.LabelPrefix == "" {
 		s.LabelPrefix = DefaultLabelPrefix
 	}
+	if s.NetworkDriver == "" {
+		s.NetworkDriver = "bridge"
+	}
 	if s.HostIP == "" {
 		s.HostIP = DefaultHostIP
 	}
@@ -85,12 +94,12 @@ func (s *Settings) applyDefaults() {
 		s.PullPolicy = PullIfNotPresent
 	}
 	if s.StopTimeout == 0 {
-		s.StopTimeout = compute.Duration(DefaultStopTimeout)
+		s.StopTimeout = workload.Duration(DefaultStopTimeout)
 	}
 }
 
 func (s *Settings) check() error {
-	errs := &compute.ValidationError{}
+	var errs violation.List
 	for key, ip := range map[string]string{"/host_ip": s.HostIP, "/public_host_ip": s.PublicHostIP} {
 		if _, err := netip.ParseAddr(ip); err != nil {
 			errs.Add(key, "%q is not an IP address", ip)
@@ -102,7 +111,7 @@ func (s *Settings) check() error {
 	if !labelPrefix.MatchString(s.LabelPrefix) {
 		errs.Add("/label_prefix", "%q is not a lowercase name such as landlord", s.LabelPrefix)
 	}
-	if err := errs.Err(); err != nil {
+	if err := errs.Err(compute.ErrInvalidSpec); err != nil {
 		return fmt.Errorf("compute.%s: %w", Name, err)
 	}
 	return nil
@@ -130,23 +139,18 @@ var tenantProperties = map[string]json.RawMessage{
 }
 
 func configSchema() (json.RawMessage, error) {
-	return compute.WorkloadSchema(Name, tenantProperties)
+	return workload.Schema(Name, tenantProperties)
 }
 
-// readOptions reads the Docker-specific fields of a merged config.
-func readOptions(config json.RawMessage) (tenantOptions, error) {
-	var o tenantOptions
-	if len(config) == 0 {
-		return o, nil
-	}
-	if err := json.Unmarshal(config, &o); err != nil {
-		return o, compute.Invalid("", "cannot read the docker options: %v", err)
-	}
-	return o, nil
+// optionsOf returns the Docker-specific fields of a resolved spec (see
+// DecodeConfig); a spec built without a config has none.
+func optionsOf(spec *compute.TenantComputeSpec) tenantOptions {
+	o, _ := spec.Options.(tenantOptions)
+	return o
 }
 
 // checkOptions applies the operator's policy to a tenant's options.
-func (s *Settings) checkOptions(o tenantOptions, errs *compute.ValidationError) {
+func (s *Settings) checkOptions(o tenantOptions, errs *violation.List) {
 	if o.PullPolicy != "" && !validPullPolicy(o.PullPolicy) {
 		errs.Add("/pull_policy", "%q is not if-not-present, always or never", o.PullPolicy)
 	}
@@ -170,7 +174,7 @@ func (s *Settings) checkOptions(o tenantOptions, errs *compute.ValidationError) 
 }
 
 // checkImage reports a malformed image reference.
-func checkImage(at, image string, errs *compute.ValidationError) {
+func checkImage(at, image string, errs *violation.List) {
 	if image == "" {
 		return
 	}

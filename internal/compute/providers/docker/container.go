@@ -12,11 +12,12 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // desired is one container as the spec wants it.
 type desired struct {
-	spec compute.ContainerSpec
+	spec workload.ContainerSpec
 	hash string
 	// create holds the Engine request; it carries secret values in its
 	// environment and must never be logged.
@@ -34,11 +35,8 @@ type plan struct {
 	containers []desired
 }
 
-func (p *Provider) plan(spec *compute.TenantComputeSpec) (*plan, error) {
-	o, err := readOptions(spec.ProviderConfig)
-	if err != nil {
-		return nil, err
-	}
+func (p *Provider) plan(spec *compute.TenantComputeSpec) *plan {
+	o := optionsOf(spec)
 	pl := &plan{n: p.naming(spec.TenantID, spec.TenantName), spec: spec, options: o, pullPolicy: p.settings.PullPolicy}
 	if o.PullPolicy != "" {
 		pl.pullPolicy = o.PullPolicy
@@ -59,10 +57,10 @@ func (p *Provider) plan(spec *compute.TenantComputeSpec) (*plan, error) {
 		d.create = p.createOptions(pl, c, d.hash, hostIP)
 		pl.containers = append(pl.containers, d)
 	}
-	return pl, nil
+	return pl
 }
 
-func (p *Provider) createOptions(pl *plan, c compute.ContainerSpec, hash, hostIP string) client.ContainerCreateOptions {
+func (p *Provider) createOptions(pl *plan, c workload.ContainerSpec, hash, hostIP string) client.ContainerCreateOptions {
 	labels := pl.n.labels(pl.spec.Generation)
 	labels[pl.n.label(labelContainer)] = c.Name
 	labels[pl.n.label(labelConfigHash)] = hash
@@ -121,9 +119,20 @@ func (p *Provider) createOptions(pl *plan, c compute.ContainerSpec, hash, hostIP
 	}
 	host.NetworkMode = container.NetworkMode(pl.network)
 	opts.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
-		pl.network: {Aliases: []string{c.Name}},
+		pl.network: {Aliases: aliases(pl.network, c.Name)},
 	}}
 	return opts
+}
+
+// aliases are the names a container is reached by on a network: its
+// container name, except on the Engine's predefined networks (the default
+// "bridge" of network_name: bridge), which refuse network-scoped aliases.
+func aliases(network, name string) []string {
+	switch network {
+	case "bridge", "host", "none", "default":
+		return nil
+	}
+	return []string{name}
 }
 
 // attach points the containers at the network with id netID: the name may
@@ -136,13 +145,13 @@ func (pl *plan) attach(netID string) {
 		c := &pl.containers[i].create
 		c.HostConfig.NetworkMode = container.NetworkMode(netID)
 		c.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
-			pl.network: {Aliases: []string{pl.containers[i].spec.Name}, NetworkID: netID},
+			pl.network: {Aliases: aliases(pl.network, pl.containers[i].spec.Name), NetworkID: netID},
 		}}
 	}
 }
 
 // environment is the container's env followed by its secrets, sorted.
-func environment(c compute.ContainerSpec, secrets []compute.SecretReference) []string {
+func environment(c workload.ContainerSpec, secrets []workload.SecretReference) []string {
 	var env []string
 	for k, v := range c.Env {
 		env = append(env, k+"="+v)
@@ -158,7 +167,7 @@ func environment(c compute.ContainerSpec, secrets []compute.SecretReference) []s
 
 // fixedHostPorts are the "port/proto" host ports a container spec publishes
 // on a fixed port.
-func fixedHostPorts(c compute.ContainerSpec) map[string]bool {
+func fixedHostPorts(c workload.ContainerSpec) map[string]bool {
 	out := map[string]bool{}
 	for _, port := range c.Ports {
 		if port.HostPort != 0 {

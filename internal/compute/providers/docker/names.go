@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 var (
@@ -95,7 +95,7 @@ func shortID(id string) string {
 // the install's key, not a plain hash: the label is readable by anyone who
 // can list containers, and a plain hash of a config that includes secret
 // values would let them test guesses of a secret offline.
-func containerHash(key []byte, c compute.ContainerSpec, secrets []compute.SecretReference, hostIP, network string, o tenantOptions) string {
+func containerHash(key []byte, c workload.ContainerSpec, secrets []workload.SecretReference, hostIP, network string, o tenantOptions) string {
 	type secret struct{ Name, Value string }
 	var own []secret
 	for _, s := range secrets {
@@ -105,7 +105,7 @@ func containerHash(key []byte, c compute.ContainerSpec, secrets []compute.Secret
 	}
 	o.PullPolicy = "" // when to pull does not shape the container
 	b, _ := json.Marshal(struct {
-		Container compute.ContainerSpec
+		Container workload.ContainerSpec
 		Secrets   []secret
 		HostIP    string
 		Network   string

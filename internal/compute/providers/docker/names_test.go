@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 func TestNewRefusesShortHashKey(t *testing.T) {
@@ -21,9 +21,9 @@ func TestNewRefusesShortHashKey(t *testing.T) {
 // change), different for another, so that a reader of labels cannot test
 // guesses of a secret without the key.
 func TestContainerHashIsKeyed(t *testing.T) {
-	c := compute.ContainerSpec{Name: "app", Image: "example/app:1"}
+	c := workload.ContainerSpec{Name: "app", Image: "example/app:1"}
 	hash := func(key, secret string) string {
-		s := []compute.SecretReference{{Container: "app", Name: "TOKEN", Value: compute.NewSecretValue(secret)}}
+		s := []workload.SecretReference{{Container: "app", Name: "TOKEN", Value: workload.NewSecretValue(secret)}}
 		return containerHash([]byte(key), c, s, "127.0.0.1", "net", tenantOptions{})
 	}
 	a := hash("key-one-0123456789", "hunter2")

@@ -10,6 +10,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 // ensureNetwork makes sure the plan's network exists and returns its id and
@@ -38,13 +40,18 @@ func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (id string, crea
 		p.removeDuplicateNetworks(ctx, pl, nets, winner.ID)
 		return winner.ID, false, nil
 	}
-	opts := client.NetworkCreateOptions{Driver: "bridge", Labels: map[string]string{pl.n.label(labelManagedBy): managedBy}}
+	opts := client.NetworkCreateOptions{Driver: p.settings.NetworkDriver, Labels: map[string]string{pl.n.label(labelManagedBy): managedBy}}
 	if pl.ownNetwork {
 		opts.Labels = pl.n.labels(pl.spec.Generation)
 	}
 	res, err := p.client.NetworkCreate(ctx, pl.network, opts)
 	if err != nil {
-		return "", false, fmt.Errorf("create network %s: %w", pl.network, err)
+		if isNotFound(err) {
+			// The Engine has no such driver: retrying cannot help until the
+			// operator changes network_driver or installs the driver's plugin.
+			return "", false, compute.Terminal(fmt.Errorf("create network %s: the Engine has no network driver %q; set network_driver to one it has, such as bridge: %w", pl.network, opts.Driver, err))
+		}
+		return "", false, fmt.Errorf("create network %s with driver %s: %w", pl.network, opts.Driver, err)
 	}
 	nets, err = p.networksNamed(ctx, pl.network)
 	if err != nil {

@@ -159,10 +159,8 @@ func TestNetworkCreationConvergesAcrossProcesses(t *testing.T) {
 			for i, p := range []*Provider{a, b} {
 				wg.Go(func() {
 					<-start
-					pl, err := p.plan(spec)
-					if err == nil {
-						ids[i], _, err = p.ensureNetwork(ctx, pl)
-					}
+					var err error
+					ids[i], _, err = p.ensureNetwork(ctx, p.plan(spec))
 					errs[i] = err
 				})
 			}
@@ -177,11 +175,8 @@ func TestNetworkCreationConvergesAcrossProcesses(t *testing.T) {
 				// settles it.
 				diverged++
 				for i, p := range []*Provider{a, b} {
-					pl, err := p.plan(spec)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if ids[i], _, err = p.ensureNetwork(ctx, pl); err != nil {
+					var err error
+					if ids[i], _, err = p.ensureNetwork(ctx, p.plan(spec)); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -236,10 +231,7 @@ func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
 	// The tenant's container joined the newer network, as a process that
 	// saw only that one would have done.
 	spec := benchSpec("4ea10000-0000-4000-8000-0000000000a1", image)
-	pl, err := p.plan(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl := p.plan(spec)
 	pl.attach(nets[1])
 	r := &run{p: p, pl: pl, log: p.log(spec.TenantID), sentinel: compute.ErrProvisionFailed, ids: map[string]string{}}
 	if _, err := r.create(ctx, pl.containers[0]); err != nil {

@@ -13,19 +13,20 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // portSpec is a one-container echo tenant whose server listens on
 // containerPort (PORT) published on hostPort (0: chosen by Docker), with
 // more fixed host ports published for extra container ports.
 func portSpec(id, image, greeting string, containerPort, hostPort int, extra ...int) *compute.TenantComputeSpec {
-	c := compute.ContainerSpec{Name: "app", Image: image,
+	c := workload.ContainerSpec{Name: "app", Image: image,
 		Env:   map[string]string{"GREETING": greeting, "PORT": strconv.Itoa(containerPort)},
-		Ports: []compute.PortMapping{{ContainerPort: containerPort, HostPort: hostPort, Protocol: compute.ProtocolTCP}}}
+		Ports: []workload.PortMapping{{ContainerPort: containerPort, HostPort: hostPort, Protocol: workload.ProtocolTCP}}}
 	for i, hp := range extra {
-		c.Ports = append(c.Ports, compute.PortMapping{ContainerPort: 7000 + i, HostPort: hp, Protocol: compute.ProtocolTCP})
+		c.Ports = append(c.Ports, workload.PortMapping{ContainerPort: 7000 + i, HostPort: hp, Protocol: workload.ProtocolTCP})
 	}
-	return &compute.TenantComputeSpec{TenantID: id, TenantName: "ports", ProviderType: Name, Generation: 1, Containers: []compute.ContainerSpec{c}}
+	return &compute.TenantComputeSpec{TenantID: id, TenantName: "ports", ProviderType: Name, Generation: 1, Workload: workload.Workload{Containers: []workload.ContainerSpec{c}}}
 }
 
 func portID(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-0000000b0a70", 0x7a000000+n) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // waitHealth polls GetStatus until the tenant's health is want.
@@ -35,10 +36,10 @@ func TestHostSideProbes(t *testing.T) {
 	cleanupByLabel(t, cli)
 	p := mustProvider(t, &providertest.LogBuffer{})
 	ctx := context.Background()
-	probes := map[string]*compute.HealthCheckConfig{
-		"http":        {HTTP: &compute.HTTPProbe{Path: "/healthz", Port: 8080}},
-		"tcp":         {TCP: &compute.TCPProbe{Port: 8080}},
-		"unpublished": {HTTP: &compute.HTTPProbe{Path: "/healthz", Port: 9999}},
+	probes := map[string]*workload.HealthCheckConfig{
+		"http":        {HTTP: &workload.HTTPProbe{Path: "/healthz", Port: 8080}},
+		"tcp":         {TCP: &workload.TCPProbe{Port: 8080}},
+		"unpublished": {HTTP: &workload.HTTPProbe{Path: "/healthz", Port: 9999}},
 	}
 	want := map[string]compute.HealthStatus{"http": compute.HealthHealthy, "tcp": compute.HealthHealthy, "unpublished": compute.HealthUnknown}
 	ids := map[string]string{}

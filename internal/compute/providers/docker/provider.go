@@ -12,6 +12,8 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // Options configure a Provider.
@@ -41,7 +43,7 @@ const MinHashKeyLen = 16
 // process.
 type Provider struct {
 	settings Settings
-	schema   *compute.Schema
+	schema   json.RawMessage
 	defaults json.RawMessage
 	logger   *slog.Logger
 	now      func() time.Time
@@ -63,16 +65,12 @@ func New(_ context.Context, opts Options) (*Provider, error) {
 	if len(opts.HashKey) < MinHashKeyLen {
 		return nil, fmt.Errorf("docker: hash key is %d bytes, need at least %d: pass the install's secret key in Options.HashKey", len(opts.HashKey), MinHashKeyLen)
 	}
-	raw, err := configSchema()
-	if err != nil {
-		return nil, err
-	}
-	schema, err := compute.CompileSchema(raw)
+	schema, err := configSchema()
 	if err != nil {
 		return nil, err
 	}
 	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey), locks: map[string]*tenantLock{}}
-	if p.defaults, err = compute.SplitProviderBlock(Name, opts.Block, &p.settings, schema); err != nil {
+	if p.defaults, err = workload.SplitBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
 	}
 	p.settings.applyDefaults()
@@ -105,7 +103,7 @@ func (p *Provider) Name() string { return Name }
 
 // ConfigSchema returns the shared workload schema plus pull_policy,
 // privileged, host_network and binds.
-func (p *Provider) ConfigSchema() json.RawMessage { return p.schema.Raw() }
+func (p *Provider) ConfigSchema() json.RawMessage { return p.schema }
 
 // ConfigDefaults returns the tenant defaults from the configuration block.
 func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
@@ -118,34 +116,36 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 	return nil
 }
 
+// Capabilities: containers are replaced, not changed in place, and one
+// container runs per workload container (no replicas); host bind mounts are
+// volumes, where the operator allows them.
+func (p *Provider) Capabilities() compute.Capabilities {
+	return compute.Capabilities{MultipleContainers: true, Secrets: true, PublishedPorts: true,
+		PublicNetworking: true, HealthChecks: true, Volumes: true}
+}
+
 // ValidateConfig checks the workload rules, image references and the
 // operator's policy on privileged mode, host networking and bind mounts.
 func (p *Provider) ValidateConfig(config json.RawMessage) error {
-	if err := compute.ValidateWorkloadConfig(config); err != nil && compute.Violations(err) == nil {
-		return err
-	} else if err != nil {
-		errs := &compute.ValidationError{Violations: compute.Violations(err)}
-		p.checkConfig(config, errs)
-		return errs.Err()
-	}
-	errs := &compute.ValidationError{}
-	p.checkConfig(config, errs)
-	return errs.Err()
+	return compute.CheckConfig(p, config)
 }
 
-func (p *Provider) checkConfig(config json.RawMessage, errs *compute.ValidationError) {
-	o, err := readOptions(config)
-	if err != nil {
-		errs.Violations = append(errs.Violations, compute.Violations(err)...)
-		return
+// DecodeConfig reads the Docker options of a config (pull_policy,
+// privileged, host_network, binds), which Provision and Update find again
+// in the spec's Options, and checks them against the operator's policy and
+// the workload's image references.
+func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+	var o tenantOptions
+	if err := json.Unmarshal(config, &o); err != nil {
+		return compute.Invalid("", "cannot read the docker options: %v", err)
 	}
-	p.settings.checkOptions(o, errs)
-	if w, err := compute.DecodeWorkload(config); err == nil {
-		checkImage("/image", w.Image, errs)
-		for i, s := range w.Sidecars {
-			checkImage(fmt.Sprintf("/sidecars/%d/image", i), s.Image, errs)
-		}
+	var errs violation.List
+	p.settings.checkOptions(o, &errs)
+	for i, c := range spec.Containers {
+		checkImage(workload.ContainerPointer(i)+"/image", c.Image, &errs)
 	}
+	spec.Options = o
+	return errs.Err(compute.ErrInvalidSpec)
 }
 
 // Validate checks spec without side effects.
@@ -153,31 +153,15 @@ func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) 
 	if err := compute.ValidateSpec(spec, Name); err != nil {
 		return err
 	}
-	errs := &compute.ValidationError{}
-	hostPorts := map[string]string{}
+	var errs violation.List
 	for i, c := range spec.Containers {
 		at := fmt.Sprintf("/containers/%d", i)
-		checkImage(at+"/image", c.Image, errs)
+		checkImage(at+"/image", c.Image, &errs)
 		if m := c.Resources.MemoryMiB; m > 0 && m < 6 {
 			errs.Add(at+"/resources/memory_mib", "%d MiB is below Docker's minimum of 6 MiB", m)
 		}
-		for j, port := range c.Ports {
-			if port.HostPort == 0 {
-				continue
-			}
-			key := fmt.Sprintf("%d/%s", port.HostPort, port.Protocol)
-			where := fmt.Sprintf("%s/ports/%d/host_port", at, j)
-			if prev, dup := hostPorts[key]; dup {
-				errs.Add(where, "host port %s is already published at %s", key, prev)
-			} else {
-				hostPorts[key] = where
-			}
-		}
 	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	return p.schema.ValidateProviderConfig(spec.ProviderConfig, p.ValidateConfig)
+	return errs.Err(compute.ErrInvalidSpec)
 }
 
 // lock serializes operations on one tenant within this process; the
@@ -207,8 +191,12 @@ func (p *Provider) log(tenantID string) *slog.Logger {
 	return p.logger.With(slog.String("tenant_id", tenantID))
 }
 
-var _ compute.Provider = (*Provider)(nil)
-var _ compute.HealthChecker = (*Provider)(nil)
+var (
+	_ compute.Provider           = (*Provider)(nil)
+	_ compute.HealthChecker      = (*Provider)(nil)
+	_ compute.ConfigDecoder      = (*Provider)(nil)
+	_ compute.CapabilityReporter = (*Provider)(nil)
+)
 
 func (p *Provider) stopTimeout() time.Duration { return time.Duration(p.settings.StopTimeout) }
 

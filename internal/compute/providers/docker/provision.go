@@ -20,10 +20,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	if err := ctx.Err(); err != nil {
 		return nil, fail(ctx, compute.ErrProvisionFailed, spec.TenantID, "provision", err)
 	}
-	pl, err := p.plan(spec)
-	if err != nil {
-		return nil, err
-	}
+	pl := p.plan(spec)
 	ex, err := p.find(ctx, pl.n)
 	if err != nil {
 		return nil, fail(ctx, compute.ErrProvisionFailed, spec.TenantID, "find containers", err)
@@ -69,10 +66,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	if err := ctx.Err(); err != nil {
 		return nil, fail(ctx, compute.ErrUpdateFailed, tenantID, "update", err)
 	}
-	pl, err := p.plan(spec)
-	if err != nil {
-		return nil, err
-	}
+	pl := p.plan(spec)
 	ex, err := p.find(ctx, pl.n)
 	if err != nil {
 		return nil, fail(ctx, compute.ErrUpdateFailed, tenantID, "find containers", err)

@@ -17,13 +17,14 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // pullSpec is a one-container echo tenant with a pull policy.
 func pullSpec(id, image string, policy PullPolicy) *compute.TenantComputeSpec {
 	spec := benchSpec(id, image)
 	spec.TenantName = "pull"
-	spec.ProviderConfig = []byte(fmt.Sprintf(`{"image": %q, "pull_policy": %q}`, image, policy))
+	spec.Options = tenantOptions{PullPolicy: policy}
 	return spec
 }
 
@@ -127,7 +128,7 @@ func TestPullReportsProgress(t *testing.T) {
 	})
 	id := pullID(20)
 	spec := pullSpec(id, ref, PullIfNotPresent)
-	spec.Secrets = []compute.SecretReference{{Container: "app", Name: "TOKEN", Value: compute.NewSecretValue("progress-secret-value")}}
+	spec.Secrets = []workload.SecretReference{{Container: "app", Name: "TOKEN", Value: workload.NewSecretValue("progress-secret-value")}}
 	if _, err := p.Provision(ctx, spec); err != nil {
 		t.Fatalf("Provision: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // probeTimeout bounds one host-side HTTP or TCP probe.
@@ -106,7 +107,7 @@ func (p *Provider) containerStatus(ctx context.Context, n naming, name string, c
 				endpoints = append(endpoints, compute.Endpoint{
 					Container:     name,
 					ContainerPort: int(port.Num()),
-					Protocol:      compute.Protocol(port.Proto()),
+					Protocol:      workload.Protocol(port.Proto()),
 					Address:       net.JoinHostPort(b.HostIP.String(), b.HostPort),
 				})
 			}

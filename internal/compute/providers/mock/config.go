@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // Name is the provider's name.
@@ -14,7 +16,7 @@ const Name = "mock"
 // Settings are the provider's own keys in its configuration block.
 type Settings struct {
 	// Latency is added to every operation.
-	Latency compute.Duration `json:"latency"`
+	Latency workload.Duration `json:"latency"`
 	// FailureRate is the fraction (0 to 1) of operations that fail with a
 	// retryable error.
 	FailureRate float64 `json:"failure_rate"`
@@ -72,21 +74,19 @@ const behaviourSchema = `{
 }`
 
 func configSchema() (json.RawMessage, error) {
-	return compute.WorkloadSchema(Name, map[string]json.RawMessage{"x-mock": json.RawMessage(behaviourSchema)})
+	return workload.Schema(Name, map[string]json.RawMessage{"x-mock": json.RawMessage(behaviourSchema)})
 }
 
-// behaviour reads "x-mock" from a merged config.
-func behaviour(config json.RawMessage) (Behaviour, error) {
-	var c struct {
-		Mock Behaviour `json:"x-mock"`
-	}
-	if len(config) == 0 {
-		return Behaviour{}, nil
-	}
-	if err := json.Unmarshal(config, &c); err != nil {
-		return Behaviour{}, compute.Invalid("/x-mock", "cannot read: %v", err)
-	}
-	return c.Mock, nil
+// tenantOptions are the mock's own fields of a tenant config, which
+// DecodeConfig stores in the spec's Options.
+type tenantOptions struct {
+	Mock Behaviour `json:"x-mock"`
+}
+
+// behaviourOf returns what a resolved spec asks of the mock.
+func behaviourOf(spec *compute.TenantComputeSpec) Behaviour {
+	o, _ := spec.Options.(tenantOptions)
+	return o.Mock
 }
 
 // key identifies the behaviour, so that fail_times counts per behaviour.
@@ -125,13 +125,13 @@ func (b Behaviour) failsOn(op Operation, n int) bool {
 }
 
 func (b Behaviour) check() error {
-	errs := &compute.ValidationError{}
+	var errs violation.List
 	for field, v := range map[string]string{"latency": b.Latency, "start_after": b.StartAfter} {
 		if _, err := time.ParseDuration(v); v != "" && err != nil {
 			errs.Add("/x-mock/"+field, "%q is not a duration such as 250ms", v)
 		}
 	}
-	return errs.Err()
+	return errs.Err(compute.ErrInvalidSpec)
 }
 
 func (s Settings) check() error {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/client/clienttest"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
@@ -201,10 +202,15 @@ func TestBlock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// A provider is enabled by making it and registering it, which
+			// compiles its schema and checks its defaults against it.
 			p, err := mock.New(mock.Options{Block: json.RawMessage(tt.block)})
+			if err == nil {
+				err = compute.NewRegistry().Register(p)
+			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("New = %v, want an error containing %q", err, tt.err)
+					t.Fatalf("New and Register = %v, want an error containing %q", err, tt.err)
 				}
 				if !strings.HasPrefix(err.Error(), "compute.mock: ") {
 					t.Errorf("error %q does not say which block is wrong", err)
@@ -292,5 +298,22 @@ func TestStartAfter(t *testing.T) {
 	now = now.Add(11 * time.Second)
 	if st, err := p.GetStatus(context.Background(), "tenant-1"); err != nil || st.State != compute.StateRunning {
 		t.Fatalf("status after start_after = %+v, %v; want running", st, err)
+	}
+}
+
+// TestConfigCheckedOncePerStep: a create that reaches ready validates the
+// config against the schema, and has the provider read it, once where it
+// enters the API and at most once per reconcile after that.
+func TestConfigCheckedOncePerStep(t *testing.T) {
+	p, err := mock.New(mock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := json.RawMessage(`{"image":"example.com/app:1","secrets":{"TOKEN":"s3cr3t"},"ports":[{"container_port":8080}],
+		"health_check":{"tcp":{"port":8080}},"x-mock":{"start_after":"50ms"}}`)
+	c := clienttest.CountChecks(t, p, config, 30*time.Second)
+	t.Logf("checks: %+v", c)
+	if err := c.Err(); err != nil {
+		t.Error(err)
 	}
 }

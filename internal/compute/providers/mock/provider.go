@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // Options configure a Provider.
@@ -30,7 +31,7 @@ type Options struct {
 // Provider is the mock compute provider.
 type Provider struct {
 	settings Settings
-	schema   *compute.Schema
+	schema   json.RawMessage
 	defaults json.RawMessage
 	logger   *slog.Logger
 	now      func() time.Time
@@ -38,8 +39,8 @@ type Provider struct {
 	pl       *Platform
 }
 
-// workload is one tenant's simulated workload.
-type workload struct {
+// simulated is one tenant's simulated workload.
+type simulated struct {
 	spec *compute.TenantComputeSpec
 	// startsAt is when a workload that starts slowly (x-mock start_after)
 	// runs.
@@ -53,11 +54,7 @@ type workload struct {
 
 // New returns a mock provider configured by opts.
 func New(opts Options) (*Provider, error) {
-	raw, err := configSchema()
-	if err != nil {
-		return nil, err
-	}
-	schema, err := compute.CompileSchema(raw)
+	schema, err := configSchema()
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +68,7 @@ func New(opts Options) (*Provider, error) {
 	if p.pl == nil {
 		p.pl = NewPlatform()
 	}
-	if p.defaults, err = compute.SplitProviderBlock(Name, opts.Block, &p.settings, schema); err != nil {
+	if p.defaults, err = workload.SplitBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
 	}
 	if err := p.settings.check(); err != nil {
@@ -94,7 +91,7 @@ func New(opts Options) (*Provider, error) {
 func (p *Provider) Name() string { return Name }
 
 // ConfigSchema returns the shared workload schema plus "x-mock".
-func (p *Provider) ConfigSchema() json.RawMessage { return p.schema.Raw() }
+func (p *Provider) ConfigSchema() json.RawMessage { return p.schema }
 
 // ConfigDefaults returns the tenant defaults from the configuration block.
 func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
@@ -102,36 +99,35 @@ func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
 // CheckHealth always succeeds: memory is always reachable.
 func (p *Provider) CheckHealth(context.Context) error { return nil }
 
-// ValidateConfig checks the workload rules and "x-mock".
-func (p *Provider) ValidateConfig(config json.RawMessage) error {
-	errs := &compute.ValidationError{}
-	for _, err := range []error{compute.ValidateWorkloadConfig(config), p.checkBehaviour(config)} {
-		if err == nil {
-			continue
-		}
-		if v := compute.Violations(err); v != nil {
-			errs.Violations = append(errs.Violations, v...)
-		} else {
-			return err
-		}
-	}
-	return errs.Err()
+// Capabilities: the mock simulates everything the portable workload can ask
+// for.
+func (p *Provider) Capabilities() compute.Capabilities {
+	return compute.Capabilities{InPlaceUpdate: true, MultipleContainers: true, Secrets: true, PublishedPorts: true,
+		PublicNetworking: true, HealthChecks: true, Scaling: true, Volumes: true}
 }
 
-func (p *Provider) checkBehaviour(config json.RawMessage) error {
-	b, err := behaviour(config)
-	if err != nil {
+// ValidateConfig checks the workload rules and "x-mock".
+func (p *Provider) ValidateConfig(config json.RawMessage) error {
+	return compute.CheckConfig(p, config)
+}
+
+// DecodeConfig reads and checks "x-mock", which Provision, Update, Destroy
+// and GetStatus find again in the spec's Options.
+func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+	var o tenantOptions
+	if err := json.Unmarshal(config, &o); err != nil {
+		return compute.Invalid("/x-mock", "cannot read: %v", err)
+	}
+	if err := o.Mock.check(); err != nil {
 		return err
 	}
-	return b.check()
+	spec.Options = o
+	return nil
 }
 
 // Validate checks spec without side effects.
 func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
-	if err := compute.ValidateSpec(spec, Name); err != nil {
-		return err
-	}
-	return p.schema.ValidateProviderConfig(spec.ProviderConfig, p.ValidateConfig)
+	return compute.ValidateSpec(spec, Name)
 }
 
 // Provision creates the tenant's simulated workload, or converges an
@@ -142,7 +138,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	}
 	defer p.pl.begin(spec.TenantID)()
 	log := p.logger.With(slog.String("tenant_id", spec.TenantID))
-	if err := p.simulate(ctx, spec.TenantID, OpProvision, spec.ProviderConfig, compute.ErrProvisionFailed, log); err != nil {
+	if err := p.simulate(ctx, spec.TenantID, OpProvision, behaviourOf(spec), compute.ErrProvisionFailed, log); err != nil {
 		return nil, err
 	}
 	hash := spec.Hash()
@@ -189,7 +185,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	}
 	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
-	if err := p.simulate(ctx, tenantID, OpUpdate, spec.ProviderConfig, compute.ErrUpdateFailed, log); err != nil {
+	if err := p.simulate(ctx, tenantID, OpUpdate, behaviourOf(spec), compute.ErrUpdateFailed, log); err != nil {
 		return nil, err
 	}
 	hash := spec.Hash()
@@ -225,13 +221,13 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
 	p.pl.mu.Lock()
-	var config json.RawMessage
+	var b Behaviour
 	if w, ok := p.pl.workloads[tenantID]; ok {
-		config = w.spec.ProviderConfig
+		b = behaviourOf(w.spec)
 	}
 	p.pl.mu.Unlock()
 	// Cleanup must not stop halfway because the caller gave up.
-	if err := p.simulate(context.WithoutCancel(ctx), tenantID, OpDestroy, config, nil, log); err != nil {
+	if err := p.simulate(context.WithoutCancel(ctx), tenantID, OpDestroy, b, nil, log); err != nil {
 		return err
 	}
 	p.pl.mu.Lock()
@@ -247,12 +243,12 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
 	p.pl.mu.Lock()
-	var config json.RawMessage
+	var b Behaviour
 	if w, ok := p.pl.workloads[tenantID]; ok {
-		config = w.spec.ProviderConfig
+		b = behaviourOf(w.spec)
 	}
 	p.pl.mu.Unlock()
-	if err := p.simulate(ctx, tenantID, OpStatus, config, nil, log); err != nil {
+	if err := p.simulate(ctx, tenantID, OpStatus, b, nil, log); err != nil {
 		return nil, err
 	}
 	p.pl.mu.Lock()
@@ -266,8 +262,7 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 
 // simulate counts the call, waits the configured latency and injects the
 // configured failures. failed is the sentinel a failure wraps, if any.
-func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, config json.RawMessage, failed error, log *slog.Logger) error {
-	b, _ := behaviour(config) // validated on the way in
+func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, b Behaviour, failed error, log *slog.Logger) error {
 	p.pl.mu.Lock()
 	p.pl.calls[call{tenantID, op}]++
 	// fail_times counts from when the tenant asked for this behaviour.
@@ -314,20 +309,20 @@ func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, 
 }
 
 // create records a new workload; p.mu is held.
-func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) *workload {
+func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) *simulated {
 	now := p.now()
-	w := &workload{created: now}
+	w := &simulated{created: now}
 	p.pl.workloads[spec.TenantID] = w
 	p.apply(w, spec, hash)
 	return w
 }
 
 // apply makes w run spec; p.mu is held.
-func (p *Provider) apply(w *workload, spec *compute.TenantComputeSpec, hash string) {
+func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash string) {
 	w.spec = spec.Clone()
 	w.hash = hash
 	w.updated = p.now()
-	b, _ := behaviour(spec.ProviderConfig)
+	b := behaviourOf(spec)
 	w.startsAt = w.updated.Add(b.startAfter())
 	w.endpoints = nil
 	w.containers = nil
@@ -361,7 +356,7 @@ func (p *Provider) apply(w *workload, spec *compute.TenantComputeSpec, hash stri
 }
 
 // allRunning reports whether every container runs; p.mu is held.
-func (w *workload) allRunning() bool {
+func (w *simulated) allRunning() bool {
 	for _, c := range w.containers {
 		if c.State != compute.ContainerRunning {
 			return false
@@ -371,7 +366,7 @@ func (w *workload) allRunning() bool {
 }
 
 // status summarises the workload; p.mu is held.
-func (w *workload) status(provider string, now time.Time) *compute.ComputeStatus {
+func (w *simulated) status(provider string, now time.Time) *compute.ComputeStatus {
 	st := &compute.ComputeStatus{
 		TenantID:     w.spec.TenantID,
 		ProviderType: provider,
@@ -439,6 +434,8 @@ func cloneEndpoints(e []compute.Endpoint) []compute.Endpoint {
 }
 
 var (
-	_ compute.Provider      = (*Provider)(nil)
-	_ compute.HealthChecker = (*Provider)(nil)
+	_ compute.Provider           = (*Provider)(nil)
+	_ compute.HealthChecker      = (*Provider)(nil)
+	_ compute.ConfigDecoder      = (*Provider)(nil)
+	_ compute.CapabilityReporter = (*Provider)(nil)
 )

@@ -13,7 +13,7 @@ import (
 // and check that it adopts what exists.
 type Platform struct {
 	mu        sync.Mutex
-	workloads map[string]*workload
+	workloads map[string]*simulated
 	calls     map[call]int
 	failures  map[failure]int
 	nextPort  int
@@ -36,7 +36,7 @@ type failure struct {
 // NewPlatform returns an empty platform.
 func NewPlatform() *Platform {
 	return &Platform{
-		workloads: map[string]*workload{},
+		workloads: map[string]*simulated{},
 		calls:     map[call]int{},
 		failures:  map[failure]int{},
 		nextPort:  30000,

@@ -1,11 +1,11 @@
-package compute_test
+package workload_test
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 func TestMergeConfig(t *testing.T) {
@@ -27,12 +27,12 @@ func TestMergeConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := compute.MergeConfig(json.RawMessage(tt.defaults), json.RawMessage(tt.tenant))
+			got, err := workload.Merge(json.RawMessage(tt.defaults), json.RawMessage(tt.tenant))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(got) != tt.want {
-				t.Errorf("MergeConfig = %s, want %s", got, tt.want)
+				t.Errorf("Merge = %s, want %s", got, tt.want)
 			}
 		})
 	}
@@ -46,8 +46,8 @@ func TestMergeConfigRefusesNonObjects(t *testing.T) {
 		{`{}`, `{`},
 		{`{}`, ``},
 	} {
-		if _, err := compute.MergeConfig(json.RawMessage(tt.defaults), json.RawMessage(tt.tenant)); !errors.Is(err, compute.ErrInvalidSpec) {
-			t.Errorf("MergeConfig(%q, %q) = %v, want ErrInvalidSpec", tt.defaults, tt.tenant, err)
+		if _, err := workload.Merge(json.RawMessage(tt.defaults), json.RawMessage(tt.tenant)); !errors.Is(err, workload.ErrInvalid) {
+			t.Errorf("Merge(%q, %q) = %v, want ErrInvalid", tt.defaults, tt.tenant, err)
 		}
 	}
 }

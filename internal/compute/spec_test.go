@@ -7,44 +7,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
-
-func TestValidateWorkloadConfig(t *testing.T) {
-	tests := []struct {
-		name     string
-		config   string
-		pointers []string
-	}{
-		{"valid", `{"image":"a","ports":[{"container_port":80,"host_port":8080},{"container_port":80,"protocol":"udp","host_port":8080}]}`, nil},
-		{"duplicate sidecar names", `{"image":"a","sidecars":[{"name":"b","image":"b"},{"name":"b","image":"c"}]}`, []string{"/sidecars/1/name"}},
-		{"sidecar named like the main container", `{"image":"a","name":"web","sidecars":[{"name":"web","image":"b"}]}`, []string{"/sidecars/0/name"}},
-		{"same port twice", `{"image":"a","ports":[{"container_port":80},{"container_port":80,"protocol":"tcp"}]}`, []string{"/ports/1/container_port"}},
-		{"host port across containers", `{"image":"a","ports":[{"container_port":80,"host_port":9000}],"sidecars":[{"name":"b","image":"b","ports":[{"container_port":81,"host_port":9000}]}]}`, []string{"/sidecars/0/ports/0/host_port"}},
-		{"bad variable names", `{"image":"a","env":{"1BAD":"x","OK":"y"},"secrets":{"A-B":"z"}}`, []string{"/env/1BAD", "/secrets/A-B"}},
-		{"env and secret overlap", `{"image":"a","env":{"K":"1"},"secrets":{"K":"2"}}`, []string{"/secrets/K"}},
-		{"no probe", `{"image":"a","health_check":{"interval":"5s"}}`, []string{"/health_check"}},
-		{"two probes", `{"image":"a","health_check":{"command":["x"],"http":{"port":80}}}`, []string{"/health_check"}},
-		{"bad duration", `{"image":"a","health_check":{"tcp":{"port":80},"timeout":"5 seconds"}}`, []string{"/health_check/timeout"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := compute.ValidateWorkloadConfig(json.RawMessage(tt.config))
-			var got []string
-			for _, v := range compute.Violations(err) {
-				got = append(got, v.Pointer)
-			}
-			if diff := cmp.Diff(tt.pointers, got); diff != "" {
-				t.Errorf("pointers (-want +got):\n%s\n%v", diff, err)
-			}
-		})
-	}
-}
 
 func TestValidateSpec(t *testing.T) {
 	good := func() *compute.TenantComputeSpec {
 		return &compute.TenantComputeSpec{
 			TenantID: "t", ProviderType: "mock",
-			Containers: []compute.ContainerSpec{{Name: "app", Image: "a", Ports: []compute.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}}},
+			Workload: workload.Workload{Containers: []workload.ContainerSpec{{Name: "app", Image: "a", Ports: []workload.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}}}},
 		}
 	}
 	if err := compute.ValidateSpec(good(), "mock"); err != nil {
@@ -64,33 +35,33 @@ func TestValidateSpec(t *testing.T) {
 		{"port", func(s *compute.TenantComputeSpec) { s.Containers[0].Ports[0].ContainerPort = 0 }, "/containers/0/ports/0/container_port"},
 		{"protocol", func(s *compute.TenantComputeSpec) { s.Containers[0].Ports[0].Protocol = "" }, "/containers/0/ports/0/protocol"},
 		{"secret target", func(s *compute.TenantComputeSpec) {
-			s.Secrets = []compute.SecretReference{{Container: "nope", Name: "K"}}
+			s.Secrets = []workload.SecretReference{{Container: "nope", Name: "K"}}
 		}, "/secrets/0/container"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := good()
 			tt.mutate(s)
-			v := compute.Violations(compute.ValidateSpec(s, "mock"))
+			v := violation.Of(compute.ValidateSpec(s, "mock"))
 			if len(v) != 1 || v[0].Pointer != tt.pointer {
 				t.Errorf("violations = %v, want one at %s", v, tt.pointer)
 			}
 		})
 	}
-	if compute.Violations(compute.ValidateSpec(nil, "mock")) == nil {
+	if violation.Of(compute.ValidateSpec(nil, "mock")) == nil {
 		t.Error("ValidateSpec(nil) must fail")
 	}
 }
 
 func TestDiff(t *testing.T) {
 	base := func() *compute.TenantComputeSpec {
-		return &compute.TenantComputeSpec{
-			Containers: []compute.ContainerSpec{
-				{Name: "app", Image: "a:1", Env: map[string]string{"A": "1", "B": "2"}, Ports: []compute.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}},
+		return &compute.TenantComputeSpec{Workload: workload.Workload{
+			Containers: []workload.ContainerSpec{
+				{Name: "app", Image: "a:1", Env: map[string]string{"A": "1", "B": "2"}, Ports: []workload.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}},
 				{Name: "log", Image: "log:1"},
 			},
-			Secrets: []compute.SecretReference{{Container: "app", Name: "S", Value: compute.NewSecretValue("old")}},
-		}
+			Secrets: []workload.SecretReference{{Container: "app", Name: "S", Value: workload.NewSecretValue("old")}},
+		}}
 	}
 	if changes := compute.Diff(base(), base()); len(changes) != 0 {
 		t.Errorf("Diff of equal specs = %v", changes)
@@ -100,9 +71,9 @@ func TestDiff(t *testing.T) {
 	to.Containers[0].Env = map[string]string{"A": "1", "C": "3"}
 	to.Containers[0].Ports[0].HostPort = 8080
 	to.Containers[0].Resources.MemoryMiB = 256
-	to.Containers[1] = compute.ContainerSpec{Name: "proxy", Image: "proxy:1"}
-	to.Secrets[0].Value = compute.NewSecretValue("new")
-	to.Secrets = append(to.Secrets, compute.SecretReference{Container: "app", Name: "T", Value: compute.NewSecretValue("x")})
+	to.Containers[1] = workload.ContainerSpec{Name: "proxy", Image: "proxy:1"}
+	to.Secrets[0].Value = workload.NewSecretValue("new")
+	to.Secrets = append(to.Secrets, workload.SecretReference{Container: "app", Name: "T", Value: workload.NewSecretValue("x")})
 	to.Networking.Public = true
 	to.ProviderConfig = json.RawMessage(`{"image":"a:2","x-mock":{"latency":"1s"},"api_key":"s3cr3t"}`)
 	want := []compute.Change{
@@ -130,8 +101,10 @@ func TestDiff(t *testing.T) {
 func TestHashAndClone(t *testing.T) {
 	spec := &compute.TenantComputeSpec{
 		TenantID: "t", Generation: 1,
-		Containers:     []compute.ContainerSpec{{Name: "app", Image: "a", Env: map[string]string{"A": "1"}, HealthCheck: &compute.HealthCheckConfig{HTTP: &compute.HTTPProbe{Path: "/", Port: 80}}}},
-		Secrets:        []compute.SecretReference{{Container: "app", Name: "S", Value: compute.NewSecretValue("one")}},
+		Workload: workload.Workload{
+			Containers: []workload.ContainerSpec{{Name: "app", Image: "a", Env: map[string]string{"A": "1"}, HealthCheck: &workload.HealthCheckConfig{HTTP: &workload.HTTPProbe{Path: "/", Port: 80}}}},
+			Secrets:    []workload.SecretReference{{Container: "app", Name: "S", Value: workload.NewSecretValue("one")}},
+		},
 		ProviderConfig: json.RawMessage(`{"image": "a", "b": 1}`),
 	}
 	c := spec.Clone()
@@ -152,7 +125,7 @@ func TestHashAndClone(t *testing.T) {
 		t.Error("a changed env must change the hash")
 	}
 	s := spec.Clone()
-	s.Secrets[0].Value = compute.NewSecretValue("two")
+	s.Secrets[0].Value = workload.NewSecretValue("two")
 	if spec.Hash() == s.Hash() {
 		t.Error("a changed secret must change the hash")
 	}

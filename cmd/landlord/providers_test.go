@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+// Every entry of the table makes, with its defaults, a provider of its own
+// name; names are unique, and summaries are one line.
+func TestProviderTable(t *testing.T) {
+	name := regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+	seen := map[string]bool{}
+	for _, e := range providerTable {
+		t.Run(e.Name, func(t *testing.T) {
+			if !name.MatchString(e.Name) || seen[e.Name] {
+				t.Errorf("the name %q is not lowercase alphanumeric, or is in the table twice", e.Name)
+			}
+			seen[e.Name] = true
+			if e.Summary == "" || strings.Contains(e.Summary, "\n") {
+				t.Errorf("the summary %q is not one line", e.Summary)
+			}
+			p, err := e.New(context.Background(), providerEnv{HashKey: []byte("landlord-test-hash-key-0123456789")})
+			if err != nil {
+				t.Fatalf("New with its defaults: %v", err)
+			}
+			if c, ok := p.(io.Closer); ok {
+				t.Cleanup(func() { _ = c.Close() })
+			}
+			if p.Name() != e.Name {
+				t.Errorf("New made a provider named %q", p.Name())
+			}
+		})
+	}
+}
+
+// A name that is not in the table is refused at start-up with exit code 2,
+// saying what the build has; a provider that is planned but not built says
+// so rather than calling the name unknown.
+func TestServeRefusesProvidersNotInThisBuild(t *testing.T) {
+	available := "(available: " + strings.Join(providerNames(), ", ") + ")"
+	for _, tt := range []struct {
+		name    string
+		compute map[string]any
+		planned string // the planned provider the case names
+		want    string
+	}{
+		{"unknown block", map[string]any{"docker2": map[string]any{}}, "", "config: compute.docker2: no such provider in this build " + available},
+		{"planned block", map[string]any{"nomad": map[string]any{"address": "http://127.0.0.1:4646"}}, "nomad", "config: compute.nomad: provider nomad is not available in this build " + available},
+		{"planned default", map[string]any{"default": "kubernetes", "mock": map[string]any{}}, "kubernetes", "config: compute.default: provider kubernetes is not available in this build " + available},
+		{"planned default, no block", map[string]any{"default": "ecs"}, "ecs", "config: compute.default: provider ecs is not available in this build " + available},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := lookupProvider(tt.planned); tt.planned != "" && err == nil {
+				t.Skipf("%s is in this build now", tt.planned)
+			}
+			cfg := config.Defaults()
+			cfg.Listen = freeAddr(t)
+			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+			cfg.Compute = tt.compute
+			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
+			if err == nil || exitCode(err) != exitUsage || err.Error() != tt.want {
+				t.Errorf("serve = %v (exit %d), want exit %d and\n%s", err, exitCode(err), exitUsage, tt.want)
+			}
+		})
+	}
+}
+
+// Adding a provider takes one entry in providerTable: a provider written
+// here and appended to the table is offered by serve --help, listed by the
+// error for an unknown provider, started by serve from a compute block and
+// listed by GET /v1/compute/providers, and listed in the generated section
+// of docs/compute-providers.md.
+func TestATableLineIsAllAProviderNeeds(t *testing.T) {
+	const summary = "nowhere: a provider that lives only in a test"
+	saved := providerTable
+	providerTable = append(slices.Clip(providerTable), providerEntry{Name: throwawayName, Summary: summary, New: func(_ context.Context, env providerEnv) (compute.Provider, error) {
+		return newThrowaway(env.Block)
+	}})
+	t.Cleanup(func() { providerTable = saved })
+
+	t.Run("serve --help", func(t *testing.T) {
+		res := mustRunCLI(t, nil, exitOK, "", "serve", "--help")
+		mustContain(t, "serve --help", res.stdout, oneOf(providerNames()), throwawayName)
+	})
+
+	t.Run("the unknown-provider error", func(t *testing.T) {
+		cfg := config.Defaults()
+		cfg.Listen = freeAddr(t)
+		cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+		cfg.Compute = map[string]any{"nosuch": map[string]any{}}
+		err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
+		if exitCode(err) != exitUsage {
+			t.Fatalf("serve = %v, want a usage error", err)
+		}
+		mustContain(t, "the error", err.Error(), "available: "+strings.Join(providerNames(), ", "), throwawayName)
+	})
+
+	t.Run("serve and GET /v1/compute/providers", func(t *testing.T) {
+		cfg := config.Defaults()
+		cfg.Compute = map[string]any{throwawayName: map[string]any{}}
+		base, logs := startServe(t, cfg)
+		mustContain(t, "the log", logs.String(), `"providers":"`+throwawayName+`"`)
+		res, err := http.Get(base + "/v1/compute/providers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var got struct {
+			Providers []struct {
+				Name             string
+				Default, Healthy bool
+			}
+		}
+		if err := json.NewDecoder(res.Body).Decode(&got); err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET /v1/compute/providers: %s, %v", res.Status, err)
+		}
+		if len(got.Providers) != 1 || got.Providers[0].Name != throwawayName || !got.Providers[0].Default || !got.Providers[0].Healthy {
+			t.Errorf("GET /v1/compute/providers = %+v, want the throwaway provider alone, the default and healthy", got.Providers)
+		}
+	})
+
+	t.Run("the generated doc section", func(t *testing.T) {
+		mustContain(t, "the doc section", renderProviderDoc(), "| `"+throwawayName+"` | "+summary+" |")
+	})
+}
+
+// startServe runs serve with cfg on a free loopback address and a new
+// database until the test ends, and returns the API's base URL and the log
+// once serve has started.
+func startServe(t *testing.T, cfg config.Config) (string, *providertest.LogBuffer) {
+	t.Helper()
+	cfg.Listen = freeAddr(t)
+	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+	logs := &providertest.LogBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var serveErr error
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		serveErr = serve(ctx, cfg, "", logs)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+		if serveErr != nil && !t.Failed() {
+			t.Errorf("serve: %v\n%s", serveErr, logs)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logs.String(), `"msg":"landlord started"`) {
+		select {
+		case <-stopped:
+			t.Fatalf("serve did not start: %v\n%s", serveErr, logs)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", logs)
+		}
+	}
+	return "http://" + cfg.Listen, logs
+}
+
+// throwawayName is the name of the provider that lives only in these tests.
+const throwawayName = "throwaway"
+
+// throwaway is a compute provider that keeps tenants' specs in memory and
+// runs nothing: the least a provider can be.
+type throwaway struct {
+	mu        sync.Mutex
+	workloads map[string]*compute.TenantComputeSpec
+}
+
+// newThrowaway makes a throwaway provider; it has no settings, so its
+// block must be empty.
+func newThrowaway(block json.RawMessage) (*throwaway, error) {
+	var keys map[string]json.RawMessage
+	if len(block) > 0 {
+		if err := json.Unmarshal(block, &keys); err != nil {
+			return nil, fmt.Errorf("compute.%s: the block must be a JSON object: %w", throwawayName, err)
+		}
+	}
+	var errs violation.List
+	for key := range keys {
+		errs.Add(violation.Pointer(key), "unknown key; the %s provider has no settings", throwawayName)
+	}
+	if err := errs.Err(compute.ErrInvalidSpec); err != nil {
+		return nil, fmt.Errorf("compute.%s: %w", throwawayName, err)
+	}
+	return &throwaway{workloads: map[string]*compute.TenantComputeSpec{}}, nil
+}
+
+func (p *throwaway) Name() string { return throwawayName }
+
+func (p *throwaway) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.workloads[spec.TenantID] = spec
+	return &compute.ProvisionResult{TenantID: spec.TenantID, ProviderType: throwawayName, Status: compute.ProvisionStatusSuccess, ProvisionedAt: time.Now()}, nil
+}
+
+func (p *throwaway) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cur, ok := p.workloads[tenantID]
+	if !ok {
+		return nil, fmt.Errorf("%s: tenant %s: %w", throwawayName, tenantID, compute.ErrTenantNotFound)
+	}
+	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: throwawayName, Status: compute.ProvisionStatusSuccess, UpdatedAt: time.Now()}
+	if from, to := cur.Containers[0].Image, spec.Containers[0].Image; from != to {
+		res.Changes = append(res.Changes, compute.Change{Field: "containers/" + spec.Containers[0].Name + "/image", From: from, To: to})
+	}
+	p.workloads[tenantID] = spec
+	return res, nil
+}
+
+func (p *throwaway) Destroy(_ context.Context, tenantID string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.workloads, tenantID)
+	return nil
+}
+
+func (p *throwaway) GetStatus(_ context.Context, tenantID string) (*compute.ComputeStatus, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	spec, ok := p.workloads[tenantID]
+	if !ok {
+		return nil, fmt.Errorf("%s: tenant %s: %w", throwawayName, tenantID, compute.ErrTenantNotFound)
+	}
+	st := &compute.ComputeStatus{TenantID: tenantID, ProviderType: throwawayName, State: compute.StateRunning, Health: compute.HealthUnknown, Generation: spec.Generation, LastUpdated: time.Now()}
+	for _, c := range spec.Containers {
+		st.Containers = append(st.Containers, compute.ContainerStatus{Name: c.Name, Image: c.Image, State: compute.ContainerRunning, Health: compute.HealthUnknown})
+	}
+	return st, nil
+}
+
+func (p *throwaway) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
+	if spec == nil {
+		return compute.Invalid("", "spec is missing")
+	}
+	var errs violation.List
+	if spec.TenantID == "" {
+		errs.Add("/tenant_id", "is required")
+	}
+	if spec.ProviderType != throwawayName {
+		errs.Add("/provider_type", "is %q; this provider is %q", spec.ProviderType, throwawayName)
+	}
+	if len(spec.Containers) == 0 {
+		errs.Add("/containers", "at least one container is required")
+	}
+	return errs.Err(compute.ErrInvalidSpec)
+}
+
+// ValidateConfig has no rules beyond the schema's.
+func (p *throwaway) ValidateConfig(json.RawMessage) error { return nil }
+
+func (p *throwaway) ConfigSchema() json.RawMessage {
+	return json.RawMessage(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+	  "properties": {"image": {"type": "string", "minLength": 1}}, "required": ["image"], "additionalProperties": false}`)
+}
+
+func (p *throwaway) ConfigDefaults() json.RawMessage { return nil }
+
+var _ compute.Provider = (*throwaway)(nil)

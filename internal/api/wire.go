@@ -1,0 +1,63 @@
+package api
+
+import (
+	"github.com/jaxxstorm/landlord/internal/api/wire"
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// The compute package's status types are the providers' contract; the API
+// answers with their wire form. The conversions copy field by field, so a
+// field added to one side and not the other fails to compile here or fails
+// TestComputeStatusWire, which fills every field.
+
+// computeStatus is the wire form of a provider's status; nil stays nil.
+func computeStatus(st *compute.ComputeStatus) *ComputeStatus {
+	if st == nil {
+		return nil
+	}
+	out := &ComputeStatus{
+		TenantID:     st.TenantID,
+		ProviderType: st.ProviderType,
+		State:        wire.ComputeState(st.State),
+		Health:       wire.HealthStatus(st.Health),
+		Endpoints:    endpoints(st.Endpoints),
+		Generation:   st.Generation,
+		Message:      st.Message,
+		LastUpdated:  st.LastUpdated,
+		Metadata:     st.Metadata,
+	}
+	if st.Containers != nil {
+		out.Containers = make([]wire.ContainerStatus, len(st.Containers))
+		for i, c := range st.Containers {
+			out.Containers[i] = wire.ContainerStatus{
+				Name:         c.Name,
+				Image:        c.Image,
+				State:        wire.ContainerState(c.State),
+				Health:       wire.HealthStatus(c.Health),
+				RestartCount: c.RestartCount,
+				ExitCode:     c.ExitCode,
+				Message:      c.Message,
+				ID:           c.ID,
+			}
+		}
+	}
+	return out
+}
+
+// endpoints is the wire form of a workload's endpoints; nil stays nil.
+func endpoints(eps []compute.Endpoint) []wire.Endpoint {
+	if eps == nil {
+		return nil
+	}
+	out := make([]wire.Endpoint, len(eps))
+	for i, e := range eps {
+		out[i] = wire.Endpoint{
+			Container:     e.Container,
+			Name:          e.Name,
+			ContainerPort: e.ContainerPort,
+			Protocol:      wire.Protocol(e.Protocol),
+			Address:       e.Address,
+		}
+	}
+	return out
+}

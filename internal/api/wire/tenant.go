@@ -1,0 +1,87 @@
+package wire
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Tenant is a tenant as the API shows it.
+type Tenant struct {
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	ComputeProvider string `json:"compute_provider"`
+	// ComputeConfig is the config as submitted, with secret (writeOnly)
+	// values replaced by "[redacted]".
+	ComputeConfig json.RawMessage `json:"compute_config"`
+	// EffectiveConfig is the config the provider gets (operator defaults
+	// merged under it, secrets redacted); shown for dry runs.
+	EffectiveConfig    json.RawMessage   `json:"effective_config,omitempty"`
+	Labels             map[string]string `json:"labels,omitempty"`
+	Annotations        map[string]string `json:"annotations,omitempty"`
+	Status             string            `json:"status"`
+	StatusMessage      string            `json:"status_message,omitempty"`
+	Generation         int64             `json:"generation"`
+	ObservedGeneration int64             `json:"observed_generation"`
+	Version            int64             `json:"version"`
+	Attempts           int               `json:"attempts,omitempty"`
+	RetryAt            *time.Time        `json:"retry_at,omitempty"`
+	ResourceIDs        map[string]string `json:"resource_ids,omitempty"`
+	Endpoints          []Endpoint        `json:"endpoints,omitempty"`
+	CreatedAt          time.Time         `json:"created_at"`
+	UpdatedAt          time.Time         `json:"updated_at"`
+	DeletedAt          *time.Time        `json:"deleted_at,omitempty"`
+}
+
+// Tenant statuses: the values of Tenant.Status, Event.From and Event.To.
+const (
+	StatusRequested    string = "requested"
+	StatusProvisioning string = "provisioning"
+	StatusReady        string = "ready"
+	StatusUpdating     string = "updating"
+	StatusDeleting     string = "deleting"
+	StatusDeleted      string = "deleted"
+	StatusFailed       string = "failed"
+)
+
+// TenantStatuses lists every tenant status, in lifecycle order.
+var TenantStatuses = []string{StatusRequested, StatusProvisioning, StatusReady, StatusUpdating, StatusDeleting, StatusDeleted, StatusFailed}
+
+// CreateTenantRequest is the body of POST /v1/tenants.
+type CreateTenantRequest struct {
+	Name          string            `json:"name"`
+	ComputeConfig json.RawMessage   `json:"compute_config"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Annotations   map[string]string `json:"annotations,omitempty"`
+}
+
+// ReplaceTenantRequest is the body of PUT /v1/tenants/{tenant}: the whole
+// desired state. A secret value sent back as "[redacted]" keeps the stored
+// secret.
+type ReplaceTenantRequest struct {
+	ComputeConfig json.RawMessage   `json:"compute_config"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Annotations   map[string]string `json:"annotations,omitempty"`
+}
+
+// TenantList is a page of tenants.
+type TenantList struct {
+	Tenants       []Tenant `json:"tenants"`
+	NextPageToken string   `json:"next_page_token"`
+}
+
+// Event is one entry of a tenant's history.
+type Event struct {
+	Time       time.Time `json:"time"`
+	Type       string    `json:"type"`
+	From       string    `json:"from,omitempty"`
+	To         string    `json:"to,omitempty"`
+	Generation int64     `json:"generation"`
+	Message    string    `json:"message,omitempty"`
+	Actor      string    `json:"actor"`
+}
+
+// EventList is a page of events.
+type EventList struct {
+	Events        []Event `json:"events"`
+	NextPageToken string  `json:"next_page_token"`
+}

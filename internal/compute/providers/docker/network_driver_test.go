@@ -1,0 +1,112 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// The networks the provider creates use the network_driver setting: a
+// tenant's own network is created with it, and a driver the Engine does not
+// have fails the provision with a terminal error that names the driver and
+// the setting, and leaves nothing behind.
+func TestNetworkDriver(t *testing.T) {
+	cli := engine(t)
+	image := echoImage(t)[0]
+	cleanupByLabel(t, cli)
+	ctx := context.Background()
+	withDriver := func(t *testing.T, driver string) *Provider {
+		t.Helper()
+		block, err := json.Marshal(map[string]string{"label_prefix": testPrefix, "stop_timeout": "1s", "network_driver": driver})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(ctx, Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		t.Cleanup(func() { _ = p.Close() })
+		return p
+	}
+
+	t.Run("a tenant's network has the configured driver", func(t *testing.T) {
+		p := withDriver(t, "bridge")
+		spec := benchSpec("d21fe000-0000-4000-8000-000000000001", image)
+		t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
+		if _, err := p.Provision(ctx, spec); err != nil {
+			t.Fatalf("Provision: %v", err)
+		}
+		nets := tenantNetworks(t, cli, spec.TenantID)
+		if len(nets) != 1 {
+			t.Fatalf("the tenant has %d networks, want 1", len(nets))
+		}
+		nw, err := cli.NetworkInspect(ctx, nets[0], client.NetworkInspectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nw.Network.Driver != "bridge" {
+			t.Errorf("the tenant's network %s has driver %q, want bridge", nw.Network.Name, nw.Network.Driver)
+		}
+		for _, c := range tenantContainers(t, cli, spec.TenantID) {
+			in, err := cli.ContainerInspect(ctx, c, client.ContainerInspectOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ep := in.Container.NetworkSettings.Networks[nw.Network.Name]; ep == nil || ep.NetworkID != nets[0] {
+				t.Errorf("container %s is on %+v, want the tenant's network %s", c, in.Container.NetworkSettings.Networks, nets[0])
+			}
+		}
+	})
+
+	t.Run("a driver the Engine lacks fails clearly", func(t *testing.T) {
+		const driver = "landlord-no-such-driver"
+		p := withDriver(t, driver)
+		spec := benchSpec("d21fe000-0000-4000-8000-000000000002", image)
+		t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
+		// The Engine looks for a plugin of that name for 15 seconds.
+		_, err := p.Provision(ctx, spec)
+		if err == nil {
+			t.Fatal("Provision succeeded with a network driver the Engine does not have")
+		}
+		if !errors.Is(err, compute.ErrProvisionFailed) || !compute.IsTerminal(err) {
+			t.Errorf("Provision = %v; want a terminal error wrapping ErrProvisionFailed", err)
+		}
+		for _, want := range []string{`network driver "` + driver + `"`, "network_driver"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("the error does not say %s: %v", want, err)
+			}
+		}
+		if cs, ns := tenantContainers(t, cli, spec.TenantID), tenantNetworks(t, cli, spec.TenantID); len(cs)+len(ns) != 0 {
+			t.Errorf("a failed provision left containers %q and networks %q", cs, ns)
+		}
+	})
+}
+
+// TestDefaultBridgeNetwork: the seed configuration's network_name: bridge
+// (the Engine's default bridge, which refuses network-scoped aliases) runs
+// tenants, and Destroy leaves the network.
+func TestDefaultBridgeNetwork(t *testing.T) {
+	cli := engine(t)
+	image := echoImage(t)[0]
+	cleanupByLabel(t, cli)
+	ctx := context.Background()
+	p := sharedNetworkProvider(t, "bridge", "1s")
+	spec := benchSpec("b41d0000-0000-4000-8000-0000000000b1", image)
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
+	if _, err := p.Provision(ctx, spec); err != nil {
+		t.Fatalf("Provision on the default bridge: %v", err)
+	}
+	if err := p.Destroy(ctx, spec.TenantID); err != nil {
+		t.Fatalf("Destroy: %v", err)
+	}
+	if _, err := cli.NetworkInspect(ctx, "bridge", client.NetworkInspectOptions{}); err != nil {
+		t.Errorf("the default bridge network after Destroy: %v", err)
+	}
+}
