@@ -19,7 +19,7 @@ import (
 type Compute interface {
 	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
 	RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error)
-	GetTenantStatus(ctx context.Context, tenantID, provider string) (*compute.ComputeStatus, error)
+	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
 	Registry() *compute.Registry
 	DefaultProvider() string
 }

@@ -345,7 +345,7 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.compute.GetTenantStatus(r.Context(), t.ID, t.Provider)
+	st, err := s.compute.GetTenantStatus(r.Context(), t.ComputeRef())
 	switch {
 	case errors.Is(err, compute.ErrTenantNotFound):
 		return withFields(err, fmt.Sprintf("the provider %s has no workload for this tenant (status %s)", t.Provider, t.Status))

@@ -112,24 +112,30 @@ func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *Tenan
 	return p.Update(ctx, tenantID, spec)
 }
 
-// DestroyTenant removes the tenant's workload from provider.
-func (m *Manager) DestroyTenant(ctx context.Context, tenantID, provider string) (err error) {
+// DestroyTenant removes the tenant's workload from its provider.
+func (m *Manager) DestroyTenant(ctx context.Context, t TenantRef) (err error) {
 	start := m.now()
-	defer func() { m.audit(ctx, "destroy", tenantID, provider, 0, start, err) }()
-	p, err := m.registry.Get(provider)
+	defer func() { m.audit(ctx, "destroy", t.ID, t.Provider, 0, start, err) }()
+	p, err := m.registry.Get(t.Provider)
 	if err != nil {
 		return err
 	}
-	return p.Destroy(ctx, tenantID)
+	if l, ok := p.(Locator); ok {
+		return l.DestroyOf(ctx, t)
+	}
+	return p.Destroy(ctx, t.ID)
 }
 
 // GetTenantStatus reads the live state of the tenant's workload.
-func (m *Manager) GetTenantStatus(ctx context.Context, tenantID, provider string) (*ComputeStatus, error) {
-	p, err := m.registry.Get(provider)
+func (m *Manager) GetTenantStatus(ctx context.Context, t TenantRef) (*ComputeStatus, error) {
+	p, err := m.registry.Get(t.Provider)
 	if err != nil {
 		return nil, err
 	}
-	return p.GetStatus(ctx, tenantID)
+	if l, ok := p.(Locator); ok {
+		return l.GetStatusOf(ctx, t)
+	}
+	return p.GetStatus(ctx, t.ID)
 }
 
 // Nil-safe accessors for audit lines about a missing spec.

@@ -50,13 +50,13 @@ func TestManagerAudit(t *testing.T) {
 	if _, err := m.UpdateTenant(ctx, "tenant-1", failing); err == nil {
 		t.Fatal("injected failure did not fail")
 	}
-	if _, err := m.GetTenantStatus(ctx, "tenant-1", "mock"); err != nil {
+	if _, err := m.GetTenantStatus(ctx, compute.TenantRef{ID: "tenant-1", Provider: "mock"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.DestroyTenant(ctx, "tenant-1", "mock"); err != nil {
+	if err := m.DestroyTenant(ctx, compute.TenantRef{ID: "tenant-1", Provider: "mock"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.DestroyTenant(ctx, "tenant-1", "nomad"); !errors.Is(err, compute.ErrProviderNotFound) {
+	if err := m.DestroyTenant(ctx, compute.TenantRef{ID: "tenant-1", Provider: "nomad"}); !errors.Is(err, compute.ErrProviderNotFound) {
 		t.Errorf("DestroyTenant on an unknown provider = %v", err)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/violation"
@@ -31,6 +32,9 @@ type ResolveRequest struct {
 	// a new tenant. A config that chooses another provider is refused: a
 	// tenant never moves between providers silently.
 	Provider string
+	// ResourceIDs are what the tenant's last successful Provision or Update
+	// returned; they are passed on in the spec (TenantComputeSpec.ResourceIDs).
+	ResourceIDs map[string]string
 }
 
 // Resolution is a tenant's compute config made ready for its provider.
@@ -104,6 +108,7 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 		Generation:     req.Generation,
 		ProviderConfig: effective,
 		ConfigHash:     m.fingerprint(effective),
+		ResourceIDs:    maps.Clone(req.ResourceIDs),
 		resolved:       effective,
 	}
 	_, hasWorkload := merged["image"]

@@ -26,8 +26,9 @@ type ProvisionResult struct {
 	ProviderType string          `json:"provider_type"`
 	Status       ProvisionStatus `json:"status"`
 	// ResourceIDs are the provider's ids of what it created ("container/app":
-	// "3f2a…"), kept on the tenant for operators; providers never need them
-	// to find their resources again.
+	// "3f2a…"), kept on the tenant for operators and handed back in
+	// TenantRef and TenantComputeSpec. Only a Locator reads them, to find a
+	// workload whose placement the config no longer states.
 	ResourceIDs   map[string]string `json:"resource_ids,omitempty"`
 	Endpoints     []Endpoint        `json:"endpoints,omitempty"`
 	Message       string            `json:"message,omitempty"`

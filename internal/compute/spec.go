@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
@@ -44,6 +45,11 @@ type TenantComputeSpec struct {
 	// do. Providers may record it on their resources; it reveals nothing of
 	// the secrets it covers.
 	ConfigHash string `json:"-"`
+	// ResourceIDs are what the last successful Provision or Update of the
+	// tenant returned (ResolveRequest.ResourceIDs); empty for a new tenant.
+	// A Locator uses them to find the workload where it runs; they are not
+	// part of the desired state.
+	ResourceIDs map[string]string `json:"-"`
 
 	// resolved is the ProviderConfig that Resolve validated, so that
 	// ValidateSpec can tell a resolved spec from one whose config was changed
@@ -110,6 +116,7 @@ func (s *TenantComputeSpec) Clone() *TenantComputeSpec {
 	out := *s
 	out.Workload = s.Workload.Clone()
 	out.ProviderConfig = bytes.Clone(s.ProviderConfig)
+	out.ResourceIDs = maps.Clone(s.ResourceIDs)
 	if s.resolved != nil && bytes.Equal(s.resolved, s.ProviderConfig) {
 		out.resolved = out.ProviderConfig
 	}

@@ -19,6 +19,17 @@ var containerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$`)
 // Options, never ProviderConfig. Problems are violations of kind
 // ErrInvalidSpec whose pointers name the spec's fields.
 func ValidateSpec(spec *TenantComputeSpec, provider string) error {
+	return validateSpec(spec, provider, true)
+}
+
+// ValidateSpecMayOmitContainers is ValidateSpec for providers that can run
+// a tenant from a definition on their platform (an ECS task definition)
+// when its config names no container: a spec without containers passes.
+func ValidateSpecMayOmitContainers(spec *TenantComputeSpec, provider string) error {
+	return validateSpec(spec, provider, false)
+}
+
+func validateSpec(spec *TenantComputeSpec, provider string, needContainers bool) error {
 	if spec == nil {
 		return Invalid("", "spec is missing")
 	}
@@ -32,7 +43,7 @@ func ValidateSpec(spec *TenantComputeSpec, provider string) error {
 	if len(spec.ProviderConfig) > 0 && (spec.resolved == nil || !bytes.Equal(spec.resolved, spec.ProviderConfig)) {
 		errs.Add("/provider_config", "was not validated by Manager.Resolve, or was changed after it; resolve the tenant's config to build a spec")
 	}
-	if len(spec.Containers) == 0 {
+	if needContainers && len(spec.Containers) == 0 {
 		errs.Add("/containers", "at least one container is required")
 	}
 	names := map[string]bool{}

@@ -21,8 +21,8 @@ type Compute interface {
 	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
 	ProvisionTenant(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error)
 	UpdateTenant(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error)
-	DestroyTenant(ctx context.Context, tenantID, provider string) error
-	GetTenantStatus(ctx context.Context, tenantID, provider string) (*compute.ComputeStatus, error)
+	DestroyTenant(ctx context.Context, t compute.TenantRef) error
+	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
 }
 
 var _ Compute = (*compute.Manager)(nil)
@@ -336,7 +336,7 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 			}
 			checks.Go(func() {
 				defer func() { <-limit }()
-				st, err := c.compute.GetTenantStatus(ctx, t.ID, t.Provider)
+				st, err := c.compute.GetTenantStatus(ctx, t.ComputeRef())
 				if why, err := drift(st, err); why != "" || err != nil {
 					r.queue.Add(t.ID)
 				}

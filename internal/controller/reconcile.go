@@ -104,7 +104,7 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	if t.Status == working {
 		// An earlier pass (maybe of a controller that crashed) began this:
 		// if the workload already runs this generation, only wait for it.
-		if st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider); err == nil && st.Generation == t.Generation &&
+		if st, err := r.c.compute.GetTenantStatus(ctx, t.ComputeRef()); err == nil && st.Generation == t.Generation &&
 			(st.State == compute.StateRunning || st.State == compute.StatePending) {
 			return r.await(ctx, working, st)
 		}
@@ -112,6 +112,7 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	res, err := r.c.compute.Resolve(ctx, compute.ResolveRequest{
 		TenantID: t.ID, TenantName: t.Name, Generation: t.Generation,
 		ComputeConfig: t.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider,
+		ResourceIDs: t.ResourceIDs,
 	})
 	if err != nil {
 		return r.attemptFailed(ctx, op, t.Status, err)
@@ -147,7 +148,7 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 		}
 	}
 	t.ResourceIDs, t.Endpoints = ids, endpoints
-	st, err := r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider)
+	st, err := r.c.compute.GetTenantStatus(ctx, t.ComputeRef())
 	if err != nil {
 		return r.attemptFailed(ctx, op, working, fmt.Errorf("status after %s: %w", op, err))
 	}
@@ -189,7 +190,7 @@ func (r *reconcile) destroy(ctx context.Context) (Result, error) {
 	if err := r.observe(ctx, r.keep(tenant.StatusDeleting, "destroying the workload")); err != nil {
 		return Result{}, err
 	}
-	if err := r.c.compute.DestroyTenant(ctx, r.t.ID, r.t.Provider); err != nil {
+	if err := r.c.compute.DestroyTenant(ctx, r.t.ComputeRef()); err != nil {
 		return r.attemptFailed(ctx, "destroy", tenant.StatusDeleting, err)
 	}
 	return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusDeleted, Message: "workload destroyed"})
@@ -199,7 +200,7 @@ func (r *reconcile) destroy(ctx context.Context) (Result, error) {
 // and starts a repair when it does not.
 func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 	t := r.t
-	why, err := drift(r.c.compute.GetTenantStatus(ctx, t.ID, t.Provider))
+	why, err := drift(r.c.compute.GetTenantStatus(ctx, t.ComputeRef()))
 	if err != nil {
 		return Result{}, fmt.Errorf("controller: status of tenant %s: %w", t.ID, err)
 	}
@@ -365,7 +366,7 @@ func (r *reconcile) progress(ctx context.Context, working tenant.Status) context
 // recover makes a failed tenant ready when its workload runs the current
 // generation after all.
 func (r *reconcile) recover(ctx context.Context) error {
-	st, err := r.c.compute.GetTenantStatus(ctx, r.t.ID, r.t.Provider)
+	st, err := r.c.compute.GetTenantStatus(ctx, r.t.ComputeRef())
 	if err != nil || st.Generation != r.t.Generation || st.State != compute.StateRunning ||
 		st.Health == compute.HealthUnhealthy || st.Health == compute.HealthStarting {
 		return nil

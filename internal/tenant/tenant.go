@@ -60,3 +60,10 @@ func (t *Tenant) NeedsWork() bool {
 	}
 	return t.Generation != t.ObservedGeneration || t.Status.InProgress()
 }
+
+// ComputeRef is what a compute provider needs to find the tenant's
+// workload: its identity, its stored config and what the provider last
+// reported creating.
+func (t *Tenant) ComputeRef() compute.TenantRef {
+	return compute.TenantRef{ID: t.ID, Name: t.Name, Provider: t.Provider, Config: t.ComputeConfig, ResourceIDs: t.ResourceIDs}
+}

@@ -21,6 +21,13 @@ type Harness struct {
 	// checks that it never appears in logs, results or statuses.
 	Config func(variant int) json.RawMessage
 
+	// SecretValue, if set, turns the random token the suite uses as a
+	// secret into a value the provider accepts as one: a provider that takes
+	// references to a secret store rather than values (ECS takes SSM and
+	// Secrets Manager ARNs) wraps the token in one. The whole value is then
+	// what must never appear in logs, results or statuses.
+	SecretValue func(token string) string
+
 	// InvalidConfigs are configs the provider must refuse, each with the JSON
 	// pointer its violation must carry.
 	InvalidConfigs []InvalidConfig

@@ -40,6 +40,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Restart", s.testRestart)
 	t.Run("SameTenantConcurrently", s.testSameTenantConcurrently)
 	t.Run("ParallelTenants", s.testParallelTenants)
+	t.Run("Locate", s.testLocate)
 	t.Run("Logs", s.testLogs)
 }
 
@@ -66,6 +67,9 @@ func newSuite(t *testing.T, h *Harness) *suite {
 	if err := json.Unmarshal(h.Provider.ConfigSchema(), &schema); err == nil {
 		if _, ok := schema.Properties["secrets"]; ok {
 			s.secret = "conformance-secret-" + randomHex(8)
+			if h.SecretValue != nil {
+				s.secret = h.SecretValue(s.secret)
+			}
 		}
 	}
 	return s
