@@ -1,0 +1,50 @@
+// Package ecs is the compute provider that runs each tenant as one AWS ECS
+// service, through the AWS SDK for Go v2 (github.com/aws/aws-sdk-go-v2/service/ecs).
+//
+// The service is named <service_name_prefix><tenant name> (shortened with a
+// hash past ECS's 255 characters) in the tenant's cluster_arn, tagged
+// landlord:tenant-id, landlord:tenant-name, landlord:managed-by=landlord,
+// landlord:generation and landlord:config-hash (an HMAC-SHA256, keyed with
+// the install's key, of the service as landlord set it), with tags
+// propagated to its tasks. A config with a portable workload (image,
+// command, env, ports, health check, resources, secrets) gets a task
+// definition family of the same name, built over task_definition_arn when
+// one is given; a revision is registered only when the task definition
+// changes, and is tagged with a fingerprint so that a retry after a crash
+// finds it instead of registering another. A config without an image runs
+// task_definition_arn as it is.
+//
+// Nothing is kept in memory that is needed to finish: the service is found
+// by name and checked by tag, so a restarted landlord adopts it. CreateService
+// carries a client token derived from the tenant id and generation, so a
+// create retried after a crash is answered with the service the first one
+// made. A service of the name that is not tagged with the tenant's id is a
+// conflict, never taken over; one still draining after a delete is waited
+// out (Settings.DrainWait) before a new one is created.
+//
+// Provision and Update return as soon as ECS has the request; GetStatus
+// reports running only when the primary deployment's rollout has completed
+// and its tasks run, and failed when the deployment circuit breaker stopped
+// the rollout, with the reason and the last stopped task's stoppedReason.
+// Destroy scales the service to 0, deletes it with force and deregisters
+// the revisions registered for the tenant.
+//
+// Tenants may each name their own cluster, region, endpoint or role, and
+// ECS cannot search services by tag across them, so the provider is a
+// compute.Locator: the Manager hands it the tenant as recorded (name,
+// config, the service ARN of the last result). GetStatus and Destroy by id
+// alone look where the tenant was last seen, then scan the default
+// cluster.
+//
+// Secrets must be references (SSM Parameter Store or Secrets Manager
+// ARNs), which ECS resolves when a task starts: ECS shows a task
+// definition's environment to anyone who may describe it, so a plain value
+// is refused. Errors are mapped to the compute sentinels: throttling and
+// ECS's own failures are retryable (after the SDK's adaptive retries),
+// invalid parameters, access denied and a missing cluster are terminal,
+// with AWS's message and request id.
+//
+// The provider is proven against ecsfake, a fake ECS endpoint in this
+// repository that speaks the real wire protocol to the real SDK; see
+// docs/compute-providers.md for what that does and does not prove.
+package ecs

@@ -1,0 +1,89 @@
+package ecs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/ecs"
+	"github.com/aws/smithy-go"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// errAWS marks an error ECS answered, so that callers can tell it from a
+// broken connection.
+var errAWS = errors.New("ecs")
+
+// retryableCodes are error codes that mean "later": throttling and ECS's own
+// failures. The SDK has already retried them (adaptive mode); the
+// controller's backoff takes over.
+var retryableCodes = map[string]bool{
+	"ThrottlingException": true, "Throttling": true, "RequestLimitExceeded": true, "TooManyRequestsException": true,
+	"ServerException": true, "InternalFailure": true, "ServiceUnavailable": true, "ServiceUnavailableException": true,
+}
+
+// awsError words a failed call for the tenant's status message (what failed,
+// AWS's code and message, its request id) and marks it retryable or
+// terminal. A cancelled or expired context stays retryable and keeps its
+// error in the chain.
+func awsError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return compute.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
+	}
+	var api smithy.APIError
+	if !errors.As(err, &api) {
+		// No answer from ECS: a network problem, or credentials that could not
+		// be loaded.
+		return compute.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
+	}
+	detail := fmt.Sprintf("%s: %s", api.ErrorCode(), api.ErrorMessage())
+	var resp *awshttp.ResponseError
+	status := 0
+	if errors.As(err, &resp) {
+		status = resp.HTTPStatusCode()
+		if id := resp.ServiceRequestID(); id != "" {
+			detail += " (request id " + id + ")"
+		}
+	}
+	wrapped := fmt.Errorf("ecs: %s: %s: %w", op, detail, errAWS)
+	switch code := api.ErrorCode(); {
+	case retryableCodes[code] || status >= http.StatusInternalServerError:
+		return compute.Retryable(wrapped)
+	case code == "ClusterNotFoundException":
+		return compute.Terminal(fmt.Errorf("%w: check cluster_arn and region: %w", wrapped, compute.ErrInvalidSpec))
+	case code == "AccessDeniedException" || code == "UnrecognizedClientException" || code == "InvalidSignatureException" || code == "ExpiredTokenException":
+		return compute.Terminal(fmt.Errorf("%w: landlord's AWS identity may not do this; see the IAM policy in docs/compute-providers.md", wrapped))
+	default:
+		return compute.Terminal(wrapped)
+	}
+}
+
+// isCode reports whether err is ECS's error code.
+func isCode(err error, code string) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == code
+}
+
+// describeCluster checks that the cluster exists and is active.
+func describeCluster(ctx context.Context, c *ecs.Client, cluster string) error {
+	out, err := c.DescribeClusters(ctx, &ecs.DescribeClustersInput{Clusters: []string{cluster}})
+	if err != nil {
+		return awsError("describe cluster "+cluster, err)
+	}
+	for _, cl := range out.Clusters {
+		if aws.ToString(cl.ClusterArn) == cluster || aws.ToString(cl.ClusterName) == cluster {
+			if s := aws.ToString(cl.Status); s != "ACTIVE" {
+				return fmt.Errorf("ecs: cluster %s is %s", cluster, s)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("ecs: cluster %s not found in %s: check cluster_arn and the credentials' account", cluster, "its region")
+}

@@ -1,0 +1,216 @@
+package ecs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+// Options configure a Provider.
+type Options struct {
+	// Block is the provider's configuration block: Settings keys plus tenant
+	// defaults (cluster_arn, subnets, …). Nil means no defaults, and every
+	// tenant must name its cluster.
+	Block json.RawMessage
+	// Logger receives one line per change made on ECS, each with the tenant
+	// id; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// HashKey keys the HMAC-SHA256 fingerprints recorded in tags, so that a
+	// tag, readable by whoever may describe the service, does not let anyone
+	// test guesses of the config. It must be at least MinHashKeyLen bytes
+	// and stay the same across restarts.
+	HashKey []byte
+	// Credentials, if set, replace the SDK's default credential chain
+	// (environment, shared config, web identity, IMDS); tests use static
+	// ones. An assume_role is assumed with them.
+	Credentials aws.CredentialsProvider
+	// HTTPClient, if set, carries the SDK's requests.
+	HTTPClient aws.HTTPClient
+}
+
+// MinHashKeyLen is the shortest Options.HashKey New accepts.
+const MinHashKeyLen = 16
+
+// DefaultDrainWait is Settings.DrainWait's default.
+const DefaultDrainWait = time.Minute
+
+// Provider runs each tenant as one ECS service. It is safe for concurrent
+// use; operations on one tenant are serialized within the process.
+type Provider struct {
+	settings Settings
+	schema   json.RawMessage
+	defaults json.RawMessage
+	// base holds the tenant options of the block's defaults, for callers
+	// that know only a tenant id.
+	base    tenantOptions
+	logger  *slog.Logger
+	now     func() time.Time
+	hashKey []byte
+	aws     *clients
+
+	mu    sync.Mutex
+	locks map[string]*tenantLock
+	// hints remember where tenants were last seen, so that GetStatus and
+	// Destroy by id need no scan; a hint is checked against the service's
+	// tags before it is trusted, and losing them costs only a scan.
+	hints sync.Map // tenant id → placement
+	// taskPorts caches the port mappings of task definition revisions,
+	// which never change.
+	taskPorts sync.Map // task definition ARN → []portMapping
+	// bases caches base task definitions (task_definition_arn) by ARN.
+	bases sync.Map // task definition ARN → *types.TaskDefinition
+}
+
+type tenantLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// New returns a provider configured by opts. It does not contact AWS;
+// CheckHealth does.
+func New(_ context.Context, opts Options) (*Provider, error) {
+	if len(opts.HashKey) < MinHashKeyLen {
+		return nil, fmt.Errorf("ecs: hash key is %d bytes, need at least %d: pass the install's secret key in Options.HashKey", len(opts.HashKey), MinHashKeyLen)
+	}
+	schema, err := configSchema()
+	if err != nil {
+		return nil, err
+	}
+	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey), locks: map[string]*tenantLock{}}
+	if p.defaults, err = workload.SplitBlock(Name, opts.Block, &p.settings, schema); err != nil {
+		return nil, err
+	}
+	if p.settings.DrainWait == 0 {
+		p.settings.DrainWait = workload.Duration(DefaultDrainWait)
+	}
+	if len(p.defaults) > 0 {
+		if err := json.Unmarshal(p.defaults, &p.base); err != nil {
+			return nil, fmt.Errorf("ecs: defaults: %w", err)
+		}
+	}
+	if p.logger == nil {
+		p.logger = slog.New(slog.DiscardHandler)
+	}
+	p.logger = p.logger.With(slog.String("provider", Name))
+	if p.now == nil {
+		p.now = time.Now
+	}
+	p.aws = newClients(opts.Credentials, opts.HTTPClient)
+	return p, nil
+}
+
+// Name returns "ecs".
+func (p *Provider) Name() string { return Name }
+
+// ConfigSchema returns the shared workload schema, image optional, plus the
+// ECS fields.
+func (p *Provider) ConfigSchema() json.RawMessage { return p.schema }
+
+// ConfigDefaults returns the tenant defaults from the configuration block.
+func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
+
+// Capabilities: a service is updated in place by a rolling deployment and
+// runs desired_count tasks; secrets are references to SSM or Secrets
+// Manager; health checks are container commands.
+func (p *Provider) Capabilities() compute.Capabilities {
+	return compute.Capabilities{InPlaceUpdate: true, MultipleContainers: true, Secrets: true, PublishedPorts: true,
+		PublicNetworking: true, HealthChecks: true, Scaling: true}
+}
+
+// CheckHealth describes the default cluster, when the block names one.
+func (p *Provider) CheckHealth(ctx context.Context) error {
+	if p.base.ClusterARN == "" {
+		return nil
+	}
+	pl, err := p.placementOf(p.base, "")
+	if err != nil {
+		return err
+	}
+	c, err := p.aws.ecs(ctx, pl)
+	if err != nil {
+		return err
+	}
+	return describeCluster(ctx, c, pl.cluster)
+}
+
+// ValidateConfig checks a merged config as DecodeConfig does.
+func (p *Provider) ValidateConfig(config json.RawMessage) error {
+	return compute.CheckConfig(p, config)
+}
+
+// Validate checks spec without side effects.
+func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
+	if err := compute.ValidateSpecMayOmitContainers(spec, Name); err != nil {
+		return err
+	}
+	o := optionsOf(spec)
+	var errs violation.List
+	if o.ClusterARN == "" {
+		errs.Add("/provider_config/cluster_arn", "is required")
+	}
+	if len(spec.Containers) == 0 && o.TaskDefinitionARN == "" {
+		errs.Add("/containers", "at least one container, or a task_definition_arn, is required")
+	}
+	if spec.TenantName == "" {
+		errs.Add("/tenant_name", "is required: the service is named after the tenant")
+	}
+	return errs.Err(compute.ErrInvalidSpec)
+}
+
+// optionsOf returns the ECS fields of a resolved spec (see DecodeConfig).
+func optionsOf(spec *compute.TenantComputeSpec) tenantOptions {
+	o, _ := spec.Options.(tenantOptions)
+	return o
+}
+
+// lock serializes operations on one tenant within this process; the
+// returned function unlocks.
+func (p *Provider) lock(tenantID string) func() {
+	p.mu.Lock()
+	l := p.locks[tenantID]
+	if l == nil {
+		l = &tenantLock{}
+		p.locks[tenantID] = l
+	}
+	l.refs++
+	p.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		p.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(p.locks, tenantID)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// log returns the logger for one tenant.
+func (p *Provider) log(tenantID string) *slog.Logger {
+	return p.logger.With(slog.String("tenant_id", tenantID))
+}
+
+// detached returns a context for cleanup that outlives ctx's cancellation.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+}
+
+var (
+	_ compute.Provider           = (*Provider)(nil)
+	_ compute.Locator            = (*Provider)(nil)
+	_ compute.HealthChecker      = (*Provider)(nil)
+	_ compute.ConfigDecoder      = (*Provider)(nil)
+	_ compute.CapabilityReporter = (*Provider)(nil)
+)

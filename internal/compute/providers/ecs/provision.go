@@ -1,0 +1,241 @@
+package ecs
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ecs"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Provision creates the tenant's service, or converges the one that exists
+// (adopting it after a crash: it is found by name and tag). It returns as
+// soon as ECS has the request; GetStatus follows the rollout.
+func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*compute.ProvisionResult, error) {
+		return nil, fmt.Errorf("ecs: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(compute.Retryable(err))
+	}
+	defer p.lock(spec.TenantID)()
+	o := optionsOf(spec)
+	f, err := p.find(ctx, spec, o)
+	if err != nil {
+		return fail(err)
+	}
+	if f.service != nil && aws.ToString(f.service.Status) == "DRAINING" {
+		if f, err = p.waitDrained(ctx, f, spec.TenantID); err != nil {
+			return fail(err)
+		}
+	}
+	var taskARN string
+	if f.live() {
+		if _, taskARN, err = p.converge(ctx, f, spec, o); err != nil {
+			return fail(err)
+		}
+	} else if taskARN, err = p.create(ctx, f, spec, o); err != nil {
+		return fail(err)
+	}
+	p.hints.Store(spec.TenantID, f.pl)
+	return &compute.ProvisionResult{
+		TenantID: spec.TenantID, ProviderType: Name, Status: compute.ProvisionStatusInProgress,
+		ResourceIDs: resourceIDs(f.pl, taskARN), Message: "ECS is rolling out service " + f.pl.service, ProvisionedAt: p.now(),
+	}, nil
+}
+
+// Update converges the tenant's service to spec: a new task definition
+// revision only when the task definition changes, then one UpdateService.
+// A spec the service already matches makes no call that writes.
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*compute.UpdateResult, error) {
+		return nil, fmt.Errorf("ecs: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err)
+	}
+	if spec.TenantID != tenantID {
+		return nil, compute.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(compute.Retryable(err))
+	}
+	defer p.lock(tenantID)()
+	o := optionsOf(spec)
+	f, err := p.find(ctx, spec, o)
+	if err != nil {
+		return fail(err)
+	}
+	if !f.live() {
+		return nil, fmt.Errorf("ecs: update tenant %s: no service %s in %s: %w", tenantID, f.pl.service, f.pl.cluster, compute.ErrTenantNotFound)
+	}
+	changes, taskARN, err := p.converge(ctx, f, spec, o)
+	if err != nil {
+		return fail(err)
+	}
+	p.hints.Store(tenantID, f.pl)
+	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess,
+		Changes: changes, ResourceIDs: resourceIDs(f.pl, taskARN), UpdatedAt: p.now()}
+	if len(changes) > 0 {
+		res.Status, res.Message = compute.ProvisionStatusInProgress, "ECS is rolling out service "+f.pl.service
+	}
+	return res, nil
+}
+
+// find describes the tenant's service where spec places it, refusing a
+// placement that is not where the tenant's recorded service runs and a
+// service of the name that is someone else's.
+func (p *Provider) find(ctx context.Context, spec *compute.TenantComputeSpec, o tenantOptions) (*found, error) {
+	pl, err := p.placementOf(o, spec.TenantName)
+	if err != nil {
+		return nil, compute.Terminal(err)
+	}
+	if recorded := spec.ResourceIDs[resourceService]; recorded != "" && recorded != pl.serviceARN() {
+		return nil, compute.Terminal(fmt.Errorf("the tenant's service is %s, and its config now places it at %s: an ECS service cannot move between clusters, regions or names; "+
+			"put cluster_arn, region and service_name_prefix back, or delete the tenant and create it again: %w", recorded, pl.serviceARN(), compute.ErrInvalidSpec))
+	}
+	f, err := p.describe(ctx, pl, spec.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	if f.foreign != "" {
+		return nil, compute.Terminal(fmt.Errorf("a service named %s already exists in %s and is not this tenant's (its %s tag: %s); landlord never takes over a service: remove or rename it, or choose another service_name_prefix",
+			pl.service, pl.cluster, tagTenantID, f.foreign))
+	}
+	return f, nil
+}
+
+// waitDrained waits, at most Settings.DrainWait, for an earlier service of
+// the name to finish draining after a delete, so that a new one can be
+// created.
+func (p *Provider) waitDrained(ctx context.Context, f *found, tenantID string) (*found, error) {
+	deadline := p.now().Add(time.Duration(p.settings.DrainWait))
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		if p.now().After(deadline) {
+			return nil, compute.Retryable(fmt.Errorf("an earlier service named %s is still draining after %s; it is retried", f.pl.service, time.Duration(p.settings.DrainWait)))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, compute.Retryable(ctx.Err())
+		case <-time.After(wait):
+		}
+		next, err := p.describe(ctx, f.pl, tenantID)
+		if err != nil {
+			return nil, err
+		}
+		if next.service == nil || aws.ToString(next.service.Status) != "DRAINING" {
+			return next, nil
+		}
+	}
+}
+
+// create registers the tenant's task definition when it has a workload and
+// creates its service. On failure it deregisters the revision it
+// registered.
+func (p *Provider) create(ctx context.Context, f *found, spec *compute.TenantComputeSpec, o tenantOptions) (string, error) {
+	taskARN, registered, err := p.taskDefinitionFor(ctx, f, spec, o)
+	if err != nil {
+		return "", err
+	}
+	d := newDesiredService(o, taskARN)
+	hash := p.fingerprint(d)
+	tags := serviceTags(o, spec.TenantID, spec.TenantName, spec.Generation, hash)
+	out, err := f.client.CreateService(ctx, d.create(f.pl, clientToken(spec.TenantID, spec.Generation, f.inactive), tags))
+	if err != nil {
+		// Another process may have created it first (ECS refuses a second
+		// create of a name): take what is there.
+		if isCode(err, "InvalidParameterException") && ctx.Err() == nil {
+			if again, derr := p.describe(ctx, f.pl, spec.TenantID); derr == nil && again.live() {
+				*f = *again
+				_, taskARN, err = p.converge(ctx, f, spec, o)
+				return taskARN, err
+			}
+		}
+		if registered {
+			p.undoRegister(ctx, f, spec.TenantID, taskARN)
+		}
+		return "", awsError("create service "+f.pl.service, err)
+	}
+	f.service = out.Service
+	p.log(spec.TenantID).Info("service created", "service", aws.ToString(out.Service.ServiceArn), "task_definition", taskARN, "generation", spec.Generation)
+	return taskARN, nil
+}
+
+// converge updates a live service to spec, when it differs, and returns
+// what changed.
+func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantComputeSpec, o tenantOptions) ([]compute.Change, string, error) {
+	s := f.service
+	if o.LaunchType != "" && s.LaunchType != "" && string(s.LaunchType) != o.LaunchType {
+		return nil, "", compute.Terminal(fmt.Errorf("service %s runs on %s and cannot change to launch_type %s: ECS cannot change an existing service's launch type; delete the tenant and create it again: %w",
+			f.pl.service, s.LaunchType, o.LaunchType, compute.ErrInvalidSpec))
+	}
+	taskARN, registered, err := p.taskDefinitionFor(ctx, f, spec, o)
+	if err != nil {
+		return nil, "", err
+	}
+	d := newDesiredService(o, taskARN)
+	hash := p.fingerprint(d)
+	changes := d.changes(s, hash)
+	if len(changes) == 0 {
+		return nil, taskARN, nil
+	}
+	out, err := f.client.UpdateService(ctx, d.update(f.pl))
+	if err != nil {
+		if registered {
+			p.undoRegister(ctx, f, spec.TenantID, taskARN)
+		}
+		return nil, "", awsError("update service "+f.pl.service, err)
+	}
+	tags := serviceTags(o, spec.TenantID, spec.TenantName, spec.Generation, hash)
+	if _, err := f.client.TagResource(ctx, &ecs.TagResourceInput{ResourceArn: out.Service.ServiceArn, Tags: tagsOf(tags)}); err != nil {
+		// The service already runs the new spec; the next converge finds the
+		// old hash and sets the tags again.
+		return nil, "", awsError("tag service "+f.pl.service, err)
+	}
+	f.service = out.Service
+	p.log(spec.TenantID).Info("service updated", "service", aws.ToString(out.Service.ServiceArn), "changes", len(changes), "generation", spec.Generation)
+	return changes, taskARN, nil
+}
+
+// taskDefinitionFor is the task definition the tenant's service runs: its
+// own revision built from the workload, or task_definition_arn as it is.
+func (p *Provider) taskDefinitionFor(ctx context.Context, f *found, spec *compute.TenantComputeSpec, o tenantOptions) (string, bool, error) {
+	if len(spec.Containers) == 0 {
+		return o.TaskDefinitionARN, false, nil
+	}
+	base, err := p.baseTaskDefinition(ctx, f, o)
+	if err != nil {
+		return "", false, err
+	}
+	in := taskDefinition(spec, o, f.pl.family(), base)
+	tags := map[string]string{tagTenantID: spec.TenantID, tagManagedBy: managedBy}
+	for k, v := range o.Tags {
+		tags[k] = v
+	}
+	return p.ensureTaskDefinition(ctx, f, spec.TenantID, in, tags)
+}
+
+// undoRegister deregisters a revision this call registered and could not
+// use, even when ctx is cancelled.
+func (p *Provider) undoRegister(ctx context.Context, f *found, tenantID, taskARN string) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	if _, err := f.client.DeregisterTaskDefinition(ctx, &ecs.DeregisterTaskDefinitionInput{TaskDefinition: aws.String(taskARN)}); err != nil {
+		p.log(tenantID).Warn("cannot deregister a task definition this provision registered; Destroy removes it", "task_definition", taskARN, "error", err)
+	}
+}
+
+// resourceIDs are the ids a result records for the tenant.
+func resourceIDs(pl placement, taskARN string) map[string]string {
+	ids := map[string]string{resourceService: pl.serviceARN(), resourceCluster: pl.cluster}
+	if taskARN != "" {
+		ids[resourceTaskDefinition] = taskARN
+	}
+	return ids
+}

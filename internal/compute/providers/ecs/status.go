@@ -1,0 +1,292 @@
+package ecs
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ecs"
+	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+)
+
+// GetStatus reads the tenant's service live, finding it by the tenant id
+// alone (see Destroy). The Manager calls GetStatusOf.
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+	f, err := p.locate(ctx, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("ecs: status of tenant %s: %w", tenantID, err)
+	}
+	return p.status(ctx, f, tenantID)
+}
+
+// GetStatusOf reads the tenant's service live, where it runs: the primary
+// deployment's rollout, its running tasks, their containers and addresses,
+// and why tasks stopped when they fail to start.
+func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error) {
+	pl, err := p.placementOfRef(t)
+	if err != nil {
+		return nil, fmt.Errorf("ecs: status of tenant %s: %w: %w", t.ID, compute.ErrTenantNotFound, err)
+	}
+	f, err := p.describe(ctx, pl, t.ID)
+	if err != nil {
+		return nil, fmt.Errorf("ecs: status of tenant %s: %w", t.ID, err)
+	}
+	if f.live() {
+		p.hints.Store(t.ID, pl)
+	}
+	return p.status(ctx, f, t.ID)
+}
+
+func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*compute.ComputeStatus, error) {
+	if !f.live() {
+		where := "any cluster landlord knows of"
+		if f.pl.cluster != "" {
+			where = f.pl.cluster
+		}
+		return nil, fmt.Errorf("ecs: no live service of tenant %s in %s: %w", tenantID, where, compute.ErrTenantNotFound)
+	}
+	s := f.service
+	primary := primaryDeployment(s)
+	st := &compute.ComputeStatus{
+		TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown, LastUpdated: p.now(),
+		Metadata: map[string]string{"service": aws.ToString(s.ServiceArn), "task_definition": aws.ToString(s.TaskDefinition)},
+	}
+	st.Generation, _ = strconv.ParseInt(tagMap(s.Tags)[tagGeneration], 10, 64)
+	tasks, err := p.tasks(ctx, f, types.DesiredStatusRunning)
+	if err != nil {
+		return nil, fmt.Errorf("ecs: status of tenant %s: %w", tenantID, err)
+	}
+	var running []types.Task
+	for _, t := range tasks {
+		if aws.ToString(t.TaskDefinitionArn) == aws.ToString(primary.TaskDefinition) && aws.ToString(t.LastStatus) == "RUNNING" {
+			running = append(running, t)
+		}
+	}
+	if len(tasks) > 0 {
+		st.Containers = containerStatuses(pick(tasks, running))
+	}
+	st.Health = health(running)
+	ports := p.ports(ctx, f, aws.ToString(primary.TaskDefinition))
+	for _, t := range running {
+		st.Endpoints = append(st.Endpoints, endpoints(t, ports)...)
+	}
+	switch {
+	case primary.RolloutState == types.DeploymentRolloutStateFailed:
+		st.State = compute.StateFailed
+		st.Message = "the rollout failed: " + aws.ToString(primary.RolloutStateReason) + p.stoppedReason(ctx, f)
+	case s.DesiredCount == 0:
+		st.State = compute.StateStopped
+		st.Message = "the service runs no tasks (desired_count 0)"
+	case settled(s, primary) && int32(len(running)) >= primary.DesiredCount:
+		st.State = compute.StateRunning
+	case settled(s, primary) && len(running) > 0:
+		st.State = compute.StateDegraded
+		st.Message = fmt.Sprintf("%d of %d tasks run", len(running), primary.DesiredCount)
+	default:
+		st.State = compute.StatePending
+		st.Message = fmt.Sprintf("ECS is rolling out %s: %d of %d tasks run", aws.ToString(primary.TaskDefinition), primary.RunningCount, primary.DesiredCount)
+		if primary.FailedTasks > 0 {
+			st.Message += fmt.Sprintf("; %d failed to start", primary.FailedTasks) + p.stoppedReason(ctx, f)
+		}
+	}
+	return st, nil
+}
+
+// primaryDeployment is the deployment ECS rolls out, or an empty one.
+func primaryDeployment(s *types.Service) types.Deployment {
+	for _, d := range s.Deployments {
+		if aws.ToString(d.Status) == "PRIMARY" {
+			return d
+		}
+	}
+	return types.Deployment{TaskDefinition: s.TaskDefinition, DesiredCount: s.DesiredCount}
+}
+
+// settled reports whether the primary deployment has finished rolling out
+// and no older one still drains.
+func settled(s *types.Service, primary types.Deployment) bool {
+	done := primary.RolloutState == types.DeploymentRolloutStateCompleted || primary.RolloutState == ""
+	return done && len(s.Deployments) <= 1
+}
+
+// tasks lists the service's tasks of one desired status, described.
+func (p *Provider) tasks(ctx context.Context, f *found, desired types.DesiredStatus) ([]types.Task, error) {
+	list, err := f.client.ListTasks(ctx, &ecs.ListTasksInput{
+		Cluster: aws.String(f.pl.cluster), ServiceName: aws.String(f.pl.service), DesiredStatus: desired, MaxResults: aws.Int32(100),
+	})
+	if err != nil {
+		return nil, awsError("list tasks of "+f.pl.service, err)
+	}
+	if len(list.TaskArns) == 0 {
+		return nil, nil
+	}
+	out, err := f.client.DescribeTasks(ctx, &ecs.DescribeTasksInput{Cluster: aws.String(f.pl.cluster), Tasks: list.TaskArns})
+	if err != nil {
+		return nil, awsError("describe tasks of "+f.pl.service, err)
+	}
+	return out.Tasks, nil
+}
+
+// stoppedReason is why the service's latest task stopped, for a status
+// message ("; a task stopped: CannotPullContainerError: …"), or "".
+func (p *Provider) stoppedReason(ctx context.Context, f *found) string {
+	stopped, err := p.tasks(ctx, f, types.DesiredStatusStopped)
+	if err != nil || len(stopped) == 0 {
+		return ""
+	}
+	latest := stopped[0]
+	for _, t := range stopped[1:] {
+		if t.StoppedAt != nil && (latest.StoppedAt == nil || t.StoppedAt.After(*latest.StoppedAt)) {
+			latest = t
+		}
+	}
+	reason := aws.ToString(latest.StoppedReason)
+	for _, c := range latest.Containers {
+		if r := aws.ToString(c.Reason); r != "" {
+			reason += " (container " + aws.ToString(c.Name) + ": " + r + ")"
+		}
+	}
+	if reason == "" {
+		return ""
+	}
+	return "; a task stopped: " + reason
+}
+
+// pick is the task whose containers a status shows: a running one of the
+// primary deployment, else the newest.
+func pick(all, running []types.Task) types.Task {
+	if len(running) > 0 {
+		return running[0]
+	}
+	return all[len(all)-1]
+}
+
+func containerStatuses(t types.Task) []compute.ContainerStatus {
+	var out []compute.ContainerStatus
+	for _, c := range t.Containers {
+		cs := compute.ContainerStatus{Name: aws.ToString(c.Name), Image: aws.ToString(c.Image), ID: aws.ToString(c.RuntimeId),
+			Health: containerHealth(c.HealthStatus), Message: aws.ToString(c.Reason)}
+		switch aws.ToString(c.LastStatus) {
+		case "RUNNING":
+			cs.State = compute.ContainerRunning
+		case "STOPPED":
+			cs.State = compute.ContainerExited
+			if c.ExitCode != nil {
+				code := int(*c.ExitCode)
+				cs.ExitCode = &code
+			}
+		case "":
+			cs.State = compute.ContainerUnknown
+		default:
+			cs.State = compute.ContainerCreated
+		}
+		out = append(out, cs)
+	}
+	return out
+}
+
+func containerHealth(h types.HealthStatus) compute.HealthStatus {
+	switch h {
+	case types.HealthStatusHealthy:
+		return compute.HealthHealthy
+	case types.HealthStatusUnhealthy:
+		return compute.HealthUnhealthy
+	default:
+		return compute.HealthUnknown
+	}
+}
+
+// health is the tasks' health: unhealthy if one is, healthy if all are.
+func health(tasks []types.Task) compute.HealthStatus {
+	if len(tasks) == 0 {
+		return compute.HealthUnknown
+	}
+	healthy := 0
+	for _, t := range tasks {
+		switch t.HealthStatus {
+		case types.HealthStatusUnhealthy:
+			return compute.HealthUnhealthy
+		case types.HealthStatusHealthy:
+			healthy++
+		}
+	}
+	if healthy == len(tasks) {
+		return compute.HealthHealthy
+	}
+	return compute.HealthUnknown
+}
+
+// portMapping is a container port of a task definition.
+type portMapping struct {
+	container, name string
+	port            int
+	protocol        workload.Protocol
+}
+
+// ports reads the port mappings of a task definition revision, once.
+func (p *Provider) ports(ctx context.Context, f *found, taskARN string) []portMapping {
+	if taskARN == "" {
+		return nil
+	}
+	if v, ok := p.taskPorts.Load(taskARN); ok {
+		return v.([]portMapping)
+	}
+	out, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{TaskDefinition: aws.String(taskARN)})
+	if err != nil || out.TaskDefinition == nil {
+		return nil // endpoints are left out until it can be read
+	}
+	var ports []portMapping
+	for _, c := range out.TaskDefinition.ContainerDefinitions {
+		for _, m := range c.PortMappings {
+			proto := workload.ProtocolTCP
+			if m.Protocol == types.TransportProtocolUdp {
+				proto = workload.ProtocolUDP
+			}
+			ports = append(ports, portMapping{container: aws.ToString(c.Name), name: aws.ToString(m.Name), port: int(aws.ToInt32(m.ContainerPort)), protocol: proto})
+		}
+	}
+	p.taskPorts.Store(taskARN, ports)
+	return ports
+}
+
+// endpoints are the task's private address with each container port.
+func endpoints(t types.Task, ports []portMapping) []compute.Endpoint {
+	ip := taskIP(t)
+	if ip == "" {
+		return nil
+	}
+	var out []compute.Endpoint
+	for _, m := range ports {
+		out = append(out, compute.Endpoint{Container: m.container, Name: m.name, ContainerPort: m.port, Protocol: m.protocol,
+			Address: net.JoinHostPort(ip, strconv.Itoa(m.port))})
+	}
+	return out
+}
+
+// taskIP is the private IPv4 address of the task's network interface.
+func taskIP(t types.Task) string {
+	for _, a := range t.Attachments {
+		if aws.ToString(a.Type) != "ElasticNetworkInterface" {
+			continue
+		}
+		for _, d := range a.Details {
+			if strings.EqualFold(aws.ToString(d.Name), "privateIPv4Address") {
+				return aws.ToString(d.Value)
+			}
+		}
+	}
+	for _, c := range t.Containers {
+		for _, n := range c.NetworkInterfaces {
+			if ip := aws.ToString(n.PrivateIpv4Address); ip != "" {
+				return ip
+			}
+		}
+	}
+	return ""
+}
