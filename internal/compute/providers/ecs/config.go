@@ -161,8 +161,8 @@ var tenantProperties = map[string]string{
 	  "required": ["role_arn"], "additionalProperties": false,
 	  "description": "A role landlord assumes (STS AssumeRole) to call ECS, for clusters in other accounts."}`,
 	"endpoint": `{"type": "string", "pattern": "^https?://[^\\s]+$", "description": "ECS endpoint URL in place of the region's, for VPC endpoints and tests."}`,
-	"tags": `{"type": "object", "maxProperties": 40, "propertyNames": {"minLength": 1, "maxLength": 128, "not": {"pattern": "^(aws:|landlord:)"}},
-	  "additionalProperties": {"type": "string", "maxLength": 256}, "description": "Tags of the service, its tasks and task definitions, beside landlord's own."}`,
+	"tags": `{"type": "object", "maxProperties": 40,
+	  "additionalProperties": {"type": "string", "maxLength": 256}, "description": "Tags of the service, its tasks and task definitions, beside landlord's own; keys of 1 to 128 characters, not starting with aws: or landlord:."}`,
 	"enable_execute_command":    `{"type": "boolean", "default": false, "description": "Allow ECS Exec into the tasks."}`,
 	"health_check_grace_period": `{"type": "string", "pattern": "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "description": "How long ECS ignores failing health checks of a new task, e.g. 60s."}`,
 	"deployment": `{"type": "object", "properties": {

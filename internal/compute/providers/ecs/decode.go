@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"regexp"
 	"strings"
 	"time"
@@ -46,6 +48,14 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 	}
 	if time.Duration(o.HealthCheckGracePeriod) > maxGracePeriod {
 		errs.Add("/health_check_grace_period", "%s is above ECS's limit of %s", time.Duration(o.HealthCheckGracePeriod), maxGracePeriod)
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.Tags)) {
+		switch {
+		case len(k) == 0 || len(k) > 128:
+			errs.Add("/tags/"+violation.Escape(k), "a tag key has 1 to 128 characters")
+		case strings.HasPrefix(k, "aws:") || strings.HasPrefix(k, "landlord:"):
+			errs.Add("/tags/"+violation.Escape(k), "tag keys starting with aws: or landlord: are reserved")
+		}
 	}
 	names := map[string]bool{}
 	for _, c := range spec.Containers {

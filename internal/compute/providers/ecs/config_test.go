@@ -1,0 +1,114 @@
+package ecs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+var hashKey = []byte("0123456789abcdef0123456789abcdef")
+
+// The seed's provider block: compute-providers-doc.md.
+const seedBlock = `{
+  "cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/landlord",
+  "task_definition_arn": "arn:aws:ecs:us-west-2:123456789012:task-definition/tenant-app:12",
+  "service_name_prefix": "landlord-tenant-"
+}`
+
+// The seed's ECS compute_config example, as written.
+const seedTenantConfig = `{
+  "cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/landlord",
+  "task_definition_arn": "arn:aws:ecs:us-west-2:123456789012:task-definition/tenant-app:12",
+  "desired_count": 1,
+  "launch_type": "FARGATE",
+  "subnets": ["subnet-123", "subnet-456"],
+  "security_groups": ["sg-123"],
+  "assign_public_ip": true,
+  "service_name_prefix": "landlord-tenant-"
+}`
+
+func resolver(t *testing.T, block string) *compute.Manager {
+	t.Helper()
+	p, err := ecs.New(context.Background(), ecs.Options{Block: json.RawMessage(block), HashKey: hashKey})
+	if err != nil {
+		t.Fatalf("ecs.New: %v", err)
+	}
+	reg := compute.NewRegistry()
+	if err := reg.Register(p); err != nil {
+		t.Fatal(err)
+	}
+	m, err := compute.NewManager(reg, compute.ManagerOptions{DefaultProvider: ecs.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func resolve(m *compute.Manager, config string) (*compute.Resolution, error) {
+	return m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "0190d3c2-1111-7000-8000-000000000001", TenantName: "acme", Generation: 1, ComputeConfig: json.RawMessage(config)})
+}
+
+func TestSeedConfigs(t *testing.T) {
+	m := resolver(t, seedBlock)
+	for name, config := range map[string]string{"the seed's example": seedTenantConfig, "nothing but the block": `{}`} {
+		if _, err := resolve(m, config); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestConfigViolations(t *testing.T) {
+	m := resolver(t, `{"cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/landlord", "launch_type": "FARGATE", "subnets": ["subnet-0a1b2c3d"]}`)
+	for _, tc := range []struct {
+		name, config, pointer, says string
+	}{
+		{"no image and no task definition", `{}`, "/task_definition_arn", "required when the config has no image"},
+		{"plain secret", `{"image": "app:1", "secrets": {"DB_PASSWORD": "hunter2"}}`, "/secrets/DB_PASSWORD", "SSM Parameter Store"},
+		{"sidecar secret", `{"image": "app:1", "sidecars": [{"name": "s", "image": "s:1", "secrets": {"K": "v"}}]}`, "/sidecars/0/secrets/K", "reference"},
+		{"http probe", `{"image": "app:1", "health_check": {"http": {"port": 8080}}}`, "/health_check/http", "health_check.command"},
+		{"probe interval", `{"image": "app:1", "health_check": {"command": ["true"], "interval": "1s"}}`, "/health_check/interval", "5 to 300"},
+		{"fargate size", `{"image": "app:1", "resources": {"cpu_millicores": 250, "memory_mib": 4096}}`, "/resources", "Fargate has no task size"},
+		{"launch type and capacity providers", `{"image": "app:1", "capacity_provider_strategy": [{"capacity_provider": "FARGATE_SPOT"}]}`, "/capacity_provider_strategy", "choose one"},
+		{"fargate without subnets", `{"image": "app:1", "subnets": null}`, "/subnets", "required on Fargate"},
+		{"subnet shape", `{"image": "app:1", "subnets": ["subnet-xyz"]}`, "/subnets/0", ""},
+		{"region", `{"image": "app:1", "region": "eu-west-1"}`, "/region", "not the region of cluster_arn"},
+		{"task definition region", `{"task_definition_arn": "arn:aws:ecs:eu-west-1:123456789012:task-definition/app:3"}`, "/task_definition_arn", "cluster's region"},
+		{"cluster ARN", `{"image": "app:1", "cluster_arn": "arn:aws:ecs:us-west-2:123456789012:service/landlord"}`, "/cluster_arn", ""},
+		{"host port", `{"image": "app:1", "ports": [{"container_port": 8080, "host_port": 80}]}`, "/ports/0/host_port", "awsvpc"},
+		{"load balancer container", `{"image": "app:1", "load_balancers": [{"target_group_arn": "arn:aws:elasticloadbalancing:us-west-2:123456789012:targetgroup/tg/1", "container_name": "web", "container_port": 80}]}`, "/load_balancers/0/container_name", "names no container"},
+		{"landlord's tags", `{"image": "app:1", "tags": {"landlord:tenant-id": "x"}}`, "/tags", ""},
+		{"deployment percents", `{"image": "app:1", "deployment": {"minimum_healthy_percent": 100, "maximum_percent": 100}}`, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := resolve(m, tc.config)
+			if tc.pointer == "" && tc.says == "" {
+				if err != nil {
+					t.Fatalf("Resolve = %v, want it accepted", err)
+				}
+				return
+			}
+			if !errors.Is(err, compute.ErrInvalidSpec) {
+				t.Fatalf("Resolve = %v, want ErrInvalidSpec", err)
+			}
+			for _, v := range violation.Of(err) {
+				if strings.HasPrefix(v.Pointer, tc.pointer) && strings.Contains(v.Message, tc.says) {
+					return
+				}
+			}
+			t.Errorf("no violation at %s saying %q: %v", tc.pointer, tc.says, err)
+		})
+	}
+}
+
+func TestBlockRefusesUnknownKeys(t *testing.T) {
+	_, err := ecs.New(context.Background(), ecs.Options{Block: json.RawMessage(`{"cluster": "x"}`), HashKey: hashKey})
+	if err == nil || !strings.Contains(err.Error(), "/cluster") {
+		t.Errorf("ecs.New with an unknown key = %v, want an error naming /cluster", err)
+	}
+}
