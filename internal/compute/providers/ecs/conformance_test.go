@@ -1,0 +1,135 @@
+package ecs_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	awsecs "github.com/aws/aws-sdk-go-v2/service/ecs"
+	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+)
+
+// fakeCredentials sign requests to the fake; it checks that they are
+// signed, not by whom.
+var fakeCredentials = credentials.NewStaticCredentialsProvider("AKIDLANDLORDTEST", "landlord-test-secret", "")
+
+// startFake serves a fake ECS whose tasks start in a few tens of
+// milliseconds of wall time.
+func startFake(t *testing.T, opts ecsfake.Options) *ecsfake.Server {
+	t.Helper()
+	if opts.StepTime == 0 {
+		opts.StepTime = 20 * time.Millisecond
+	}
+	if opts.DrainTime == 0 {
+		opts.DrainTime = 50 * time.Millisecond
+	}
+	return ecsfake.Start(t, opts)
+}
+
+// fargateBlock is a provider block for srv: Fargate in its landlord
+// cluster, reached at its URL.
+func fargateBlock(srv *ecsfake.Server) string {
+	return fmt.Sprintf(`{"cluster_arn": %q, "endpoint": %q, "launch_type": "FARGATE", "subnets": ["subnet-0a1b2c3d"], "security_groups": ["sg-0a1b2c3d"]}`,
+		srv.ClusterARN("landlord"), srv.URL)
+}
+
+func newProvider(t *testing.T, block string, logs *providertest.LogBuffer) *ecs.Provider {
+	t.Helper()
+	opts := ecs.Options{Block: json.RawMessage(block), HashKey: hashKey, Credentials: fakeCredentials}
+	if logs != nil {
+		opts.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	}
+	p, err := ecs.New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("ecs.New: %v", err)
+	}
+	return p
+}
+
+// tenantServices are the live services tagged with the tenant's id.
+func tenantServices(srv *ecsfake.Server, tenantID string) []types.Service {
+	var out []types.Service
+	for _, s := range srv.Services("landlord") {
+		if aws.ToString(s.Status) == "ACTIVE" && tag(s.Tags, "landlord:tenant-id") == tenantID {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// tenantTaskDefinitions are the active revisions tagged with the tenant's
+// id in family.
+func tenantTaskDefinitions(t *testing.T, srv *ecsfake.Server, family, tenantID string) int {
+	t.Helper()
+	n := 0
+	for _, td := range srv.TaskDefinitions(family) {
+		if td.Status != types.TaskDefinitionStatusActive {
+			continue
+		}
+		out, err := srv.Client(context.Background()).DescribeTaskDefinition(context.Background(), &awsecs.DescribeTaskDefinitionInput{TaskDefinition: td.TaskDefinitionArn, Include: []types.TaskDefinitionField{types.TaskDefinitionFieldTags}})
+		if err != nil {
+			t.Fatalf("describe %s: %v", aws.ToString(td.TaskDefinitionArn), err)
+		}
+		if tag(out.Tags, "landlord:tenant-id") == tenantID {
+			n++
+		}
+	}
+	return n
+}
+
+func tag(tags []types.Tag, key string) string {
+	for _, t := range tags {
+		if aws.ToString(t.Key) == key {
+			return aws.ToString(t.Value)
+		}
+	}
+	return ""
+}
+
+// conformanceName is the service name the suite's tenants get: the suite
+// names them conf-<last 8 of the id>.
+func conformanceName(tenantID string) string {
+	return ecs.DefaultServiceNamePrefix + "conf-" + tenantID[len(tenantID)-8:]
+}
+
+func TestConformance(t *testing.T) {
+	srv := startFake(t, ecsfake.Options{})
+	logs := &providertest.LogBuffer{}
+	block := fargateBlock(srv)
+	providertest.Run(t, providertest.Harness{
+		Provider: newProvider(t, block, logs),
+		Config: func(v int) json.RawMessage {
+			return json.RawMessage(fmt.Sprintf(`{"image": "ghcr.io/example/app:1.%d", "ports": [{"container_port": 8080}], "env": {"GREETING": "v%d"},
+				"resources": {"cpu_millicores": 250, "memory_mib": 512}}`, v, v))
+		},
+		SecretValue: func(token string) string { return "arn:aws:ssm:us-west-2:123456789012:parameter/" + token },
+		InvalidConfigs: []providertest.InvalidConfig{
+			{Name: "plain secret", Config: json.RawMessage(`{"image": "app:1", "secrets": {"TOKEN": "plain"}}`), Pointer: "/secrets/TOKEN"},
+			{Name: "http probe", Config: json.RawMessage(`{"image": "app:1", "health_check": {"http": {"port": 80}}}`), Pointer: "/health_check/http"},
+			{Name: "Fargate size", Config: json.RawMessage(`{"image": "app:1", "resources": {"cpu_millicores": 250, "memory_mib": 8192}}`), Pointer: "/resources"},
+			{Name: "subnet", Config: json.RawMessage(`{"image": "app:1", "subnets": ["net-1"]}`), Pointer: "/subnets/0"},
+		},
+		Disrupt: func(t *testing.T, tenantID string) {
+			if err := srv.DeleteServiceOutOfBand("landlord", conformanceName(tenantID)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		CountResources: func(t *testing.T, tenantID string) int {
+			return len(tenantServices(srv, tenantID)) + tenantTaskDefinitions(t, srv, conformanceName(tenantID), tenantID)
+		},
+		Restart:      func(t *testing.T) compute.Provider { return newProvider(t, block, logs) },
+		Logs:         logs.Bytes,
+		ReadyTimeout: 30 * time.Second,
+		Parallel:     20,
+	})
+}
