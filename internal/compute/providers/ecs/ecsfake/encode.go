@@ -33,6 +33,9 @@ func encodeJSON(v any) ([]byte, error) {
 
 // wireName is the JSON key ECS uses for a Go field name.
 func wireName(field string) string {
+	if field == "" {
+		return ""
+	}
 	r, n := utf8.DecodeRuneInString(field)
 	return string(unicode.ToLower(r)) + field[n:]
 }

@@ -152,7 +152,11 @@ func decodeInput(body []byte, in any) error {
 		}
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return errorf(CodeSerialization, "Field %s: cannot read a JSON %s as %s.", typeErr.Field, typeErr.Value, typeErr.Type)
+			path := strings.Split(typeErr.Field, ".")
+			for i, p := range path {
+				path[i] = wireName(p)
+			}
+			return errorf(CodeSerialization, "Field %s: cannot read a JSON %s as %s.", strings.Join(path, "."), typeErr.Value, typeErr.Type)
 		}
 		return errorf(CodeSerialization, "Unable to parse the request body: %v", err)
 	}
