@@ -199,6 +199,16 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 		return nil, "", awsError("tag service "+f.pl.service, err)
 	}
 	f.service = out.Service
+	if len(spec.Containers) > 0 && aws.ToString(s.TaskDefinition) != taskARN {
+		// The service has left its earlier revisions: deregister them, so that
+		// a tenant keeps one. Tasks and rollbacks of a deployment on a
+		// deregistered revision go on (ECS keeps INACTIVE revisions for
+		// services that use them); what fails here is retried by the next
+		// update and finished by Destroy.
+		if err := p.deregister(ctx, f, spec.TenantID, taskARN); err != nil {
+			p.log(spec.TenantID).Warn("cannot deregister the tenant's earlier task definitions", "error", err)
+		}
+	}
 	p.log(spec.TenantID).Info("service updated", "service", aws.ToString(out.Service.ServiceArn), "changes", len(changes), "generation", spec.Generation)
 	return changes, taskARN, nil
 }

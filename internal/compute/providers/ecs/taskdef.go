@@ -168,8 +168,8 @@ func (p *Provider) ensureTaskDefinition(ctx context.Context, f *found, tenantID 
 }
 
 // deregister deregisters the active revisions of the tenant's family that
-// carry its tag.
-func (p *Provider) deregister(ctx context.Context, f *found, tenantID string) error {
+// carry its tag, except keep.
+func (p *Provider) deregister(ctx context.Context, f *found, tenantID, keep string) error {
 	family := f.pl.family()
 	pages := ecs.NewListTaskDefinitionsPaginator(f.client, &ecs.ListTaskDefinitionsInput{
 		FamilyPrefix: aws.String(family), Status: types.TaskDefinitionStatusActive,
@@ -181,7 +181,7 @@ func (p *Provider) deregister(ctx context.Context, f *found, tenantID string) er
 		}
 		for _, td := range page.TaskDefinitionArns {
 			a, err := parseARN(td)
-			if name, ok := a.typed("task-definition"); err != nil || !ok || familyOf(name) != family {
+			if name, ok := a.typed("task-definition"); err != nil || !ok || familyOf(name) != family || td == keep {
 				continue // familyPrefix matches longer families too
 			}
 			desc, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{

@@ -16,4 +16,5 @@ var operations = map[string]operation{
 	"DescribeTasks":            handle((*Server).describeTasks),
 	"TagResource":              handle((*Server).tagResource),
 	"DescribeClusters":         handle((*Server).describeClusters),
+	"ListTaskDefinitions":      handle((*Server).listTaskDefinitions),
 }
