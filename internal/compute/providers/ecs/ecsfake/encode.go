@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -166,8 +167,11 @@ func encodeMap(b *bytes.Buffer, v reflect.Value) error {
 	if v.Type().Key().Kind() != reflect.String {
 		return fmt.Errorf("ecsfake: encode: map key %s is not a string", v.Type().Key())
 	}
+	keys := v.MapKeys()
+	// Sorted so the same state always encodes to the same bytes.
+	slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 	b.WriteByte('{')
-	for i, k := range v.MapKeys() {
+	for i, k := range keys {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 	"github.com/google/go-cmp/cmp"
@@ -126,7 +127,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 			name: "DescribeTaskDefinition with a full types.TaskDefinition",
 			want: &ecs.DescribeTaskDefinitionOutput{TaskDefinition: populated[types.TaskDefinition](), Tags: []types.Tag{*populated[types.Tag]()}},
 			call: func() (any, error) {
-				return c.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{TaskDefinition: new("x")})
+				return c.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{TaskDefinition: aws.String("x")})
 			},
 		},
 	}

@@ -84,8 +84,9 @@ func (o Options) withDefaults() Options {
 // client speaks and keeps clusters, services, task definitions and tasks in
 // memory. It is safe for concurrent use.
 type Server struct {
-	// URL is the base URL of a server made by Start; empty for New, whose
-	// caller serves Handler where it likes.
+	// URL is the base URL of a server made by Start. New leaves it empty:
+	// its caller serves Handler where it likes and sets URL if it wants
+	// Client to work.
 	URL string
 	// Region is the region the fake answers for.
 	Region string

@@ -186,9 +186,12 @@ func TestCreateServiceIdempotency(t *testing.T) {
 			second: func(in *ecs.CreateServiceInput) { in.ClientToken = aws.String("tok-1") },
 		},
 		{
-			name:   "same token, cluster by ARN",
-			first:  func(in *ecs.CreateServiceInput) { in.ClientToken = aws.String("tok-1") },
-			second: func(in *ecs.CreateServiceInput) { in.ClientToken = aws.String("tok-1"); in.Cluster = aws.String(s0.ClusterARN("landlord")) },
+			name:  "same token, cluster by ARN",
+			first: func(in *ecs.CreateServiceInput) { in.ClientToken = aws.String("tok-1") },
+			second: func(in *ecs.CreateServiceInput) {
+				in.ClientToken = aws.String("tok-1")
+				in.Cluster = aws.String(s0.ClusterARN("landlord"))
+			},
 		},
 		{
 			name:    "same token, different request",
@@ -209,9 +212,12 @@ func TestCreateServiceIdempotency(t *testing.T) {
 			wantErr: "InvalidParameterException: Creation of service was not idempotent.",
 		},
 		{
-			name:    "token too long",
-			first:   func(in *ecs.CreateServiceInput) {},
-			second:  func(in *ecs.CreateServiceInput) { in.ClientToken = aws.String(strings.Repeat("x", 37)); in.ServiceName = aws.String("other") },
+			name:  "token too long",
+			first: func(in *ecs.CreateServiceInput) {},
+			second: func(in *ecs.CreateServiceInput) {
+				in.ClientToken = aws.String(strings.Repeat("x", 37))
+				in.ServiceName = aws.String("other")
+			},
 			wantErr: "InvalidParameterException: clientToken must be at most 36 characters.",
 		},
 	}
@@ -269,13 +275,18 @@ func TestCreateServiceValidation(t *testing.T) {
 		{"awsvpc without subnets", func(in *ecs.CreateServiceInput) {
 			in.NetworkConfiguration = &types.NetworkConfiguration{AwsvpcConfiguration: &types.AwsVpcConfiguration{Subnets: []string{}}}
 		}, "InvalidParameterException: Network Configuration must be provided when networkMode 'awsvpc' is specified."},
-		{"FARGATE with a bridge task definition", func(in *ecs.CreateServiceInput) { in.TaskDefinition = aws.String("bridge"); in.NetworkConfiguration = nil },
+		{"FARGATE with a bridge task definition", func(in *ecs.CreateServiceInput) {
+			in.TaskDefinition = aws.String("bridge")
+			in.NetworkConfiguration = nil
+		},
 			"InvalidParameterException: Task definition does not support launch_type FARGATE."},
 		{"unknown capacity provider", func(in *ecs.CreateServiceInput) {
 			in.LaunchType = ""
 			in.CapacityProviderStrategy = []types.CapacityProviderStrategyItem{{CapacityProvider: aws.String("mine")}}
 		}, "InvalidParameterException: The specified capacity provider strategy cannot contain"},
-		{"reserved tag", func(in *ecs.CreateServiceInput) { in.Tags = []types.Tag{{Key: aws.String("aws:x"), Value: aws.String("y")}} },
+		{"reserved tag", func(in *ecs.CreateServiceInput) {
+			in.Tags = []types.Tag{{Key: aws.String("aws:x"), Value: aws.String("y")}}
+		},
 			"InvalidParameterException: Tag keys starting with 'aws:' are reserved"},
 	}
 	for _, tt := range tests {

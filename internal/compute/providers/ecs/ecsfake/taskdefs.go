@@ -71,7 +71,6 @@ func (s *Server) registerTaskDefinition(now time.Time, in *ecs.RegisterTaskDefin
 			PidMode:                 in.PidMode,
 			IpcMode:                 in.IpcMode,
 			ProxyConfiguration:      in.ProxyConfiguration,
-			InferenceAccelerators:   in.InferenceAccelerators,
 			EphemeralStorage:        in.EphemeralStorage,
 			RuntimePlatform:         in.RuntimePlatform,
 			EnableFaultInjection:    in.EnableFaultInjection,
