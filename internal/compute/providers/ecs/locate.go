@@ -102,6 +102,9 @@ type found struct {
 	inactive string
 	// foreign is set when a live service of the name belongs to someone else.
 	foreign string
+	// draining is set when a service of the name is being deleted: whoever
+	// it belonged to, the name is free once it is INACTIVE.
+	draining bool
 }
 
 // live reports whether the tenant has a service that is not being deleted.
@@ -126,6 +129,11 @@ func (p *Provider) describe(ctx context.Context, pl placement, tenantID string) 
 		case aws.ToString(s.Status) == "INACTIVE":
 			if s.CreatedAt != nil {
 				f.inactive = s.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000Z")
+			}
+		case aws.ToString(s.Status) == "DRAINING":
+			f.draining = true
+			if tagMap(s.Tags)[tagTenantID] == tenantID {
+				f.service = s
 			}
 		case tagMap(s.Tags)[tagTenantID] != tenantID:
 			f.foreign = tagMap(s.Tags)[tagTenantID]

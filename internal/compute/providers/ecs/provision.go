@@ -30,7 +30,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	if err != nil {
 		return fail(err)
 	}
-	if f.service != nil && aws.ToString(f.service.Status) == "DRAINING" {
+	if f.draining {
 		if f, err = p.waitDrained(ctx, f, spec.TenantID); err != nil {
 			return fail(err)
 		}
@@ -129,7 +129,7 @@ func (p *Provider) waitDrained(ctx context.Context, f *found, tenantID string) (
 		if err != nil {
 			return nil, err
 		}
-		if next.service == nil || aws.ToString(next.service.Status) != "DRAINING" {
+		if !next.draining {
 			return next, nil
 		}
 	}
