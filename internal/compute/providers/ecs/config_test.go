@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,5 +111,20 @@ func TestBlockRefusesUnknownKeys(t *testing.T) {
 	_, err := ecs.New(context.Background(), ecs.Options{Block: json.RawMessage(`{"cluster": "x"}`), HashKey: hashKey})
 	if err == nil || !strings.Contains(err.Error(), "/cluster") {
 		t.Errorf("ecs.New with an unknown key = %v, want an error naming /cluster", err)
+	}
+}
+
+func TestPublicNetworking(t *testing.T) {
+	m := resolver(t, `{"cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/landlord", "subnets": ["subnet-0a1b2c3d"]}`)
+	res, err := resolve(m, `{"image": "app:1", "networking": {"public": true}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fmt.Sprintf("%+v", res.Spec.Options), "AssignPublicIP:true") {
+		t.Errorf("networking.public did not ask for a public IP: %+v", res.Spec.Options)
+	}
+	m = resolver(t, `{"cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/landlord"}`)
+	if _, err := resolve(m, `{"image": "app:1", "networking": {"public": true}}`); err == nil || !strings.Contains(err.Error(), "/subnets") {
+		t.Errorf("networking.public without subnets = %v, want a violation at /subnets", err)
 	}
 }

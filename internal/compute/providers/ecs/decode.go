@@ -40,6 +40,10 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 	if o.fargate() && len(o.Subnets) == 0 {
 		errs.Add("/subnets", "are required on Fargate, whose tasks use the awsvpc network mode")
 	}
+	if spec.Networking.Public {
+		// The portable way to ask for what assign_public_ip does.
+		o.AssignPublicIP = true
+	}
 	if !o.awsvpc() && (len(o.SecurityGroups) > 0 || o.AssignPublicIP) {
 		errs.Add("/subnets", "are required with security_groups or assign_public_ip, which apply to awsvpc network interfaces")
 	}
