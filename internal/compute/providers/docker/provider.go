@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/tenantlock"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -50,13 +50,7 @@ type Provider struct {
 	client   *client.Client
 	hashKey  []byte
 
-	mu    sync.Mutex
-	locks map[string]*tenantLock
-}
-
-type tenantLock struct {
-	mu   sync.Mutex
-	refs int
+	locks tenantlock.Locks
 }
 
 // New returns a provider configured by opts. It does not contact the Engine;
@@ -69,7 +63,7 @@ func New(_ context.Context, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey), locks: map[string]*tenantLock{}}
+	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey)}
 	if p.defaults, err = workload.SplitBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
 	}
@@ -166,25 +160,7 @@ func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) 
 
 // lock serializes operations on one tenant within this process; the
 // returned function unlocks.
-func (p *Provider) lock(tenantID string) func() {
-	p.mu.Lock()
-	l := p.locks[tenantID]
-	if l == nil {
-		l = &tenantLock{}
-		p.locks[tenantID] = l
-	}
-	l.refs++
-	p.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		p.mu.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(p.locks, tenantID)
-		}
-		p.mu.Unlock()
-	}
-}
+func (p *Provider) lock(tenantID string) func() { return p.locks.Lock(tenantID) }
 
 // log returns the logger for one tenant.
 func (p *Provider) log(tenantID string) *slog.Logger {

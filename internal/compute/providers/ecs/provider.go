@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/tenantlock"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -60,8 +61,7 @@ type Provider struct {
 	hashKey []byte
 	aws     *clients
 
-	mu    sync.Mutex
-	locks map[string]*tenantLock
+	locks tenantlock.Locks
 	// hints remember where tenants were last seen, so that GetStatus and
 	// Destroy by id need no scan; a hint is checked against the service's
 	// tags before it is trusted, and losing them costs only a scan.
@@ -71,11 +71,6 @@ type Provider struct {
 	taskPorts sync.Map // task definition ARN → []portMapping
 	// bases caches base task definitions (task_definition_arn) by ARN.
 	bases sync.Map // task definition ARN → *types.TaskDefinition
-}
-
-type tenantLock struct {
-	mu   sync.Mutex
-	refs int
 }
 
 // New returns a provider configured by opts. It does not contact AWS;
@@ -88,7 +83,7 @@ func New(_ context.Context, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey), locks: map[string]*tenantLock{}}
+	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey)}
 	if p.defaults, err = workload.SplitBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
 	}
@@ -177,25 +172,7 @@ func optionsOf(spec *compute.TenantComputeSpec) tenantOptions {
 
 // lock serializes operations on one tenant within this process; the
 // returned function unlocks.
-func (p *Provider) lock(tenantID string) func() {
-	p.mu.Lock()
-	l := p.locks[tenantID]
-	if l == nil {
-		l = &tenantLock{}
-		p.locks[tenantID] = l
-	}
-	l.refs++
-	p.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		p.mu.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(p.locks, tenantID)
-		}
-		p.mu.Unlock()
-	}
-}
+func (p *Provider) lock(tenantID string) func() { return p.locks.Lock(tenantID) }
 
 // log returns the logger for one tenant.
 func (p *Provider) log(tenantID string) *slog.Logger {
