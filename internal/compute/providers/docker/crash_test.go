@@ -19,7 +19,7 @@ import (
 func TestCrashWhileProvisioning(t *testing.T) {
 	const n = 20
 	cli, images, l, ctx := startServe(t)
-	tenants := l.client.Tenants()
+	tenants := l.Client().Tenants()
 
 	ids := make([]string, n)
 	errs := make([]error, n)
@@ -67,14 +67,14 @@ func TestCrashWhileProvisioning(t *testing.T) {
 	if busy < 0 {
 		t.Fatalf("no tenant started provisioning: %v", ctx.Err())
 	}
-	l.kill()
+	l.Kill()
 	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: managed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("killed landlord serve with %d of %d tenants provisioning; %d containers existed", busy, n, len(list.Items))
 
-	l.start()
+	l.Start()
 	// Without the crash all 20 are ready in about 5 s; a tenant whose
 	// container the killed process created but never started is left
 	// pending by the controller, so do not wait for the progress deadline.

@@ -15,7 +15,7 @@ import (
 // through the public client: create, replace, drift repair and delete.
 func TestEndToEndThroughServe(t *testing.T) {
 	cli, images, l, ctx := startServe(t)
-	tenants := l.client.Tenants()
+	tenants := l.Client().Tenants()
 
 	// Create and wait for ready; the published endpoint echoes the env.
 	created, err := tenants.Create(ctx, llclient.CreateTenantRequest{Name: "e2e-echo", ComputeConfig: echoConfig(images[0], "first")}, llclient.CreateOptions{})

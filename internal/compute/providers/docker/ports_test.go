@@ -14,6 +14,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
 // portSpec is a one-container echo tenant whose server listens on
@@ -46,7 +47,7 @@ func takePort(t *testing.T) int {
 // freePort is a loopback port nobody listens on now.
 func freePort(t *testing.T) int {
 	t.Helper()
-	_, port, _ := net.SplitHostPort(freeAddr(t))
+	_, port, _ := net.SplitHostPort(servetest.FreeAddr(t))
 	n, _ := strconv.Atoi(port)
 	return n
 }

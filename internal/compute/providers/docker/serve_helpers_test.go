@@ -5,19 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/moby/moby/client"
 
 	llclient "github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
 // serveConfig is the configuration of `landlord serve` in these tests: the
@@ -36,123 +31,16 @@ controller:
 // startServe starts `landlord serve` with the docker provider for a test:
 // the Engine, the echo images, the running server and a context bounding
 // the test.
-func startServe(t *testing.T) (*client.Client, [2]string, *landlord, context.Context) {
+func startServe(t *testing.T) (*client.Client, [2]string, *servetest.Process, context.Context) {
 	t.Helper()
 	cli := engine(t)
 	images := echoImage(t)
 	cleanupByLabel(t, cli)
-	l := newLandlord(t)
-	l.start()
+	l := servetest.New(t, servetest.Options{Config: serveConfig})
+	l.Start()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return cli, images, l, ctx
-}
-
-// landlord is a `landlord serve` process run by a test.
-type landlord struct {
-	t      *testing.T
-	bin    string
-	dir    string
-	addr   string
-	log    *providertest.LogBuffer
-	cmd    *exec.Cmd
-	client *llclient.Client
-}
-
-// buildLandlord builds the landlord binary into dir.
-func buildLandlord(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "landlord")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/jaxxstorm/landlord/cmd/landlord")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build landlord: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// newLandlord builds the binary and prepares a config, a database path and a
-// free address; start runs it.
-func newLandlord(t *testing.T) *landlord {
-	t.Helper()
-	dir := t.TempDir()
-	l := &landlord{t: t, bin: buildLandlord(t, dir), dir: dir, addr: freeAddr(t), log: &providertest.LogBuffer{}}
-	if err := os.WriteFile(filepath.Join(dir, "landlord.yaml"), []byte(serveConfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c, err := llclient.New(llclient.Config{Address: "http://" + l.addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.client = c
-	t.Cleanup(func() {
-		l.stop()
-		if t.Failed() {
-			t.Logf("landlord serve log:\n%s", l.log.String())
-		}
-	})
-	return l
-}
-
-// start runs `landlord serve` and waits until it answers /healthz.
-func (l *landlord) start() {
-	l.t.Helper()
-	cmd := exec.Command(l.bin, "serve", "--config", filepath.Join(l.dir, "landlord.yaml"),
-		"--listen", l.addr, "--database", filepath.Join(l.dir, "landlord.db"))
-	cmd.Dir = l.dir
-	cmd.Stdout, cmd.Stderr = l.log, l.log
-	if err := cmd.Start(); err != nil {
-		l.t.Fatalf("start landlord serve: %v", err)
-	}
-	l.cmd = cmd
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get("http://" + l.addr + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			l.t.Fatalf("landlord serve never answered: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// kill stops the process with SIGKILL.
-func (l *landlord) kill() {
-	if l.cmd == nil {
-		return
-	}
-	_ = l.cmd.Process.Signal(syscall.SIGKILL)
-	_ = l.cmd.Wait()
-	l.cmd = nil
-}
-
-// stop stops the process gracefully (SIGTERM), then kills it.
-func (l *landlord) stop() {
-	if l.cmd == nil {
-		return
-	}
-	_ = l.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = l.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = l.cmd.Process.Signal(syscall.SIGKILL)
-		<-done
-	}
-	l.cmd = nil
 }
 
 // echoConfig is a tenant's compute_config running the echo image.
