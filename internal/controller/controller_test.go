@@ -36,6 +36,9 @@ func TestTenantsReachReady(t *testing.T) {
 				if got.ObservedGeneration != got.Generation || got.Attempts != 0 || got.RetryAt != nil {
 					t.Fatalf("ready tenant %s: observed %d of %d, attempts %d, retry at %v", got.Name, got.ObservedGeneration, got.Generation, got.Attempts, got.RetryAt)
 				}
+				if got.ResourceIDs["workload"] != "mock-"+id {
+					t.Fatalf("ready tenant %s records resource ids %v; want those its Provision returned", got.Name, got.ResourceIDs)
+				}
 				if len(e.events(t, id, tenant.EventAttempt)) > 0 {
 					retried++
 				}

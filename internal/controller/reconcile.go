@@ -147,8 +147,10 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 			return r.attemptFailed(ctx, op, working, err)
 		}
 	}
-	t.ResourceIDs, t.Endpoints = ids, endpoints
-	st, err := r.c.compute.GetTenantStatus(ctx, t.ComputeRef())
+	// r.t, not t: the observe above replaced it with what the store holds,
+	// and the next observe records these.
+	r.t.ResourceIDs, r.t.Endpoints = ids, endpoints
+	st, err := r.c.compute.GetTenantStatus(ctx, r.t.ComputeRef())
 	if err != nil {
 		return r.attemptFailed(ctx, op, working, fmt.Errorf("status after %s: %w", op, err))
 	}
