@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
@@ -54,7 +55,7 @@ func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*comp
 	s := f.service
 	primary := primaryDeployment(s)
 	st := &compute.ComputeStatus{
-		TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown, LastUpdated: p.now(),
+		TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown, LastUpdated: changedAt(primary, p.now()),
 		Metadata: map[string]string{"service": aws.ToString(s.ServiceArn), "task_definition": aws.ToString(s.TaskDefinition)},
 	}
 	st.Generation, _ = strconv.ParseInt(tagMap(s.Tags)[tagGeneration], 10, 64)
@@ -106,6 +107,20 @@ func primaryDeployment(s *types.Service) types.Deployment {
 		}
 	}
 	return types.Deployment{TaskDefinition: s.TaskDefinition, DesiredCount: s.DesiredCount}
+}
+
+// changedAt is when the deployment last changed, which the controller's
+// progress deadline counts from: a rollout that stays stuck does not move
+// it. now when ECS does not say.
+func changedAt(d types.Deployment, now time.Time) time.Time {
+	switch {
+	case d.UpdatedAt != nil:
+		return *d.UpdatedAt
+	case d.CreatedAt != nil:
+		return *d.CreatedAt
+	default:
+		return now
+	}
 }
 
 // settled reports whether the primary deployment has finished rolling out
