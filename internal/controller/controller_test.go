@@ -202,11 +202,19 @@ func TestDriftIsRepaired(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	e.waitStatus(t, 30*time.Second, tenant.StatusReady, removed.ID, crashed.ID)
+	// The drift event is written before the status leaves ready, so wait
+	// for the repair itself: the workload runs and the tenant is ready.
 	for _, id := range []string{removed.ID, crashed.ID} {
-		st, err := e.mock.GetStatus(ctx, id)
-		if err != nil || st.Containers[0].State != "running" {
-			t.Errorf("%s not repaired: %+v, %v", e.get(t, id).Name, st, err)
+		for {
+			st, err := e.mock.GetStatus(ctx, id)
+			got := e.get(t, id)
+			if err == nil && st.Containers[0].State == "running" && got.Status == tenant.StatusReady {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not repaired: %+v, %v (tenant %s)", got.Name, st, err, got.Status)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	if n := e.mock.Workloads(); n != 2 {
