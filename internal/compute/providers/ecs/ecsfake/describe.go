@@ -108,11 +108,7 @@ func (s *Server) listServices(_ time.Time, in *ecs.ListServicesInput) (*ecs.List
 	if err != nil {
 		return nil, err
 	}
-	limit, err := maxResults(in.MaxResults, 10)
-	if err != nil {
-		return nil, err
-	}
-	after, err := decodeToken(in.NextToken)
+	limit, after, err := paging(in.MaxResults, 10, in.NextToken)
 	if err != nil {
 		return nil, err
 	}
@@ -134,15 +130,18 @@ func (s *Server) listServices(_ time.Time, in *ecs.ListServicesInput) (*ecs.List
 	return &ecs.ListServicesOutput{ServiceArns: nonNil(page), NextToken: next}, nil
 }
 
-// maxResults checks a maxResults parameter (1–100) and applies the default.
-func maxResults(v *int32, def int) (int, error) {
-	if v == nil {
-		return def, nil
+// paging reads a list call's paging parameters: maxResults (1–100, else
+// def) and the nextToken it resumes after.
+func paging(maxResults *int32, def int, nextToken *string) (limit int, after string, err error) {
+	limit = def
+	if v := maxResults; v != nil {
+		if *v < 1 || *v > 100 {
+			return 0, "", invalidParameter("maxResults must be between 1 and 100.")
+		}
+		limit = int(*v)
 	}
-	if *v < 1 || *v > 100 {
-		return 0, invalidParameter("maxResults must be between 1 and 100.")
-	}
-	return int(*v), nil
+	after, err = decodeToken(nextToken)
+	return limit, after, err
 }
 
 // Page tokens carry the sort key of the last item returned, so paging stays

@@ -15,11 +15,7 @@ import (
 // status (ACTIVE unless asked), by family and revision, ascending unless
 // sort is DESC, in pages of maxResults (default 100).
 func (s *Server) listTaskDefinitions(_ time.Time, in *ecs.ListTaskDefinitionsInput) (*ecs.ListTaskDefinitionsOutput, error) {
-	limit, err := maxResults(in.MaxResults, 100)
-	if err != nil {
-		return nil, err
-	}
-	after, err := decodeToken(in.NextToken)
+	limit, after, err := paging(in.MaxResults, 100, in.NextToken)
 	if err != nil {
 		return nil, err
 	}

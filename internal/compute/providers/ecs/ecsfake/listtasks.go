@@ -16,11 +16,7 @@ func (s *Server) listTasks(_ time.Time, in *ecs.ListTasksInput) (*ecs.ListTasksO
 	if err != nil {
 		return nil, err
 	}
-	limit, err := maxResults(in.MaxResults, 100)
-	if err != nil {
-		return nil, err
-	}
-	after, err := decodeToken(in.NextToken)
+	limit, after, err := paging(in.MaxResults, 100, in.NextToken)
 	if err != nil {
 		return nil, err
 	}
