@@ -14,9 +14,16 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
-// errAWS marks an error ECS answered, so that callers can tell it from a
-// broken connection.
-var errAWS = errors.New("ecs")
+// apiError is an error ECS answered, worded for a tenant's status message;
+// the SDK's error stays in the chain, so errors.As finds its typed
+// exception.
+type apiError struct {
+	msg string
+	err error
+}
+
+func (e *apiError) Error() string { return e.msg }
+func (e *apiError) Unwrap() error { return e.err }
 
 // retryableCodes are error codes that mean "later": throttling and ECS's own
 // failures. The SDK has already retried them (adaptive mode); the
@@ -52,7 +59,7 @@ func awsError(op string, err error) error {
 			detail += " (request id " + id + ")"
 		}
 	}
-	wrapped := fmt.Errorf("ecs: %s: %s: %w", op, detail, errAWS)
+	wrapped := &apiError{msg: fmt.Sprintf("ecs: %s: %s", op, detail), err: err}
 	switch code := api.ErrorCode(); {
 	case retryableCodes[code] || status >= http.StatusInternalServerError:
 		return compute.Retryable(wrapped)
@@ -85,5 +92,5 @@ func describeCluster(ctx context.Context, c *ecs.Client, cluster string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("ecs: cluster %s not found in %s: check cluster_arn and the credentials' account", cluster, "its region")
+	return fmt.Errorf("ecs: cluster %s not found: check cluster_arn, region and the account of landlord's AWS credentials", cluster)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
@@ -36,38 +37,39 @@ func (pl placement) serviceARN() string {
 
 // placementOf is where o puts the tenant called tenantName.
 func (p *Provider) placementOf(o tenantOptions, tenantName string) (placement, error) {
-	if o.ClusterARN == "" {
-		return placement{}, fmt.Errorf("ecs: no cluster_arn in the tenant's config or the ecs block: %w", compute.ErrInvalidSpec)
+	pl := placement{region: o.region(), endpoint: o.Endpoint, role: o.AssumeRole, cluster: o.ClusterARN,
+		service: serviceName(o.prefix(), tenantName)}
+	return pl, pl.check()
+}
+
+// check refuses a placement without a cluster.
+func (pl placement) check() error {
+	if pl.cluster == "" {
+		return fmt.Errorf("ecs: no cluster_arn in the tenant's config or the ecs block: %w", compute.ErrInvalidSpec)
 	}
-	return placement{region: o.region(), endpoint: o.Endpoint, role: o.AssumeRole, cluster: o.ClusterARN,
-		service: serviceName(o.prefix(), tenantName)}, nil
+	return nil
 }
 
 // placementOfRef is where the tenant's service runs: where its recorded
 // service ARN says, else where its stored config (over the block's
-// defaults) puts it.
+// defaults) puts it. A stored config always decodes; should it not, the
+// defaults stand in, rather than fail a destroy.
 func (p *Provider) placementOfRef(t compute.TenantRef) (placement, error) {
-	var o tenantOptions
-	merged, err := workload.Merge(p.defaults, t.Config)
-	if err == nil {
-		err = json.Unmarshal(merged, &o)
-	}
-	if err != nil {
-		// A stored config always decodes; fall back to the defaults rather
-		// than fail a destroy.
-		o = p.base
-	}
-	pl, err := p.placementOf(o, t.Name)
-	if svc := t.ResourceIDs[resourceService]; svc != "" {
-		if a, perr := parseARN(svc); perr == nil {
-			if cluster, name, ok := splitServiceARN(a); ok {
-				c := a
-				c.Resource = "cluster/" + cluster
-				pl.region, pl.cluster, pl.service, err = a.Region, c.String(), name, nil
-			}
+	o := p.base
+	if merged, err := workload.Merge(p.defaults, t.Config); err == nil {
+		var stored tenantOptions
+		if json.Unmarshal(merged, &stored) == nil {
+			o = stored
 		}
 	}
-	return pl, err
+	pl, _ := p.placementOf(o, t.Name)
+	if a, err := parseARN(t.ResourceIDs[resourceService]); err == nil {
+		if cluster, name, ok := splitServiceARN(a); ok {
+			a.Resource = "cluster/" + cluster
+			pl.region, pl.cluster, pl.service = a.Region, a.String(), name
+		}
+	}
+	return pl, pl.check()
 }
 
 // splitServiceARN reads cluster and service names from a service ARN in the
@@ -77,12 +79,8 @@ func splitServiceARN(a arn) (cluster, name string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
-	for i := range len(rest) {
-		if rest[i] == '/' {
-			return rest[:i], rest[i+1:], rest[i+1:] != ""
-		}
-	}
-	return "", "", false
+	cluster, name, ok = strings.Cut(rest, "/")
+	return cluster, name, ok && name != ""
 }
 
 // Resource id keys of ProvisionResult and UpdateResult.

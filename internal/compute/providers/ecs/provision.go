@@ -3,6 +3,7 @@ package ecs
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -225,9 +226,7 @@ func (p *Provider) taskDefinitionFor(ctx context.Context, f *found, spec *comput
 	}
 	in := taskDefinition(spec, o, f.pl.family(), base)
 	tags := map[string]string{tagTenantID: spec.TenantID, tagManagedBy: managedBy}
-	for k, v := range o.Tags {
-		tags[k] = v
-	}
+	maps.Copy(tags, o.Tags)
 	return p.ensureTaskDefinition(ctx, f, spec.TenantID, in, tags)
 }
 

@@ -73,9 +73,11 @@ func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*comp
 		st.Containers = containerStatuses(pick(tasks, running))
 	}
 	st.Health = health(running)
-	ports := p.ports(ctx, f, aws.ToString(primary.TaskDefinition))
-	for _, t := range running {
-		st.Endpoints = append(st.Endpoints, endpoints(t, ports)...)
+	if len(running) > 0 {
+		ports := p.ports(ctx, f, aws.ToString(primary.TaskDefinition))
+		for _, t := range running {
+			st.Endpoints = append(st.Endpoints, endpoints(t, ports)...)
+		}
 	}
 	switch {
 	case primary.RolloutState == types.DeploymentRolloutStateFailed:

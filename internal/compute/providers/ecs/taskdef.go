@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
@@ -204,10 +205,6 @@ func (p *Provider) deregister(ctx context.Context, f *found, tenantID, keep stri
 
 // familyOf is the family of "family:revision".
 func familyOf(s string) string {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ':' {
-			return s[:i]
-		}
-	}
-	return s
+	family, _, _ := strings.Cut(s, ":")
+	return family
 }
