@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,7 +28,7 @@ func TestEndToEnd(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	addr := freeAddr(t)
+	addr := servetest.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	server := exec.CommandContext(ctx, bin, "serve", "--listen", addr, "--database", filepath.Join(dir, "landlord.db"), "--provider", "mock")
 	server.Dir = dir

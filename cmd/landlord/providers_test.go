@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -69,7 +70,7 @@ func TestServeRefusesProvidersNotInThisBuild(t *testing.T) {
 				t.Skipf("%s is in this build now", tt.planned)
 			}
 			cfg := config.Defaults()
-			cfg.Listen = freeAddr(t)
+			cfg.Listen = servetest.FreeAddr(t)
 			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 			cfg.Compute = tt.compute
 			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
@@ -100,7 +101,7 @@ func TestATableLineIsAllAProviderNeeds(t *testing.T) {
 
 	t.Run("the unknown-provider error", func(t *testing.T) {
 		cfg := config.Defaults()
-		cfg.Listen = freeAddr(t)
+		cfg.Listen = servetest.FreeAddr(t)
 		cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 		cfg.Compute = map[string]any{"nosuch": map[string]any{}}
 		err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
@@ -144,7 +145,7 @@ func TestATableLineIsAllAProviderNeeds(t *testing.T) {
 // once serve has started.
 func startServe(t *testing.T, cfg config.Config) (string, *providertest.LogBuffer) {
 	t.Helper()
-	cfg.Listen = freeAddr(t)
+	cfg.Listen = servetest.FreeAddr(t)
 	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 	logs := &providertest.LogBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
 // seedConfig is the configuration example of the seed document of
@@ -38,7 +39,7 @@ func TestSeedComputeBlocks(t *testing.T) {
 			cfg := config.Defaults()
 			cfg.Compute = map[string]any{name: seed.Compute[name]}
 			if _, err := lookupProvider(name); err != nil {
-				cfg.Listen = freeAddr(t)
+				cfg.Listen = servetest.FreeAddr(t)
 				cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 				err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
 				want := "provider " + name + " is not available in this build (available: " + strings.Join(providerNames(), ", ") + ")"

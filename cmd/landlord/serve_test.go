@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,23 +15,14 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 )
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
 
 func TestServeRunsTheProduct(t *testing.T) {
 	// No Docker Engine answers here, so serve falls back to the mock.
 	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
 	cfg := config.Defaults()
-	cfg.Listen = freeAddr(t)
+	cfg.Listen = servetest.FreeAddr(t)
 	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 	logs := &providertest.LogBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -103,7 +93,7 @@ func TestServeChoosesTheProvider(t *testing.T) {
 				t.Setenv("DOCKER_HOST", tt.dockerHost)
 			}
 			cfg := config.Defaults()
-			cfg.Listen = freeAddr(t)
+			cfg.Listen = servetest.FreeAddr(t)
 			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 			if tt.provider != "" {
 				cfg.SetComputeDefault(tt.provider)
@@ -159,7 +149,7 @@ func TestServeRefusesBadSettings(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := config.Defaults()
-			cfg.Listen = freeAddr(t)
+			cfg.Listen = servetest.FreeAddr(t)
 			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 			mutate(&cfg)
 			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
