@@ -18,9 +18,11 @@ var (
 	ErrProvisionFailed = errors.New("provisioning failed")
 	// ErrTenantNotFound means the provider holds no resources for the tenant.
 	ErrTenantNotFound = errors.New("tenant compute resources not found")
-	// ErrProviderConflict means a provider with the same name is already
-	// registered.
-	ErrProviderConflict = errors.New("provider already registered")
+	// ErrProviderConflict means a name is already taken: a provider with the
+	// same name is already registered, or a platform resource of the name a
+	// tenant's workload needs belongs to someone else (another tenant, or no
+	// tenant), which a provider never takes over.
+	ErrProviderConflict = errors.New("name already taken")
 	// ErrUpdateFailed means a provider could not update a tenant's workload.
 	ErrUpdateFailed = errors.New("update failed")
 )

@@ -95,3 +95,19 @@ type ConfigDecoder interface {
 type CapabilityReporter interface {
 	Capabilities() Capabilities
 }
+
+// ChangeNotifier is implemented by providers that hear about changes to
+// tenants' workloads on their platform as they happen (a rollout
+// finishing, a container failing, a resource deleted behind landlord's
+// back), so that the controller looks at a tenant at once instead of at its
+// next poll or resync.
+type ChangeNotifier interface {
+	// WatchChanges calls changed with the id of a tenant whose workload
+	// changed, until ctx ends, and then returns nil; it returns an error
+	// only when it cannot watch at all. changed may be called from any
+	// goroutine and does not block. Notifications are hints that carry no
+	// state: they may come late, twice or not at all (the controller's
+	// resync stays the safety net), and whoever hears one reads the
+	// tenant's status again.
+	WatchChanges(ctx context.Context, changed func(tenantID string)) error
+}

@@ -320,6 +320,32 @@ func (s *suite) testRestart(t *testing.T) {
 	restarted.expectNotFound(t, tn.id, "after a restart and Destroy")
 }
 
+// testConflict: a resource of the tenant's name that is not the tenant's
+// is refused, terminally, with ErrProviderConflict, and survives the
+// tenant's Destroy.
+func (s *suite) testConflict(t *testing.T) {
+	if s.h.Squat == nil {
+		t.Skip("the harness cannot create a resource behind the provider's back (Harness.Squat)")
+	}
+	tn := s.newTenant(t)
+	checkAndRemove := s.h.Squat(t, tn.name)
+	spec := s.spec(t, tn, 0)
+	for i := range 2 {
+		_, err := s.p.Provision(context.Background(), spec)
+		if !errors.Is(err, compute.ErrProviderConflict) {
+			t.Fatalf("Provision (call %d) over a resource that is not the tenant's = %v; want an error wrapping ErrProviderConflict", i+1, err)
+		}
+		if compute.IsRetryable(err) {
+			t.Errorf("a conflict must be terminal: %v", err)
+		}
+	}
+	if err := s.p.Destroy(context.Background(), tn.id); err != nil {
+		t.Fatalf("Destroy of a tenant whose name is taken: %v", err)
+	}
+	checkAndRemove(t)
+	s.expectNotFound(t, tn.id, "after a conflict")
+}
+
 // testSameTenantConcurrently: racing Provisions of one tenant end with one
 // workload.
 func (s *suite) testSameTenantConcurrently(t *testing.T) {

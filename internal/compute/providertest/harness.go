@@ -37,6 +37,14 @@ type Harness struct {
 	// check that GetStatus is live and that Provision repairs the workload.
 	Disrupt func(t *testing.T, tenantID string)
 
+	// Squat, if set, creates on the platform, behind landlord's back, a
+	// resource of the name that a tenant called tenantName would take, which
+	// belongs to no tenant, so that the suite can check that Provision
+	// refuses it as a conflict and that neither it nor Destroy takes it over.
+	// The returned function fails t when the squatter is not as Squat left
+	// it, and removes it.
+	Squat func(t *testing.T, tenantName string) (checkAndRemove func(t *testing.T))
+
 	// CountResources, if set, counts what exists on the platform for the
 	// tenant (containers, networks, services), read from the platform
 	// directly, so that the suite can check that nothing is duplicated or

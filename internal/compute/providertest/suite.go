@@ -38,6 +38,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("DestroyCancelled", s.testDestroyCancelled)
 	t.Run("OutOfBand", s.testOutOfBand)
 	t.Run("Restart", s.testRestart)
+	t.Run("Conflict", s.testConflict)
 	t.Run("SameTenantConcurrently", s.testSameTenantConcurrently)
 	t.Run("ParallelTenants", s.testParallelTenants)
 	t.Run("Locate", s.testLocate)

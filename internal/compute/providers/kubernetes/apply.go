@@ -1,0 +1,170 @@
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// object is one of a tenant's objects, of any kind: what it should be
+// (nil: it should not exist), and how to read, apply and delete it.
+type object struct {
+	kind, namespace, name string
+	// want is the apply configuration; nil when the object should not exist.
+	want any
+	// get reads the live object; extract is what landlord's field manager
+	// set of it, as an apply configuration.
+	get     func(ctx context.Context) (metav1.Object, error)
+	extract func(live metav1.Object) (any, error)
+	apply   func(ctx context.Context) error
+	delete  func(ctx context.Context, opts metav1.DeleteOptions) error
+}
+
+func (o *object) String() string {
+	if o.namespace == "" {
+		return o.kind + " " + o.name
+	}
+	return o.kind + " " + o.namespace + "/" + o.name
+}
+
+// typedObject builds an object from a kind's typed client functions.
+func typedObject[L metav1.Object, A any](kind, namespace, name string, want A, present bool,
+	get func(context.Context, string, metav1.GetOptions) (L, error),
+	extract func(L, string) (A, error),
+	apply func(context.Context, A, metav1.ApplyOptions) (L, error),
+	del func(context.Context, string, metav1.DeleteOptions) error,
+) *object {
+	o := &object{kind: kind, namespace: namespace, name: name,
+		get: func(ctx context.Context) (metav1.Object, error) { return get(ctx, name, metav1.GetOptions{}) },
+		extract: func(live metav1.Object) (any, error) {
+			return extract(live.(L), fieldManager)
+		},
+		apply: func(ctx context.Context) error {
+			_, err := apply(ctx, want, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+			return err
+		},
+		delete: func(ctx context.Context, opts metav1.DeleteOptions) error { return del(ctx, name, opts) },
+	}
+	if present {
+		o.want = want
+	}
+	return o
+}
+
+// objectsOf lists the tenant's objects in the order they are applied:
+// the namespace first, the Deployment after what its Pods use, and what
+// routes to the Pods last.
+func (cl *cluster) objectsOf(d *desired) []*object {
+	ns, name := d.names.namespace, d.names.object
+	core, apps, net := cl.kube.CoreV1(), cl.kube.AppsV1(), cl.kube.NetworkingV1()
+	var out []*object
+	if d.namespace != nil {
+		out = append(out, typedObject("Namespace", "", ns, d.namespace, true,
+			core.Namespaces().Get, corev1ac.ExtractNamespace, core.Namespaces().Apply, core.Namespaces().Delete))
+	}
+	out = append(out,
+		typedObject("ResourceQuota", ns, name, d.quota, d.quota != nil,
+			core.ResourceQuotas(ns).Get, corev1ac.ExtractResourceQuota, core.ResourceQuotas(ns).Apply, core.ResourceQuotas(ns).Delete),
+		typedObject("NetworkPolicy", ns, name, d.policy, d.policy != nil,
+			net.NetworkPolicies(ns).Get, networkingv1ac.ExtractNetworkPolicy, net.NetworkPolicies(ns).Apply, net.NetworkPolicies(ns).Delete),
+		typedObject("Secret", ns, d.names.secret, d.secret, d.secret != nil,
+			core.Secrets(ns).Get, corev1ac.ExtractSecret, core.Secrets(ns).Apply, core.Secrets(ns).Delete),
+		typedObject("Deployment", ns, name, d.deployment, true,
+			apps.Deployments(ns).Get, appsv1ac.ExtractDeployment, apps.Deployments(ns).Apply, apps.Deployments(ns).Delete),
+		typedObject("Service", ns, name, d.service, d.service != nil,
+			core.Services(ns).Get, corev1ac.ExtractService, core.Services(ns).Apply, core.Services(ns).Delete),
+		typedObject("Ingress", ns, name, d.ingress, d.ingress != nil,
+			net.Ingresses(ns).Get, networkingv1ac.ExtractIngress, net.Ingresses(ns).Apply, net.Ingresses(ns).Delete),
+	)
+	return out
+}
+
+// read gets the live object; nil when there is none. An object of the
+// name that is not the tenant's is a conflict, and one being deleted is
+// waited out (a retryable error).
+func (o *object) read(ctx context.Context, tenantID string) (metav1.Object, error) {
+	live, err := o.get(ctx)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, apiError("read "+o.String(), err)
+	}
+	if mine, whose := ownedBy(live.GetLabels(), tenantID); !mine {
+		return nil, compute.Terminal(fmt.Errorf("%s already exists and is not this tenant's (it belongs to %s); landlord never takes over an object: remove or rename it, or choose another namespace or namespace_prefix: %w",
+			o, whose, compute.ErrProviderConflict))
+	}
+	if live.GetDeletionTimestamp() != nil {
+		return nil, compute.Retryable(fmt.Errorf("%s is being deleted; it is applied again once it is gone", o))
+	}
+	return live, nil
+}
+
+// sync makes the object what it should be: applied when it differs from
+// what landlord last set (or is missing), deleted when it should not
+// exist. It reports whether it wrote, and whether it created the object.
+func (o *object) sync(ctx context.Context, tenantID string) (wrote, created bool, err error) {
+	live, err := o.read(ctx, tenantID)
+	if err != nil {
+		return false, false, err
+	}
+	if o.want == nil {
+		if live == nil {
+			return false, false, nil
+		}
+		if err := o.delete(ctx, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return false, false, apiError("delete "+o.String(), err)
+		}
+		return true, false, nil
+	}
+	if live != nil {
+		current, err := o.extract(live)
+		if err != nil {
+			return false, false, fmt.Errorf("kubernetes: read what landlord set of %s: %w", o, err)
+		}
+		if same(current, o.want) {
+			return false, false, nil
+		}
+	}
+	if err := o.apply(ctx); err != nil {
+		return false, false, apiError("apply "+o.String(), err)
+	}
+	return true, live == nil, nil
+}
+
+// same reports whether two apply configurations set the same fields to the
+// same values, the recorded generation aside (a new generation whose
+// objects are the same writes nothing).
+func same(a, b any) bool {
+	return reflect.DeepEqual(normal(a), normal(b))
+}
+
+func normal(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return err.Error()
+	}
+	if meta, ok := out["metadata"].(map[string]any); ok {
+		if a, ok := meta["annotations"].(map[string]any); ok {
+			delete(a, annotGeneration)
+		}
+	}
+	return out
+}
+
+// kindOf names what an object is for change lists: "deployment".
+func kindOf(o *object) string { return strings.ToLower(o.kind) }

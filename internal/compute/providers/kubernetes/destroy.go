@@ -1,0 +1,154 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Destroy removes the tenant's objects, finding them by the tenant id
+// alone: where the tenant was last seen, else by label in the current
+// context. The Manager calls DestroyOf, which knows where the tenant runs.
+func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	defer p.lock(tenantID)()
+	pl, ok, err := p.locate(ctx, tenantID)
+	if err != nil {
+		return fmt.Errorf("kubernetes: destroy tenant %s: %w", tenantID, err)
+	}
+	if !ok {
+		return nil
+	}
+	return p.destroy(ctx, pl, tenantID)
+}
+
+// DestroyOf removes the tenant's objects where they are. It finishes even
+// when ctx is cancelled, and is done when they are gone, or were never
+// there.
+func (p *Provider) DestroyOf(ctx context.Context, t compute.TenantRef) error {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	defer p.lock(t.ID)()
+	return p.destroy(ctx, p.placementOfRef(t), t.ID)
+}
+
+// destroy deletes a namespace of the tenant's own, which takes everything
+// in it along, or else each of the tenant's objects in a shared one, with
+// foreground propagation (a Deployment is gone once its Pods are), and
+// waits until they are gone.
+func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) error {
+	fail := func(err error) error { return fmt.Errorf("kubernetes: destroy tenant %s: %w", tenantID, err) }
+	cl, err := p.clients.get(pl.context)
+	if err != nil {
+		return fail(err)
+	}
+	foreground := metav1.DeletePropagationForeground
+	opts := metav1.DeleteOptions{PropagationPolicy: &foreground}
+	ns, err := cl.kube.CoreV1().Namespaces().Get(ctx, pl.namespace, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		p.hints.Delete(tenantID)
+		return nil
+	case err != nil:
+		return fail(apiError("read namespace "+pl.namespace, err))
+	}
+	if mine, _ := ownedBy(ns.Labels, tenantID); mine {
+		if ns.DeletionTimestamp == nil {
+			if err := cl.kube.CoreV1().Namespaces().Delete(ctx, pl.namespace, opts); err != nil && !apierrors.IsNotFound(err) {
+				return fail(apiError("delete namespace "+pl.namespace, err))
+			}
+			p.log(tenantID).Info("namespace deleted", "namespace", pl.namespace)
+		}
+		if err := waitGone(ctx, "namespace "+pl.namespace, func(ctx context.Context) (bool, error) {
+			_, err := cl.kube.CoreV1().Namespaces().Get(ctx, pl.namespace, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), ignoreNotFound(err)
+		}); err != nil {
+			return fail(err)
+		}
+		p.hints.Delete(tenantID)
+		return nil
+	}
+	// A shared namespace: the tenant's objects, by name, where they carry
+	// its label.
+	if pl.object == "" {
+		p.hints.Delete(tenantID)
+		return nil
+	}
+	var objects []*object
+	for _, o := range cl.objectsOf(p.removal(pl)) {
+		if o.kind == "Namespace" {
+			continue
+		}
+		live, err := o.get(ctx)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fail(apiError("read "+o.String(), err))
+		}
+		if mine, _ := ownedBy(live.GetLabels(), tenantID); !mine {
+			continue
+		}
+		if live.GetDeletionTimestamp() == nil {
+			if err := o.delete(ctx, opts); err != nil && !apierrors.IsNotFound(err) {
+				return fail(apiError("delete "+o.String(), err))
+			}
+		}
+		objects = append(objects, o)
+	}
+	for _, o := range objects {
+		if err := waitGone(ctx, o.String(), func(ctx context.Context) (bool, error) {
+			live, err := o.get(ctx)
+			if err != nil {
+				return apierrors.IsNotFound(err), ignoreNotFound(err)
+			}
+			// A new object of the name that is someone else's counts as gone.
+			mine, _ := ownedBy(live.GetLabels(), tenantID)
+			return !mine, nil
+		}); err != nil {
+			return fail(err)
+		}
+	}
+	if len(objects) > 0 {
+		p.log(tenantID).Info("objects deleted", "namespace", pl.namespace, "deployment", pl.object, "count", len(objects))
+	}
+	p.hints.Delete(tenantID)
+	return nil
+}
+
+// removal names every object the tenant may have at pl, for deletion.
+func (p *Provider) removal(pl placement) *desired {
+	n := names{namespace: pl.namespace, object: pl.object, secret: shorten(pl.object+"-secrets", maxLabel)}
+	return &desired{names: n}
+}
+
+// waitGone polls gone until it says so.
+func waitGone(ctx context.Context, what string, gone func(context.Context) (bool, error)) error {
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		done, err := gone(ctx)
+		if err != nil {
+			return apiError("read "+what, err)
+		}
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return compute.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
+		case <-time.After(wait):
+		}
+	}
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,147 @@
+package kubetest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+const (
+	// Version is the Kubernetes release the servers are built from; it
+	// matches k8s.io/client-go in go.mod and testservers/build (see
+	// TestVersionsAgree).
+	Version = "v1.37.2"
+
+	// EnvBin names the variable that points at a directory holding etcd,
+	// kube-apiserver and kube-controller-manager, in place of the cache.
+	EnvBin = "LANDLORD_KUBERNETES_BIN"
+
+	// EnvRequire names the variable that, set to 1, turns "no Kubernetes
+	// servers here" skips into failures.
+	EnvRequire = "LANDLORD_REQUIRE_KUBERNETES"
+)
+
+// binaries are what a cluster runs, all in one directory.
+var binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+
+var (
+	mainCalled atomic.Bool
+
+	clusterOnce sync.Once
+	theCluster  *Cluster
+	clusterErr  error
+)
+
+// Main runs the tests of m, then stops the cluster the tests started, if
+// any, and removes its files. It returns the exit code for os.Exit.
+func Main(m *testing.M) int {
+	mainCalled.Store(true)
+	code := m.Run()
+	clusterOnce.Do(func() { clusterErr = errors.New("kubetest: stopped") })
+	if theCluster != nil {
+		if err := theCluster.stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "kubetest: %v\n", err)
+		}
+	}
+	return code
+}
+
+// Cluster is a running control plane, shared by the tests of one binary.
+type Cluster struct {
+	// Admin is a configuration with every right (system:masters), for
+	// tests that set up or inspect what landlord did.
+	Admin *rest.Config
+	// Client is a clientset of Admin.
+	Client kubernetes.Interface
+	// Node plays the kubelet for every Pod.
+	Node *Node
+
+	dir   string
+	host  string // https://127.0.0.1:port
+	// the service account of ServiceAccount, made once
+	saOnce sync.Once
+	saPath string
+	saErr  error
+	ca    []byte // PEM of the serving certificate's CA
+	procs []*process
+}
+
+// Start returns the binary's cluster, starting it on first use. It skips
+// or fails t when the servers cannot be had (see the package doc).
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	if !mainCalled.Load() {
+		t.Fatal("kubetest: the package's TestMain must run the tests through kubetest.Main, which stops the servers afterwards:\n\tfunc TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }")
+	}
+	clusterOnce.Do(func() {
+		dir, err := binDir()
+		if err != nil {
+			clusterErr = err
+			return
+		}
+		begin := time.Now()
+		theCluster, clusterErr = start(dir)
+		if clusterErr == nil {
+			t.Logf("kubetest: Kubernetes %s control plane at %s ready in %v", Version, theCluster.host, time.Since(begin).Round(time.Millisecond))
+		}
+	})
+	if clusterErr != nil {
+		report(t, clusterErr)
+	}
+	return theCluster
+}
+
+// errAbsent marks the binaries' absence: a skip, unless EnvRequire is set.
+var errAbsent = errors.New("the Kubernetes test servers are not built")
+
+// binDir finds the directory of the binaries: EnvBin, else the cache
+// testservers/build writes.
+func binDir() (string, error) {
+	dir := os.Getenv(EnvBin)
+	if dir == "" {
+		cache := os.Getenv("LANDLORD_TESTBIN")
+		if cache == "" {
+			base, err := os.UserCacheDir()
+			if err != nil {
+				return "", fmt.Errorf("%w: no cache directory: %v", errAbsent, err)
+			}
+			cache = filepath.Join(base, "landlord", "testbin")
+		}
+		dir = filepath.Join(cache, "kubernetes-"+Version)
+	}
+	for _, b := range binaries {
+		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("%w: no %s in %s", errAbsent, b, dir)
+		}
+	}
+	return dir, nil
+}
+
+// report skips or fails t for err.
+func report(t testing.TB, err error) {
+	t.Helper()
+	if !errors.Is(err, errAbsent) {
+		t.Fatalf("kubetest: %v", err)
+	}
+	const fix = "To fix: run testservers/build kubernetes (about 5 minutes, once per machine)."
+	required, perr := strconv.ParseBool(os.Getenv(EnvRequire))
+	switch {
+	case os.Getenv(EnvRequire) == "":
+		t.Skipf("kubetest: %v.\n%s\n(%s=1 makes this a failure.)", err, fix, EnvRequire)
+	case perr != nil:
+		t.Fatalf("kubetest: %v.\n%s\n%s=%q is not a boolean.", err, fix, EnvRequire, os.Getenv(EnvRequire))
+	case required:
+		t.Fatalf("kubetest: %v.\n%s\n%s is set, which makes this a failure rather than a skip.", err, fix, EnvRequire)
+	default:
+		t.Skipf("kubetest: %v.\n%s", err, fix)
+	}
+}

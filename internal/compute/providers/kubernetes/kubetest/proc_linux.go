@@ -1,0 +1,9 @@
+package kubetest
+
+import "syscall"
+
+// procAttr puts a server in its own process group and kills it when the
+// test binary dies without stopping it.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}

@@ -1,0 +1,10 @@
+//go:build unix && !linux
+
+package kubetest
+
+import "syscall"
+
+// procAttr puts a server in its own process group.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}

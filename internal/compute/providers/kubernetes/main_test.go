@@ -1,0 +1,86 @@
+package kubernetes_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+)
+
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
+
+var hashKey = []byte("landlord-kubernetes-test-hash-key")
+
+// rbacManifest is the ClusterRole the repository ships.
+func rbacManifest(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "deploy", "kubernetes", "rbac.yaml")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// start returns the cluster and a kubeconfig of landlord's service
+// account, bound to the shipped ClusterRole and nothing else.
+func start(t testing.TB) (*kubetest.Cluster, string) {
+	t.Helper()
+	c := kubetest.Start(t)
+	return c, c.ServiceAccount(t, rbacManifest(t))
+}
+
+func newProvider(t testing.TB, block string, logs *providertest.LogBuffer) *kubernetes.Provider {
+	t.Helper()
+	opts := kubernetes.Options{Block: json.RawMessage(block), HashKey: hashKey}
+	if logs != nil {
+		opts.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	}
+	p, err := kubernetes.New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("kubernetes.New: %v", err)
+	}
+	return p
+}
+
+// tenantSelector selects what landlord labelled as the tenant's.
+func tenantSelector(tenantID string) metav1.ListOptions {
+	return metav1.ListOptions{LabelSelector: "landlord.dev/tenant-id=" + tenantID}
+}
+
+// countObjects counts, as the admin, every object of the kinds landlord
+// creates that carries the tenant's label, in any namespace.
+func countObjects(t testing.TB, c *kubetest.Cluster, tenantID string) int {
+	t.Helper()
+	ctx, sel := context.Background(), tenantSelector(tenantID)
+	n := 0
+	count := func(what string, items int, err error) {
+		if err != nil {
+			t.Fatalf("list %s: %v", what, err)
+		}
+		n += items
+	}
+	nss, err := c.Client.CoreV1().Namespaces().List(ctx, sel)
+	count("namespaces", len(nss.Items), err)
+	deps, err := c.Client.AppsV1().Deployments("").List(ctx, sel)
+	count("deployments", len(deps.Items), err)
+	svcs, err := c.Client.CoreV1().Services("").List(ctx, sel)
+	count("services", len(svcs.Items), err)
+	secrets, err := c.Client.CoreV1().Secrets("").List(ctx, sel)
+	count("secrets", len(secrets.Items), err)
+	pols, err := c.Client.NetworkingV1().NetworkPolicies("").List(ctx, sel)
+	count("network policies", len(pols.Items), err)
+	ings, err := c.Client.NetworkingV1().Ingresses("").List(ctx, sel)
+	count("ingresses", len(ings.Items), err)
+	quotas, err := c.Client.CoreV1().ResourceQuotas("").List(ctx, sel)
+	count("resource quotas", len(quotas.Items), err)
+	return n
+}

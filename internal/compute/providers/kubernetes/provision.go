@@ -1,0 +1,202 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// Provision applies the tenant's objects (server-side apply, field manager
+// landlord), creating what is missing and converging what differs; after a
+// crash it finds them again by name and label. It returns as soon as the
+// API server has them; GetStatus follows the rollout. On failure it
+// deletes what this call created.
+func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*compute.ProvisionResult, error) {
+		return nil, fmt.Errorf("kubernetes: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(compute.Retryable(err))
+	}
+	defer p.lock(spec.TenantID)()
+	cl, d, err := p.prepare(spec)
+	if err != nil {
+		return fail(err)
+	}
+	changes, created, err := p.apply(ctx, cl, d, spec.TenantID)
+	if err != nil {
+		p.undo(ctx, created, spec.TenantID)
+		return fail(err)
+	}
+	if len(created) > 0 || len(changes) > 0 {
+		p.log(spec.TenantID).Info("objects applied", "namespace", d.names.namespace, "deployment", d.names.object, "changed", changeList(changes), "generation", spec.Generation)
+	}
+	p.hints.Store(spec.TenantID, placementOf(cl, d.names))
+	return &compute.ProvisionResult{
+		TenantID: spec.TenantID, ProviderType: Name, Status: compute.ProvisionStatusInProgress,
+		ResourceIDs: resourceIDs(cl, d.names), Endpoints: p.serviceEndpoints(d.names, d.ports),
+		Message: "Deployment " + d.names.namespace + "/" + d.names.object + " is rolling out", ProvisionedAt: p.now(),
+	}, nil
+}
+
+// Update applies the tenant's objects, as Provision does, to an existing
+// workload: one whose Deployment exists. A spec the objects already match
+// writes nothing.
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+	if err := p.Validate(ctx, spec); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*compute.UpdateResult, error) {
+		return nil, fmt.Errorf("kubernetes: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err)
+	}
+	if spec.TenantID != tenantID {
+		return nil, compute.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(compute.Retryable(err))
+	}
+	defer p.lock(tenantID)()
+	cl, d, err := p.prepare(spec)
+	if err != nil {
+		return fail(err)
+	}
+	_, err = cl.kube.AppsV1().Deployments(d.names.namespace).Get(ctx, d.names.object, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("kubernetes: update tenant %s: no Deployment %s/%s: %w", tenantID, d.names.namespace, d.names.object, compute.ErrTenantNotFound)
+	}
+	if err != nil {
+		return fail(apiError("read Deployment "+d.names.namespace+"/"+d.names.object, err))
+	}
+	changes, _, err := p.apply(ctx, cl, d, tenantID)
+	if err != nil {
+		return fail(err)
+	}
+	p.hints.Store(tenantID, placementOf(cl, d.names))
+	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess, Changes: changes,
+		ResourceIDs: resourceIDs(cl, d.names), Endpoints: p.serviceEndpoints(d.names, d.ports), UpdatedAt: p.now()}
+	if len(changes) > 0 {
+		p.log(tenantID).Info("objects applied", "namespace", d.names.namespace, "deployment", d.names.object, "changed", changeList(changes), "generation", spec.Generation)
+		res.Status, res.Message = compute.ProvisionStatusInProgress, "Deployment "+d.names.namespace+"/"+d.names.object+" is rolling out"
+	}
+	return res, nil
+}
+
+// prepare finds the tenant's cluster and builds its objects, refusing a
+// placement that is not where the tenant's recorded objects are.
+func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired, error) {
+	o := optionsOf(spec)
+	cl, err := p.clients.get(o.Context)
+	if err != nil {
+		return nil, nil, compute.Terminal(fmt.Errorf("%w: %w", err, compute.ErrInvalidSpec))
+	}
+	d := p.desiredOf(spec, o)
+	was, now := placementOfIDs(spec.ResourceIDs), placementOf(cl, d.names)
+	if was.namespace != "" && (was.namespace != now.namespace || was.object != now.object || was.context != now.context) {
+		return nil, nil, compute.Terminal(fmt.Errorf("the tenant's objects are %s, and its config now places them at %s: objects cannot move between clusters, namespaces or names; "+
+			"put context, namespace_mode, namespace and namespace_prefix back, or delete the tenant and create it again: %w", was, now, compute.ErrInvalidSpec))
+	}
+	return cl, d, nil
+}
+
+// apply syncs the tenant's objects in order. It returns what changed, and
+// the objects this call created, for undo.
+func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string) ([]compute.Change, []*object, error) {
+	var changes []compute.Change
+	var created []*object
+	objects := cl.objectsOf(d)
+	for i := 0; i < len(objects); i++ {
+		o := objects[i]
+		wrote, made, err := o.sync(ctx, tenantID)
+		if err != nil {
+			return changes, created, err
+		}
+		if made {
+			created = append(created, o)
+		}
+		if wrote {
+			changes = append(changes, compute.Change{Field: kindOf(o) + "/" + o.name})
+		}
+		if o.kind == "Namespace" && len(d.pullSecrets) > 0 {
+			copies, err := p.pullSecrets(ctx, cl, d, tenantID)
+			if err != nil {
+				return changes, created, err
+			}
+			objects = slices.Insert(objects, i+1, copies...)
+		}
+	}
+	return changes, created, nil
+}
+
+// pullSecrets are copies, in a namespace of the tenant's own, of the
+// Secrets image_pull_secrets names, read from the block's
+// pull_secrets_namespace.
+func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired, tenantID string) ([]*object, error) {
+	from := p.settings.PullSecretsNamespace
+	var out []*object
+	for _, name := range d.pullSecrets {
+		src, err := cl.kube.CoreV1().Secrets(from).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, compute.Terminal(fmt.Errorf("image pull secret %s/%s does not exist: create it in %s (the kubernetes block's pull_secrets_namespace), or drop it from image_pull_secrets: %w",
+				from, name, from, compute.ErrInvalidSpec))
+		}
+		if err != nil {
+			return nil, apiError("read image pull secret "+from+"/"+name, err)
+		}
+		if src.Type != corev1.SecretTypeDockerConfigJson && src.Type != corev1.SecretTypeDockercfg {
+			return nil, compute.Terminal(fmt.Errorf("secret %s/%s is of type %s, not an image pull secret (%s): %w", from, name, src.Type, corev1.SecretTypeDockerConfigJson, compute.ErrInvalidSpec))
+		}
+		ns := d.names.namespace
+		want := corev1ac.Secret(name, ns).WithLabels(d.namespace.Labels).WithType(src.Type).WithData(src.Data)
+		core := cl.kube.CoreV1()
+		out = append(out, typedObject("Secret", ns, name, want, true,
+			core.Secrets(ns).Get, corev1ac.ExtractSecret, core.Secrets(ns).Apply, core.Secrets(ns).Delete))
+	}
+	return out, nil
+}
+
+// undo deletes what a failed Provision created, even when ctx is
+// cancelled: the namespace, when it did, takes the rest with it.
+func (p *Provider) undo(ctx context.Context, created []*object, tenantID string) {
+	if len(created) == 0 {
+		return
+	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	if created[0].kind == "Namespace" {
+		created = created[:1]
+	}
+	for _, o := range slices.Backward(created) {
+		if err := o.delete(ctx, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			p.log(tenantID).Warn("cannot delete an object a failed provision created; Destroy removes it", "object", o.String(), "error", err)
+		}
+	}
+}
+
+// changeList words changes for a log line.
+func changeList(changes []compute.Change) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.Field
+	}
+	return out
+}
+
+// serviceEndpoints are the cluster DNS addresses of the Service's ports.
+func (p *Provider) serviceEndpoints(n names, ports []servicePort) []compute.Endpoint {
+	var out []compute.Endpoint
+	for _, sp := range ports {
+		out = append(out, compute.Endpoint{Container: sp.container, Name: sp.name, ContainerPort: sp.containerPort, Protocol: sp.protocol,
+			Address: fmt.Sprintf("%s.%s.svc.%s:%d", n.object, n.namespace, p.settings.ClusterDomain, sp.port)})
+	}
+	return out
+}

@@ -1,0 +1,315 @@
+package kubernetes
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+)
+
+// GetStatus reads the tenant's workload live, finding it by the tenant id
+// alone (see locate). The Manager calls GetStatusOf.
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+	pl, ok, err := p.locate(ctx, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, err)
+	}
+	if !ok || pl.object == "" {
+		return nil, errNoWorkload(tenantID, pl)
+	}
+	return p.status(ctx, pl, tenantID)
+}
+
+// GetStatusOf reads the tenant's workload live, where it runs: the
+// Deployment's rollout, its Pods' containers, the Service's addresses.
+func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error) {
+	return p.status(ctx, p.placementOfRef(t), t.ID)
+}
+
+// failingReasons are the reasons a kubelet gives a waiting container that
+// will not start without a change: they reach the tenant's message.
+var failingReasons = []string{"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull",
+	"CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"}
+
+func (p *Provider) status(ctx context.Context, pl placement, tenantID string) (*compute.ComputeStatus, error) {
+	cl, err := p.clients.get(pl.context)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, err)
+	}
+	dep, err := cl.kube.AppsV1().Deployments(pl.namespace).Get(ctx, pl.object, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, errNoWorkload(tenantID, pl)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, apiError("read Deployment "+pl.namespace+"/"+pl.object, err))
+	}
+	if mine, _ := ownedBy(dep.Labels, tenantID); !mine {
+		return nil, errNoWorkload(tenantID, pl)
+	}
+	pods, err := cl.kube.CoreV1().Pods(pl.namespace).List(ctx, metav1.ListOptions{LabelSelector: labelTenantID + "=" + tenantID})
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, apiError("list Pods in "+pl.namespace, err))
+	}
+	st := &compute.ComputeStatus{
+		TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown, LastUpdated: progressedAt(dep),
+		Metadata: map[string]string{"namespace": dep.Namespace, "deployment": dep.Name},
+	}
+	if pl.context != "" {
+		st.Metadata["context"] = pl.context
+	}
+	if rev := dep.Annotations["deployment.kubernetes.io/revision"]; rev != "" {
+		st.Metadata["revision"] = rev
+	}
+	st.Generation, _ = strconv.ParseInt(dep.Annotations[annotGeneration], 10, 64)
+	current := currentPods(dep, pods.Items)
+	st.Containers = containerStatuses(dep, current)
+	st.State, st.Message = rollout(dep, current)
+	if probed(dep) {
+		st.Health = compute.HealthStarting
+		if st.State == compute.StateRunning {
+			st.Health = compute.HealthHealthy
+		}
+	}
+	if st.Endpoints, err = p.endpoints(ctx, cl, dep); err != nil {
+		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, err)
+	}
+	return st, nil
+}
+
+// progressedAt is when the rollout last made progress, so that the
+// controller's progress deadline can expire on a rollout that stays stuck.
+func progressedAt(dep *appsv1.Deployment) time.Time {
+	at := dep.CreationTimestamp.Time
+	for _, c := range dep.Status.Conditions {
+		if c.LastUpdateTime.After(at) {
+			at = c.LastUpdateTime.Time
+		}
+	}
+	return at
+}
+
+// currentPods are the live Pods of the Deployment's current template,
+// newest first.
+func currentPods(dep *appsv1.Deployment, pods []corev1.Pod) []corev1.Pod {
+	want := dep.Spec.Template.Annotations[annotTemplate]
+	var out []corev1.Pod
+	for _, pod := range pods {
+		if pod.DeletionTimestamp == nil && pod.Annotations[annotTemplate] == want {
+			out = append(out, pod)
+		}
+	}
+	slices.SortFunc(out, func(a, b corev1.Pod) int { return b.CreationTimestamp.Compare(a.CreationTimestamp.Time) })
+	return out
+}
+
+// rollout reads the Deployment's rollout as kubectl rollout status does,
+// and the Pods of its current template for why it does not progress.
+func rollout(dep *appsv1.Deployment, pods []corev1.Pod) (compute.ComputeState, string) {
+	want := int32(1)
+	if dep.Spec.Replicas != nil {
+		want = *dep.Spec.Replicas
+	}
+	s := dep.Status
+	problems := podProblems(pods)
+	for _, c := range s.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded" {
+			return compute.StateFailed, join("the rollout made no progress within its deadline: "+c.Message, problems)
+		}
+	}
+	switch {
+	case dep.DeletionTimestamp != nil:
+		return compute.StateStopped, "the Deployment is being deleted"
+	case s.ObservedGeneration < dep.Generation:
+		return compute.StatePending, "the Deployment controller has not yet seen the latest change"
+	case s.UpdatedReplicas >= want && s.Replicas <= s.UpdatedReplicas && s.AvailableReplicas >= want:
+		if want == 0 {
+			return compute.StateRunning, "scaled to 0 replicas"
+		}
+		return compute.StateRunning, ""
+	}
+	progress := fmt.Sprintf("%d of %d replicas updated, %d available", s.UpdatedReplicas, want, s.AvailableReplicas)
+	switch {
+	case len(problems) == 0:
+		return compute.StatePending, "rolling out: " + progress
+	case s.AvailableReplicas > 0:
+		return compute.StateDegraded, join("rolling out: "+progress, problems)
+	default:
+		return compute.StateFailed, join(progress, problems)
+	}
+}
+
+func join(msg string, problems []string) string {
+	if len(problems) == 0 {
+		return msg
+	}
+	return msg + "; " + strings.Join(problems, "; ")
+}
+
+// podProblems says what keeps the Pods from running: containers that fail
+// to start, were killed for memory, or Pods that cannot be scheduled.
+func podProblems(pods []corev1.Pod) []string {
+	var out []string
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, pod := range pods {
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+				add("Pod " + pod.Name + " cannot be scheduled: " + c.Message)
+			}
+		}
+		for _, cs := range pod.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil && slices.Contains(failingReasons, w.Reason) {
+				add(fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message))
+			}
+			if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
+				add(fmt.Sprintf("container %s was killed for using more memory than its limit (OOMKilled, %d restarts)", cs.Name, cs.RestartCount))
+			}
+			if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
+				add(fmt.Sprintf("container %s exited with code %d (%s)", cs.Name, t.ExitCode, t.Reason))
+			}
+		}
+	}
+	return out
+}
+
+// containerStatuses are the template's containers, as the newest Pod of
+// the current template runs them (a ready one when there is one).
+func containerStatuses(dep *appsv1.Deployment, pods []corev1.Pod) []compute.ContainerStatus {
+	var pod *corev1.Pod
+	for i := range pods {
+		if pod == nil || (isReady(&pods[i]) && !isReady(pod)) {
+			pod = &pods[i]
+		}
+	}
+	var out []compute.ContainerStatus
+	for _, c := range dep.Spec.Template.Spec.Containers {
+		cs := compute.ContainerStatus{Name: c.Name, Image: c.Image, State: compute.ContainerUnknown, Health: compute.HealthUnknown}
+		if pod != nil {
+			for _, s := range pod.Status.ContainerStatuses {
+				if s.Name != c.Name {
+					continue
+				}
+				cs.RestartCount, cs.ID = int(s.RestartCount), s.ContainerID
+				switch {
+				case s.State.Running != nil:
+					cs.State = compute.ContainerRunning
+				case s.State.Terminated != nil:
+					code := int(s.State.Terminated.ExitCode)
+					cs.State, cs.ExitCode, cs.Message = compute.ContainerExited, &code, s.State.Terminated.Reason
+				case s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff":
+					cs.State, cs.Message = compute.ContainerRestarting, s.State.Waiting.Message
+				case s.State.Waiting != nil:
+					cs.State, cs.Message = compute.ContainerCreated, strings.TrimSpace(s.State.Waiting.Reason+": "+s.State.Waiting.Message)
+				}
+				if c.ReadinessProbe != nil {
+					cs.Health = compute.HealthStarting
+					if s.Ready {
+						cs.Health = compute.HealthHealthy
+					}
+				}
+			}
+		}
+		out = append(out, cs)
+	}
+	return out
+}
+
+func isReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// probed reports whether any container has a readiness probe.
+func probed(dep *appsv1.Deployment) bool {
+	return slices.ContainsFunc(dep.Spec.Template.Spec.Containers, func(c corev1.Container) bool { return c.ReadinessProbe != nil })
+}
+
+// endpoints are where the tenant's ports are reached: the Service's
+// cluster DNS name, its load balancer's addresses and node ports when it
+// has them, and the Ingress host.
+func (p *Provider) endpoints(ctx context.Context, cl *cluster, dep *appsv1.Deployment) ([]compute.Endpoint, error) {
+	var ports []servicePort
+	for _, c := range dep.Spec.Template.Spec.Containers {
+		for _, port := range c.Ports {
+			ports = append(ports, servicePort{name: port.Name, container: c.Name, containerPort: int(port.ContainerPort), protocol: workload.Protocol(strings.ToLower(string(port.Protocol)))})
+		}
+	}
+	if len(ports) == 0 {
+		return nil, nil
+	}
+	svc, err := cl.kube.CoreV1().Services(dep.Namespace).Get(ctx, dep.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, apiError("read Service "+dep.Namespace+"/"+dep.Name, err)
+	}
+	var nodeAddr string
+	if svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		if nodeAddr, err = p.nodeAddress(ctx, cl); err != nil {
+			return nil, err
+		}
+	}
+	var out []compute.Endpoint
+	for _, sp := range ports {
+		for _, port := range svc.Spec.Ports {
+			if port.Name != sp.name {
+				continue
+			}
+			at := func(host string, n int32) {
+				out = append(out, compute.Endpoint{Container: sp.container, Name: sp.name, ContainerPort: sp.containerPort, Protocol: sp.protocol,
+					Address: net.JoinHostPort(host, strconv.Itoa(int(n)))})
+			}
+			at(fmt.Sprintf("%s.%s.svc.%s", svc.Name, svc.Namespace, p.settings.ClusterDomain), port.Port)
+			for _, lb := range svc.Status.LoadBalancer.Ingress {
+				at(cmp.Or(lb.IP, lb.Hostname), port.Port)
+			}
+			if port.NodePort != 0 && nodeAddr != "" {
+				at(nodeAddr, port.NodePort)
+			}
+		}
+	}
+	if addr := dep.Annotations[annotIngress]; addr != "" {
+		out = append(out, compute.Endpoint{Container: ports[0].container, Name: "ingress", ContainerPort: ports[0].containerPort,
+			Protocol: workload.ProtocolTCP, Address: addr})
+	}
+	return out, nil
+}
+
+// nodeAddress is an address of the cluster's first node (its external IP,
+// else its internal one), where node ports answer; "" without nodes.
+func (p *Provider) nodeAddress(ctx context.Context, cl *cluster) (string, error) {
+	nodes, err := cl.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return "", apiError("list nodes", err)
+	}
+	for _, n := range nodes.Items {
+		for _, want := range []corev1.NodeAddressType{corev1.NodeExternalIP, corev1.NodeInternalIP} {
+			for _, a := range n.Status.Addresses {
+				if a.Type == want {
+					return a.Address, nil
+				}
+			}
+		}
+	}
+	return "", nil
+}

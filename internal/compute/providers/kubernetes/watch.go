@@ -1,0 +1,82 @@
+package kubernetes
+
+import (
+	"context"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/tools/cache"
+)
+
+// watched are the kinds whose changes concern a tenant's status: the
+// Deployment's rollout and its Pods' containers. Only their metadata is
+// kept, so the watch costs little memory per tenant.
+var watched = []schema.GroupVersionResource{
+	{Group: "apps", Version: "v1", Resource: "deployments"},
+	{Version: "v1", Resource: "pods"},
+}
+
+// WatchChanges tells changed of every change to a Deployment or Pod
+// landlord manages, on every cluster landlord talks to, until ctx ends. It
+// watches metadata only, filtered by landlord's label, and stays quiet
+// about what it lists at start.
+func (p *Provider) WatchChanges(ctx context.Context, changed func(tenantID string)) error {
+	var (
+		mu      sync.Mutex
+		running = map[string]bool{}
+		wg      sync.WaitGroup
+	)
+	watch := func(cl *cluster) {
+		mu.Lock()
+		defer mu.Unlock()
+		if running[cl.context] || ctx.Err() != nil {
+			return
+		}
+		running[cl.context] = true
+		factory := metadatainformer.NewFilteredSharedInformerFactory(cl.meta, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+			o.LabelSelector = labelManagedBy + "=" + managedBy
+		})
+		notify := func(obj any) {
+			if m, err := metaOf(obj); err == nil {
+				if id := m.GetLabels()[labelTenantID]; id != "" {
+					changed(id)
+				}
+			}
+		}
+		for _, gvr := range watched {
+			_, _ = factory.ForResource(gvr).Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+				AddFunc: func(obj any, initial bool) {
+					if !initial {
+						notify(obj)
+					}
+				},
+				UpdateFunc: func(_, obj any) { notify(obj) },
+				DeleteFunc: notify,
+			})
+		}
+		wg.Go(func() {
+			factory.Start(ctx.Done())
+			<-ctx.Done()
+			factory.Shutdown()
+		})
+	}
+	p.clients.watchNew(watch)
+	if _, err := p.clients.get(p.base.Context); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	p.clients.watchNew(nil)
+	wg.Wait()
+	return nil
+}
+
+// metaOf reads an informer object's metadata, tombstones included.
+func metaOf(obj any) (metav1.Object, error) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	return meta.Accessor(obj)
+}
