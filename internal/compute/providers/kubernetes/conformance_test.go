@@ -33,7 +33,9 @@ var invalidConfigs = []providertest.InvalidConfig{
 
 // conformanceNamespace is the namespace the suite's tenants get in
 // namespace_mode per-tenant: the suite names them conf-<last 8 of the id>.
-func conformanceNamespace(tenantID string) string { return "landlord-conf-" + tenantID[len(tenantID)-8:] }
+func conformanceNamespace(tenantID string) string {
+	return "landlord-conf-" + tenantID[len(tenantID)-8:]
+}
 
 func TestConformance(t *testing.T) {
 	c, kubeconfig := start(t)

@@ -65,14 +65,14 @@ type Cluster struct {
 	// Node plays the kubelet for every Pod.
 	Node *Node
 
-	dir   string
-	host  string // https://127.0.0.1:port
+	dir  string
+	host string // https://127.0.0.1:port
 	// the service account of ServiceAccount, made once
 	saOnce sync.Once
 	saPath string
 	saErr  error
-	ca    []byte // PEM of the serving certificate's CA
-	procs []*process
+	ca     []byte // PEM of the serving certificate's CA
+	procs  []*process
 }
 
 // Start returns the binary's cluster, starting it on first use. It skips
