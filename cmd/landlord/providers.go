@@ -11,6 +11,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 )
 
@@ -27,6 +28,9 @@ var providerTable = []providerEntry{
 	{Name: ecs.Name, Summary: "AWS ECS: each tenant is one ECS service (Fargate, EC2 or external), with a task definition built from its workload or given", New: func(ctx context.Context, env providerEnv) (compute.Provider, error) {
 		return ecs.New(ctx, ecs.Options{Block: env.Block, Logger: env.Logger, HashKey: env.HashKey})
 	}},
+	{Name: kubernetes.Name, Summary: "Kubernetes: each tenant is a Deployment with its Service, Secret and Ingress, in a namespace of its own (quota, network policy) or a shared one", New: func(ctx context.Context, env providerEnv) (compute.Provider, error) {
+		return kubernetes.New(ctx, kubernetes.Options{Block: env.Block, Logger: env.Logger, HashKey: env.HashKey})
+	}},
 	{Name: mock.Name, Summary: "memory: runs nothing, with latency and failure injection, for tests and demos", New: func(_ context.Context, env providerEnv) (compute.Provider, error) {
 		return mock.New(mock.Options{Block: env.Block, Logger: env.Logger})
 	}},
@@ -35,7 +39,7 @@ var providerTable = []providerEntry{
 // providersNotBuilt are providers that are planned but not in this build. A
 // configuration block for one says so, instead of calling it unknown. A
 // provider that joins providerTable is found there first.
-var providersNotBuilt = []string{"kubernetes", "nomad"}
+var providersNotBuilt = []string{"nomad"}
 
 // providerEntry is one provider of this build.
 type providerEntry struct {

@@ -62,7 +62,7 @@ func TestServeRefusesProvidersNotInThisBuild(t *testing.T) {
 	}{
 		{"unknown block", map[string]any{"docker2": map[string]any{}}, "", "config: compute.docker2: no such provider in this build " + available},
 		{"planned block", map[string]any{"nomad": map[string]any{"address": "http://127.0.0.1:4646"}}, "nomad", "config: compute.nomad: provider nomad is not available in this build " + available},
-		{"planned default", map[string]any{"default": "kubernetes", "mock": map[string]any{}}, "kubernetes", "config: compute.default: provider kubernetes is not available in this build " + available},
+		{"planned default", map[string]any{"default": "nomad", "mock": map[string]any{}}, "nomad", "config: compute.default: provider nomad is not available in this build " + available},
 		{"planned default, no block", map[string]any{"default": "ecs"}, "ecs", "config: compute.default: provider ecs is not available in this build " + available},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

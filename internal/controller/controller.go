@@ -27,6 +27,16 @@ type Compute interface {
 
 var _ Compute = (*compute.Manager)(nil)
 
+// changeWatcher is implemented by a Compute that hears of changes to
+// workloads as they happen (compute.Manager, through its providers'
+// compute.ChangeNotifier): the controller looks at such a tenant at once,
+// not at its next poll or resync.
+type changeWatcher interface {
+	WatchChanges(ctx context.Context, changed func(tenantID string))
+}
+
+var _ changeWatcher = (*compute.Manager)(nil)
+
 // Result says when to look at a tenant again.
 type Result struct {
 	// Requeue asks for another reconcile at once (the tenant changed under
@@ -116,6 +126,9 @@ func (c *Controller) Run(ctx context.Context, epoch int64) error {
 	loops.Go(func() { c.watch(runCtx, r, announcements) })
 	loops.Go(func() { c.sweepLoop(runCtx, r) })
 	loops.Go(func() { c.every(runCtx, c.opts.Resync, func(ctx context.Context) error { return c.resync(ctx, r) }) })
+	if w, ok := c.compute.(changeWatcher); ok {
+		loops.Go(func() { w.WatchChanges(runCtx, r.queue.Add) })
+	}
 
 	var workers sync.WaitGroup
 	for range c.opts.Workers {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -560,4 +561,53 @@ func TestResyncLeavesHealthyTenantsAlone(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, ids[3])
+}
+
+// notifying is a Compute whose provider reports workload changes, as the
+// Kubernetes provider's watch does; the test says when.
+type notifying struct {
+	*compute.Manager
+	changed chan func(string)
+}
+
+func (n *notifying) WatchChanges(ctx context.Context, changed func(string)) {
+	n.changed <- changed
+	<-ctx.Done()
+}
+
+// A change the provider reports wakes the tenant at once: a workload that
+// starts is ready without waiting for the next poll.
+func TestChangeNotificationWakesTheTenant(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	n := &notifying{Manager: e.manager, changed: make(chan func(string), 1)}
+	opts := fast()
+	opts.PollInterval = time.Hour
+	c := controller.New(e.store, n, opts)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = c.Run(runCtx, 0) }()
+	t.Cleanup(func() { cancel(); <-done })
+	var notify func(string)
+	select {
+	case notify = <-n.changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the controller never asked its Compute for changes")
+	}
+
+	told := e.create(t, "told", `{"image":"a","x-mock":{"start_after":"200ms"}}`, nil)
+	untold := e.create(t, "untold", `{"image":"a","x-mock":{"start_after":"200ms"}}`, nil)
+	for _, id := range []string{told.ID, untold.ID} {
+		for {
+			st, err := e.mock.GetStatus(ctx, id)
+			if err == nil && st.State == compute.StateRunning {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	notify(told.ID)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, told.ID)
+	if got := e.get(t, untold.ID); got.Status != tenant.StatusProvisioning {
+		t.Errorf("the tenant nobody was told of is %s; with an hour's poll it must still be provisioning", got.Status)
+	}
 }

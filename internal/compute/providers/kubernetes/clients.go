@@ -26,6 +26,9 @@ type clients struct {
 	// is the one configuration.
 	kubeconfig *clientcmdapi.Config
 	inCluster  *rest.Config
+	// missing says why there is no configuration at all; every call
+	// answers it (start-up's health check shows it).
+	missing error
 
 	mu    sync.Mutex
 	byCtx map[string]*cluster
@@ -44,7 +47,9 @@ type cluster struct {
 
 // newClients loads the kubeconfig at path; with no path, the in-cluster
 // configuration when landlord runs in a Pod, else the kubeconfig that
-// $KUBECONFIG or ~/.kube/config names.
+// $KUBECONFIG or ~/.kube/config names. A kubeconfig that cannot be read is
+// an error; finding none at all is not (discovery works without a
+// cluster), but every call that needs one says so.
 func newClients(path string) (*clients, error) {
 	c := &clients{byCtx: map[string]*cluster{}}
 	if path == "" {
@@ -64,9 +69,10 @@ func newClients(path string) (*clients, error) {
 	if len(kc.Contexts) == 0 {
 		where := "$KUBECONFIG or ~/.kube/config"
 		if path != "" {
-			where = path
+			return nil, fmt.Errorf("kubernetes: kubeconfig %s has no context", path)
 		}
-		return nil, fmt.Errorf("kubernetes: no cluster to talk to: %s has no context, and landlord does not run in a Pod; set kubeconfig in the kubernetes block of landlord's configuration", where)
+		c.missing = fmt.Errorf("kubernetes: no cluster to talk to: %s has no context, and landlord does not run in a Pod; set kubeconfig in the kubernetes block of landlord's configuration", where)
+		return c, nil
 	}
 	c.kubeconfig, c.source = kc, "kubeconfig "+strings.Join(rules.GetLoadingPrecedence(), ":")
 	if path != "" {
@@ -94,6 +100,9 @@ func (c *clients) effective(context string) string {
 
 // checkContext reports a context the kubeconfig does not have.
 func (c *clients) checkContext(context string) error {
+	if c.missing != nil {
+		return c.missing
+	}
 	if context == "" {
 		if c.kubeconfig != nil && c.kubeconfig.Contexts[c.kubeconfig.CurrentContext] == nil {
 			return fmt.Errorf("%s has no current context; name one with context", c.source)

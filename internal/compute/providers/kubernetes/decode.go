@@ -29,7 +29,7 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 		return compute.Invalid("", "cannot read the kubernetes options: %v", err)
 	}
 	var errs violation.List
-	if err := p.clients.checkContext(o.Context); err != nil {
+	if err := p.clients.checkContext(o.Context); err != nil && p.clients.missing == nil {
 		errs.Add("/context", "%v", err)
 	}
 	checkMap(&errs, "/labels", o.Labels, validation.IsQualifiedName, validation.IsValidLabelValue)

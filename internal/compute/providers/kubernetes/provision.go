@@ -97,6 +97,9 @@ func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired,
 	o := optionsOf(spec)
 	cl, err := p.clients.get(o.Context)
 	if err != nil {
+		if p.clients.missing != nil {
+			return nil, nil, compute.Terminal(err)
+		}
 		return nil, nil, compute.Terminal(fmt.Errorf("%w: %w", err, compute.ErrInvalidSpec))
 	}
 	d := p.desiredOf(spec, o)
