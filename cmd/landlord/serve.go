@@ -316,6 +316,7 @@ func controllerOptions(c config.Controller, identity string, log *slog.Logger, m
 		Sweep:            time.Duration(c.Sweep),
 		MaxRetries:       c.MaxRetries,
 		ProgressDeadline: time.Duration(c.ProgressDeadline),
+		PollInterval:     time.Duration(c.PollInterval),
 		ShutdownTimeout:  time.Duration(c.ShutdownTimeout),
 		Identity:         identity,
 		Logger:           log,

@@ -62,6 +62,7 @@ type Controller struct {
 	Sweep            workload.Duration `yaml:"sweep"`
 	MaxRetries       int               `yaml:"max_retries"`
 	ProgressDeadline workload.Duration `yaml:"progress_deadline"`
+	PollInterval     workload.Duration `yaml:"poll_interval"`
 	LeaseTTL         workload.Duration `yaml:"lease_ttl"`
 	ShutdownTimeout  workload.Duration `yaml:"shutdown_timeout"`
 }

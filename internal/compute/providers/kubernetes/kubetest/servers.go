@@ -75,8 +75,12 @@ func start(binDir string) (_ *Cluster, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(token+",admin,admin-uid,system:masters\n"), 0o600); err != nil {
 		return nil, err
 	}
+	audit, err := writeAuditPolicy(dir)
+	if err != nil {
+		return nil, err
+	}
 	c.host = "https://127.0.0.1:" + strconv.Itoa(ports[2])
-	api, err := c.launch(binDir, "kube-apiserver",
+	api, err := c.launch(binDir, "kube-apiserver", append(audit,
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(ports[2]), "--cert-dir", filepath.Join(dir, "certs"),
@@ -86,7 +90,7 @@ func start(binDir string) (_ *Cluster, err error) {
 		"--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
 		"--service-cluster-ip-range", "10.0.0.0/24",
 		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
-		"--authorization-mode", "RBAC")
+		"--authorization-mode", "RBAC")...)
 	if err != nil {
 		return nil, err
 	}

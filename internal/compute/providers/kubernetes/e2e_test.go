@@ -1,0 +1,215 @@
+package kubernetes_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	llclient "github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
+	"github.com/jaxxstorm/landlord/internal/servetest"
+)
+
+// TestEndToEndThroughServe drives `landlord serve` with a kubernetes block,
+// as landlord's service account, against the real API server, through the
+// public client: create (ready when the Deployment becomes available,
+// heard through the watch: the controller's poll is an hour), a new image
+// (a new ReplicaSet), an image that cannot be pulled (its reason in the
+// tenant's message), the Deployment deleted behind landlord's back
+// (repaired), and delete (nothing labelled with the tenant is left).
+func TestEndToEndThroughServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	c, kubeconfig := start(t)
+	l := servetest.New(t, servetest.Options{Config: fmt.Sprintf(`compute:
+  default: kubernetes
+  kubernetes:
+    kubeconfig: %s
+controller:
+  workers: 4
+  poll_interval: 1h
+  resync: 1h
+  lease_ttl: 2s
+`, kubeconfig)})
+	l.Start()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	tenants := l.Client().Tenants()
+
+	// Create, with the node held back so that the tenant waits on its Pods.
+	resume := c.Node.Pause()
+	app := mustCreate(ctx, t, tenants, "e2e-app", appConfig("registry.example/app:1.0"))
+	waitDeployment(ctx, t, c, "landlord-e2e-app", "e2e-app", func(*appsv1.Deployment) bool { return true })
+	if _, err := tenants.Wait(ctx, app.ID, func(tn llclient.Tenant) (bool, error) {
+		return tn.Status == llclient.StatusProvisioning && strings.Contains(tn.StatusMessage, "waiting for the workload"), nil
+	}, nil); err != nil {
+		t.Fatalf("wait for the tenant to wait on its Pods: %v", err)
+	}
+	resume()
+	available := waitDeployment(ctx, t, c, "landlord-e2e-app", "e2e-app", isAvailable)
+	availableAt := time.Now()
+	tn, err := tenants.Wait(ctx, app.ID, llclient.UntilReady, nil)
+	if err != nil {
+		t.Fatalf("wait ready: %v", err)
+	}
+	t.Logf("tenant ready %v after its Deployment became available (as this test's watch saw it)", readyAt(ctx, t, tenants, app.ID, tn.Generation).Sub(availableAt).Round(time.Millisecond))
+	if want := "e2e-app.landlord-e2e-app.svc.cluster.local:8080"; len(tn.Endpoints) != 1 || tn.Endpoints[0].Address != want {
+		t.Errorf("endpoints %+v, want %s", tn.Endpoints, want)
+	}
+	if tn.ResourceIDs["namespace"] != "landlord-e2e-app" || tn.ResourceIDs["deployment"] != "e2e-app" {
+		t.Errorf("resource ids %v", tn.ResourceIDs)
+	}
+
+	// A new image: a new ReplicaSet runs it.
+	set, err := tenants.Replace(ctx, app.ID, llclient.ReplaceTenantRequest{ComputeConfig: appConfig("registry.example/app:2.0")}, llclient.UpdateOptions{IfMatch: tn.Version})
+	if err != nil {
+		t.Fatalf("set: %v", err)
+	}
+	if _, err := tenants.Wait(ctx, app.ID, func(tn llclient.Tenant) (bool, error) {
+		if tn.ObservedGeneration < set.Generation {
+			return false, nil
+		}
+		return llclient.UntilReady(tn)
+	}, nil); err != nil {
+		t.Fatalf("wait ready at generation %d: %v", set.Generation, err)
+	}
+	rss, err := c.Client.AppsV1().ReplicaSets("landlord-e2e-app").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := map[string]int32{}
+	for _, rs := range rss.Items {
+		images[rs.Spec.Template.Spec.Containers[0].Image] = *rs.Spec.Replicas
+	}
+	if len(rss.Items) != 2 || images["registry.example/app:2.0"] != 1 || images["registry.example/app:1.0"] != 0 {
+		t.Errorf("after set the ReplicaSets run %v (image → replicas), want a new one for 2.0 and the old scaled to 0", images)
+	}
+
+	// An image that cannot be pulled: the kubelet's reason reaches the
+	// tenant's message.
+	broken := mustCreate(ctx, t, tenants, "e2e-broken", appConfig("registry.example/unpullable:1.0"))
+	waitCtx, waitCancel := context.WithTimeout(ctx, 30*time.Second)
+	got, err := tenants.Wait(waitCtx, broken.ID, func(tn llclient.Tenant) (bool, error) {
+		return strings.Contains(tn.StatusMessage, "ImagePullBackOff"), nil
+	}, nil)
+	waitCancel()
+	if err != nil {
+		t.Errorf("the message of a tenant whose image cannot be pulled never named ImagePullBackOff: %v", err)
+	} else if !strings.Contains(got.StatusMessage, "registry.example/unpullable:1.0") || got.Status != llclient.StatusProvisioning {
+		t.Errorf("tenant whose image cannot be pulled: %s %q", got.Status, got.StatusMessage)
+	}
+
+	// The Deployment deleted behind landlord's back comes back.
+	if err := c.Client.AppsV1().Deployments("landlord-e2e-app").Delete(ctx, "e2e-app", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	repaired := waitDeployment(ctx, t, c, "landlord-e2e-app", "e2e-app", func(d *appsv1.Deployment) bool { return d.UID != available.UID && isAvailable(d) })
+	if img := repaired.Spec.Template.Spec.Containers[0].Image; img != "registry.example/app:2.0" {
+		t.Errorf("the repaired Deployment runs %s", img)
+	}
+	if _, err := tenants.Wait(ctx, app.ID, llclient.UntilReady, nil); err != nil {
+		t.Errorf("after the repair: %v", err)
+	}
+
+	// Delete: nothing labelled with either tenant is left.
+	var wg sync.WaitGroup
+	for _, id := range []string{app.ID, broken.ID} {
+		wg.Go(func() {
+			if _, err := tenants.Delete(ctx, id, llclient.DeleteOptions{}); err != nil {
+				t.Errorf("delete %s: %v", id, err)
+				return
+			}
+			if _, err := tenants.Wait(ctx, id, llclient.UntilDeleted, nil); err != nil {
+				t.Errorf("wait deleted %s: %v", id, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range []string{app.ID, broken.ID} {
+		if n := countObjects(t, c, id); n != 0 {
+			t.Errorf("tenant %s: %d objects left", id, n)
+		}
+		pods, err := c.Client.CoreV1().Pods("").List(ctx, tenantSelector(id))
+		if err != nil || len(pods.Items) != 0 {
+			t.Errorf("tenant %s: pods left: %v %v", id, len(pods.Items), err)
+		}
+	}
+	reportRequests(t, c)
+}
+
+// reportRequests logs the API requests landlord made, by verb and resource.
+func reportRequests(t *testing.T, c *kubetest.Cluster) {
+	reqs, err := c.Requests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKind := map[string]int{}
+	for _, r := range reqs {
+		byKind[r.Verb+" "+r.Resource]++
+	}
+	t.Logf("landlord's API requests: %d in all: %v", len(reqs), byKind)
+}
+
+// isAvailable reports whether the Deployment's rollout has finished with
+// every replica available.
+func isAvailable(d *appsv1.Deployment) bool {
+	return d.Status.ObservedGeneration >= d.Generation && d.Spec.Replicas != nil &&
+		d.Status.UpdatedReplicas == *d.Spec.Replicas && d.Status.AvailableReplicas == *d.Spec.Replicas && d.Status.Replicas == *d.Spec.Replicas
+}
+
+// waitDeployment watches the Deployment until ok holds.
+func waitDeployment(ctx context.Context, t *testing.T, c *kubetest.Cluster, ns, name string, ok func(*appsv1.Deployment) bool) *appsv1.Deployment {
+	t.Helper()
+	for ctx.Err() == nil {
+		w, err := c.Client.AppsV1().Deployments(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+		if err != nil {
+			t.Fatalf("watch Deployment %s/%s: %v", ns, name, err)
+		}
+		for ev := range w.ResultChan() {
+			if d, isDep := ev.Object.(*appsv1.Deployment); isDep && ev.Type != watch.Deleted && ok(d) {
+				w.Stop()
+				return d
+			}
+		}
+	}
+	t.Fatalf("Deployment %s/%s: %v", ns, name, ctx.Err())
+	return nil
+}
+
+// readyAt is when the tenant became ready at generation, from its history.
+func readyAt(ctx context.Context, t *testing.T, tenants *llclient.Tenants, id string, generation int64) time.Time {
+	t.Helper()
+	var at time.Time
+	for ev, err := range tenants.AllEvents(ctx, id, llclient.EventOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.To == llclient.StatusReady && ev.Generation == generation {
+			at = ev.Time
+		}
+	}
+	return at
+}
+
+// appConfig is a tenant's compute_config running image on port 8080.
+func appConfig(image string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"image": %q, "ports": [{"container_port": 8080}]}`, image))
+}
+
+func mustCreate(ctx context.Context, t *testing.T, tenants *llclient.Tenants, name string, config json.RawMessage) *llclient.Tenant {
+	t.Helper()
+	tn, err := tenants.Create(ctx, llclient.CreateTenantRequest{Name: name, ComputeConfig: config}, llclient.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create %s: %v", name, err)
+	}
+	return tn
+}
