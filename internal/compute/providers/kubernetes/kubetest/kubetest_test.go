@@ -1,0 +1,80 @@
+package kubetest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestMain(m *testing.M) { os.Exit(Main(m)) }
+
+// The servers testservers/build makes, the ones Start looks for, and the
+// client landlord is built with are one Kubernetes release.
+func TestVersionsAgree(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "..", "testservers", "build"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^KUBERNETES=(v\S+)$`).FindSubmatch(script)
+	if m == nil || string(m[1]) != Version {
+		t.Errorf("testservers/build builds Kubernetes %s, kubetest.Version is %s", m, Version)
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Fatal("no build info")
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == "k8s.io/client-go" && strings.TrimPrefix(dep.Version, "v0.") != strings.TrimPrefix(Version, "v1.") {
+			t.Errorf("landlord is built with client-go %s, the test servers are Kubernetes %s", dep.Version, Version)
+		}
+	}
+}
+
+// The node plays the kubelet: a Pod's containers are reported running and
+// ready, or waiting on an image that cannot be pulled.
+func TestNodeStartsPods(t *testing.T) {
+	c := Start(t)
+	ctx := context.Background()
+	ns := "kubetest-node"
+	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, image := range map[string]string{"runs": "example/app:1", "unpullable": "example/unpullable:1", "crashloop": "example/crashloop:1"} {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}}}
+		if _, err := c.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]func(corev1.ContainerStatus) bool{
+		"runs":       func(s corev1.ContainerStatus) bool { return s.Ready && s.State.Running != nil },
+		"unpullable": func(s corev1.ContainerStatus) bool { return s.State.Waiting != nil && s.State.Waiting.Reason == "ImagePullBackOff" },
+		"crashloop":  func(s corev1.ContainerStatus) bool { return s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff" },
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for name, ok := range want {
+		for {
+			pod, err := c.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pod.Status.ContainerStatuses) == 1 && ok(pod.Status.ContainerStatuses[0]) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pod %s: status %+v", name, pod.Status)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if err := c.Client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
