@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -72,12 +71,27 @@ func (c *Cluster) serviceAccount(manifest string) (string, error) {
 	if _, err := c.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", err
 	}
+	return c.tokenKubeconfig(sa.Namespace, sa.Name)
+}
+
+// TokenKubeconfig returns the path of a kubeconfig whose one context is
+// the service account name in namespace, which must exist.
+func (c *Cluster) TokenKubeconfig(t testing.TB, namespace, name string) string {
+	t.Helper()
+	path, err := c.tokenKubeconfig(namespace, name)
+	if err != nil {
+		t.Fatalf("kubetest: kubeconfig of service account %s/%s: %v", namespace, name, err)
+	}
+	return path
+}
+
+func (c *Cluster) tokenKubeconfig(namespace, name string) (string, error) {
 	hours := int64(24 * 3600)
-	tok, err := c.Client.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
+	tok, err := c.Client.CoreV1().ServiceAccounts(namespace).CreateToken(context.Background(), name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &hours}}, metav1.CreateOptions{})
 	if err != nil {
 		return "", err
 	}
 	cfg := &rest.Config{Host: c.host, BearerToken: tok.Status.Token, TLSClientConfig: rest.TLSClientConfig{CAData: c.ca}}
-	return c.WriteKubeconfig(strings.ReplaceAll(sa.Namespace+"-"+sa.Name, ":", "-"), cfg)
+	return c.WriteKubeconfig(namespace+"-"+name, cfg)
 }
