@@ -191,7 +191,7 @@ func TestForeignServiceIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := e.p.Provision(context.Background(), spec)
-	if err == nil || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "not this tenant's") {
+	if !errors.Is(err, compute.ErrProviderConflict) || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "not this tenant's") {
 		t.Fatalf("Provision over another tenant's service = %v; want a terminal conflict", err)
 	}
 	if n := len(tenantServices(e.srv, other.TenantID)); n != 1 {

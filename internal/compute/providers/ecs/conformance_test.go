@@ -124,6 +124,25 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
+		Squat: func(t *testing.T, tenantName string) func(t *testing.T) {
+			ctx, c := context.Background(), srv.Client(context.Background())
+			name := ecs.DefaultServiceNamePrefix + tenantName
+			out, err := c.CreateService(ctx, &awsecs.CreateServiceInput{Cluster: aws.String(srv.ClusterARN("landlord")), ServiceName: aws.String(name),
+				TaskDefinition: aws.String(squatterTaskDefinition(t, srv)), DesiredCount: aws.Int32(0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(t *testing.T) {
+				got, err := c.DescribeServices(ctx, &awsecs.DescribeServicesInput{Cluster: aws.String(srv.ClusterARN("landlord")), Services: []string{name}, Include: []types.ServiceField{types.ServiceFieldTags}})
+				if err != nil || len(got.Services) != 1 || aws.ToString(got.Services[0].Status) != "ACTIVE" || len(got.Services[0].Tags) != 0 ||
+					aws.ToString(got.Services[0].TaskDefinition) != aws.ToString(out.Service.TaskDefinition) {
+					t.Errorf("the squatting service %s was changed or removed: %+v, %v", name, got, err)
+				}
+				if _, err := c.DeleteService(ctx, &awsecs.DeleteServiceInput{Cluster: aws.String(srv.ClusterARN("landlord")), Service: aws.String(name), Force: aws.Bool(true)}); err != nil {
+					t.Error(err)
+				}
+			}
+		},
 		CountResources: func(t *testing.T, tenantID string) int {
 			return len(tenantServices(srv, tenantID)) + tenantTaskDefinitions(t, srv, conformanceName(tenantID), tenantID)
 		},
@@ -132,4 +151,16 @@ func TestConformance(t *testing.T) {
 		ReadyTimeout: 30 * time.Second,
 		Parallel:     20,
 	})
+}
+
+// squatterTaskDefinition registers a task definition that is no tenant's.
+func squatterTaskDefinition(t *testing.T, srv *ecsfake.Server) string {
+	t.Helper()
+	out, err := srv.Client(context.Background()).RegisterTaskDefinition(context.Background(), &awsecs.RegisterTaskDefinitionInput{
+		Family: aws.String("someone-else"), ContainerDefinitions: []types.ContainerDefinition{{Name: aws.String("app"), Image: aws.String("someone/else:1")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return aws.ToString(out.TaskDefinition.TaskDefinitionArn)
 }

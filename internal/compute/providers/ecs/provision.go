@@ -106,8 +106,8 @@ func (p *Provider) find(ctx context.Context, spec *compute.TenantComputeSpec, o 
 		return nil, err
 	}
 	if f.foreign != "" {
-		return nil, compute.Terminal(fmt.Errorf("a service named %s already exists in %s and is not this tenant's (its %s tag: %s); landlord never takes over a service: remove or rename it, or choose another service_name_prefix",
-			pl.service, pl.cluster, tagTenantID, f.foreign))
+		return nil, compute.Terminal(fmt.Errorf("a service named %s already exists in %s and is not this tenant's (its %s tag: %s); landlord never takes over a service: remove or rename it, or choose another service_name_prefix: %w",
+			pl.service, pl.cluster, tagTenantID, f.foreign, compute.ErrProviderConflict))
 	}
 	return f, nil
 }

@@ -23,10 +23,11 @@ type object struct {
 	// want is the apply configuration; nil when the object should not exist.
 	want any
 	// get reads the live object; extract is what landlord's field manager
-	// set of it, as an apply configuration.
+	// set of it, as an apply configuration; apply applies one (want, or
+	// what extract gave, to put it back).
 	get     func(ctx context.Context) (metav1.Object, error)
 	extract func(live metav1.Object) (any, error)
-	apply   func(ctx context.Context) error
+	apply   func(ctx context.Context, config any) error
 	delete  func(ctx context.Context, opts metav1.DeleteOptions) error
 }
 
@@ -49,8 +50,8 @@ func typedObject[L metav1.Object, A any](kind, namespace, name string, want A, p
 		extract: func(live metav1.Object) (any, error) {
 			return extract(live.(L), fieldManager)
 		},
-		apply: func(ctx context.Context) error {
-			_, err := apply(ctx, want, metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
+		apply: func(ctx context.Context, config any) error {
+			_, err := apply(ctx, config.(A), metav1.ApplyOptions{FieldManager: fieldManager, Force: true})
 			return err
 		},
 		delete: func(ctx context.Context, opts metav1.DeleteOptions) error { return del(ctx, name, opts) },
@@ -89,8 +90,9 @@ func (cl *cluster) objectsOf(d *desired) []*object {
 	return out
 }
 
-// read gets the live object; nil when there is none. An object of the
-// name that is not the tenant's is a conflict, and one being deleted is
+// read gets the live object, nil when there is none. An object of the
+// name that is not the tenant's is a conflict when the tenant needs the
+// name, and none of its business when it does not; one being deleted is
 // waited out (a retryable error).
 func (o *object) read(ctx context.Context, tenantID string) (metav1.Object, error) {
 	live, err := o.get(ctx)
@@ -101,6 +103,9 @@ func (o *object) read(ctx context.Context, tenantID string) (metav1.Object, erro
 		return nil, apiError("read "+o.String(), err)
 	}
 	if mine, whose := ownedBy(live.GetLabels(), tenantID); !mine {
+		if o.want == nil {
+			return nil, nil
+		}
 		return nil, compute.Terminal(fmt.Errorf("%s already exists and is not this tenant's (it belongs to %s); landlord never takes over an object: remove or rename it, or choose another namespace or namespace_prefix: %w",
 			o, whose, compute.ErrProviderConflict))
 	}
@@ -110,36 +115,81 @@ func (o *object) read(ctx context.Context, tenantID string) (metav1.Object, erro
 	return live, nil
 }
 
+// write is one change sync made (or may have made: a request that failed
+// may still have been carried out), and how to take it back.
+type write struct {
+	o *object
+	// prev is what landlord had set of the object before; nil when there
+	// was no object, so that taking the write back deletes it.
+	prev any
+}
+
 // sync makes the object what it should be: applied when it differs from
 // what landlord last set (or is missing), deleted when it should not
-// exist. It reports whether it wrote, and whether it created the object.
-func (o *object) sync(ctx context.Context, tenantID string) (wrote, created bool, err error) {
+// exist. It returns the write it made, nil when there was nothing to do.
+func (o *object) sync(ctx context.Context, tenantID string) (*write, error) {
 	live, err := o.read(ctx, tenantID)
 	if err != nil {
-		return false, false, err
+		return nil, err
 	}
-	if o.want == nil {
-		if live == nil {
-			return false, false, nil
-		}
-		if err := o.delete(ctx, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return false, false, apiError("delete "+o.String(), err)
-		}
-		return true, false, nil
-	}
+	var prev any
 	if live != nil {
-		current, err := o.extract(live)
-		if err != nil {
-			return false, false, fmt.Errorf("kubernetes: read what landlord set of %s: %w", o, err)
-		}
-		if same(current, o.want) {
-			return false, false, nil
+		if prev, err = o.extract(live); err != nil {
+			return nil, fmt.Errorf("kubernetes: read what landlord set of %s: %w", o, err)
 		}
 	}
-	if err := o.apply(ctx); err != nil {
-		return false, false, apiError("apply "+o.String(), err)
+	switch {
+	case o.want == nil && live == nil:
+		return nil, nil
+	case o.want == nil:
+		w := &write{o: o, prev: prev}
+		if err := o.delete(ctx, deleteExactly(live)); err != nil && !apierrors.IsNotFound(err) {
+			return w, apiError("delete "+o.String(), err)
+		}
+		return w, nil
+	case live != nil && same(prev, o.want):
+		return nil, nil
 	}
-	return true, live == nil, nil
+	w := &write{o: o, prev: prev}
+	if err := o.apply(ctx, o.want); err != nil {
+		return w, apiError("apply "+o.String(), err)
+	}
+	return w, nil
+}
+
+// created reports whether the write made the object (or may have).
+func (w *write) created() bool { return w.prev == nil }
+
+// undo takes the write back: deletes the object it created, when it is
+// still the tenant's, or applies again what landlord had set of it.
+func (w *write) undo(ctx context.Context, tenantID string) error {
+	if !w.created() {
+		if err := w.o.apply(ctx, w.prev); err != nil {
+			return apiError("restore "+w.o.String(), err)
+		}
+		return nil
+	}
+	live, err := w.o.get(ctx)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return apiError("read "+w.o.String(), err)
+	}
+	if mine, _ := ownedBy(live.GetLabels(), tenantID); !mine {
+		return nil
+	}
+	if err := w.o.delete(ctx, deleteExactly(live)); err != nil && !apierrors.IsNotFound(err) {
+		return apiError("delete "+w.o.String(), err)
+	}
+	return nil
+}
+
+// deleteExactly deletes the object read as live and no other of its name
+// that may have replaced it since.
+func deleteExactly(live metav1.Object) metav1.DeleteOptions {
+	uid := live.GetUID()
+	return metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
 }
 
 // same reports whether two apply configurations set the same fields to the

@@ -13,7 +13,9 @@ import (
 	"github.com/google/uuid"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
@@ -191,6 +193,7 @@ func TestFailingPods(t *testing.T) {
 	}{
 		{"pull", `{"image": "registry.example/unpullable:1"}`, []string{"ImagePullBackOff", "registry.example/unpullable:1"}},
 		{"crash", `{"image": "registry.example/crashloop:1"}`, []string{"CrashLoopBackOff"}},
+		{"quota", `{"image": "registry.example/app:1", "resource_quota": {"requests.cpu": "1"}}`, []string{"Pods cannot be created (FailedCreate)", "must specify requests.cpu"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tn := newTenant(t, p, "failing-"+tt.name)
@@ -281,6 +284,23 @@ func TestSharedNamespace(t *testing.T) {
 	if err := p.Destroy(ctx, foreign.id); err != nil {
 		t.Fatal(err)
 	}
+
+	// An object of a tenant's name that the tenant does not need (no
+	// network policy) is none of its business.
+	policy := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "delta"}}
+	if policy, err = c.Client.NetworkingV1().NetworkPolicies("shared-tenants").Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	delta := newTenant(t, p, "delta")
+	if _, err := p.Provision(ctx, delta.spec(t, 1, `{"image": "registry.example/app:1", "network_policy": "none"}`, nil)); err != nil {
+		t.Errorf("provision beside someone else's object of a kind the tenant does not use: %v", err)
+	}
+	if err := p.Destroy(ctx, delta.id); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Client.NetworkingV1().NetworkPolicies("shared-tenants").Get(ctx, "delta", metav1.GetOptions{}); err != nil || got.UID != policy.UID {
+		t.Errorf("someone else's NetworkPolicy was removed: %v", err)
+	}
 	if got, err := c.Client.AppsV1().Deployments("shared-tenants").Get(ctx, "gamma", metav1.GetOptions{}); err != nil || got.Generation != squat.Generation {
 		t.Errorf("someone else's Deployment was changed or removed: %v", err)
 	}
@@ -313,8 +333,16 @@ func TestEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Client.CoreV1().Nodes().Delete(ctx, node.Name, metav1.DeleteOptions{}) })
-	node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "192.0.2.10"}}
-	if _, err := c.Client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+	// The node lifecycle controller writes to new nodes too.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		node, err := c.Client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "192.0.2.10"}}
+		_, err = c.Client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	p := newProvider(t, blockOf(kubeconfig, ""), nil)
@@ -347,7 +375,7 @@ func TestEndpoints(t *testing.T) {
 		t.Fatalf("a public tenant's Service: %s, ports %+v", svc.Spec.Type, svc.Spec.Ports)
 	}
 	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.7"}}
-	if _, err := c.Client.CoreV1().Services("landlord-public").UpdateStatus(ctx, svc, metav1.UpdateOptions{}); err != nil {
+	if svc, err = c.Client.CoreV1().Services("landlord-public").UpdateStatus(ctx, svc, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st = lb.waitState(t, running)
@@ -383,5 +411,48 @@ func TestForbiddenIsTerminal(t *testing.T) {
 	_, err := p.Provision(ctx, tn.spec(t, 1, `{"image": "registry.example/app:1"}`, nil))
 	if err == nil || compute.IsRetryable(err) || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), "deploy/kubernetes/rbac.yaml") {
 		t.Errorf("provision without rights = %v; want a terminal error that points at the ClusterRole", err)
+	}
+}
+
+// An Update that fails halfway sets back what it had changed: the Pods
+// that restart meanwhile get the old secret under the old template.
+func TestFailedUpdateIsTakenBack(t *testing.T) {
+	c, kubeconfig := start(t)
+	ctx := context.Background()
+	p := newProvider(t, blockOf(kubeconfig, ""), nil)
+	tn := newTenant(t, p, "takeback")
+	config := `{"image": "registry.example/app:1", "ports": [{"container_port": 80}], "secrets": {"TOKEN": "one"}}`
+	res, err := p.Provision(ctx, tn.spec(t, 1, config, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn.waitState(t, running)
+	before, err := c.Client.AppsV1().Deployments("landlord-takeback").Get(ctx, "takeback", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Ingress, applied last, is refused: its annotations are larger than
+	// Kubernetes allows.
+	huge := strings.Repeat("x", 300*1024)
+	broken := fmt.Sprintf(`{"image": "registry.example/app:2", "ports": [{"container_port": 80}], "secrets": {"TOKEN": "two"},
+		"ingress": {"host": "{name}.example.com", "annotations": {"example.com/huge": %q}}}`, huge)
+	_, err = p.Update(ctx, tn.id, tn.spec(t, 2, broken, res.ResourceIDs))
+	if !errors.Is(err, compute.ErrInvalidSpec) || compute.IsRetryable(err) || !strings.Contains(err.Error(), "Ingress landlord-takeback/takeback") {
+		t.Fatalf("update with an Ingress the API server refuses = %v", err)
+	}
+	after, err := c.Client.AppsV1().Deployments("landlord-takeback").Get(ctx, "takeback", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := after.Spec.Template.Spec.Containers[0].Image; img != "registry.example/app:1" ||
+		after.Spec.Template.Annotations["landlord.dev/template-hash"] != before.Spec.Template.Annotations["landlord.dev/template-hash"] {
+		t.Errorf("after the failed update the Deployment runs %s with another template", img)
+	}
+	secret, err := c.Client.CoreV1().Secrets("landlord-takeback").Get(ctx, "takeback-secrets", metav1.GetOptions{})
+	if err != nil || string(secret.Data["app.TOKEN"]) != "one" {
+		t.Errorf("after the failed update the Secret holds %q, %v; want the old value back", secret.Data["app.TOKEN"], err)
+	}
+	if res, err := p.Update(ctx, tn.id, tn.spec(t, 3, config, res.ResourceIDs)); err != nil || !res.NoChanges() {
+		t.Errorf("the old spec after the failed update: changes %v, %v", res, err)
 	}
 }

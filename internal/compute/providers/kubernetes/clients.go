@@ -32,9 +32,10 @@ type clients struct {
 
 	mu    sync.Mutex
 	byCtx map[string]*cluster
-	// onNew, when set, is told of every cluster client made from now on
-	// (the change watch starts informers on it).
-	onNew func(*cluster)
+	// onNew are told of every cluster client made from now on (a change
+	// watch starts informers on it), by key of watchNew.
+	onNew   map[int]func(*cluster)
+	watches int
 }
 
 // cluster is the client of one context.
@@ -153,23 +154,30 @@ func (c *clients) get(context string) (*cluster, error) {
 	}
 	cl := &cluster{context: context, kube: kube, meta: meta}
 	c.byCtx[context] = cl
-	if c.onNew != nil {
-		c.onNew(cl)
+	for _, fn := range c.onNew {
+		fn(cl)
 	}
 	return cl, nil
 }
 
-// watchNew registers fn to be told of every client, those made so far
-// included; nil stops telling.
-func (c *clients) watchNew(fn func(*cluster)) {
+// watchNew has fn told of every client, those made so far included,
+// until the returned function is called.
+func (c *clients) watchNew(fn func(*cluster)) (stop func()) {
 	c.mu.Lock()
-	c.onNew = fn
+	if c.onNew == nil {
+		c.onNew = map[int]func(*cluster){}
+	}
+	c.watches++
+	key := c.watches
+	c.onNew[key] = fn
 	existing := slices.Collect(maps.Values(c.byCtx))
 	c.mu.Unlock()
-	if fn == nil {
-		return
-	}
 	for _, cl := range existing {
 		fn(cl)
+	}
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.onNew, key)
 	}
 }

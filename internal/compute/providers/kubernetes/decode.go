@@ -49,8 +49,6 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 		if len(o.ResourceQuota) > 0 {
 			errs.Add("/resource_quota", "applies to a namespace of the tenant's own: use namespace_mode per-tenant, or set quotas on the shared namespace %s yourself", o.sharedNamespace())
 		}
-	} else if o.Namespace != "" {
-		errs.Add("/namespace", "names the shared namespace, which namespace_mode per-tenant does not use; set namespace_prefix instead")
 	}
 	for _, k := range slices.Sorted(maps.Keys(o.ResourceQuota)) {
 		at := "/resource_quota/" + violation.Escape(k)
@@ -125,8 +123,10 @@ func (p *Provider) checkWorkload(o *tenantOptions, spec *compute.TenantComputeSp
 	if o.Ingress != nil {
 		if len(ports) == 0 {
 			errs.Add("/ingress", "routes to a published port, and the config has none: add ports")
-		} else if _, ok := ingressPort(ports, o.Ingress.Port); !ok {
+		} else if sp, ok := ingressPort(ports, o.Ingress.Port); !ok {
 			errs.Add("/ingress/port", "%q is neither the name nor the container_port of a published port", o.Ingress.Port)
+		} else if sp.protocol != workload.ProtocolTCP {
+			errs.Add("/ingress/port", "port %s is %s; an Ingress routes HTTP, over TCP", sp.name, sp.protocol)
 		}
 		// A config checked without a tenant (ValidateConfig) is checked
 		// with a name and id of the longest kind.
@@ -135,8 +135,13 @@ func (p *Provider) checkWorkload(o *tenantOptions, spec *compute.TenantComputeSp
 			errs.Add("/ingress/host", "%q is not a host name once {name} and {id} are filled in", host)
 		}
 	}
-	if o.ServiceType != "" && len(ports) == 0 {
-		errs.Add("/service_type", "applies to the Service of published ports, and the config has none")
+	if o.mode() == PerTenant {
+		n := namesOf(*o, cmp.Or(spec.TenantName, "tenant"))
+		for i, name := range o.ImagePullSecrets {
+			if name == n.secret {
+				errs.Add(fmt.Sprintf("/image_pull_secrets/%d", i), "%s is the name of the Secret of the tenant's secret values; rename the pull secret", name)
+			}
+		}
 	}
 }
 

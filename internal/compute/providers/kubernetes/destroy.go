@@ -96,7 +96,9 @@ func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) e
 			continue
 		}
 		if live.GetDeletionTimestamp() == nil {
-			if err := o.delete(ctx, opts); err != nil && !apierrors.IsNotFound(err) {
+			exactly := deleteExactly(live)
+			exactly.PropagationPolicy = &foreground
+			if err := o.delete(ctx, exactly); err != nil && !apierrors.IsNotFound(err) {
 				return fail(apiError("delete "+o.String(), err))
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,9 +19,10 @@ import (
 // still see it.
 //
 // Retryable: conflicts, throttling, timeouts, the server's own failures,
-// no answer at all, and content refused because its namespace is being
-// deleted. Terminal: refused by RBAC (403) and invalid objects (422), and
-// everything else the server refused.
+// no answer at all, a namespace's quota, and content refused because its
+// namespace is being deleted. Terminal: refused by RBAC or an admission
+// webhook (403), invalid objects (422), and everything else the server
+// refused.
 func apiError(op string, err error) error {
 	if err == nil {
 		return nil
@@ -40,7 +42,13 @@ func apiError(op string, err error) error {
 		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err),
 		status.Status().Code >= http.StatusInternalServerError:
 		return compute.Retryable(wrapped)
-	case apierrors.IsForbidden(err):
+	case apierrors.IsForbidden(err) && strings.Contains(status.Status().Message, "exceeded quota"):
+		// A quota of the namespace: room may come.
+		return compute.Retryable(wrapped)
+	case apierrors.IsForbidden(err) && strings.Contains(status.Status().Message, "admission webhook"):
+		// A policy of the cluster refused the object as the config makes it.
+		return compute.Terminal(fmt.Errorf("%w: %w", wrapped, compute.ErrInvalidSpec))
+	case apierrors.IsForbidden(err) && strings.Contains(status.Status().Message, " cannot "):
 		return compute.Terminal(fmt.Errorf("%w: landlord's identity may not do this; grant it the ClusterRole in deploy/kubernetes/rbac.yaml", wrapped))
 	case apierrors.IsUnauthorized(err):
 		return compute.Terminal(fmt.Errorf("%w: the API server does not accept landlord's credentials; check the kubeconfig", wrapped))

@@ -33,12 +33,12 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	if err != nil {
 		return fail(err)
 	}
-	changes, created, err := p.apply(ctx, cl, d, spec.TenantID)
+	changes, writes, err := p.apply(ctx, cl, d, spec.TenantID)
 	if err != nil {
-		p.undo(ctx, created, spec.TenantID)
+		p.undo(ctx, writes, spec.TenantID)
 		return fail(err)
 	}
-	if len(created) > 0 || len(changes) > 0 {
+	if len(changes) > 0 {
 		p.log(spec.TenantID).Info("objects applied", "namespace", d.names.namespace, "deployment", d.names.object, "changed", changeList(changes), "generation", spec.Generation)
 	}
 	p.hints.Store(spec.TenantID, placementOf(cl, d.names))
@@ -77,8 +77,9 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	if err != nil {
 		return fail(apiError("read Deployment "+d.names.namespace+"/"+d.names.object, err))
 	}
-	changes, _, err := p.apply(ctx, cl, d, tenantID)
+	changes, writes, err := p.apply(ctx, cl, d, tenantID)
 	if err != nil {
+		p.undo(ctx, writes, tenantID)
 		return fail(err)
 	}
 	p.hints.Store(tenantID, placementOf(cl, d.names))
@@ -112,32 +113,32 @@ func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired,
 }
 
 // apply syncs the tenant's objects in order. It returns what changed, and
-// the objects this call created, for undo.
-func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string) ([]compute.Change, []*object, error) {
+// the writes it made, for undo.
+func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string) ([]compute.Change, []*write, error) {
 	var changes []compute.Change
-	var created []*object
+	var writes []*write
 	objects := cl.objectsOf(d)
 	for i := 0; i < len(objects); i++ {
 		o := objects[i]
-		wrote, made, err := o.sync(ctx, tenantID)
+		w, err := o.sync(ctx, tenantID)
+		if w != nil {
+			writes = append(writes, w)
+		}
 		if err != nil {
-			return changes, created, err
+			return changes, writes, err
 		}
-		if made {
-			created = append(created, o)
-		}
-		if wrote {
+		if w != nil {
 			changes = append(changes, compute.Change{Field: kindOf(o) + "/" + o.name})
 		}
 		if o.kind == "Namespace" && len(d.pullSecrets) > 0 {
 			copies, err := p.pullSecrets(ctx, cl, d, tenantID)
 			if err != nil {
-				return changes, created, err
+				return changes, writes, err
 			}
 			objects = slices.Insert(objects, i+1, copies...)
 		}
 	}
-	return changes, created, nil
+	return changes, writes, nil
 }
 
 // pullSecrets are copies, in a namespace of the tenant's own, of the
@@ -167,20 +168,23 @@ func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired, ten
 	return out, nil
 }
 
-// undo deletes what a failed Provision created, even when ctx is
-// cancelled: the namespace, when it did, takes the rest with it.
-func (p *Provider) undo(ctx context.Context, created []*object, tenantID string) {
-	if len(created) == 0 {
+// undo takes back the writes of a failed Provision or Update, last first,
+// even when ctx is cancelled: what it created is deleted (a namespace it
+// created takes the rest along), what it changed is set back, so that a
+// Pod that restarts meanwhile does not get the new Secret under the old
+// template.
+func (p *Provider) undo(ctx context.Context, writes []*write, tenantID string) {
+	if len(writes) == 0 {
 		return
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	if created[0].kind == "Namespace" {
-		created = created[:1]
+	if writes[0].o.kind == "Namespace" && writes[0].created() {
+		writes = writes[:1]
 	}
-	for _, o := range slices.Backward(created) {
-		if err := o.delete(ctx, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			p.log(tenantID).Warn("cannot delete an object a failed provision created; Destroy removes it", "object", o.String(), "error", err)
+	for _, w := range slices.Backward(writes) {
+		if err := w.undo(ctx, tenantID); err != nil {
+			p.log(tenantID).Warn("cannot take back a write of a failed provision or update; the next one or Destroy does", "object", w.o.String(), "error", err)
 		}
 	}
 }

@@ -124,16 +124,24 @@ func rollout(dep *appsv1.Deployment, pods []corev1.Pod) (compute.ComputeState, s
 	s := dep.Status
 	problems := podProblems(pods)
 	for _, c := range s.Conditions {
-		if c.Type == appsv1.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded" {
-			return compute.StateFailed, join("the rollout made no progress within its deadline: "+c.Message, problems)
+		if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
+			problems = append(problems, "Pods cannot be created ("+c.Reason+"): "+c.Message)
 		}
 	}
 	switch {
 	case dep.DeletionTimestamp != nil:
 		return compute.StateStopped, "the Deployment is being deleted"
 	case s.ObservedGeneration < dep.Generation:
+		// Before the Deployment controller has seen a change, what it says
+		// is about the spec before: a deadline that a fix has made moot.
 		return compute.StatePending, "the Deployment controller has not yet seen the latest change"
-	case s.UpdatedReplicas >= want && s.Replicas <= s.UpdatedReplicas && s.AvailableReplicas >= want:
+	}
+	for _, c := range s.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded" {
+			return compute.StateFailed, join("the rollout made no progress within its deadline: "+c.Message, problems)
+		}
+	}
+	if s.UpdatedReplicas >= want && s.Replicas <= s.UpdatedReplicas && s.AvailableReplicas >= want {
 		if want == 0 {
 			return compute.StateRunning, "scaled to 0 replicas"
 		}

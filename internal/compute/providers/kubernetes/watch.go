@@ -24,11 +24,14 @@ var watched = []schema.GroupVersionResource{
 // watches metadata only, filtered by landlord's label, and stays quiet
 // about what it lists at start.
 func (p *Provider) WatchChanges(ctx context.Context, changed func(tenantID string)) error {
+	ctx, cancel := context.WithCancel(ctx)
 	var (
 		mu      sync.Mutex
 		running = map[string]bool{}
 		wg      sync.WaitGroup
 	)
+	defer wg.Wait()
+	defer cancel()
 	watch := func(cl *cluster) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -63,13 +66,11 @@ func (p *Provider) WatchChanges(ctx context.Context, changed func(tenantID strin
 			factory.Shutdown()
 		})
 	}
-	p.clients.watchNew(watch)
+	defer p.clients.watchNew(watch)()
 	if _, err := p.clients.get(p.base.Context); err != nil {
 		return err
 	}
 	<-ctx.Done()
-	p.clients.watchNew(nil)
-	wg.Wait()
 	return nil
 }
 

@@ -54,9 +54,13 @@ func TestNodeStartsPods(t *testing.T) {
 		}
 	}
 	want := map[string]func(corev1.ContainerStatus) bool{
-		"runs":       func(s corev1.ContainerStatus) bool { return s.Ready && s.State.Running != nil },
-		"unpullable": func(s corev1.ContainerStatus) bool { return s.State.Waiting != nil && s.State.Waiting.Reason == "ImagePullBackOff" },
-		"crashloop":  func(s corev1.ContainerStatus) bool { return s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff" },
+		"runs": func(s corev1.ContainerStatus) bool { return s.Ready && s.State.Running != nil },
+		"unpullable": func(s corev1.ContainerStatus) bool {
+			return s.State.Waiting != nil && s.State.Waiting.Reason == "ImagePullBackOff"
+		},
+		"crashloop": func(s corev1.ContainerStatus) bool {
+			return s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff"
+		},
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for name, ok := range want {

@@ -1,0 +1,62 @@
+package kubernetes_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
+)
+
+// Without any cluster configured the provider still starts (discovery
+// works), and every call that needs a cluster says how to give it one.
+func TestNoClusterConfigured(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", filepath.Join(home, "absent"))
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	p, err := kubernetes.New(context.Background(), kubernetes.Options{HashKey: hashKey})
+	if err != nil {
+		t.Fatalf("New without a kubeconfig: %v", err)
+	}
+	if err := p.CheckHealth(context.Background()); err == nil || !strings.Contains(err.Error(), "set kubeconfig in the kubernetes block") {
+		t.Errorf("CheckHealth = %v, want it to say how to configure a cluster", err)
+	}
+	reg := compute.NewRegistry()
+	if err := reg.Register(p); err != nil {
+		t.Fatal(err)
+	}
+	m, err := compute.NewManager(reg, compute.ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "1b4e28ba-2fa1-41d2-883f-0016d3cca427", TenantName: "acme", ComputeConfig: json.RawMessage(`{"image": "app:1"}`)})
+	if err != nil {
+		t.Fatalf("resolve: %v", err)
+	}
+	_, err = p.Provision(context.Background(), res.Spec)
+	if err == nil || compute.IsRetryable(err) || errors.Is(err, compute.ErrInvalidSpec) || !strings.Contains(err.Error(), "no cluster to talk to") {
+		t.Errorf("Provision = %v, want a terminal error that is not the tenant's config's fault", err)
+	}
+	// A kubeconfig the block names that is not there stops start-up.
+	if _, err := kubernetes.New(context.Background(), kubernetes.Options{HashKey: hashKey, Block: json.RawMessage(`{"kubeconfig": "/nonexistent/kubeconfig"}`)}); err == nil {
+		t.Error("New with a kubeconfig that does not exist succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(home, ".kube")); !os.IsNotExist(err) {
+		t.Errorf("the provider wrote into HOME: %v", err)
+	}
+}
+
+// The block's settings and tenant defaults are told apart, and unknown
+// keys refused with their pointer.
+func TestBlock(t *testing.T) {
+	_, err := kubernetes.New(context.Background(), kubernetes.Options{HashKey: hashKey, Block: json.RawMessage(`{"kubeconfig": "/nonexistent", "bogus": 1}`)})
+	if err == nil || !strings.Contains(err.Error(), "/bogus") {
+		t.Errorf("a block with an unknown key = %v", err)
+	}
+}
