@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
@@ -65,10 +67,7 @@ func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) e
 			}
 			p.log(tenantID).Info("namespace deleted", "namespace", pl.namespace)
 		}
-		if err := waitGone(ctx, "namespace "+pl.namespace, func(ctx context.Context) (bool, error) {
-			_, err := cl.kube.CoreV1().Namespaces().Get(ctx, pl.namespace, metav1.GetOptions{})
-			return apierrors.IsNotFound(err), ignoreNotFound(err)
-		}); err != nil {
+		if err := waitNamespaceGone(ctx, cl, ns); err != nil {
 			return fail(err)
 		}
 		p.hints.Delete(tenantID)
@@ -128,6 +127,45 @@ func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) e
 func (p *Provider) removal(pl placement) *desired {
 	n := names{namespace: pl.namespace, object: pl.object, secret: shorten(pl.object+"-secrets", maxLabel)}
 	return &desired{names: n}
+}
+
+// waitNamespaceGone watches the namespace, as read at ns, until it is
+// deleted: the namespace controller takes a few seconds to empty it, and a
+// watch hears the end at once for one request.
+func waitNamespaceGone(ctx context.Context, cl *cluster, ns *corev1.Namespace) error {
+	what := "namespace " + ns.Name
+	for {
+		w, err := cl.kube.CoreV1().Namespaces().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + ns.Name, ResourceVersion: ns.ResourceVersion})
+		if err != nil {
+			if ctx.Err() != nil {
+				return compute.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
+			}
+			return apiError("watch "+what, err)
+		}
+		for ev := range w.ResultChan() {
+			switch ev.Type {
+			case watch.Deleted:
+				w.Stop()
+				return nil
+			case watch.Error:
+				// The resource version is too old: read the namespace again.
+				w.Stop()
+			}
+		}
+		w.Stop()
+		// The watch ended (error, timeout or a closed connection): is the
+		// namespace still there?
+		current, err := cl.kube.CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case ctx.Err() != nil:
+			return compute.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
+		case err != nil:
+			return apiError("read "+what, err)
+		}
+		ns = current
+	}
 }
 
 // waitGone polls gone until it says so.

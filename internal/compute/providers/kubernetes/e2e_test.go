@@ -186,7 +186,7 @@ func waitDeployment(ctx context.Context, t *testing.T, c *kubetest.Cluster, ns, 
 }
 
 // readyAt is when the tenant became ready at generation, from its history.
-func readyAt(ctx context.Context, t *testing.T, tenants *llclient.Tenants, id string, generation int64) time.Time {
+func readyAt(ctx context.Context, t testing.TB, tenants *llclient.Tenants, id string, generation int64) time.Time {
 	t.Helper()
 	var at time.Time
 	for ev, err := range tenants.AllEvents(ctx, id, llclient.EventOptions{}) {
