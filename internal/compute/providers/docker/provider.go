@@ -29,14 +29,11 @@ type Options struct {
 	// HashKey keys the HMAC-SHA256 in each container's config-hash label,
 	// so that the label, readable by anyone who can list containers, does
 	// not let them test guesses of a secret. It must be at least
-	// MinHashKeyLen bytes and stay the same across restarts: a different
+	// compute.MinHashKeyLen bytes and stay the same across restarts: a different
 	// key makes every container look changed, and the next Provision or
 	// Update replaces them all.
 	HashKey []byte
 }
-
-// MinHashKeyLen is the shortest Options.HashKey New accepts.
-const MinHashKeyLen = 16
 
 // Provider runs tenant workloads on a Docker Engine. It is safe for
 // concurrent use; operations on one tenant are serialized within the
@@ -56,8 +53,8 @@ type Provider struct {
 // New returns a provider configured by opts. It does not contact the Engine;
 // CheckHealth does.
 func New(_ context.Context, opts Options) (*Provider, error) {
-	if len(opts.HashKey) < MinHashKeyLen {
-		return nil, fmt.Errorf("docker: hash key is %d bytes, need at least %d: pass the install's secret key in Options.HashKey", len(opts.HashKey), MinHashKeyLen)
+	if err := compute.CheckHashKey(Name, opts.HashKey); err != nil {
+		return nil, err
 	}
 	schema, err := configSchema()
 	if err != nil {

@@ -30,7 +30,7 @@ type Options struct {
 	Now func() time.Time
 	// HashKey keys the HMAC-SHA256 fingerprints recorded in tags, so that a
 	// tag, readable by whoever may describe the service, does not let anyone
-	// test guesses of the config. It must be at least MinHashKeyLen bytes
+	// test guesses of the config. It must be at least compute.MinHashKeyLen bytes
 	// and stay the same across restarts.
 	HashKey []byte
 	// Credentials, if set, replace the SDK's default credential chain
@@ -40,9 +40,6 @@ type Options struct {
 	// HTTPClient, if set, carries the SDK's requests.
 	HTTPClient aws.HTTPClient
 }
-
-// MinHashKeyLen is the shortest Options.HashKey New accepts.
-const MinHashKeyLen = 16
 
 // DefaultDrainWait is Settings.DrainWait's default.
 const DefaultDrainWait = time.Minute
@@ -76,8 +73,8 @@ type Provider struct {
 // New returns a provider configured by opts. It does not contact AWS;
 // CheckHealth does.
 func New(_ context.Context, opts Options) (*Provider, error) {
-	if len(opts.HashKey) < MinHashKeyLen {
-		return nil, fmt.Errorf("ecs: hash key is %d bytes, need at least %d: pass the install's secret key in Options.HashKey", len(opts.HashKey), MinHashKeyLen)
+	if err := compute.CheckHashKey(Name, opts.HashKey); err != nil {
+		return nil, err
 	}
 	schema, err := configSchema()
 	if err != nil {

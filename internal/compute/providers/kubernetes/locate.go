@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
@@ -102,19 +101,6 @@ func (p *Provider) locate(ctx context.Context, tenantID string) (pl placement, o
 		return placement{context: cl.context, namespace: ns.Name}, true, nil
 	}
 	return placement{context: cl.context}, false, nil
-}
-
-// namespaceOf reads the namespace of a placement: nil when it does not
-// exist.
-func namespaceExists(ctx context.Context, cl *cluster, name string) (bool, error) {
-	_, err := cl.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, apiError("read namespace "+name, err)
-	}
-	return true, nil
 }
 
 // errNoWorkload says the tenant has no Deployment where it was looked for.

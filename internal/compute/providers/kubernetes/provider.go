@@ -28,12 +28,9 @@ type Options struct {
 	// HashKey keys the HMAC-SHA256 fingerprints recorded in annotations, so
 	// that an annotation, readable by whoever may read the object, does not
 	// let anyone test guesses of a secret. It must be at least
-	// MinHashKeyLen bytes and stay the same across restarts.
+	// compute.MinHashKeyLen bytes and stay the same across restarts.
 	HashKey []byte
 }
-
-// MinHashKeyLen is the shortest Options.HashKey New accepts.
-const MinHashKeyLen = 16
 
 // Provider runs each tenant as a Deployment (and its Service, Ingress,
 // Secret, and in namespace_mode per-tenant its own Namespace with a quota
@@ -61,8 +58,8 @@ type Provider struct {
 // New returns a provider configured by opts. It reads the kubeconfig but
 // does not contact the cluster; CheckHealth does.
 func New(_ context.Context, opts Options) (*Provider, error) {
-	if len(opts.HashKey) < MinHashKeyLen {
-		return nil, fmt.Errorf("kubernetes: hash key is %d bytes, need at least %d: pass the install's secret key in Options.HashKey", len(opts.HashKey), MinHashKeyLen)
+	if err := compute.CheckHashKey(Name, opts.HashKey); err != nil {
+		return nil, err
 	}
 	schema, err := configSchema()
 	if err != nil {
