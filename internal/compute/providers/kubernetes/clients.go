@@ -36,6 +36,9 @@ type clients struct {
 	// watch starts informers on it), by key of watchNew.
 	onNew   map[int]func(*cluster)
 	watches int
+	// qps and burst bound each client's requests.
+	qps   float32
+	burst int
 }
 
 // cluster is the client of one context.
@@ -51,8 +54,8 @@ type cluster struct {
 // $KUBECONFIG or ~/.kube/config names. A kubeconfig that cannot be read is
 // an error; finding none at all is not (discovery works without a
 // cluster), but every call that needs one says so.
-func newClients(path string) (*clients, error) {
-	c := &clients{byCtx: map[string]*cluster{}}
+func newClients(path string, qps float32, burst int) (*clients, error) {
+	c := &clients{byCtx: map[string]*cluster{}, qps: qps, burst: burst}
 	if path == "" {
 		if cfg, err := rest.InClusterConfig(); err == nil {
 			c.inCluster, c.source = cfg, "the Pod's service account"
@@ -140,10 +143,7 @@ func (c *clients) get(context string) (*cluster, error) {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = userAgent
-	// client-go's default of 5 requests a second would make a thousand
-	// tenants wait on landlord, not on the cluster; the API server's
-	// priority and fairness protects it.
-	cfg.QPS, cfg.Burst = 100, 200
+	cfg.QPS, cfg.Burst = c.qps, c.burst
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: context %s: %w", context, err)

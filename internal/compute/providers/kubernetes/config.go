@@ -19,6 +19,12 @@ const (
 	DefaultReplicas         = 1
 	DefaultProgressDeadline = 600 // seconds, the Deployment's own default
 	DefaultPullSecretsFrom  = "default"
+	// DefaultQPS and DefaultBurst bound landlord's requests to one API
+	// server (client-go's own default, 5 a second, would make a thousand
+	// tenants wait on landlord rather than on the cluster; the API server's
+	// priority and fairness protects it from more).
+	DefaultQPS   = 100
+	DefaultBurst = 200
 )
 
 // Namespace modes.
@@ -42,6 +48,10 @@ type Settings struct {
 	// PullSecretsNamespace is where the Secrets named by image_pull_secrets
 	// are copied from into a tenant's own namespace; default "default".
 	PullSecretsNamespace string `json:"pull_secrets_namespace"`
+	// QPS and Burst bound the requests landlord makes to each API server;
+	// defaults DefaultQPS and DefaultBurst.
+	QPS   float32 `json:"qps"`
+	Burst int     `json:"burst"`
 }
 
 // tenantOptions are the Kubernetes fields of a tenant config.

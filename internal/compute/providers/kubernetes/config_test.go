@@ -55,8 +55,19 @@ func TestNoClusterConfigured(t *testing.T) {
 // The block's settings and tenant defaults are told apart, and unknown
 // keys refused with their pointer.
 func TestBlock(t *testing.T) {
-	_, err := kubernetes.New(context.Background(), kubernetes.Options{HashKey: hashKey, Block: json.RawMessage(`{"kubeconfig": "/nonexistent", "bogus": 1}`)})
-	if err == nil || !strings.Contains(err.Error(), "/bogus") {
-		t.Errorf("a block with an unknown key = %v", err)
+	for block, pointer := range map[string]string{
+		`{"kubeconfig": "/nonexistent", "bogus": 1}`: "/bogus",
+		`{"qps": "fast"}`:                           "/qps",
+		`{"namespace_mode": "everywhere"}`:          "/namespace_mode",
+	} {
+		// Settings are checked by New, tenant defaults when the provider is
+		// registered.
+		p, err := kubernetes.New(context.Background(), kubernetes.Options{HashKey: hashKey, Block: json.RawMessage(block)})
+		if err == nil {
+			err = compute.NewRegistry().Register(p)
+		}
+		if err == nil || !strings.Contains(err.Error(), pointer) {
+			t.Errorf("block %s = %v, want an error at %s", block, err, pointer)
+		}
 	}
 }

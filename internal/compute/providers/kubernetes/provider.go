@@ -87,7 +87,13 @@ func New(_ context.Context, opts Options) (*Provider, error) {
 	if p.now == nil {
 		p.now = time.Now
 	}
-	if p.clients, err = newClients(p.settings.Kubeconfig); err != nil {
+	if p.settings.QPS <= 0 {
+		p.settings.QPS = DefaultQPS
+	}
+	if p.settings.Burst <= 0 {
+		p.settings.Burst = DefaultBurst
+	}
+	if p.clients, err = newClients(p.settings.Kubeconfig, p.settings.QPS, p.settings.Burst); err != nil {
 		return nil, err
 	}
 	if p.base.Context != "" {
