@@ -57,8 +57,8 @@ func TestNoClusterConfigured(t *testing.T) {
 func TestBlock(t *testing.T) {
 	for block, pointer := range map[string]string{
 		`{"kubeconfig": "/nonexistent", "bogus": 1}`: "/bogus",
-		`{"qps": "fast"}`:                           "/qps",
-		`{"namespace_mode": "everywhere"}`:          "/namespace_mode",
+		`{"qps": "fast"}`:                  "/qps",
+		`{"namespace_mode": "everywhere"}`: "/namespace_mode",
 	} {
 		// Settings are checked by New, tenant defaults when the provider is
 		// registered.
