@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -87,8 +88,9 @@ func blockOf(kubeconfig, extra string) string {
 	return fmt.Sprintf(`{"kubeconfig": %q%s}`, kubeconfig, extra)
 }
 
-// writes are the requests that change something, of those landlord made.
-func writes(t *testing.T, c *kubetest.Cluster) int {
+// writes are the requests landlord made that change something in
+// namespace (or the namespace itself); tests run in parallel.
+func writes(t *testing.T, c *kubetest.Cluster, namespace string) int {
 	t.Helper()
 	reqs, err := c.Requests()
 	if err != nil {
@@ -96,6 +98,9 @@ func writes(t *testing.T, c *kubetest.Cluster) int {
 	}
 	n := 0
 	for _, r := range reqs {
+		if r.Namespace != namespace && (r.Resource != "namespaces" || r.Name != namespace) {
+			continue
+		}
 		if r.Verb == "create" || r.Verb == "patch" || r.Verb == "update" || r.Verb == "delete" || r.Verb == "deletecollection" {
 			n++
 		}
@@ -106,6 +111,7 @@ func writes(t *testing.T, c *kubetest.Cluster) int {
 // An update to a spec the objects already match, at a new generation,
 // makes no request that writes.
 func TestNoOpUpdateWritesNothing(t *testing.T) {
+	t.Parallel()
 	c, kubeconfig := start(t)
 	p := newProvider(t, blockOf(kubeconfig, ""), nil)
 	tn := newTenant(t, p, "noop")
@@ -116,7 +122,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	tn.waitState(t, running)
-	before := writes(t, c)
+	before := writes(t, c, "landlord-noop")
 	for gen := int64(2); gen <= 3; gen++ {
 		res, err := p.Update(context.Background(), tn.id, tn.spec(t, gen, config, nil))
 		if err != nil {
@@ -129,14 +135,14 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 	if _, err := p.Provision(context.Background(), tn.spec(t, 4, config, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if n := writes(t, c) - before; n != 0 {
+	if n := writes(t, c, "landlord-noop") - before; n != 0 {
 		t.Errorf("updates and a provision to the same spec made %d requests that write", n)
 	}
 	res, err := p.Update(context.Background(), tn.id, tn.spec(t, 5, strings.Replace(config, `"team": "a"`, `"team": "b"`, 1), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.NoChanges() || writes(t, c) == before {
+	if res.NoChanges() || writes(t, c, "landlord-noop") == before {
 		t.Errorf("a changed label wrote nothing: %v", res.Changes)
 	}
 }
@@ -144,6 +150,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 // Secret values live in a Secret the Pods read them from; the Deployment
 // names them only, and a rotated value rolls the Pods.
 func TestSecretsStayInASecret(t *testing.T) {
+	t.Parallel()
 	c, kubeconfig := start(t)
 	p := newProvider(t, blockOf(kubeconfig, ""), nil)
 	tn := newTenant(t, p, "secrets")
@@ -185,6 +192,7 @@ func TestSecretsStayInASecret(t *testing.T) {
 // Pods that cannot start make the status failed, with the kubelet's
 // reason; a rollout past its deadline is failed too.
 func TestFailingPods(t *testing.T) {
+	t.Parallel()
 	c, kubeconfig := start(t)
 	p := newProvider(t, blockOf(kubeconfig, ""), nil)
 	for _, tt := range []struct {
@@ -209,8 +217,7 @@ func TestFailingPods(t *testing.T) {
 		})
 	}
 	t.Run("deadline", func(t *testing.T) {
-		resume := c.Node.Pause()
-		defer resume()
+		defer c.Node.Hold("landlord-failing-deadline")()
 		tn := newTenant(t, p, "failing-deadline")
 		if _, err := p.Provision(context.Background(), tn.spec(t, 1, `{"image": "registry.example/app:1", "progress_deadline": "1s"}`, nil)); err != nil {
 			t.Fatal(err)
@@ -226,6 +233,7 @@ func TestFailingPods(t *testing.T) {
 // operator's namespace, each tenant's destroy removes only its own, and
 // an object of a tenant's name that is no tenant's is refused.
 func TestSharedNamespace(t *testing.T) {
+	t.Parallel()
 	c, kubeconfig := start(t)
 	ctx := context.Background()
 	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shared-tenants"}}, metav1.CreateOptions{}); err != nil {
@@ -309,6 +317,7 @@ func TestSharedNamespace(t *testing.T) {
 // A config that moves the tenant's objects is refused, naming where they
 // are, instead of leaving them behind.
 func TestPlacementCannotMove(t *testing.T) {
+	t.Parallel()
 	_, kubeconfig := start(t)
 	p := newProvider(t, blockOf(kubeconfig, ""), nil)
 	tn := newTenant(t, p, "mover")
@@ -325,6 +334,7 @@ func TestPlacementCannotMove(t *testing.T) {
 // Endpoints: node ports at a node's address, a load balancer's address,
 // and the Ingress host.
 func TestEndpoints(t *testing.T) {
+	t.Parallel()
 	c, kubeconfig := start(t)
 	ctx := context.Background()
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "endpoints-node"}}
@@ -396,6 +406,7 @@ func addresses(st *compute.ComputeStatus) []string {
 // An identity the cluster's RBAC does not allow gets a terminal error that
 // says so.
 func TestForbiddenIsTerminal(t *testing.T) {
+	t.Parallel()
 	c, _ := start(t)
 	ctx := context.Background()
 	ns := "nobody-system"
@@ -417,6 +428,7 @@ func TestForbiddenIsTerminal(t *testing.T) {
 // An Update that fails halfway sets back what it had changed: the Pods
 // that restart meanwhile get the old secret under the old template.
 func TestFailedUpdateIsTakenBack(t *testing.T) {
+	t.Parallel()
 	c, kubeconfig := start(t)
 	ctx := context.Background()
 	p := newProvider(t, blockOf(kubeconfig, ""), nil)
@@ -454,5 +466,57 @@ func TestFailedUpdateIsTakenBack(t *testing.T) {
 	}
 	if res, err := p.Update(ctx, tn.id, tn.spec(t, 3, config, res.ResourceIDs)); err != nil || !res.NoChanges() {
 		t.Errorf("the old spec after the failed update: changes %v, %v", res, err)
+	}
+}
+
+// Image pull secrets are copied into a namespace of the tenant's own from
+// the block's pull_secrets_namespace, used by the Pods, and deleted when
+// the config drops them.
+func TestPullSecretsAreCopied(t *testing.T) {
+	t.Parallel()
+	c, kubeconfig := start(t)
+	ctx := context.Background()
+	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "registry-credentials"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"regcred", "othercred"} {
+		src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}, Type: corev1.SecretTypeDockerConfigJson,
+			Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example":{"auth":"` + name + `"}}}`)}}
+		if _, err := c.Client.CoreV1().Secrets("registry-credentials").Create(ctx, src, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := newProvider(t, blockOf(kubeconfig, `, "pull_secrets_namespace": "registry-credentials"`), nil)
+	tn := newTenant(t, p, "pulls")
+	res, err := p.Provision(ctx, tn.spec(t, 1, `{"image": "registry.example/app:1", "image_pull_secrets": ["regcred", "othercred"]}`, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn.waitState(t, running)
+	for _, name := range []string{"regcred", "othercred"} {
+		copied, err := c.Client.CoreV1().Secrets("landlord-pulls").Get(ctx, name, metav1.GetOptions{})
+		if err != nil || !strings.Contains(string(copied.Data[corev1.DockerConfigJsonKey]), name) {
+			t.Errorf("the copy of %s: %v", name, err)
+		}
+	}
+	dep, err := c.Client.AppsV1().Deployments("landlord-pulls").Get(ctx, "pulls", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dep.Spec.Template.Spec.ImagePullSecrets; len(got) != 2 || got[0].Name != "regcred" {
+		t.Errorf("the Pods pull with %v", got)
+	}
+	if _, err := p.Update(ctx, tn.id, tn.spec(t, 2, `{"image": "registry.example/app:1", "image_pull_secrets": ["regcred"]}`, res.ResourceIDs)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Client.CoreV1().Secrets("landlord-pulls").Get(ctx, "othercred", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a pull secret dropped from the config is still copied: %v", err)
+	}
+	if _, err := c.Client.CoreV1().Secrets("landlord-pulls").Get(ctx, "regcred", metav1.GetOptions{}); err != nil {
+		t.Errorf("the pull secret still named: %v", err)
+	}
+	_, err = p.Update(ctx, tn.id, tn.spec(t, 3, `{"image": "registry.example/app:1", "image_pull_secrets": ["missing"]}`, res.ResourceIDs))
+	if !errors.Is(err, compute.ErrInvalidSpec) || !strings.Contains(err.Error(), "registry-credentials/missing does not exist") {
+		t.Errorf("a pull secret that does not exist = %v", err)
 	}
 }

@@ -46,7 +46,7 @@ controller:
 	tenants := l.Client().Tenants()
 
 	// Create, with the node held back so that the tenant waits on its Pods.
-	resume := c.Node.Pause()
+	resume := c.Node.Hold("landlord-e2e-app")
 	app := mustCreate(ctx, t, tenants, "e2e-app", appConfig("registry.example/app:1.0"))
 	waitDeployment(ctx, t, c, "landlord-e2e-app", "e2e-app", func(*appsv1.Deployment) bool { return true })
 	if _, err := tenants.Wait(ctx, app.ID, func(tn llclient.Tenant) (bool, error) {

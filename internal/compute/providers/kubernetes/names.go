@@ -22,6 +22,10 @@ const (
 	// annotTemplate fingerprints the Pod template, so that the Pods of the
 	// current template can be told from those of a rollout's earlier one.
 	annotTemplate = "landlord.dev/template-hash"
+	// annotPullSecrets lists, on a namespace of the tenant's own, the image
+	// pull secrets copied into it, so that one dropped from the config is
+	// deleted without listing Secrets.
+	annotPullSecrets = "landlord.dev/pull-secrets"
 	// annotIngress is the address (host:port) of the tenant's Ingress, for
 	// its endpoint.
 	annotIngress = "landlord.dev/ingress-address"

@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,7 +52,12 @@ func (p *Provider) desiredOf(spec *compute.TenantComputeSpec, o tenantOptions) *
 	d := &desired{names: n, ports: servicePorts(spec.Workload)}
 
 	if o.mode() == PerTenant {
-		d.namespace = corev1ac.Namespace(n.namespace).WithLabels(labels).WithAnnotations(annotations)
+		nsAnnotations := annotations
+		if len(o.ImagePullSecrets) > 0 {
+			nsAnnotations = maps.Clone(annotations)
+			nsAnnotations[annotPullSecrets] = strings.Join(o.ImagePullSecrets, ",")
+		}
+		d.namespace = corev1ac.Namespace(n.namespace).WithLabels(labels).WithAnnotations(nsAnnotations)
 		if len(o.ResourceQuota) > 0 {
 			hard := corev1.ResourceList{}
 			for k, v := range o.ResourceQuota {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -130,8 +131,8 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 		if w != nil {
 			changes = append(changes, compute.Change{Field: kindOf(o) + "/" + o.name})
 		}
-		if o.kind == "Namespace" && len(d.pullSecrets) > 0 {
-			copies, err := p.pullSecrets(ctx, cl, d, tenantID)
+		if o.kind == "Namespace" {
+			copies, err := p.pullSecrets(ctx, cl, d, w)
 			if err != nil {
 				return changes, writes, err
 			}
@@ -143,10 +144,22 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 
 // pullSecrets are copies, in a namespace of the tenant's own, of the
 // Secrets image_pull_secrets names, read from the block's
-// pull_secrets_namespace.
-func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired, tenantID string) ([]*object, error) {
+// pull_secrets_namespace; and the copies no longer named, to delete (the
+// namespace's write ns, when it changed, says which were).
+func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired, ns *write) ([]*object, error) {
 	from := p.settings.PullSecretsNamespace
+	core := cl.kube.CoreV1()
 	var out []*object
+	if ns != nil && ns.prev != nil {
+		was := ns.prev.(*corev1ac.NamespaceApplyConfiguration).Annotations[annotPullSecrets]
+		for name := range strings.SplitSeq(was, ",") {
+			if name != "" && !slices.Contains(d.pullSecrets, name) {
+				var gone *corev1ac.SecretApplyConfiguration
+				out = append(out, typedObject("Secret", d.names.namespace, name, gone, false,
+					core.Secrets(d.names.namespace).Get, corev1ac.ExtractSecret, core.Secrets(d.names.namespace).Apply, core.Secrets(d.names.namespace).Delete))
+			}
+		}
+	}
 	for _, name := range d.pullSecrets {
 		src, err := cl.kube.CoreV1().Secrets(from).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -159,11 +172,10 @@ func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired, ten
 		if src.Type != corev1.SecretTypeDockerConfigJson && src.Type != corev1.SecretTypeDockercfg {
 			return nil, compute.Terminal(fmt.Errorf("secret %s/%s is of type %s, not an image pull secret (%s): %w", from, name, src.Type, corev1.SecretTypeDockerConfigJson, compute.ErrInvalidSpec))
 		}
-		ns := d.names.namespace
-		want := corev1ac.Secret(name, ns).WithLabels(d.namespace.Labels).WithType(src.Type).WithData(src.Data)
-		core := cl.kube.CoreV1()
-		out = append(out, typedObject("Secret", ns, name, want, true,
-			core.Secrets(ns).Get, corev1ac.ExtractSecret, core.Secrets(ns).Apply, core.Secrets(ns).Delete))
+		to := d.names.namespace
+		want := corev1ac.Secret(name, to).WithLabels(d.namespace.Labels).WithType(src.Type).WithData(src.Data)
+		out = append(out, typedObject("Secret", to, name, want, true,
+			core.Secrets(to).Get, corev1ac.ExtractSecret, core.Secrets(to).Apply, core.Secrets(to).Delete))
 	}
 	return out, nil
 }

@@ -132,7 +132,7 @@ func report(t testing.TB, err error) {
 	if !errors.Is(err, errAbsent) {
 		t.Fatalf("kubetest: %v", err)
 	}
-	const fix = "To fix: run testservers/build kubernetes (about 20 minutes cold, once per machine)."
+	const fix = "To fix: run testservers/build kubernetes (about 14 minutes cold, once per machine)."
 	required, perr := strconv.ParseBool(os.Getenv(EnvRequire))
 	switch {
 	case os.Getenv(EnvRequire) == "":

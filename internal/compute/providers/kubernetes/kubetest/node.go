@@ -25,7 +25,8 @@ type Node struct {
 	client kubernetes.Interface
 	cancel context.CancelFunc
 	done   chan struct{}
-	paused atomic.Bool
+	// held are the namespaces whose Pods wait (Hold).
+	held sync.Map // namespace → struct{}
 	// updates counts the Pod status writes, for tests that check the
 	// node is not what they measure.
 	updates atomic.Int64
@@ -54,14 +55,16 @@ func (n *Node) stop() {
 	<-n.done
 }
 
-// Pause stops the node from starting Pods until the returned function is
-// called, which starts those created meanwhile.
-func (n *Node) Pause() (resume func()) {
-	n.paused.Store(true)
+// Hold keeps the node from starting the Pods of namespace until the
+// returned function is called, which starts those created meanwhile.
+// Other namespaces' Pods start as ever, so tests that hold may run in
+// parallel.
+func (n *Node) Hold(namespace string) (release func()) {
+	n.held.Store(namespace, struct{}{})
 	return func() {
-		n.paused.Store(false)
+		n.held.Delete(namespace)
 		ctx := context.Background()
-		list, err := n.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		list, err := n.client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return
 		}
@@ -77,7 +80,10 @@ func (n *Node) Updates() int64 { return n.updates.Load() }
 // handle reports a Pod's containers once, when it has no status yet.
 func (n *Node) handle(ctx context.Context, obj any) {
 	pod, ok := obj.(*corev1.Pod)
-	if !ok || n.paused.Load() || pod.DeletionTimestamp != nil || len(pod.Status.ContainerStatuses) > 0 {
+	if !ok || pod.DeletionTimestamp != nil || len(pod.Status.ContainerStatuses) > 0 {
+		return
+	}
+	if _, held := n.held.Load(pod.Namespace); held {
 		return
 	}
 	go func() {
