@@ -198,20 +198,22 @@ func container(c workload.ContainerSpec, secrets []workload.SecretReference, sec
 		out.WithResources(corev1ac.ResourceRequirements().WithRequests(list).WithLimits(list))
 	}
 	if hc := c.HealthCheck; hc != nil {
-		out.WithReadinessProbe(probe(hc, 0))
-		out.WithLivenessProbe(probe(hc, hc.StartPeriod))
+		out.WithReadinessProbe(probe(hc)).WithLivenessProbe(probe(hc))
+		if hc.StartPeriod > 0 {
+			// The start period as a startup probe: until it passes, the
+			// others wait and failures restart nothing, for at most the
+			// start period and the retries after it.
+			period := seconds(hc.Interval, 10)
+			out.WithStartupProbe(probe(hc).WithFailureThreshold((seconds(hc.StartPeriod, 0)+period-1)/period + int32(max(hc.Retries, 1))))
+		}
 	}
 	return out
 }
 
-// probe is a health check as a probe; delay is the liveness probe's
-// initial delay (the check's start period).
-func probe(hc *workload.HealthCheckConfig, delay time.Duration) *corev1ac.ProbeApplyConfiguration {
+// probe is a health check as a probe.
+func probe(hc *workload.HealthCheckConfig) *corev1ac.ProbeApplyConfiguration {
 	pr := corev1ac.Probe().WithPeriodSeconds(seconds(hc.Interval, 10)).WithTimeoutSeconds(seconds(hc.Timeout, 1)).
 		WithFailureThreshold(int32(max(hc.Retries, 1)))
-	if delay > 0 {
-		pr.WithInitialDelaySeconds(seconds(delay, 0))
-	}
 	switch {
 	case hc.HTTP != nil:
 		pr.WithHTTPGet(corev1ac.HTTPGetAction().WithPath(cmp.Or(hc.HTTP.Path, "/")).WithPort(intstr.FromInt32(int32(hc.HTTP.Port))))
