@@ -594,13 +594,20 @@ func TestChangeNotificationWakesTheTenant(t *testing.T) {
 		t.Fatal("the controller never asked its Compute for changes")
 	}
 
-	told := e.create(t, "told", `{"image":"a","x-mock":{"start_after":"200ms"}}`, nil)
-	untold := e.create(t, "untold", `{"image":"a","x-mock":{"start_after":"200ms"}}`, nil)
+	// Both wait on a workload that starts 3s after it is provisioned, far
+	// longer than a provision takes, and are polled once an hour.
+	told := e.create(t, "told", `{"image":"a","x-mock":{"start_after":"3s"}}`, nil)
+	untold := e.create(t, "untold", `{"image":"a","x-mock":{"start_after":"3s"}}`, nil)
+	deadline := time.Now().Add(30 * time.Second)
 	for _, id := range []string{told.ID, untold.ID} {
 		for {
+			tn := e.get(t, id)
 			st, err := e.mock.GetStatus(ctx, id)
-			if err == nil && st.State == compute.StateRunning {
+			if tn.Status == tenant.StatusProvisioning && strings.HasPrefix(tn.StatusMessage, "waiting for the workload") && err == nil && st.State == compute.StateRunning {
 				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s %q, workload %v %v; want it waiting on a workload that runs", tn.Name, tn.Status, tn.StatusMessage, st, err)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

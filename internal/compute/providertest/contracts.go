@@ -329,6 +329,12 @@ func (s *suite) testConflict(t *testing.T) {
 	}
 	tn := s.newTenant(t)
 	checkAndRemove := s.h.Squat(t, tn.name)
+	checked := false
+	t.Cleanup(func() {
+		if !checked {
+			checkAndRemove(t)
+		}
+	})
 	spec := s.spec(t, tn, 0)
 	for i := range 2 {
 		_, err := s.p.Provision(context.Background(), spec)
@@ -342,6 +348,7 @@ func (s *suite) testConflict(t *testing.T) {
 	if err := s.p.Destroy(context.Background(), tn.id); err != nil {
 		t.Fatalf("Destroy of a tenant whose name is taken: %v", err)
 	}
+	checked = true
 	checkAndRemove(t)
 	s.expectNotFound(t, tn.id, "after a conflict")
 }

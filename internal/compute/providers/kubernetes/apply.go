@@ -29,6 +29,8 @@ type object struct {
 	extract func(live metav1.Object) (any, error)
 	apply   func(ctx context.Context, config any) error
 	delete  func(ctx context.Context, opts metav1.DeleteOptions) error
+	// before, if set, runs on the live object before it is written.
+	before func(ctx context.Context, live metav1.Object) error
 }
 
 func (o *object) String() string {
@@ -134,6 +136,11 @@ func (o *object) sync(ctx context.Context, tenantID string) (*write, error) {
 	}
 	var prev any
 	if live != nil {
+		if o.before != nil {
+			if err := o.before(ctx, live); err != nil {
+				return nil, err
+			}
+		}
 		if prev, err = o.extract(live); err != nil {
 			return nil, fmt.Errorf("kubernetes: read what landlord set of %s: %w", o, err)
 		}

@@ -23,6 +23,16 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
 )
 
+// newNamespace creates a namespace, as the admin, for the test's life.
+func newNamespace(t *testing.T, c *kubetest.Cluster, name string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}) })
+}
+
 // tenantOf is one tenant of a behaviour test, resolved through a Manager
 // as the controller would.
 type tenantOf struct {
@@ -236,9 +246,7 @@ func TestSharedNamespace(t *testing.T) {
 	t.Parallel()
 	c, kubeconfig := start(t)
 	ctx := context.Background()
-	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shared-tenants"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	newNamespace(t, c, "shared-tenants")
 	p := newProvider(t, blockOf(kubeconfig, `, "namespace_mode": "shared", "namespace": "shared-tenants"`), nil)
 	if err := p.CheckHealth(ctx); err != nil {
 		t.Fatal(err)
@@ -410,9 +418,7 @@ func TestForbiddenIsTerminal(t *testing.T) {
 	c, _ := start(t)
 	ctx := context.Background()
 	ns := "nobody-system"
-	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	newNamespace(t, c, ns)
 	if _, err := c.Client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "nobody"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -476,9 +482,7 @@ func TestPullSecretsAreCopied(t *testing.T) {
 	t.Parallel()
 	c, kubeconfig := start(t)
 	ctx := context.Background()
-	if _, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "registry-credentials"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	newNamespace(t, c, "registry-credentials")
 	for _, name := range []string{"regcred", "othercred"} {
 		src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name}, Type: corev1.SecretTypeDockerConfigJson,
 			Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example":{"auth":"` + name + `"}}}`)}}

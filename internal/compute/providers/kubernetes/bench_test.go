@@ -29,8 +29,8 @@ const benchTenants = 50
 // server's audit log, in all and by verb), the time from the first create
 // until all are ready and until all are deleted, and how long after its
 // Deployment became available (as a watch of this benchmark saw it) each
-// tenant was ready: the controller's poll is an hour, so only the change
-// watch can make it ready. Resync is off. Run it alone, once:
+// tenant was ready: the controller's poll and resync are an hour, so only
+// the change watch can make it ready. Run it alone, once:
 //
 //	go test -run '^$' -bench Lifecycle -benchtime 1x ./internal/compute/providers/kubernetes/
 func BenchmarkLifecycle(b *testing.B) {

@@ -27,7 +27,7 @@ type clients struct {
 	kubeconfig *clientcmdapi.Config
 	inCluster  *rest.Config
 	// missing says why there is no configuration at all; every call
-	// answers it (start-up's health check shows it).
+	// answers it (the health check of GET /v1/compute/providers shows it).
 	missing error
 
 	mu    sync.Mutex

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -119,6 +121,14 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 	var changes []compute.Change
 	var writes []*write
 	objects := cl.objectsOf(d)
+	if d.namespace != nil {
+		// Copies of pull secrets the config no longer names go before the
+		// namespace's record of them changes, so that a crash between the
+		// two cannot strand one.
+		objects[0].before = func(ctx context.Context, live metav1.Object) error {
+			return pruneCopies(ctx, cl, d, live, tenantID)
+		}
+	}
 	for i := 0; i < len(objects); i++ {
 		o := objects[i]
 		w, err := o.sync(ctx, tenantID)
@@ -130,9 +140,14 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 		}
 		if w != nil {
 			changes = append(changes, compute.Change{Field: kindOf(o) + "/" + o.name})
+			if o.kind == "ResourceQuota" && o.want != nil {
+				if err := waitQuotaEnforced(ctx, cl, o); err != nil {
+					return changes, writes, err
+				}
+			}
 		}
-		if o.kind == "Namespace" {
-			copies, err := p.pullSecrets(ctx, cl, d, w)
+		if o.kind == "Namespace" && len(d.pullSecrets) > 0 {
+			copies, err := p.pullSecrets(ctx, cl, d)
 			if err != nil {
 				return changes, writes, err
 			}
@@ -144,22 +159,11 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 
 // pullSecrets are copies, in a namespace of the tenant's own, of the
 // Secrets image_pull_secrets names, read from the block's
-// pull_secrets_namespace; and the copies no longer named, to delete (the
-// namespace's write ns, when it changed, says which were).
-func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired, ns *write) ([]*object, error) {
+// pull_secrets_namespace.
+func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired) ([]*object, error) {
 	from := p.settings.PullSecretsNamespace
 	core := cl.kube.CoreV1()
 	var out []*object
-	if ns != nil && ns.prev != nil {
-		was := ns.prev.(*corev1ac.NamespaceApplyConfiguration).Annotations[annotPullSecrets]
-		for name := range strings.SplitSeq(was, ",") {
-			if name != "" && !slices.Contains(d.pullSecrets, name) {
-				var gone *corev1ac.SecretApplyConfiguration
-				out = append(out, typedObject("Secret", d.names.namespace, name, gone, false,
-					core.Secrets(d.names.namespace).Get, corev1ac.ExtractSecret, core.Secrets(d.names.namespace).Apply, core.Secrets(d.names.namespace).Delete))
-			}
-		}
-	}
 	for _, name := range d.pullSecrets {
 		src, err := cl.kube.CoreV1().Secrets(from).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -180,6 +184,44 @@ func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired, ns 
 	return out, nil
 }
 
+// waitQuotaEnforced waits until the quota controller has filled in a new
+// or changed ResourceQuota's status: the API server enforces only the
+// limits the status lists, and Pods created before would escape it.
+func waitQuotaEnforced(ctx context.Context, cl *cluster, o *object) error {
+	quotas := cl.kube.CoreV1().ResourceQuotas(o.namespace)
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		q, err := quotas.Get(ctx, o.name, metav1.GetOptions{})
+		if err != nil {
+			return apiError("read "+o.String(), err)
+		}
+		if equality.Semantic.DeepEqual(q.Spec.Hard, q.Status.Hard) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return compute.Retryable(fmt.Errorf("%s is not enforced yet: %w", o, ctx.Err()))
+		case <-time.After(wait):
+		}
+	}
+}
+
+// pruneCopies deletes the copies of pull secrets the namespace (as live)
+// records and the config no longer names, where they are the tenant's.
+func pruneCopies(ctx context.Context, cl *cluster, d *desired, live metav1.Object, tenantID string) error {
+	core := cl.kube.CoreV1().Secrets(d.names.namespace)
+	for name := range strings.SplitSeq(live.GetAnnotations()[annotPullSecrets], ",") {
+		if name == "" || slices.Contains(d.pullSecrets, name) {
+			continue
+		}
+		var gone *corev1ac.SecretApplyConfiguration
+		o := typedObject("Secret", d.names.namespace, name, gone, false, core.Get, corev1ac.ExtractSecret, core.Apply, core.Delete)
+		if _, err := o.sync(ctx, tenantID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // undo takes back the writes of a failed Provision or Update, last first,
 // even when ctx is cancelled: what it created is deleted (a namespace it
 // created takes the rest along), what it changed is set back, so that a
@@ -196,7 +238,11 @@ func (p *Provider) undo(ctx context.Context, writes []*write, tenantID string) {
 	}
 	for _, w := range slices.Backward(writes) {
 		if err := w.undo(ctx, tenantID); err != nil {
-			p.log(tenantID).Warn("cannot take back a write of a failed provision or update; the next one or Destroy does", "object", w.o.String(), "error", err)
+			// Going on could pair what is left of the new spec with parts of
+			// the old (a new template, an old Secret): stop, and let the
+			// next Provision or Update converge.
+			p.log(tenantID).Warn("cannot take back a write of a failed provision or update; the next one converges it", "object", w.o.String(), "error", err)
+			return
 		}
 	}
 }

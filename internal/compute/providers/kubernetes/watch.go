@@ -22,7 +22,8 @@ var watched = []schema.GroupVersionResource{
 // WatchChanges tells changed of every change to a Deployment or Pod
 // landlord manages, on every cluster landlord talks to, until ctx ends. It
 // watches metadata only, filtered by landlord's label, and stays quiet
-// about what it lists at start.
+// about what it lists at start. It returns nil: a cluster it cannot reach
+// is the health check's to report, and its tenants are polled.
 func (p *Provider) WatchChanges(ctx context.Context, changed func(tenantID string)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	var (
@@ -67,9 +68,10 @@ func (p *Provider) WatchChanges(ctx context.Context, changed func(tenantID strin
 		})
 	}
 	defer p.clients.watchNew(watch)()
-	if _, err := p.clients.get(p.base.Context); err != nil {
-		return err
-	}
+	// The block's context is watched from the start; others from when a
+	// tenant of theirs is first looked at (at the latest, the controller's
+	// first resync). Without a block context to reach, the others still are.
+	_, _ = p.clients.get(p.base.Context)
 	<-ctx.Done()
 	return nil
 }
