@@ -12,6 +12,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
@@ -80,15 +81,7 @@ func (e *env) restartProvider(t testing.TB, block string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.mock, e.manager = p, m
+	e.mock, e.manager = p, providertest.Manager(t, p, compute.ManagerOptions{})
 }
 
 // run starts a controller and returns a function that stops it and waits.

@@ -16,6 +16,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
 // env is a provider on a fake ECS, with a Manager to resolve configs.
@@ -34,15 +35,7 @@ func newEnv(t *testing.T, opts ecsfake.Options, block string) *env {
 	}
 	block = strings.ReplaceAll(block, "FAKE_URL", srv.URL)
 	p := newProvider(t, block, nil)
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{DefaultProvider: ecs.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{srv: srv, p: p, manager: m}
+	return &env{srv: srv, p: p, manager: providertest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})}
 }
 
 // spec resolves config for a new tenant called name.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -40,15 +41,7 @@ func resolver(t *testing.T, block string) *compute.Manager {
 	if err != nil {
 		t.Fatalf("ecs.New: %v", err)
 	}
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{DefaultProvider: ecs.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return providertest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})
 }
 
 func resolve(m *compute.Manager, config string) (*compute.Resolution, error) {

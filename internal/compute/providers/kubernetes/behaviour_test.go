@@ -21,6 +21,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
 // newNamespace creates a namespace, as the admin, for the test's life.
@@ -55,15 +56,7 @@ func newTenant(t *testing.T, p *kubernetes.Provider, name string) *tenantOf {
 // unmanagedTenant is a tenant nothing destroys when the test ends.
 func unmanagedTenant(t *testing.T, p *kubernetes.Provider, name string) *tenantOf {
 	t.Helper()
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{HashKey: hashKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &tenantOf{id: uuid.NewString(), name: name, p: p, m: m}
+	return &tenantOf{id: uuid.NewString(), name: name, p: p, m: providertest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})}
 }
 
 func (tn *tenantOf) spec(t *testing.T, generation int64, config string, ids map[string]string) *compute.TenantComputeSpec {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
 // Without any cluster configured the provider still starts (discovery
@@ -27,14 +28,7 @@ func TestNoClusterConfigured(t *testing.T) {
 	if err := p.CheckHealth(context.Background()); err == nil || !strings.Contains(err.Error(), "set kubeconfig in the kubernetes block") {
 		t.Errorf("CheckHealth = %v, want it to say how to configure a cluster", err)
 	}
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := providertest.Manager(t, p, compute.ManagerOptions{})
 	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "1b4e28ba-2fa1-41d2-883f-0016d3cca427", TenantName: "acme", ComputeConfig: json.RawMessage(`{"image": "app:1"}`)})
 	if err != nil {
 		t.Fatalf("resolve: %v", err)

@@ -66,14 +66,7 @@ func TestConformance(t *testing.T) {
 // resolve builds a spec for the mock through a Manager, as the controller does.
 func resolve(t *testing.T, p *mock.Provider, tenantID, config string) *compute.TenantComputeSpec {
 	t.Helper()
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := providertest.Manager(t, p, compute.ManagerOptions{})
 	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: tenantID, ComputeConfig: json.RawMessage(config)})
 	if err != nil {
 		t.Fatalf("resolve %s: %v", config, err)
