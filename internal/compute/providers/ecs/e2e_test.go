@@ -47,14 +47,14 @@ func TestEndToEndThroughServe(t *testing.T) {
 
 	// The tenant whose image never pulls runs alongside the others.
 	srv.FailImage("ghcr.io/example/missing:1.0", pullFailure)
-	broken := mustCreate(ctx, t, tenants, "e2e-broken", appConfig("ghcr.io/example/missing:1.0"))
+	broken := servetest.CreateTenant(ctx, t, tenants, "e2e-broken", appConfig("ghcr.io/example/missing:1.0"))
 	brokenDone := make(chan struct{})
 	go func() {
 		defer close(brokenDone)
 		checkPullFailure(ctx, t, tenants, broken.ID)
 	}()
 
-	app := mustCreate(ctx, t, tenants, "e2e-app", appConfig("ghcr.io/example/app:1.0"))
+	app := servetest.CreateTenant(ctx, t, tenants, "e2e-app", appConfig("ghcr.io/example/app:1.0"))
 	tn, err := tenants.Wait(ctx, app.ID, llclient.UntilReady, nil)
 	if err != nil {
 		t.Fatalf("wait ready: %v", err)
@@ -152,7 +152,7 @@ func crashWhileProvisioning(ctx context.Context, t *testing.T, srv *ecsfake.Serv
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			ids[i] = mustCreate(ctx, t, tenants, fmt.Sprintf("e2e-crash-%02d", i), appConfig(fmt.Sprintf("ghcr.io/example/app:1.%d", i))).ID
+			ids[i] = servetest.CreateTenant(ctx, t, tenants, fmt.Sprintf("e2e-crash-%02d", i), appConfig(fmt.Sprintf("ghcr.io/example/app:1.%d", i))).ID
 		})
 	}
 	wg.Wait()
@@ -248,16 +248,6 @@ func startServeECS(tb testing.TB, srv *ecsfake.Server, extra string) *servetest.
 // appConfig is a tenant's compute_config running image on port 8080.
 func appConfig(image string) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"image": %q, "ports": [{"container_port": 8080}]}`, image))
-}
-
-func mustCreate(ctx context.Context, t *testing.T, tenants *llclient.Tenants, name string, config json.RawMessage) *llclient.Tenant {
-	t.Helper()
-	tn, err := tenants.Create(ctx, llclient.CreateTenantRequest{Name: name, ComputeConfig: config}, llclient.CreateOptions{})
-	if err != nil {
-		t.Errorf("create %s: %v", name, err)
-		return &llclient.Tenant{}
-	}
-	return tn
 }
 
 // checkServes checks that a ready tenant has exactly one live service,

@@ -47,7 +47,10 @@ controller:
 
 	// Create, with the node held back so that the tenant waits on its Pods.
 	resume := c.Node.Hold("landlord-e2e-app")
-	app := mustCreate(ctx, t, tenants, "e2e-app", appConfig("registry.example/app:1.0"))
+	app := servetest.CreateTenant(ctx, t, tenants, "e2e-app", appConfig("registry.example/app:1.0"))
+	if t.Failed() {
+		t.FailNow()
+	}
 	waitDeployment(ctx, t, c, "landlord-e2e-app", "e2e-app", func(*appsv1.Deployment) bool { return true })
 	if _, err := tenants.Wait(ctx, app.ID, func(tn llclient.Tenant) (bool, error) {
 		return tn.Status == llclient.StatusProvisioning && strings.Contains(tn.StatusMessage, "waiting for the workload"), nil
@@ -96,7 +99,7 @@ controller:
 
 	// An image that cannot be pulled: the kubelet's reason reaches the
 	// tenant's message.
-	broken := mustCreate(ctx, t, tenants, "e2e-broken", appConfig("registry.example/unpullable:1.0"))
+	broken := servetest.CreateTenant(ctx, t, tenants, "e2e-broken", appConfig("registry.example/unpullable:1.0"))
 	waitCtx, waitCancel := context.WithTimeout(ctx, 30*time.Second)
 	got, err := tenants.Wait(waitCtx, broken.ID, func(tn llclient.Tenant) (bool, error) {
 		return strings.Contains(tn.StatusMessage, "ImagePullBackOff"), nil
@@ -203,13 +206,4 @@ func readyAt(ctx context.Context, t testing.TB, tenants *llclient.Tenants, id st
 // appConfig is a tenant's compute_config running image on port 8080.
 func appConfig(image string) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"image": %q, "ports": [{"container_port": 8080}]}`, image))
-}
-
-func mustCreate(ctx context.Context, t *testing.T, tenants *llclient.Tenants, name string, config json.RawMessage) *llclient.Tenant {
-	t.Helper()
-	tn, err := tenants.Create(ctx, llclient.CreateTenantRequest{Name: name, ComputeConfig: config}, llclient.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create %s: %v", name, err)
-	}
-	return tn
 }
