@@ -34,8 +34,8 @@ func TestNoClusterConfigured(t *testing.T) {
 		t.Fatalf("resolve: %v", err)
 	}
 	_, err = p.Provision(context.Background(), res.Spec)
-	if err == nil || compute.IsRetryable(err) || errors.Is(err, compute.ErrInvalidSpec) || !strings.Contains(err.Error(), "no cluster to talk to") {
-		t.Errorf("Provision = %v, want a terminal error that is not the tenant's config's fault", err)
+	if !compute.IsRetryable(err) || errors.Is(err, compute.ErrInvalidSpec) || !strings.Contains(err.Error(), "no cluster to talk to") {
+		t.Errorf("Provision = %v, want a retryable error (a restart with a kubeconfig fixes it) that is not the tenant's config's fault", err)
 	}
 	// A kubeconfig the block names that is not there stops start-up.
 	if _, err := kubernetes.New(context.Background(), kubernetes.Options{HashKey: hashKey, Block: json.RawMessage(`{"kubeconfig": "/nonexistent/kubeconfig"}`)}); err == nil {

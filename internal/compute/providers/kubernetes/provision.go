@@ -102,7 +102,9 @@ func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired,
 	cl, err := p.clients.get(o.Context)
 	if err != nil {
 		if p.clients.missing != nil {
-			return nil, nil, compute.Terminal(err)
+			// The operator's to fix, by a restart with a kubeconfig; the
+			// tenant waits in backoff rather than failing.
+			return nil, nil, compute.Retryable(err)
 		}
 		return nil, nil, compute.Terminal(fmt.Errorf("%w: %w", err, compute.ErrInvalidSpec))
 	}
