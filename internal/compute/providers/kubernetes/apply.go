@@ -64,9 +64,12 @@ func typedObject[L metav1.Object, A any](kind, namespace, name string, want A, p
 	return o
 }
 
-// objectsOf lists the tenant's objects in the order they are applied:
-// the namespace first, the Deployment after what its Pods use, and what
-// routes to the Pods last.
+// objectsOf lists the tenant's objects in the order they are applied: the
+// namespace first, the Deployment last. The Deployment records the
+// generation it was applied at, so one at a generation says that every
+// object of that generation was applied before it: a controller resuming
+// after a crash only waits for such a Deployment, and must not miss a
+// Service that was never made.
 func (cl *cluster) objectsOf(d *desired) []*object {
 	ns, name := d.names.namespace, d.names.object
 	core, apps, net := cl.kube.CoreV1(), cl.kube.AppsV1(), cl.kube.NetworkingV1()
@@ -82,12 +85,12 @@ func (cl *cluster) objectsOf(d *desired) []*object {
 			net.NetworkPolicies(ns).Get, networkingv1ac.ExtractNetworkPolicy, net.NetworkPolicies(ns).Apply, net.NetworkPolicies(ns).Delete),
 		typedObject("Secret", ns, d.names.secret, d.secret, d.secret != nil,
 			core.Secrets(ns).Get, corev1ac.ExtractSecret, core.Secrets(ns).Apply, core.Secrets(ns).Delete),
-		typedObject("Deployment", ns, name, d.deployment, true,
-			apps.Deployments(ns).Get, appsv1ac.ExtractDeployment, apps.Deployments(ns).Apply, apps.Deployments(ns).Delete),
 		typedObject("Service", ns, name, d.service, d.service != nil,
 			core.Services(ns).Get, corev1ac.ExtractService, core.Services(ns).Apply, core.Services(ns).Delete),
 		typedObject("Ingress", ns, name, d.ingress, d.ingress != nil,
 			net.Ingresses(ns).Get, networkingv1ac.ExtractIngress, net.Ingresses(ns).Apply, net.Ingresses(ns).Delete),
+		typedObject("Deployment", ns, name, d.deployment, true,
+			apps.Deployments(ns).Get, appsv1ac.ExtractDeployment, apps.Deployments(ns).Apply, apps.Deployments(ns).Delete),
 	)
 	return out
 }
