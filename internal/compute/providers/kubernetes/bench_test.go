@@ -16,7 +16,6 @@ import (
 	clientset "k8s.io/client-go/kubernetes"
 
 	llclient "github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
 // benchTenants is how many tenants BenchmarkLifecycle runs a round.
@@ -35,17 +34,7 @@ const benchTenants = 50
 //	go test -run '^$' -bench Lifecycle -benchtime 1x ./internal/compute/providers/kubernetes/
 func BenchmarkLifecycle(b *testing.B) {
 	c, kubeconfig := start(b)
-	l := servetest.New(b, servetest.Options{Config: fmt.Sprintf(`compute:
-  default: kubernetes
-  kubernetes:
-    kubeconfig: %s
-controller:
-  workers: 16
-  poll_interval: 1h
-  resync: 1h
-  lease_ttl: 3s
-`, kubeconfig)})
-	l.Start()
+	l := startServe(b, kubeconfig, "workers: 16", "poll_interval: 1h", "resync: 1h", "lease_ttl: 3s")
 	tenants := l.Client().Tenants()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

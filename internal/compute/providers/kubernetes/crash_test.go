@@ -22,15 +22,7 @@ func TestCrashWhileProvisioning(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	c, kubeconfig := start(t)
-	l := servetest.New(t, servetest.Options{Config: fmt.Sprintf(`compute:
-  default: kubernetes
-  kubernetes:
-    kubeconfig: %s
-controller:
-  workers: 4
-  lease_ttl: 2s
-`, kubeconfig)})
-	l.Start()
+	l := startServe(t, kubeconfig, "workers: 4", "lease_ttl: 2s")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tenants := l.Client().Tenants()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,17 +29,7 @@ func TestEndToEndThroughServe(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	c, kubeconfig := start(t)
-	l := servetest.New(t, servetest.Options{Config: fmt.Sprintf(`compute:
-  default: kubernetes
-  kubernetes:
-    kubeconfig: %s
-controller:
-  workers: 4
-  poll_interval: 1h
-  resync: 1h
-  lease_ttl: 2s
-`, kubeconfig)})
-	l.Start()
+	l := startServe(t, kubeconfig, "workers: 4", "poll_interval: 1h", "resync: 1h", "lease_ttl: 2s")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	tenants := l.Client().Tenants()
@@ -124,20 +113,14 @@ controller:
 	}
 
 	// Delete: nothing labelled with either tenant is left.
-	var wg sync.WaitGroup
-	for _, id := range []string{app.ID, broken.ID} {
-		wg.Go(func() {
-			if _, err := tenants.Delete(ctx, id, llclient.DeleteOptions{}); err != nil {
-				t.Errorf("delete %s: %v", id, err)
-				return
-			}
-			if _, err := tenants.Wait(ctx, id, llclient.UntilDeleted, nil); err != nil {
-				t.Errorf("wait deleted %s: %v", id, err)
-			}
-		})
-	}
-	wg.Wait()
-	for _, id := range []string{app.ID, broken.ID} {
+	ids := []string{app.ID, broken.ID}
+	parallel(len(ids), func(i int) {
+		if _, err := tenants.Delete(ctx, ids[i], llclient.DeleteOptions{}); err != nil {
+			t.Errorf("delete %s: %v", ids[i], err)
+		}
+	})
+	waitAll(ctx, t, tenants, ids, llclient.UntilDeleted)
+	for _, id := range ids {
 		if n := countObjects(t, c, id); n != 0 {
 			t.Errorf("tenant %s: %d objects left", id, n)
 		}

@@ -3,6 +3,7 @@ package kubernetes_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
@@ -49,6 +51,19 @@ func newProvider(t testing.TB, block string, logs *providertest.LogBuffer) *kube
 		t.Fatalf("kubernetes.New: %v", err)
 	}
 	return p
+}
+
+// startServe starts `landlord serve` with a kubernetes block of kubeconfig
+// and these controller settings (YAML lines under controller:).
+func startServe(tb testing.TB, kubeconfig string, controller ...string) *servetest.Process {
+	tb.Helper()
+	config := fmt.Sprintf("compute:\n  default: kubernetes\n  kubernetes:\n    kubeconfig: %s\ncontroller:\n", kubeconfig)
+	for _, line := range controller {
+		config += "  " + line + "\n"
+	}
+	l := servetest.New(tb, servetest.Options{Config: config})
+	l.Start()
+	return l
 }
 
 // tenantSelector selects what landlord labelled as the tenant's.
