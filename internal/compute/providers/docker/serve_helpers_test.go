@@ -38,7 +38,9 @@ func startServe(t *testing.T) (*client.Client, [2]string, *servetest.Process, co
 	cleanupByLabel(t, cli)
 	l := servetest.New(t, servetest.Options{Config: serveConfig})
 	l.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A bound, not a measure: generous for a two-core CI machine that runs
+	// other providers' test servers beside these.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	return cli, images, l, ctx
 }
