@@ -2,9 +2,6 @@ package compute
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,11 +173,7 @@ func CheckConfig(p DecodingProvider, config json.RawMessage) error {
 // with the install's key, so that a hash recorded on a platform resource,
 // readable by whoever can list them, does not let anyone test guesses of a
 // secret in the config.
-func (m *Manager) fingerprint(config []byte) string {
-	mac := hmac.New(sha256.New, m.hashKey)
-	mac.Write(config)
-	return hex.EncodeToString(mac.Sum(nil))
-}
+func (m *Manager) fingerprint(config []byte) string { return Fingerprint(m.hashKey, config) }
 
 // providerFor applies the selection rules: an explicit choice, else the
 // tenant's recorded provider, else the default.

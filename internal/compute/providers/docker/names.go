@@ -1,14 +1,12 @@
 package docker
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
@@ -111,7 +109,5 @@ func containerHash(key []byte, c workload.ContainerSpec, secrets []workload.Secr
 		Network   string
 		Options   tenantOptions
 	}{c, own, hostIP, network, o})
-	mac := hmac.New(sha256.New, key)
-	mac.Write(b)
-	return hex.EncodeToString(mac.Sum(nil))
+	return compute.Fingerprint(key, b)
 }

@@ -1,7 +1,6 @@
 package ecs
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 // Tag keys landlord sets on what it creates.
@@ -58,9 +59,7 @@ func (p *Provider) fingerprint(v any) string {
 	if err != nil {
 		panic(fmt.Sprintf("ecs: fingerprint: %v", err)) // SDK input types always marshal
 	}
-	mac := hmac.New(sha256.New, p.hashKey)
-	mac.Write(b)
-	return hex.EncodeToString(mac.Sum(nil))
+	return compute.Fingerprint(p.hashKey, b)
 }
 
 // tagsOf turns a map into ECS tags, sorted by key.

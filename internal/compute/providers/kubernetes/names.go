@@ -1,13 +1,14 @@
 package kubernetes
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 // Labels and annotations landlord sets on what it creates.
@@ -123,7 +124,5 @@ func (p *Provider) fingerprint(v any) string {
 	if err != nil {
 		panic(fmt.Sprintf("kubernetes: fingerprint: %v", err)) // apply configurations always marshal
 	}
-	mac := hmac.New(sha256.New, p.hashKey)
-	mac.Write(b)
-	return hex.EncodeToString(mac.Sum(nil))[:32]
+	return compute.Fingerprint(p.hashKey, b)[:32]
 }
