@@ -29,8 +29,13 @@ type object struct {
 	extract func(live metav1.Object) (any, error)
 	apply   func(ctx context.Context, config any) error
 	delete  func(ctx context.Context, opts metav1.DeleteOptions) error
-	// before, if set, runs on the live object before it is written.
+	// before, if set, runs on the live object before it is written; after,
+	// once it is applied.
 	before func(ctx context.Context, live metav1.Object) error
+	after  func(ctx context.Context) error
+	// known, if set, is the live object as the caller has just read it, in
+	// place of another read.
+	known metav1.Object
 }
 
 func (o *object) String() string {
@@ -78,9 +83,10 @@ func (cl *cluster) objectsOf(d *desired) []*object {
 		out = append(out, typedObject("Namespace", "", ns, d.namespace, true,
 			core.Namespaces().Get, corev1ac.ExtractNamespace, core.Namespaces().Apply, core.Namespaces().Delete))
 	}
-	out = append(out,
-		typedObject("ResourceQuota", ns, name, d.quota, d.quota != nil,
-			core.ResourceQuotas(ns).Get, corev1ac.ExtractResourceQuota, core.ResourceQuotas(ns).Apply, core.ResourceQuotas(ns).Delete),
+	quota := typedObject("ResourceQuota", ns, name, d.quota, d.quota != nil,
+		core.ResourceQuotas(ns).Get, corev1ac.ExtractResourceQuota, core.ResourceQuotas(ns).Apply, core.ResourceQuotas(ns).Delete)
+	quota.after = func(ctx context.Context) error { return waitQuotaEnforced(ctx, cl, quota) }
+	out = append(out, quota,
 		typedObject("NetworkPolicy", ns, name, d.policy, d.policy != nil,
 			net.NetworkPolicies(ns).Get, networkingv1ac.ExtractNetworkPolicy, net.NetworkPolicies(ns).Apply, net.NetworkPolicies(ns).Delete),
 		typedObject("Secret", ns, d.names.secret, d.secret, d.secret != nil,
@@ -100,7 +106,10 @@ func (cl *cluster) objectsOf(d *desired) []*object {
 // name, and none of its business when it does not; one being deleted is
 // waited out (a retryable error).
 func (o *object) read(ctx context.Context, tenantID string) (metav1.Object, error) {
-	live, err := o.get(ctx)
+	live, err := o.known, error(nil)
+	if live == nil {
+		live, err = o.get(ctx)
+	}
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -163,6 +172,9 @@ func (o *object) sync(ctx context.Context, tenantID string) (*write, error) {
 	w := &write{o: o, prev: prev}
 	if err := o.apply(ctx, o.want); err != nil {
 		return w, apiError("apply "+o.String(), err)
+	}
+	if o.after != nil {
+		return w, o.after(ctx)
 	}
 	return w, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,7 +37,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	if err != nil {
 		return fail(err)
 	}
-	changes, writes, err := p.apply(ctx, cl, d, spec.TenantID)
+	changes, writes, err := p.apply(ctx, cl, d, spec.TenantID, nil)
 	if err != nil {
 		p.undo(ctx, writes, spec.TenantID)
 		return fail(err)
@@ -73,14 +74,14 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	if err != nil {
 		return fail(err)
 	}
-	_, err = cl.kube.AppsV1().Deployments(d.names.namespace).Get(ctx, d.names.object, metav1.GetOptions{})
+	dep, err := cl.kube.AppsV1().Deployments(d.names.namespace).Get(ctx, d.names.object, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("kubernetes: update tenant %s: no Deployment %s/%s: %w", tenantID, d.names.namespace, d.names.object, compute.ErrTenantNotFound)
 	}
 	if err != nil {
 		return fail(apiError("read Deployment "+d.names.namespace+"/"+d.names.object, err))
 	}
-	changes, writes, err := p.apply(ctx, cl, d, tenantID)
+	changes, writes, err := p.apply(ctx, cl, d, tenantID, dep)
 	if err != nil {
 		p.undo(ctx, writes, tenantID)
 		return fail(err)
@@ -117,12 +118,18 @@ func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired,
 	return cl, d, nil
 }
 
-// apply syncs the tenant's objects in order. It returns what changed, and
-// the writes it made, for undo.
-func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string) ([]compute.Change, []*write, error) {
+// apply syncs the tenant's objects in order. deployment, if not nil, is
+// the tenant's Deployment as the caller has just read it. It returns what
+// changed, and the writes it made, for undo.
+func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string, deployment *appsv1.Deployment) ([]compute.Change, []*write, error) {
 	var changes []compute.Change
 	var writes []*write
 	objects := cl.objectsOf(d)
+	for _, o := range objects {
+		if o.kind == "Deployment" && deployment != nil {
+			o.known = deployment
+		}
+	}
 	if d.namespace != nil {
 		// Copies of pull secrets the config no longer names go before the
 		// namespace's record of them changes, so that a crash between the
@@ -142,11 +149,6 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 		}
 		if w != nil {
 			changes = append(changes, compute.Change{Field: kindOf(o) + "/" + o.name})
-			if o.kind == "ResourceQuota" && o.want != nil {
-				if err := waitQuotaEnforced(ctx, cl, o); err != nil {
-					return changes, writes, err
-				}
-			}
 		}
 		if o.kind == "Namespace" && len(d.pullSecrets) > 0 {
 			copies, err := p.pullSecrets(ctx, cl, d)
