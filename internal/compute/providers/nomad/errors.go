@@ -1,0 +1,61 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// errIndexConflict marks a write that lost to another writer of the same
+// job between landlord's read and its write (EnforceIndex): retryable, and
+// retried at once with a fresh read.
+var errIndexConflict = errors.New("the job changed since it was read")
+
+// apiError words a failed call for the tenant's status message (what
+// failed and Nomad's own message) and marks it retryable or terminal.
+//
+// Retryable: no answer, throttling (429), Nomad's own failures (5xx),
+// and a lost EnforceIndex race. Terminal: a request Nomad refused (400,
+// an invalid job: the config's to fix), a token without the rights (403),
+// and everything else.
+func apiError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var resp api.UnexpectedResponseError
+	if !errors.As(err, &resp) || !resp.HasStatusCode() {
+		// No answer (or the context ended): the network, or Nomad down.
+		return compute.Retryable(fmt.Errorf("nomad: %s: %w", op, err))
+	}
+	body := strings.TrimSpace(resp.Body())
+	wrapped := fmt.Errorf("nomad: %s: %s (HTTP %d): %w", op, body, resp.StatusCode(), err)
+	switch code := resp.StatusCode(); {
+	case strings.Contains(body, "Enforcing job modify index"):
+		return compute.Retryable(fmt.Errorf("%w: %w", wrapped, errIndexConflict))
+	case code == http.StatusTooManyRequests || code >= http.StatusInternalServerError:
+		return compute.Retryable(wrapped)
+	case code == http.StatusForbidden:
+		return compute.Terminal(fmt.Errorf("%w: landlord's ACL token may not do this; give it the policy in deploy/nomad/landlord-policy.hcl", wrapped))
+	case code == http.StatusBadRequest:
+		return compute.Terminal(fmt.Errorf("%w: %w", wrapped, compute.ErrInvalidSpec))
+	default:
+		return compute.Terminal(wrapped)
+	}
+}
+
+// isNotFound reports whether err is Nomad's 404.
+func isNotFound(err error) bool {
+	var resp api.UnexpectedResponseError
+	return errors.As(err, &resp) && resp.StatusCode() == http.StatusNotFound
+}
+
+// cancelled reports whether err comes of ctx ending.
+func cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,73 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// jobOfRef is the ID of a recorded tenant's job: the one its recorded
+// resource ids name, else the one its name makes.
+func (p *Provider) jobOfRef(t compute.TenantRef) string {
+	if id := t.ResourceIDs[resourceJob]; id != "" {
+		return id
+	}
+	return p.jobID(t.Name)
+}
+
+// ownJob reads the job and returns it when it is the tenant's; an error
+// wrapping ErrTenantNotFound when there is none or it is someone else's.
+func (p *Provider) ownJob(ctx context.Context, tenantID, jobID string) (*api.Job, error) {
+	job, err := p.readJob(ctx, jobID)
+	switch {
+	case err != nil:
+		return nil, err
+	case job == nil:
+		return nil, fmt.Errorf("no job %s: %w", jobID, compute.ErrTenantNotFound)
+	case job.Meta[metaTenantID] != tenantID || job.Meta[metaManagedBy] != managedBy:
+		return nil, fmt.Errorf("job %s belongs to %s: %w", jobID, ownerOf(job), compute.ErrTenantNotFound)
+	}
+	p.jobs.Store(tenantID, jobID)
+	return job, nil
+}
+
+// locate finds a tenant known only by id: where it was last seen, else by
+// its meta among the jobs whose ID has landlord's prefix (one filtered
+// list call).
+func (p *Provider) locate(ctx context.Context, tenantID string) (string, *api.Job, error) {
+	if v, ok := p.jobs.Load(tenantID); ok {
+		jobID := v.(string)
+		job, err := p.ownJob(ctx, tenantID, jobID)
+		if err == nil {
+			return jobID, job, nil
+		}
+		if !isTenantNotFound(err) {
+			return "", nil, err
+		}
+		p.jobs.Delete(tenantID)
+	}
+	q := query(ctx)
+	q.Prefix = p.prefix
+	q.Filter = "Meta." + metaTenantID + " == " + strconv.Quote(tenantID)
+	stubs, _, err := p.client.Jobs().List(q)
+	if err != nil {
+		return "", nil, apiError("list landlord's jobs", err)
+	}
+	for _, s := range stubs {
+		if s.Meta[metaTenantID] != tenantID {
+			continue
+		}
+		job, err := p.ownJob(ctx, tenantID, s.ID)
+		if err == nil {
+			return s.ID, job, nil
+		}
+		if !isTenantNotFound(err) {
+			return "", nil, err
+		}
+	}
+	return "", nil, fmt.Errorf("no job with meta %s=%s: %w", metaTenantID, tenantID, compute.ErrTenantNotFound)
+}
