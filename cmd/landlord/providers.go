@@ -13,6 +13,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
 )
 
 //go:generate go test -run ^TestProviderDocIsCurrent$ -update .
@@ -31,6 +32,9 @@ var providerTable = []providerEntry{
 	{Name: kubernetes.Name, Summary: "Kubernetes: each tenant is a Deployment with its Service, Secret and Ingress, in a namespace of its own (quota, network policy) or a shared one", New: func(ctx context.Context, env providerEnv) (compute.Provider, error) {
 		return kubernetes.New(ctx, kubernetes.Options{Block: env.Block, Logger: env.Logger, HashKey: env.HashKey})
 	}},
+	{Name: nomad.Name, Summary: "HashiCorp Nomad: each tenant is one service job (a task per container), secrets through Nomad Variables, health as service checks", New: func(ctx context.Context, env providerEnv) (compute.Provider, error) {
+		return nomad.New(ctx, nomad.Options{Block: env.Block, Logger: env.Logger, HashKey: env.HashKey})
+	}},
 	{Name: mock.Name, Summary: "memory: runs nothing, with latency and failure injection, for tests and demos", New: func(_ context.Context, env providerEnv) (compute.Provider, error) {
 		return mock.New(mock.Options{Block: env.Block, Logger: env.Logger})
 	}},
@@ -39,7 +43,7 @@ var providerTable = []providerEntry{
 // providersNotBuilt are providers that are planned but not in this build. A
 // configuration block for one says so, instead of calling it unknown. A
 // provider that joins providerTable is found there first.
-var providersNotBuilt = []string{"nomad"}
+var providersNotBuilt []string
 
 // providerEntry is one provider of this build.
 type providerEntry struct {

@@ -144,8 +144,8 @@ func TestServeRefusesBadSettings(t *testing.T) {
 		"no tokens off loopback": func(c *config.Config) { c.Listen = "0.0.0.0:0" },
 		"unknown provider":       func(c *config.Config) { c.Compute = map[string]any{"docker2": map[string]any{}} },
 		"unknown provider key":   func(c *config.Config) { c.Compute = map[string]any{"mock": map[string]any{"latencyy": "1s"}} },
-		"unknown default":        func(c *config.Config) { c.Compute = map[string]any{"default": "nomad", "mock": map[string]any{}} },
-		"unknown provider asked": func(c *config.Config) { c.SetComputeDefault("nomad") },
+		"unknown default":        func(c *config.Config) { c.Compute = map[string]any{"default": "docker2", "mock": map[string]any{}} },
+		"unknown provider asked": func(c *config.Config) { c.SetComputeDefault("docker2") },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := config.Defaults()

@@ -33,11 +33,14 @@ func apiError(op string, err error) error {
 		// No answer (or the context ended): the network, or Nomad down.
 		return compute.Retryable(fmt.Errorf("nomad: %s: %w", op, err))
 	}
-	body := strings.TrimSpace(resp.Body())
-	wrapped := fmt.Errorf("nomad: %s: %s (HTTP %d): %w", op, body, resp.StatusCode(), err)
+	body := strings.Join(strings.Fields(resp.Body()), " ")
+	wrapped := &callError{op: op, body: body, code: resp.StatusCode(), err: err}
 	switch code := resp.StatusCode(); {
 	case strings.Contains(body, "Enforcing job modify index"):
 		return compute.Retryable(fmt.Errorf("%w: %w", wrapped, errIndexConflict))
+	case strings.Contains(body, "validation failed"):
+		// Nomad answers 500 to a job it finds invalid.
+		return compute.Terminal(fmt.Errorf("%w: %w", wrapped, compute.ErrInvalidSpec))
 	case code == http.StatusTooManyRequests || code >= http.StatusInternalServerError:
 		return compute.Retryable(wrapped)
 	case code == http.StatusForbidden:
@@ -48,6 +51,21 @@ func apiError(op string, err error) error {
 		return compute.Terminal(wrapped)
 	}
 }
+
+// callError is a call Nomad refused: what landlord asked, and Nomad's
+// answer, once (the client's own error repeats the body).
+type callError struct {
+	op   string
+	body string
+	code int
+	err  error
+}
+
+func (e *callError) Error() string {
+	return fmt.Sprintf("nomad: %s: %s (HTTP %d)", e.op, e.body, e.code)
+}
+
+func (e *callError) Unwrap() error { return e.err }
 
 // isNotFound reports whether err is Nomad's 404.
 func isNotFound(err error) bool {

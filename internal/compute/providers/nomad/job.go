@@ -144,7 +144,8 @@ func (p *Provider) taskOf(o tenantOptions, c workload.ContainerSpec, jobID, tena
 		if len(labels) > 0 {
 			task.Config["ports"] = labels
 		}
-		task.Config["labels"] = map[string]string{labelJob: jobID, labelTenantID: tenantID}
+		// Block-valued driver options are lists of maps in the API's form.
+		task.Config["labels"] = []map[string]string{{labelJob: jobID, labelTenantID: tenantID}}
 	}
 	if r := c.Resources; r.CPUMillicores > 0 || r.MemoryMiB > 0 {
 		task.Resources = &api.Resources{}
@@ -182,7 +183,7 @@ func servicesOf(o tenantOptions, c workload.ContainerSpec, jobID string, ports [
 			// Nomad's own services belong to the group.
 			svc.TaskName = ""
 		}
-		if check := checkOf(c, pt); check != nil {
+		if check := checkOf(c, pt, o.serviceProvider()); check != nil {
 			svc.Checks = []api.ServiceCheck{*check}
 		}
 		out = append(out, svc)
@@ -198,13 +199,15 @@ func servicesOf(o tenantOptions, c workload.ContainerSpec, jobID string, ports [
 
 // checkOf is the http or tcp check of a container's health check that
 // probes pt, if any.
-func checkOf(c workload.ContainerSpec, pt port) *api.ServiceCheck {
+func checkOf(c workload.ContainerSpec, pt port, provider string) *api.ServiceCheck {
 	hc := c.HealthCheck
 	if hc == nil || pt.protocol != workload.ProtocolTCP {
 		return nil
 	}
 	check := &api.ServiceCheck{PortLabel: pt.label, Interval: cmp.Or(hc.Interval, 10*time.Second), Timeout: cmp.Or(hc.Timeout, 5*time.Second)}
-	if hc.Retries > 0 {
+	if hc.Retries > 1 && provider == ServiceConsul {
+		// Nomad's own checks have no such setting; a deployment counts
+		// an allocation unhealthy at its first failed check.
 		check.FailuresBeforeCritical = hc.Retries - 1
 	}
 	switch {

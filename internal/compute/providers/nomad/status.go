@@ -220,6 +220,7 @@ func taskProblem(ts *api.TaskState) string {
 		default:
 			continue
 		}
+		msg = strings.Join(strings.Fields(msg), " ")
 		if !slices.Contains(out, msg) {
 			out = append(out, msg)
 		}
