@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -14,41 +13,23 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
-// benchEngine is engine for benchmarks: it skips when no Engine answers,
-// fails when LANDLORD_REQUIRE_DOCKER=1, builds the echo image and removes
-// every managed container and network when the benchmark ends.
+// benchEngine returns the Engine and the echo image for benchmarks, which
+// also need the docker CLI; it skips when no Engine answers (fails when
+// LANDLORD_REQUIRE_DOCKER=1) and removes every managed container and
+// network when the benchmark ends.
 func benchEngine(b *testing.B) (*client.Client, string) {
 	b.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err = cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true})
-		cancel()
-	}
-	if err != nil {
-		if os.Getenv("LANDLORD_REQUIRE_DOCKER") == "1" {
-			b.Fatalf("no Docker Engine answers and LANDLORD_REQUIRE_DOCKER=1: %v", err)
-		}
-		b.Skipf("no Docker Engine answers (set LANDLORD_REQUIRE_DOCKER=1 to fail instead): %v", err)
-	}
+	cli := dockertest.Engine(b)
 	if _, err := exec.LookPath("docker"); err != nil {
 		b.Skipf("the docker CLI is needed to compare with docker run: %v", err)
 	}
-	b.Cleanup(func() { _ = cli.Close() })
-	echoImages.once.Do(func() {
-		echoImages.cli, echoImages.err = client.New(client.FromEnv)
-		if echoImages.err == nil {
-			echoImages.tags, echoImages.err = buildEcho(echoImages.cli)
-		}
-	})
-	if echoImages.err != nil {
-		b.Fatalf("build the echo test image: %v", echoImages.err)
-	}
+	image := dockertest.EchoImage(b)[0]
 	b.Cleanup(func() { removeManaged(cli) })
-	return cli, echoImages.tags[0]
+	return cli, image
 }
 
 // removeManaged removes every container and network with the tests' label.

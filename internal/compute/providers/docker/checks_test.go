@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/client/clienttest"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
@@ -13,8 +14,8 @@ import (
 // it, once where it enters the API and at most once per reconcile after
 // that; the provider never parses it again.
 func TestConfigCheckedOncePerStep(t *testing.T) {
-	images := echoImage(t)
-	cleanupByLabel(t, engine(t))
+	images := dockertest.EchoImage(t)
+	cleanupByLabel(t, dockertest.Engine(t))
 	p := mustProvider(t, &providertest.LogBuffer{})
 	c := clienttest.CountChecks(t, p, echoConfig(images[0], "counted"), 90*time.Second)
 	t.Logf("checks: %+v", c)

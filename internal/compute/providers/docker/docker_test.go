@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
@@ -73,8 +74,8 @@ func tenantFilter(tenantID string) client.Filters {
 }
 
 func TestConformance(t *testing.T) {
-	cli := engine(t)
-	images := echoImage(t)
+	cli := dockertest.Engine(t)
+	images := dockertest.EchoImage(t)
 	cleanupByLabel(t, cli)
 	logs := &providertest.LogBuffer{}
 	p := mustProvider(t, logs)

@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 )
 
 // The networks the provider creates use the network_driver setting: a
@@ -18,8 +19,8 @@ import (
 // have fails the provision with a terminal error that names the driver and
 // the setting, and leaves nothing behind.
 func TestNetworkDriver(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	cleanupByLabel(t, cli)
 	ctx := context.Background()
 	withDriver := func(t *testing.T, driver string) *Provider {
@@ -93,8 +94,8 @@ func TestNetworkDriver(t *testing.T) {
 // (the Engine's default bridge, which refuses network-scoped aliases) runs
 // tenants, and Destroy leaves the network.
 func TestDefaultBridgeNetwork(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	cleanupByLabel(t, cli)
 	ctx := context.Background()
 	p := sharedNetworkProvider(t, "bridge", "1s")

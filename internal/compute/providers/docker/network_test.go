@@ -13,14 +13,15 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
 // Tenants that share an operator-named network, provisioned in parallel,
 // create it once: Docker would accept several networks of one name.
 func TestSharedNetworkCreatedOnce(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	const shared = testPrefix + "-shared-once"
 	p := sharedNetworkProvider(t, shared, "1s")
 	t.Cleanup(func() {
@@ -65,8 +66,8 @@ func TestSharedNetworkCreatedOnce(t *testing.T) {
 // survivor. Run for an operator-named network shared by tenants and for a
 // tenant's own network.
 func TestNetworkCreationConvergesAcrossProcesses(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	const shared = testPrefix + "-shared-converge"
 	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
 	logs := &providertest.LogBuffer{}
@@ -211,8 +212,8 @@ func networksNamed(t *testing.T, cli *client.Client, name string) []string {
 // the next converge moves the containers on the losing network to the
 // oldest, and the one after removes the emptied duplicate.
 func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	const shared = testPrefix + "-shared-heal"
 	p := sharedNetworkProvider(t, shared, "1s")
 	ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/servetest"
@@ -71,8 +72,8 @@ func containerState(t *testing.T, cli *client.Client, id string) (state, name st
 // A host port held by another process makes Provision fail at the start
 // step, naming it, and leaves nothing behind.
 func TestHostPortTakenByAnotherProcess(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	cleanupByLabel(t, cli)
 	p := mustProvider(t, &providertest.LogBuffer{})
 	taken := takePort(t)
@@ -98,8 +99,8 @@ func TestHostPortTakenByAnotherProcess(t *testing.T) {
 // stops the old container before starting the new one, and ends with only
 // the new one, serving on that port.
 func TestUpdateKeepsHostPortStopThenStart(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	cleanupByLabel(t, cli)
 	p := mustProvider(t, &providertest.LogBuffer{})
 	ctx := context.Background()
@@ -134,8 +135,8 @@ func TestUpdateKeepsHostPortStopThenStart(t *testing.T) {
 // An Update that fails after the old container was stopped and renamed
 // aside restores it: same container, same name, running and serving.
 func TestFailedUpdateRollsBack(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	cleanupByLabel(t, cli)
 	p := mustProvider(t, &providertest.LogBuffer{})
 	ctx := context.Background()

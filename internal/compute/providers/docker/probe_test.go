@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
@@ -31,8 +32,8 @@ func waitHealth(t *testing.T, p *Provider, id string, want compute.HealthStatus)
 // a server that starts failing its health check reads as unhealthy, and a
 // probe of a port that is not published as unknown.
 func TestHostSideProbes(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	cleanupByLabel(t, cli)
 	p := mustProvider(t, &providertest.LogBuffer{})
 	ctx := context.Background()

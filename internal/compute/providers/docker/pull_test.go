@@ -16,6 +16,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
@@ -44,7 +45,7 @@ func hasImage(t *testing.T, cli *client.Client, ref string) bool {
 // only a missing image, always pulls every time, never refuses a missing
 // image with a terminal error and leaves nothing behind.
 func TestPullPolicies(t *testing.T) {
-	cli := engine(t)
+	cli := dockertest.Engine(t)
 	counter := &countingHandler{next: newTestRegistry()}
 	reg := startRegistry(t, cli, counter)
 	ref := reg.push(t, "landlord-test/echo", "policies", echoRegistryImage(t, 1, 1<<16))
@@ -108,7 +109,7 @@ func TestPullPolicies(t *testing.T) {
 // A pull reports its progress through the context, at most about once a
 // second: a first line, byte and layer counts while it runs, and a last line.
 func TestPullReportsProgress(t *testing.T) {
-	cli := engine(t)
+	cli := dockertest.Engine(t)
 	// About 1.3 MB/s per blob: the pull of three layers lasts a few seconds.
 	reg := startRegistry(t, cli, slowBlobs(newTestRegistry(), 128<<10, 100*time.Millisecond))
 	ref := reg.push(t, "landlord-test/echo", "progress", echoRegistryImage(t, 2, 3<<20))
@@ -174,7 +175,7 @@ func TestPullReportsProgress(t *testing.T) {
 // and says what to do; a registry that cannot be reached or fails is
 // retryable.
 func TestPullFailures(t *testing.T) {
-	cli := engine(t)
+	cli := dockertest.Engine(t)
 	good := startRegistry(t, cli, nil)
 	ref := good.push(t, "landlord-test/echo", "exists", echoRegistryImage(t, 0, 0))
 	repo := strings.TrimPrefix(ref, good.Host)
@@ -240,7 +241,7 @@ func TestPullFailures(t *testing.T) {
 // pull started, is returned as an error (here: the registry fails every blob
 // download; the Engine retries for a few seconds and gives up).
 func TestPullErrorInStream(t *testing.T) {
-	cli := engine(t)
+	cli := dockertest.Engine(t)
 	next := newTestRegistry()
 	reg := startRegistry(t, cli, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/blobs/") {

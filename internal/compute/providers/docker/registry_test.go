@@ -24,6 +24,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/moby/moby/client"
+
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 )
 
 // testRegistry is an in-memory OCI registry served by the test process on
@@ -85,7 +87,7 @@ func (r *testRegistry) removeFromEngine(t *testing.T, ref string) {
 // report on.
 func echoRegistryImage(t *testing.T, padding int, paddingBytes int64) v1.Image {
 	t.Helper()
-	binary, err := echoBinary()
+	binary, err := dockertest.EchoBinary()
 	if err != nil {
 		t.Fatalf("build the echo server: %v", err)
 	}

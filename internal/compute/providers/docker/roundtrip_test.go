@@ -12,6 +12,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
@@ -78,8 +79,8 @@ func countingProvider(t *testing.T) (*Provider, *engineCalls) {
 // Destroy, the benchmark's operations: each costs time, so they are counted
 // and bounded.
 func TestEngineRoundTrips(t *testing.T) {
-	cli := engine(t)
-	image := echoImage(t)[0]
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
 	cleanupByLabel(t, cli)
 	p, calls := countingProvider(t)
 	ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	llclient "github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -33,8 +34,8 @@ controller:
 // the test.
 func startServe(t *testing.T) (*client.Client, [2]string, *servetest.Process, context.Context) {
 	t.Helper()
-	cli := engine(t)
-	images := echoImage(t)
+	cli := dockertest.Engine(t)
+	images := dockertest.EchoImage(t)
 	cleanupByLabel(t, cli)
 	l := servetest.New(t, servetest.Options{Config: serveConfig})
 	l.Start()

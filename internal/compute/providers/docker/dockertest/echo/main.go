@@ -1,6 +1,7 @@
-// Command echo is the test workload of the docker provider's tests: a static
-// HTTP server that answers /healthz, echoes its environment on /env, exits on
-// /exit and fails its health check after /fail-health.
+// Command echo is the test workload of the docker and nomad providers'
+// tests: a static HTTP server that answers /healthz, echoes its environment
+// on /env, exits on /exit and fails its health check after /fail-health. It
+// listens on $PORT, 8080 by default.
 package main
 
 import (

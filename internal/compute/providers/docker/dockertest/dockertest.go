@@ -1,0 +1,45 @@
+package dockertest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+)
+
+// EnvRequire names the variable that, set to 1, turns "no Docker Engine
+// answers" skips into failures.
+const EnvRequire = "LANDLORD_REQUIRE_DOCKER"
+
+// Engine returns a client of the local Docker Engine (configured from the
+// environment, DOCKER_HOST and so on), closed when tb ends. It skips tb when
+// no Engine answers, and fails it instead when LANDLORD_REQUIRE_DOCKER=1.
+func Engine(tb testing.TB) *client.Client {
+	tb.Helper()
+	cli, err := ping()
+	if err != nil {
+		if os.Getenv(EnvRequire) == "1" {
+			tb.Fatalf("no Docker Engine answers and %s=1: %v", EnvRequire, err)
+		}
+		tb.Skipf("no Docker Engine answers (set %s=1 to fail instead): %v", EnvRequire, err)
+	}
+	tb.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+// ping returns a client of the Engine once it has answered.
+func ping() (*client.Client, error) {
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		_ = cli.Close()
+		return nil, err
+	}
+	return cli, nil
+}
