@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
@@ -48,18 +50,44 @@ func (p *Provider) DestroyOf(ctx context.Context, t compute.TenantRef) error {
 	return p.destroy(ctx, t.ID, jobID)
 }
 
-// destroy removes the job (when there is one), waits for its allocations
-// to stop, then deletes its Variables.
+// destroy stops the job (when there is one), waits for its allocations
+// to stop, has their containers removed, purges the job, then deletes its
+// Variables. Each step finds the state the last one left, so a destroy cut
+// short by a crash is finished by the next.
 func (p *Provider) destroy(ctx context.Context, tenantID, jobID string) error {
 	log := p.log(tenantID)
 	fail := func(err error) error { return fmt.Errorf("nomad: destroy tenant %s: %w", tenantID, err) }
-	if _, _, err := p.client.Jobs().Deregister(jobID, true, write(ctx)); err != nil && !isNotFound(err) {
-		return fail(apiError("deregister job "+jobID, err))
-	} else if err == nil {
-		log.Info("job deregistered", "job", jobID)
-	}
-	if err := p.awaitStopped(ctx, jobID); err != nil {
+	job, err := p.readJob(ctx, jobID)
+	if err != nil {
 		return fail(err)
+	}
+	if job != nil {
+		if !stopped(job) {
+			if _, _, err := p.client.Jobs().Deregister(jobID, false, write(ctx)); err != nil && !isNotFound(err) {
+				return fail(apiError("stop job "+jobID, err))
+			}
+		}
+		allocs, err := p.awaitStopped(ctx, jobID)
+		if err != nil {
+			return fail(err)
+		}
+		// A stopped task's container stays on its node until the client
+		// collects the allocation, which it otherwise does only under disk
+		// or count pressure: collect them now, so that no container
+		// outlives the tenant.
+		for _, id := range allocs {
+			// The endpoint answers with an empty body, which the api
+			// package's decoder reports as io.EOF: that is success.
+			err := p.client.Allocations().GC(&api.Allocation{ID: id}, nil)
+			if err != nil && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "No such allocation") && !isNotFound(err) {
+				return fail(apiError("collect allocation "+id+" of job "+jobID, err))
+			}
+			p.allocPorts.Delete(id)
+		}
+		if _, _, err := p.client.Jobs().Deregister(jobID, true, write(ctx)); err != nil && !isNotFound(err) {
+			return fail(apiError("purge job "+jobID, err))
+		}
+		log.Info("job purged", "job", jobID, "allocations", len(allocs))
 	}
 	vars, _, err := p.client.Variables().PrefixList(secretsPrefix(jobID), query(ctx))
 	if err != nil {
@@ -75,29 +103,28 @@ func (p *Provider) destroy(ctx context.Context, tenantID, jobID string) error {
 }
 
 // awaitStopped waits, with blocking queries, until none of the job's
-// allocations runs any more.
-func (p *Provider) awaitStopped(ctx context.Context, jobID string) error {
+// allocations runs any more, and returns their IDs.
+func (p *Provider) awaitStopped(ctx context.Context, jobID string) ([]string, error) {
 	var index uint64
 	for {
 		q := query(ctx)
 		q.WaitIndex, q.WaitTime = index, 5*time.Second
 		allocs, meta, err := p.client.Jobs().Allocations(jobID, true, q)
 		if err != nil {
-			return apiError("list the allocations of job "+jobID, err)
+			return nil, apiError("list the allocations of job "+jobID, err)
 		}
-		live := 0
+		live, ids := 0, make([]string, 0, len(allocs))
 		for _, a := range allocs {
-			if terminal(a.ClientStatus) {
-				p.allocPorts.Delete(a.ID)
-				continue
+			ids = append(ids, a.ID)
+			if !terminal(a.ClientStatus) {
+				live++
 			}
-			live++
 		}
 		if live == 0 {
-			return nil
+			return ids, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return compute.Retryable(fmt.Errorf("%d allocations of job %s still run: %w", live, jobID, err))
+			return nil, compute.Retryable(fmt.Errorf("%d allocations of job %s still run: %w", live, jobID, err))
 		}
 		index = meta.LastIndex
 	}

@@ -1,7 +1,6 @@
 package nomad
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -71,9 +70,4 @@ func (e *callError) Unwrap() error { return e.err }
 func isNotFound(err error) bool {
 	var resp api.UnexpectedResponseError
 	return errors.As(err, &resp) && resp.StatusCode() == http.StatusNotFound
-}
-
-// cancelled reports whether err comes of ctx ending.
-func cancelled(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -35,6 +35,9 @@ func (p *Provider) ownJob(ctx context.Context, tenantID, jobID string) (*api.Job
 	return job, nil
 }
 
+// withMeta asks a job list for the jobs' meta, which its filter reads.
+var withMeta = &api.JobListOptions{Fields: &api.JobListFields{Meta: true}}
+
 // locate finds a tenant known only by id: where it was last seen, else by
 // its meta among the jobs whose ID has landlord's prefix (one filtered
 // list call).
@@ -53,7 +56,7 @@ func (p *Provider) locate(ctx context.Context, tenantID string) (string, *api.Jo
 	q := query(ctx)
 	q.Prefix = p.prefix
 	q.Filter = "Meta." + metaTenantID + " == " + strconv.Quote(tenantID)
-	stubs, _, err := p.client.Jobs().List(q)
+	stubs, _, err := p.client.Jobs().ListOptions(withMeta, q)
 	if err != nil {
 		return "", nil, apiError("list landlord's jobs", err)
 	}

@@ -2,8 +2,8 @@ package nomad
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"encoding/hex"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -26,7 +26,7 @@ const (
 	// metaPorts describes the published ports (label=container,name,
 	// container port,protocol;…), for the endpoints of GetStatus.
 	metaPorts = "landlord_ports"
-	managedBy      = "landlord"
+	managedBy = "landlord"
 )
 
 // Labels of the Docker containers of a tenant's tasks, beside Nomad's own.

@@ -1,0 +1,93 @@
+package nomad_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/servetest"
+)
+
+func TestMain(m *testing.M) {
+	code := nomadtest.Main(m)
+	dockertest.RemoveEchoImages()
+	os.Exit(code)
+}
+
+var hashKey = []byte("landlord-nomad-test-hash-key-0123")
+
+// start returns the agent and the echo image's two tags.
+func start(t testing.TB) (*nomadtest.Agent, [2]string) {
+	t.Helper()
+	a := nomadtest.Start(t)
+	return a, dockertest.EchoImage(t)
+}
+
+// block is a nomad block for the agent, with these extra keys (JSON
+// members, comma-separated).
+func block(a *nomadtest.Agent, extra string) string {
+	b := fmt.Sprintf(`{"address": %q`, a.Address)
+	if extra != "" {
+		b += ", " + extra
+	}
+	return b + "}"
+}
+
+func newProvider(t testing.TB, block string, logs *providertest.LogBuffer) *nomad.Provider {
+	t.Helper()
+	opts := nomad.Options{Block: json.RawMessage(block), HashKey: hashKey, Getenv: func(string) string { return "" }}
+	if logs != nil {
+		opts.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	}
+	p, err := nomad.New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("nomad.New: %v", err)
+	}
+	return p
+}
+
+// countResources counts what exists on Nomad and the Engine for the
+// tenant whose job is jobID: jobs with its id in their meta (in any
+// namespace), the job's Variables, and 1 when any container of the job
+// exists. Containers count as one, because a rollout replaces them: a leak
+// is a container left once the job is gone, a duplicate a second job.
+func countResources(t testing.TB, a *nomadtest.Agent, tenantID, jobID string) int {
+	t.Helper()
+	q := &api.QueryOptions{Namespace: "*", Filter: "Meta.landlord_tenant_id == " + strconv.Quote(tenantID)}
+	jobs, _, err := a.Client.Jobs().ListOptions(&api.JobListOptions{Fields: &api.JobListFields{Meta: true}}, q)
+	if err != nil {
+		t.Fatalf("list jobs: %v", err)
+	}
+	vars, _, err := a.Client.Variables().PrefixList("nomad/jobs/"+jobID+"/", nil)
+	if err != nil {
+		t.Fatalf("list variables: %v", err)
+	}
+	n := len(jobs) + len(vars)
+	if len(a.Containers(t, jobID)) > 0 {
+		n++
+	}
+	return n
+}
+
+// startServe starts `landlord serve` with a nomad block for the agent
+// and these controller settings (YAML lines under controller:).
+func startServe(tb testing.TB, a *nomadtest.Agent, controller ...string) *servetest.Process {
+	tb.Helper()
+	config := fmt.Sprintf("compute:\n  default: nomad\n  nomad:\n    address: %s\ncontroller:\n", a.Address)
+	for _, line := range controller {
+		config += "  " + line + "\n"
+	}
+	l := servetest.New(tb, servetest.Options{Config: config})
+	l.Start()
+	return l
+}
