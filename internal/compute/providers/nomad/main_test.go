@@ -79,11 +79,12 @@ func countResources(t testing.TB, a *nomadtest.Agent, tenantID, jobID string) in
 	return n
 }
 
-// startServe starts `landlord serve` with a nomad block for the agent
-// and these controller settings (YAML lines under controller:).
-func startServe(tb testing.TB, a *nomadtest.Agent, controller ...string) *servetest.Process {
+// startServe starts `landlord serve` with a nomad block for address (the
+// agent, or a proxy of it) and these controller settings (YAML lines under
+// controller:).
+func startServe(tb testing.TB, address string, controller ...string) *servetest.Process {
 	tb.Helper()
-	config := fmt.Sprintf("compute:\n  default: nomad\n  nomad:\n    address: %s\ncontroller:\n", a.Address)
+	config := fmt.Sprintf("compute:\n  default: nomad\n  nomad:\n    address: %s\ncontroller:\n", address)
 	for _, line := range controller {
 		config += "  " + line + "\n"
 	}

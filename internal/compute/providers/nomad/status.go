@@ -94,43 +94,34 @@ func (p *Provider) statusOf(ctx context.Context, tenantID, jobID string, job *ap
 		st.State, st.Message = compute.StateStopped, "the job was stopped (nomad job stop); landlord registers it again when it repairs the tenant"
 		return st, nil
 	case want == 0:
-		st.State, st.Health, st.Message = compute.StateStopped, compute.HealthUnknown, "count is 0"
-		return st, nil
-	case running >= want && healthy >= want:
-		st.State, st.Health = compute.StateRunning, compute.HealthHealthy
+		st.State, st.Message = compute.StateStopped, "count is 0"
 		return st, nil
 	}
 
-	// Not all running and healthy: the deployment says whether that is a
-	// rollout in progress or one that failed.
+	// The latest deployment says whether the version is still rolling out
+	// or failed to; the allocations say the rest.
 	dep, _, err := p.client.Jobs().LatestDeployment(jobID, query(ctx))
 	if err != nil && !isNotFound(err) {
 		return fail(apiError("read the latest deployment of job "+jobID, err))
 	}
+	ofVersion := dep != nil && dep.JobVersion == version
 	cause := failureOf(current, allocs, version)
 	switch {
-	case dep != nil && dep.JobVersion == version && dep.Status == api.DeploymentStatusFailed:
+	case ofVersion && dep.Status == api.DeploymentStatusFailed:
 		st.State, st.Health = compute.StateFailed, compute.HealthUnhealthy
 		st.Message = joinMessage("deployment failed: "+dep.StatusDescription, cause)
-	case dep != nil && dep.JobVersion == version && dep.Status == api.DeploymentStatusSuccessful && running >= want:
-		// Deployed and healthy once; the allocations' health is the
-		// deployment's, recorded when it ran.
-		st.State, st.Health = compute.StateRunning, compute.HealthHealthy
-	case dep != nil && dep.JobVersion > version:
-		st.State, st.Message = compute.StatePending, "deployment of job version "+strconv.FormatUint(dep.JobVersion, 10)+" starting"
 	case unhealthy > 0:
 		st.State, st.Health = compute.StateFailed, compute.HealthUnhealthy
 		st.Message = joinMessage(fmt.Sprintf("%d of %d allocations unhealthy", unhealthy, want), cause)
-	case dep != nil && dep.JobVersion == version && dep.Status != api.DeploymentStatusSuccessful:
+	case dep != nil && dep.JobVersion > version:
+		st.State, st.Message = compute.StatePending, "deployment of job version "+strconv.FormatUint(dep.JobVersion, 10)+" starting"
+	case ofVersion && dep.Status != api.DeploymentStatusSuccessful && dep.Status != api.DeploymentStatusCancelled:
 		st.State, st.Health = compute.StatePending, compute.HealthStarting
 		st.Message = joinMessage(fmt.Sprintf("deployment %s: %d of %d allocations healthy", dep.Status, healthy, want), cause)
 	case running >= want:
-		// No deployment to say (a job without one, or an alloc replaced
-		// since): running is all there is to tell.
-		st.State = compute.StateRunning
-		if unhealthy == 0 {
-			st.Health = compute.HealthHealthy
-		}
+		// Deployed (or a job without deployments): running is what counts;
+		// the allocations' health is their deployment's.
+		st.State, st.Health = compute.StateRunning, compute.HealthHealthy
 	case failedNow(current):
 		st.State, st.Message = compute.StateFailed, cause
 	case running > 0:
