@@ -264,7 +264,9 @@ func byHand(ctx context.Context, t *testing.T, a *nomadtest.Agent, job *api.Job)
 		_, _, _ = a.Client.Jobs().Deregister(id, false, nil)
 		for ctx.Err() == nil {
 			allocs, _, err := a.Client.Jobs().Allocations(id, true, nil)
-			if err != nil || !slices.ContainsFunc(allocs, func(al *api.AllocationListStub) bool { return al.ClientStatus == api.AllocClientStatusRunning || al.ClientStatus == api.AllocClientStatusPending }) {
+			if err != nil || !slices.ContainsFunc(allocs, func(al *api.AllocationListStub) bool {
+				return al.ClientStatus == api.AllocClientStatusRunning || al.ClientStatus == api.AllocClientStatusPending
+			}) {
 				for _, al := range allocs {
 					_ = a.Client.Allocations().GC(&api.Allocation{ID: al.ID}, nil)
 				}
