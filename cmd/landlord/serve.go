@@ -239,12 +239,32 @@ func providers(ctx context.Context, cfg config.Config, hashKey []byte, log *slog
 		if err == nil {
 			err = registry.Register(p)
 		}
+		if err == nil {
+			warnUnhealthy(ctx, p, log)
+		}
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, "", err
 	}
 	return registry, def, nil
+}
+
+// warnUnhealthy says at start-up when a configured provider's platform
+// does not answer, or answers that the block names something it does not
+// have (a namespace, a region): landlord starts all the same, since a
+// platform may come up later, and its tenants wait for it.
+func warnUnhealthy(ctx context.Context, p compute.Provider, log *slog.Logger) {
+	hc, ok := p.(compute.HealthChecker)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, engineTimeout)
+	defer cancel()
+	if err := hc.CheckHealth(ctx); err != nil {
+		log.Warn("a compute provider's health check fails at start-up: its tenants wait until it passes (GET /v1/compute/providers shows it)",
+			slog.String("provider", p.Name()), slog.String("error", err.Error()))
+	}
 }
 
 // engineTimeout bounds the ping that decides whether a Docker Engine answers.

@@ -1,0 +1,218 @@
+package nomad_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/servetest"
+)
+
+// resolve resolves config for a new tenant of p.
+func resolve(t *testing.T, p compute.Provider, id, name string, config json.RawMessage) *compute.TenantComputeSpec {
+	t.Helper()
+	m := providertest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})
+	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: id, TenantName: name, Generation: 1, ComputeConfig: config})
+	if err != nil {
+		t.Fatalf("resolve: %v", err)
+	}
+	return res.Spec
+}
+
+// waitState polls the tenant's status until its state is want.
+func waitState(t *testing.T, p compute.Provider, tenantID string, want compute.ComputeState) *compute.ComputeStatus {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, err := p.GetStatus(context.Background(), tenantID)
+		if err == nil && st.State == want {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tenant %s never reached %s: %+v %v", tenantID, want, st, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A namespace or region the cluster does not have, or a Nomad that does
+// not answer, fails the health check with what to fix; landlord serve
+// says so at start-up.
+func TestHealthCheckNamesTheProblem(t *testing.T) {
+	a, _ := start(t)
+	for _, tt := range []struct{ block, want string }{
+		{block(a, `"namespace": "nope"`), `namespace "nope" does not exist`},
+		{block(a, `"region": "mars"`), `region "mars" is not one of the cluster's`},
+		{`{"address": "http://127.0.0.1:1"}`, "does not answer"},
+	} {
+		err := newProvider(t, tt.block, nil).CheckHealth(context.Background())
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("CheckHealth with %s = %v, want %q", tt.block, err, tt.want)
+		}
+	}
+	if err := newProvider(t, block(a, ""), nil).CheckHealth(context.Background()); err != nil {
+		t.Errorf("CheckHealth of the agent: %v", err)
+	}
+	if testing.Short() {
+		return
+	}
+	l := servetest.New(t, servetest.Options{Config: fmt.Sprintf("compute:\n  nomad:\n    address: %s\n    namespace: nope\n", a.Address)})
+	l.Start()
+	l.Stop()
+	if log := l.Log(); !strings.Contains(log, "health check fails at start-up") || !strings.Contains(log, `namespace \"nope\" does not exist`) {
+		t.Errorf("landlord serve did not say at start-up that the namespace does not exist:\n%s", log)
+	}
+}
+
+// The settings a block cannot have are refused by New, naming the key.
+func TestNewRefusesBadSettings(t *testing.T) {
+	for _, tt := range []struct{ block, want string }{
+		{`{"driver": "raw_exec"}`, "/driver"},
+		{`{"job_prefix": "Landlord_"}`, "/job_prefix"},
+		{`{"client_cert": "/etc/hosts"}`, "/client_key"},
+		{`{"ca_cert": "/nonexistent/ca.pem"}`, "/ca_cert"},
+		{`{"adress": "http://127.0.0.1:4646"}`, "/adress"},
+	} {
+		_, err := nomad.New(context.Background(), nomad.Options{Block: json.RawMessage(tt.block), HashKey: hashKey, Getenv: func(string) string { return "" }})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%s) = %v, want an error naming %s", tt.block, err, tt.want)
+		}
+	}
+}
+
+// The event stream tells of a tenant's job being registered, deploying,
+// and stopped behind landlord's back.
+func TestWatchChangesHearsTheEventStream(t *testing.T) {
+	a, images := start(t)
+	p := newProvider(t, block(a, ""), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	heard := make(chan string, 1024)
+	done := make(chan error, 1)
+	go func() { done <- p.WatchChanges(ctx, func(id string) { heard <- id }) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("WatchChanges = %v", err)
+		}
+	}()
+	expect := func(id, when string) {
+		t.Helper()
+		timeout := time.After(20 * time.Second)
+		for {
+			select {
+			case got := <-heard:
+				if got == id {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no notification for tenant %s %s", id, when)
+			}
+		}
+	}
+	const id = "00000000-0000-4000-8000-00000000a001"
+	spec := resolve(t, p, id, "watched", echoConfig(images[0], "w"))
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
+	time.Sleep(200 * time.Millisecond) // the stream is open
+	if _, err := p.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	expect(id, "after Provision")
+	waitState(t, p, id, compute.StateRunning)
+	for len(heard) > 0 {
+		<-heard
+	}
+	if _, _, err := a.Client.Jobs().Deregister("landlord-watched", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	expect(id, "after nomad job stop")
+	// A restarted landlord knows no job yet: it reads the job's meta.
+	fresh := newProvider(t, block(a, ""), nil)
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go func() { _ = fresh.WatchChanges(ctx2, func(id string) { heard <- id }) }()
+	time.Sleep(200 * time.Millisecond)
+	for len(heard) > 0 {
+		<-heard
+	}
+	if _, err := fresh.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	expect(id, "after a restarted provider repaired the job")
+}
+
+// With the operator's consent, driver raw_exec runs the tenant's command
+// on the node: here the echo server's binary, listening on a host port.
+func TestRawExec(t *testing.T) {
+	a, _ := start(t)
+	bin, err := dockertest.EchoBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "echo")
+	if err := os.WriteFile(path, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	p := newProvider(t, block(a, `"allow_raw_exec": true`), nil)
+	const id = "00000000-0000-4000-8000-00000000a002"
+	config := fmt.Sprintf(`{"image": "echo", "driver": "raw_exec", "command": [%q], "env": {"PORT": "%d", "GREETING": "raw"},
+		"ports": [{"container_port": %d}], "health_check": {"tcp": {"port": %d}, "interval": "1s"}, %s}`, path, port, port, port, fastUpdate)
+	spec := resolve(t, p, id, "raw", json.RawMessage(config))
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
+	if _, err := p.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, p, id, compute.StateRunning)
+	if len(st.Endpoints) != 1 || st.Endpoints[0].Address != fmt.Sprintf("127.0.0.1:%d", port) {
+		t.Fatalf("endpoints %+v, want 127.0.0.1:%d", st.Endpoints, port)
+	}
+	resp, err := http.Get("http://" + st.Endpoints[0].Address + "/env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env map[string]string
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || env["GREETING"] != "raw" {
+		t.Errorf("the raw_exec task's environment: %v %v", env, err)
+	}
+}
+
+// A config Nomad itself refuses (here a constraint operator on an
+// attribute Nomad cannot parse) fails terminally as an invalid spec, with
+// Nomad's message, and leaves nothing behind.
+func TestNomadRefusalIsTerminal(t *testing.T) {
+	a, images := start(t)
+	p := newProvider(t, block(a, ""), nil)
+	const id = "00000000-0000-4000-8000-00000000a003"
+	var m map[string]any
+	_ = json.Unmarshal(echoConfig(images[0], "x"), &m)
+	m["constraints"] = []any{map[string]any{"attribute": "${attr.kernel.name}", "operator": "regexp", "value": "(unclosed"}}
+	config, _ := json.Marshal(m)
+	spec := resolve(t, p, id, "refused", config)
+	_, err := p.Provision(context.Background(), spec)
+	if err == nil || compute.IsRetryable(err) || !strings.Contains(err.Error(), "regexp") {
+		t.Fatalf("Provision of a job Nomad refuses = %v; want a terminal error with Nomad's reason", err)
+	}
+	if n := countResources(t, a, id, "landlord-refused"); n != 0 {
+		t.Errorf("%d resources left after a refused Provision", n)
+	}
+}
