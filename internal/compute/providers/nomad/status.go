@@ -55,6 +55,9 @@ func (p *Provider) statusOf(ctx context.Context, tenantID, jobID string, job *ap
 	// first.
 	var current []*api.AllocationListStub
 	for _, a := range allocs {
+		if terminal(a.ClientStatus) {
+			p.allocPorts.Delete(a.ID) // what is remembered of it is no longer needed
+		}
 		if a.JobVersion == version && a.DesiredStatus == api.AllocDesiredStatusRun {
 			current = append(current, a)
 		}
