@@ -6,25 +6,18 @@ import (
 	"slices"
 )
 
-// CheckHealth asks Nomad for its leader, and checks that the block's region
-// and namespace exist: a typo there is a configuration error landlord
-// reports at start-up, not a failure of every tenant.
+// CheckHealth asks Nomad for its regions and the block's namespace, within
+// ctx: a Nomad that does not answer, or a region or namespace it does not
+// have (a configuration error, reported at start-up rather than as a
+// failure of every tenant), fails it with what to fix. Reading the
+// namespace also needs a leader.
 func (p *Provider) CheckHealth(ctx context.Context) error {
-	if p.settings.Region != "" {
-		regions, err := p.client.Regions().List()
-		if err != nil {
-			return fmt.Errorf("nomad: %s does not answer: %w", p.settings.Address, apiError("list regions", err))
-		}
-		if !slices.Contains(regions, p.settings.Region) {
-			return fmt.Errorf("nomad: region %q is not one of the cluster's (%v); fix region in the nomad block", p.settings.Region, regions)
-		}
+	var regions []string
+	if _, err := p.client.Raw().Query("/v1/regions", &regions, query(ctx)); err != nil {
+		return fmt.Errorf("nomad: %s does not answer: %w", p.settings.Address, apiError("list regions", err))
 	}
-	leader, err := p.client.Status().Leader()
-	if err != nil {
-		return fmt.Errorf("nomad: %s does not answer: %w", p.settings.Address, apiError("read the leader", err))
-	}
-	if leader == "" {
-		return fmt.Errorf("nomad: %s has no leader", p.settings.Address)
+	if p.settings.Region != "" && !slices.Contains(regions, p.settings.Region) {
+		return fmt.Errorf("nomad: region %q is not one of the cluster's (%v); fix region in the nomad block", p.settings.Region, regions)
 	}
 	if _, _, err := p.client.Namespaces().Info(p.settings.Namespace, query(ctx)); err != nil {
 		if isNotFound(err) {
