@@ -160,7 +160,11 @@ func buildEcho(cli *client.Client, tags [2]string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := cli.ImageBuild(ctx, &buf, client.ImageBuildOptions{Tags: tags[:], Remove: true, ForceRemove: true, Labels: map[string]string{"landlord-test": "echo"}})
+	// No cache, and a label of the owner: test binaries of several packages
+	// build at once, and each removes its image with the layers under it
+	// when it ends, so no two may share an image or an intermediate one.
+	res, err := cli.ImageBuild(ctx, &buf, client.ImageBuildOptions{Tags: tags[:], Remove: true, ForceRemove: true, NoCache: true,
+		Labels: map[string]string{"landlord-test": "echo", "landlord-test.owner": owner()}})
 	if err != nil {
 		return fmt.Errorf("image build: %w", err)
 	}
