@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/nomad/api"
+
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
@@ -214,5 +216,65 @@ func TestNomadRefusalIsTerminal(t *testing.T) {
 	}
 	if n := countResources(t, a, id, "landlord-refused"); n != 0 {
 		t.Errorf("%d resources left after a refused Provision", n)
+	}
+}
+
+// A tenant recorded in a namespace the block no longer names is still
+// found, read and destroyed there; Provision refuses to move it.
+func TestTenantStaysInItsRecordedNamespace(t *testing.T) {
+	a, images := start(t)
+	if _, err := a.Client.Namespaces().Register(&api.Namespace{Name: "before"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := newProvider(t, block(a, `"namespace": "before"`), nil)
+	const id = "00000000-0000-4000-8000-00000000a004"
+	spec := resolve(t, before, id, "moved", echoConfig(images[0], "ns"))
+	res, err := before.Provision(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = before.Destroy(context.Background(), id) })
+	waitState(t, before, id, compute.StateRunning)
+
+	now := newProvider(t, block(a, ""), nil)
+	ref := compute.TenantRef{ID: id, Name: "moved", Provider: "nomad", ResourceIDs: res.ResourceIDs}
+	st, err := now.GetStatusOf(context.Background(), ref)
+	if err != nil || st.State != compute.StateRunning {
+		t.Fatalf("GetStatusOf a tenant recorded in namespace before = %+v, %v", st, err)
+	}
+	moved := resolve(t, now, id, "moved", echoConfig(images[0], "ns"))
+	moved.ResourceIDs = res.ResourceIDs
+	if _, err := now.Provision(context.Background(), moved); err == nil || compute.IsRetryable(err) || !strings.Contains(err.Error(), "cannot move") {
+		t.Errorf("Provision into another namespace = %v; want a terminal refusal", err)
+	}
+	if err := now.DestroyOf(context.Background(), ref); err != nil {
+		t.Fatalf("DestroyOf: %v", err)
+	}
+	q := &api.QueryOptions{Namespace: "before"}
+	if _, _, err := a.Client.Jobs().Info("landlord-moved", q); err == nil {
+		t.Error("the job is left in namespace before after DestroyOf")
+	}
+	if n := len(a.Containers(t, "landlord-moved")); n != 0 {
+		t.Errorf("%d containers left", n)
+	}
+}
+
+// A tenant scaled to count 0 runs all it should: ready, with nothing
+// running.
+func TestCountZeroIsRunning(t *testing.T) {
+	a, images := start(t)
+	p := newProvider(t, block(a, ""), nil)
+	const id = "00000000-0000-4000-8000-00000000a005"
+	var m map[string]any
+	_ = json.Unmarshal(echoConfig(images[0], "zero"), &m)
+	m["count"] = 0
+	config, _ := json.Marshal(m)
+	if _, err := p.Provision(context.Background(), resolve(t, p, id, "zero", config)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
+	st := waitState(t, p, id, compute.StateRunning)
+	if len(st.Endpoints) != 0 || !strings.Contains(st.Message, "count is 0") {
+		t.Errorf("status of a tenant at count 0: %+v", st)
 	}
 }

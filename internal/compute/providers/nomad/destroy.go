@@ -27,7 +27,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	if err != nil {
 		return fmt.Errorf("nomad: destroy tenant %s: %w", tenantID, err)
 	}
-	return p.destroy(ctx, tenantID, jobID)
+	return p.destroy(ctx, p.client, tenantID, jobID)
 }
 
 // DestroyOf is Destroy for a recorded tenant: no scan, and the Variables
@@ -36,8 +36,11 @@ func (p *Provider) DestroyOf(ctx context.Context, t compute.TenantRef) error {
 	defer p.lock(t.ID)()
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	jobID := p.jobOfRef(t)
-	job, err := p.readJob(ctx, jobID)
+	c, jobID, err := p.jobOfRef(t)
+	if err != nil {
+		return err
+	}
+	job, err := readJob(ctx, c, jobID)
 	switch {
 	case err != nil:
 		return fmt.Errorf("nomad: destroy tenant %s: %w", t.ID, err)
@@ -47,27 +50,27 @@ func (p *Provider) DestroyOf(ctx context.Context, t compute.TenantRef) error {
 		p.log(t.ID).Warn("the job of the tenant's name belongs to someone else; left alone", "job", jobID, "owner", ownerOf(job))
 		return nil
 	}
-	return p.destroy(ctx, t.ID, jobID)
+	return p.destroy(ctx, c, t.ID, jobID)
 }
 
 // destroy stops the job (when there is one), waits for its allocations
 // to stop, has their containers removed, purges the job, then deletes its
 // Variables. Each step finds the state the last one left, so a destroy cut
 // short by a crash is finished by the next.
-func (p *Provider) destroy(ctx context.Context, tenantID, jobID string) error {
+func (p *Provider) destroy(ctx context.Context, c *api.Client, tenantID, jobID string) error {
 	log := p.log(tenantID)
 	fail := func(err error) error { return fmt.Errorf("nomad: destroy tenant %s: %w", tenantID, err) }
-	job, err := p.readJob(ctx, jobID)
+	job, err := readJob(ctx, c, jobID)
 	if err != nil {
 		return fail(err)
 	}
 	if job != nil {
 		if !stopped(job) {
-			if _, _, err := p.client.Jobs().Deregister(jobID, false, write(ctx)); err != nil && !isNotFound(err) {
+			if _, _, err := c.Jobs().Deregister(jobID, false, write(ctx)); err != nil && !isNotFound(err) {
 				return fail(apiError("stop job "+jobID, err))
 			}
 		}
-		allocs, err := p.awaitStopped(ctx, jobID)
+		allocs, err := awaitStopped(ctx, c, jobID)
 		if err != nil {
 			return fail(err)
 		}
@@ -77,24 +80,26 @@ func (p *Provider) destroy(ctx context.Context, tenantID, jobID string) error {
 		// outlives the tenant.
 		for _, id := range allocs {
 			// The endpoint answers with an empty body, which the api
-			// package's decoder reports as io.EOF: that is success.
-			err := p.client.Allocations().GC(&api.Allocation{ID: id}, nil)
+			// package's decoder reports as io.EOF: that is success. (Its
+			// Allocations().GC takes no context; the raw call does.)
+			var none struct{}
+			_, err := c.Raw().Query("/v1/client/allocation/"+id+"/gc", &none, query(ctx))
 			if err != nil && !errors.Is(err, io.EOF) && !strings.Contains(err.Error(), "No such allocation") && !isNotFound(err) {
 				return fail(apiError("collect allocation "+id+" of job "+jobID, err))
 			}
 			p.allocPorts.Delete(id)
 		}
-		if _, _, err := p.client.Jobs().Deregister(jobID, true, write(ctx)); err != nil && !isNotFound(err) {
+		if _, _, err := c.Jobs().Deregister(jobID, true, write(ctx)); err != nil && !isNotFound(err) {
 			return fail(apiError("purge job "+jobID, err))
 		}
 		log.Info("job purged", "job", jobID, "allocations", len(allocs))
 	}
-	vars, _, err := p.client.Variables().PrefixList(secretsPrefix(jobID), query(ctx))
+	vars, _, err := c.Variables().PrefixList(secretsPrefix(jobID), query(ctx))
 	if err != nil {
 		return fail(apiError("list the Variables of job "+jobID, err))
 	}
 	for _, v := range vars {
-		if _, err := p.client.Variables().Delete(v.Path, write(ctx)); err != nil && !isNotFound(err) {
+		if _, err := c.Variables().Delete(v.Path, write(ctx)); err != nil && !isNotFound(err) {
 			return fail(apiError("delete Variable "+v.Path, err))
 		}
 	}
@@ -104,12 +109,12 @@ func (p *Provider) destroy(ctx context.Context, tenantID, jobID string) error {
 
 // awaitStopped waits, with blocking queries, until none of the job's
 // allocations runs any more, and returns their IDs.
-func (p *Provider) awaitStopped(ctx context.Context, jobID string) ([]string, error) {
+func awaitStopped(ctx context.Context, c *api.Client, jobID string) ([]string, error) {
 	var index uint64
 	for {
 		q := query(ctx)
 		q.WaitIndex, q.WaitTime = index, 5*time.Second
-		allocs, meta, err := p.client.Jobs().Allocations(jobID, true, q)
+		allocs, meta, err := c.Jobs().Allocations(jobID, true, q)
 		if err != nil {
 			return nil, apiError("list the allocations of job "+jobID, err)
 		}

@@ -10,19 +10,43 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
-// jobOfRef is the ID of a recorded tenant's job: the one its recorded
-// resource ids name, else the one its name makes.
-func (p *Provider) jobOfRef(t compute.TenantRef) string {
-	if id := t.ResourceIDs[resourceJob]; id != "" {
-		return id
+// jobOfRef is where a recorded tenant's job is: the job and namespace its
+// recorded resource ids name (a client of that namespace, should the
+// block name another now), else the job its name makes in the block's
+// namespace.
+func (p *Provider) jobOfRef(t compute.TenantRef) (*api.Client, string, error) {
+	id := t.ResourceIDs[resourceJob]
+	if id == "" {
+		return p.client, p.jobID(t.Name), nil
 	}
-	return p.jobID(t.Name)
+	c, err := p.clientIn(t.ResourceIDs[resourceNamespace])
+	return c, id, err
+}
+
+// clientIn returns a client of namespace ns: landlord's own for the
+// block's namespace (or ""), else one made once per namespace, for
+// tenants recorded in a namespace the block named before.
+func (p *Provider) clientIn(ns string) (*api.Client, error) {
+	if ns == "" || ns == p.settings.Namespace {
+		return p.client, nil
+	}
+	if c, ok := p.nsClients.Load(ns); ok {
+		return c.(*api.Client), nil
+	}
+	cfg := p.config
+	cfg.Namespace = ns
+	c, err := api.NewClient(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("nomad: client for namespace %s: %w", ns, err)
+	}
+	actual, _ := p.nsClients.LoadOrStore(ns, c)
+	return actual.(*api.Client), nil
 }
 
 // ownJob reads the job and returns it when it is the tenant's; an error
 // wrapping ErrTenantNotFound when there is none or it is someone else's.
-func (p *Provider) ownJob(ctx context.Context, tenantID, jobID string) (*api.Job, error) {
-	job, err := p.readJob(ctx, jobID)
+func (p *Provider) ownJob(ctx context.Context, c *api.Client, tenantID, jobID string) (*api.Job, error) {
+	job, err := readJob(ctx, c, jobID)
 	switch {
 	case err != nil:
 		return nil, err
@@ -44,7 +68,7 @@ var withMeta = &api.JobListOptions{Fields: &api.JobListFields{Meta: true}}
 func (p *Provider) locate(ctx context.Context, tenantID string) (string, *api.Job, error) {
 	if v, ok := p.jobs.Load(tenantID); ok {
 		jobID := v.(string)
-		job, err := p.ownJob(ctx, tenantID, jobID)
+		job, err := p.ownJob(ctx, p.client, tenantID, jobID)
 		if err == nil {
 			return jobID, job, nil
 		}
@@ -64,7 +88,7 @@ func (p *Provider) locate(ctx context.Context, tenantID string) (string, *api.Jo
 		if s.Meta[metaTenantID] != tenantID {
 			continue
 		}
-		job, err := p.ownJob(ctx, tenantID, s.ID)
+		job, err := p.ownJob(ctx, p.client, tenantID, s.ID)
 		if err == nil {
 			return s.ID, job, nil
 		}

@@ -51,6 +51,8 @@ type Provider struct {
 	now      func() time.Time
 	hashKey  []byte
 	client   *api.Client
+	// config made client; clientIn copies it for other namespaces.
+	config api.Config
 
 	locks tenantlock.Locks
 	// jobs remembers the job ID of each tenant id seen, so that GetStatus
@@ -60,6 +62,7 @@ type Provider struct {
 	// jobTenants maps the job IDs the event stream has seen to their
 	// tenants' ids; an entry is only a hint for a notification.
 	jobTenants sync.Map // job ID → tenant id
+	nsClients  sync.Map // namespace → *api.Client, see clientIn
 	// allocPorts remembers the host ports of each allocation seen running,
 	// which never change for the allocation's life.
 	allocPorts sync.Map // allocation ID → []api.PortMapping
@@ -122,6 +125,7 @@ func New(_ context.Context, opts Options) (*Provider, error) {
 	if s.CACert != "" || s.ClientCert != "" || s.ClientKey != "" || s.TLSServerName != "" {
 		cfg.TLSConfig = &api.TLSConfig{CACert: s.CACert, ClientCert: s.ClientCert, ClientKey: s.ClientKey, TLSServerName: s.TLSServerName}
 	}
+	p.config = *cfg
 	if p.client, err = api.NewClient(cfg); err != nil {
 		return nil, fmt.Errorf("nomad: client for %s: %w", s.Address, err)
 	}

@@ -113,7 +113,7 @@ const maxIndexRaces = 3
 // job.
 func (p *Provider) converge(ctx context.Context, spec *compute.TenantComputeSpec, jobID string, mustExist bool) ([]compute.Change, error) {
 	for race := 1; ; race++ {
-		cur, err := p.readJob(ctx, jobID)
+		cur, err := readJob(ctx, p.client, jobID)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ func (p *Provider) register(ctx context.Context, tenantID string, d *desired, cu
 func (p *Provider) undoCreate(ctx context.Context, tenantID string, d *desired) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	job, err := p.readJob(ctx, d.id)
+	job, err := readJob(ctx, p.client, d.id)
 	switch {
 	case err != nil:
 		p.log(tenantID).Warn("cleanup after a failed register: cannot read the job", "job", d.id, "error", err)
@@ -237,9 +237,10 @@ func (p *Provider) removeStaleSecrets(ctx context.Context, tenantID string, d *d
 	}
 }
 
-// readJob reads a job; nil when there is none.
-func (p *Provider) readJob(ctx context.Context, jobID string) (*api.Job, error) {
-	job, _, err := p.client.Jobs().Info(jobID, query(ctx))
+// readJob reads a job through c (whose namespace it is in); nil when there
+// is none.
+func readJob(ctx context.Context, c *api.Client, jobID string) (*api.Job, error) {
+	job, _, err := c.Jobs().Info(jobID, query(ctx))
 	if isNotFound(err) {
 		return nil, nil
 	}

@@ -16,33 +16,37 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
-// GetStatus reads the tenant's job, its allocations and, while they are
-// not all running and healthy, its latest deployment, live from Nomad.
+// GetStatus reads the tenant's job, its allocations and its latest
+// deployment, live from Nomad (and, once per allocation, the host ports
+// it was given, which never change).
 func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
 	jobID, job, err := p.locate(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("nomad: status of tenant %s: %w", tenantID, err)
 	}
-	return p.statusOf(ctx, tenantID, jobID, job)
+	return p.statusOf(ctx, p.client, tenantID, jobID, job)
 }
 
 // GetStatusOf is GetStatus for a tenant whose name (and recorded job) is
 // known: no scan.
 func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error) {
-	jobID := p.jobOfRef(t)
-	job, err := p.ownJob(ctx, t.ID, jobID)
+	c, jobID, err := p.jobOfRef(t)
+	if err != nil {
+		return nil, err
+	}
+	job, err := p.ownJob(ctx, c, t.ID, jobID)
 	if err != nil {
 		return nil, fmt.Errorf("nomad: status of tenant %s: %w", t.ID, err)
 	}
-	return p.statusOf(ctx, t.ID, jobID, job)
+	return p.statusOf(ctx, c, t.ID, jobID, job)
 }
 
 // statusOf builds the status of the tenant's job.
-func (p *Provider) statusOf(ctx context.Context, tenantID, jobID string, job *api.Job) (*compute.ComputeStatus, error) {
+func (p *Provider) statusOf(ctx context.Context, c *api.Client, tenantID, jobID string, job *api.Job) (*compute.ComputeStatus, error) {
 	fail := func(err error) (*compute.ComputeStatus, error) {
 		return nil, fmt.Errorf("nomad: status of tenant %s: %w", tenantID, err)
 	}
-	allocs, _, err := p.client.Jobs().Allocations(jobID, false, query(ctx))
+	allocs, _, err := c.Jobs().Allocations(jobID, false, query(ctx))
 	if err != nil {
 		return fail(apiError("list the allocations of job "+jobID, err))
 	}
@@ -84,7 +88,7 @@ func (p *Provider) statusOf(ctx context.Context, tenantID, jobID string, job *ap
 	}
 	for _, a := range current {
 		if allRunning(a) {
-			eps, err := p.endpointsOf(ctx, a.ID, job)
+			eps, err := p.endpointsOf(ctx, c, a.ID, job)
 			if err != nil {
 				return fail(err)
 			}
@@ -97,13 +101,14 @@ func (p *Provider) statusOf(ctx context.Context, tenantID, jobID string, job *ap
 		st.State, st.Message = compute.StateStopped, "the job was stopped (nomad job stop); landlord registers it again when it repairs the tenant"
 		return st, nil
 	case want == 0:
-		st.State, st.Message = compute.StateStopped, "count is 0"
+		// Scaled to nothing on purpose: all there is runs.
+		st.State, st.Message = compute.StateRunning, "count is 0: no allocation runs"
 		return st, nil
 	}
 
 	// The latest deployment says whether the version is still rolling out
 	// or failed to; the allocations say the rest.
-	dep, _, err := p.client.Jobs().LatestDeployment(jobID, query(ctx))
+	dep, _, err := c.Jobs().LatestDeployment(jobID, query(ctx))
 	if err != nil && !isNotFound(err) {
 		return fail(apiError("read the latest deployment of job "+jobID, err))
 	}
@@ -271,12 +276,12 @@ func containersOf(tg *api.TaskGroup, a *api.AllocationListStub) []compute.Contai
 // endpointsOf are the host addresses of an allocation's published ports.
 // The ports of an allocation never change, so they are read once per
 // allocation and remembered.
-func (p *Provider) endpointsOf(ctx context.Context, allocID string, job *api.Job) ([]compute.Endpoint, error) {
+func (p *Provider) endpointsOf(ctx context.Context, c *api.Client, allocID string, job *api.Job) ([]compute.Endpoint, error) {
 	var ports []api.PortMapping
 	if v, ok := p.allocPorts.Load(allocID); ok {
 		ports = v.([]api.PortMapping)
 	} else {
-		a, _, err := p.client.Allocations().Info(allocID, query(ctx))
+		a, _, err := c.Allocations().Info(allocID, query(ctx))
 		if err != nil {
 			return nil, apiError("read allocation "+allocID, err)
 		}

@@ -96,7 +96,7 @@ func (p *Provider) tenantOfEvent(ctx context.Context, ev *api.Event) string {
 	}
 	// A job of landlord's prefix not seen yet (landlord restarted): its
 	// meta says whose it is.
-	job, err := p.readJob(ctx, jobID)
+	job, err := readJob(ctx, p.client, jobID)
 	if err != nil || job == nil || job.Meta[metaManagedBy] != managedBy {
 		return ""
 	}
