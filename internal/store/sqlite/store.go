@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +79,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 10 * time.Second
 	}
+	if err := createPrivate(path, opts.Logger); err != nil {
+		return nil, err
+	}
 	write, err := sql.Open("sqlite", dsn(path, opts.BusyTimeout, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -106,6 +111,29 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	read.SetMaxIdleConns(opts.Readers)
 	s.read = read
 	return s, nil
+}
+
+// createPrivate creates the database file, when there is none, readable
+// and writable by its owner alone (0600): it holds the tenants' configs,
+// secrets included. SQLite gives its -wal and -shm files the database
+// file's mode. An existing file that others may read is left as it is,
+// with a warning.
+func createPrivate(path string, log *slog.Logger) error {
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		return f.Close()
+	case !errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("sqlite: create %s: %w", path, err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		log.Warn("the database file may be read by others than its owner, and it holds tenants' secrets; chmod 600 it",
+			slog.String("path", path), slog.String("mode", fi.Mode().Perm().String()))
+	}
+	return nil
 }
 
 // dsn builds a connection string: WAL, busy timeout, foreign keys, and
