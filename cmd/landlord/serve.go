@@ -131,7 +131,8 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	identity := fmt.Sprintf("%s:%d", host, os.Getpid())
 	copts := controllerOptions(cfg.Controller, identity, log, m)
 	ctrl := controller.New(store, manager, copts)
-	elector, err := controller.NewElector(store.(tenant.LeaseStore), controller.ElectorOptions{Identity: identity, TTL: time.Duration(cfg.Controller.LeaseTTL), Logger: log})
+	elector, err := controller.NewElector(store.(tenant.LeaseStore), controller.ElectorOptions{Identity: identity, TTL: time.Duration(cfg.Controller.LeaseTTL),
+		RenewEvery: time.Duration(cfg.Controller.LeaseRenew), Logger: log})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,10 +15,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/controller"
 )
 
 // Config is landlord's configuration.
@@ -64,6 +67,7 @@ type Controller struct {
 	ProgressDeadline workload.Duration `yaml:"progress_deadline"`
 	PollInterval     workload.Duration `yaml:"poll_interval"`
 	LeaseTTL         workload.Duration `yaml:"lease_ttl"`
+	LeaseRenew       workload.Duration `yaml:"lease_renew"`
 	ShutdownTimeout  workload.Duration `yaml:"shutdown_timeout"`
 }
 
@@ -229,8 +233,22 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("tokens[%d] (%s): role %q is not admin or reader", i, t.Name, t.Role))
 		}
 	}
+	if err := c.Controller.checkLease(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+// checkLease checks lease_ttl and lease_renew, with their defaults for
+// those unset, as the elector will.
+func (c Controller) checkLease() error {
+	ttl := cmp.Or(time.Duration(c.LeaseTTL), controller.DefaultLeaseTTL)
+	renew := cmp.Or(time.Duration(c.LeaseRenew), ttl/3)
+	if err := controller.CheckLease(ttl, renew); err != nil {
+		return fmt.Errorf("controller.lease_ttl and lease_renew: %w", err)
 	}
 	return nil
 }

@@ -89,6 +89,10 @@ func TestRefusesMistakes(t *testing.T) {
 		"malformed":        {"listen: [\n", "yaml"},
 		"block not a map":  {"compute: {mock: 5}\n", "compute.mock"},
 		"default not name": {"compute: {default: [a]}\n", "compute.default"},
+		"lease too short":  {"controller: {lease_ttl: 200ms}\n", "lease TTL 200ms is not between 1s and 5m0s"},
+		"lease too long":   {"controller: {lease_ttl: 1h}\n", "controller.lease_ttl"},
+		"renew too slow":   {"controller: {lease_ttl: 10s, lease_renew: 5s}\n", "renew every 100ms to 4s"},
+		"renew too fast":   {"controller: {lease_renew: 10ms}\n", "controller.lease_ttl and lease_renew"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg, _, err := config.Load(write(t, tt.body), env(nil))

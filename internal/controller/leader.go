@@ -16,12 +16,39 @@ type ElectorOptions struct {
 	// Identity names this process as the lease holder; required.
 	Identity string
 	// TTL is how long the lease lasts without renewal: how long the others
-	// wait for a leader that died. It is renewed every TTL/3, and a leader
-	// that has not renewed for TTL·4/5 steps down, before anyone may take
-	// over. Default 15s.
+	// wait for a leader that died. A leader that has not renewed for
+	// TTL·4/5 steps down, before anyone may take over. Default 15s; at
+	// least MinLeaseTTL.
 	TTL time.Duration
+	// RenewEvery is how often the leader renews the lease, and how often
+	// the others try to take it (with jitter). Default TTL/3; at most
+	// TTL·2/5, so that a failed renewal is tried again before the leader
+	// steps down.
+	RenewEvery time.Duration
 	// Logger receives election lines; nil discards them.
 	Logger *slog.Logger
+}
+
+// Bounds and default of the lease's timing.
+const (
+	DefaultLeaseTTL = 15 * time.Second
+	MinLeaseTTL     = time.Second
+	MaxLeaseTTL     = 5 * time.Minute
+	MinLeaseRenew   = 100 * time.Millisecond
+)
+
+// CheckLease reports lease timings outside their bounds: a TTL of
+// MinLeaseTTL to MaxLeaseTTL, renewed at least every MinLeaseRenew and at
+// most every TTL·2/5.
+func CheckLease(ttl, renewEvery time.Duration) error {
+	switch {
+	case ttl < MinLeaseTTL || ttl > MaxLeaseTTL:
+		return fmt.Errorf("controller: the lease TTL %v is not between %v and %v", ttl, MinLeaseTTL, MaxLeaseTTL)
+	case renewEvery < MinLeaseRenew || renewEvery > ttl*2/5:
+		return fmt.Errorf("controller: renewing the lease every %v does not fit a TTL of %v: renew every %v to %v (two renewals before a leader that cannot renew steps down at 4/5 of the TTL)",
+			renewEvery, ttl, MinLeaseRenew, ttl*2/5)
+	}
+	return nil
 }
 
 // Elector runs a function while this process holds the controller lease
@@ -59,7 +86,13 @@ func NewElector(leases tenant.LeaseStore, opts ElectorOptions) (*Elector, error)
 		return nil, errors.New("controller: an elector needs an identity")
 	}
 	if opts.TTL <= 0 {
-		opts.TTL = 15 * time.Second
+		opts.TTL = DefaultLeaseTTL
+	}
+	if opts.RenewEvery <= 0 {
+		opts.RenewEvery = opts.TTL / 3
+	}
+	if err := CheckLease(opts.TTL, opts.RenewEvery); err != nil {
+		return nil, err
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -92,7 +125,7 @@ func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context, epoch 
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(jitter(e.opts.TTL / 3)):
+		case <-time.After(jitter(e.opts.RenewEvery)):
 		}
 	}
 }
@@ -108,7 +141,7 @@ func (e *Elector) lead(ctx context.Context, lease tenant.Lease, lead func(contex
 	// its in-flight work is done. Time is this process's own monotonic
 	// clock, counted from the last renewal it saw succeed.
 	bg := context.WithoutCancel(ctx)
-	renewEvery := e.opts.TTL / 3
+	renewEvery := e.opts.RenewEvery
 	stepDownAfter := e.opts.TTL * 4 / 5
 	renewed := time.Now()
 	ticker := time.NewTicker(renewEvery)

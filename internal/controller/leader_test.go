@@ -248,3 +248,20 @@ func TestOneLeaderAtATime(t *testing.T) {
 		})
 	}
 }
+
+// The elector refuses lease timings a leader could not keep.
+func TestElectorRefusesLeaseTimingsOutOfBounds(t *testing.T) {
+	for _, tt := range []struct{ ttl, renew time.Duration }{
+		{500 * time.Millisecond, 0},
+		{time.Hour, 0},
+		{10 * time.Second, 5 * time.Second},
+		{10 * time.Second, time.Millisecond},
+	} {
+		if _, err := controller.NewElector(nil, controller.ElectorOptions{Identity: "x", TTL: tt.ttl, RenewEvery: tt.renew}); err == nil {
+			t.Errorf("NewElector with TTL %v, renew every %v: no error", tt.ttl, tt.renew)
+		}
+	}
+	if _, err := controller.NewElector(nil, controller.ElectorOptions{Identity: "x", TTL: 2 * time.Second, RenewEvery: 500 * time.Millisecond}); err != nil {
+		t.Errorf("NewElector with TTL 2s, renew every 500ms: %v", err)
+	}
+}
