@@ -62,22 +62,35 @@ type Elector struct {
 }
 
 type seenLeader struct {
-	holder string
-	at     time.Time
+	holder  string
+	epoch   int64
+	expires time.Time
+	// renewed is when this process first saw the lease as it is: a
+	// leader that renews moves its expiry on every renewal.
+	renewed time.Time
 }
 
-// Leader returns the leader this process last saw, and whether it saw one
-// recently enough (within two TTLs) to trust it.
+// Leader returns the leader this process last saw, and whether that leader
+// is seen renewing its lease: a leader whose lease has not moved for
+// 2.5 renewal intervals has missed a renewal (it died or lost the
+// database), and until its lease expires and another takes over there is
+// no leader to trust.
 func (e *Elector) Leader() (string, bool) {
 	s := e.seen.Load()
-	if s == nil || time.Since(s.at) > 2*e.opts.TTL {
+	if s == nil || time.Since(s.renewed) > e.opts.RenewEvery*5/2 {
 		return "", false
 	}
 	return s.holder, true
 }
 
-func (e *Elector) saw(holder string) {
-	e.seen.Store(&seenLeader{holder: holder, at: time.Now()})
+// saw records the lease as this process found it.
+func (e *Elector) saw(lease tenant.Lease) {
+	now := time.Now()
+	next := &seenLeader{holder: lease.Holder, epoch: lease.Epoch, expires: lease.ExpiresAt, renewed: now}
+	if prev := e.seen.Load(); prev != nil && prev.holder == next.holder && prev.epoch == next.epoch && prev.expires.Equal(next.expires) {
+		next.renewed = prev.renewed
+	}
+	e.seen.Store(next)
 }
 
 // NewElector returns an Elector over leases.
@@ -111,13 +124,13 @@ func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context, epoch 
 		lease, err := e.leases.AcquireLease(ctx, tenant.ControllerLease, e.opts.Identity, e.opts.TTL)
 		switch {
 		case err == nil:
-			e.saw(e.opts.Identity)
+			e.saw(lease)
 			e.log.Info("elected leader", slog.Int64("epoch", lease.Epoch))
 			if err := e.lead(ctx, lease, lead); err != nil {
 				e.log.Error("leading failed", slog.Any("error", err))
 			}
 		case errors.Is(err, tenant.ErrLeaseHeld):
-			e.saw(lease.Holder)
+			e.saw(lease)
 			e.log.Debug("another process leads", slog.String("leader", lease.Holder), slog.Int64("epoch", lease.Epoch))
 		case ctx.Err() == nil:
 			e.log.Warn("cannot campaign for the lease", slog.Any("error", err))
@@ -160,7 +173,7 @@ loop:
 			switch {
 			case err == nil:
 				lease, renewed = next, time.Now()
-				e.saw(e.opts.Identity)
+				e.saw(lease)
 			case errors.Is(err, tenant.ErrLeaseLost):
 				e.log.Warn("lease lost; stepping down", slog.Int64("epoch", lease.Epoch))
 				stop(tenant.ErrLeaseLost)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -264,4 +265,73 @@ func TestElectorRefusesLeaseTimingsOutOfBounds(t *testing.T) {
 	if _, err := controller.NewElector(nil, controller.ElectorOptions{Identity: "x", TTL: 2 * time.Second, RenewEvery: 500 * time.Millisecond}); err != nil {
 		t.Errorf("NewElector with TTL 2s, renew every 500ms: %v", err)
 	}
+}
+
+// memLeases is a LeaseStore in memory, with the stores' own rules.
+type memLeases struct {
+	mu  sync.Mutex
+	cur *tenant.Lease
+}
+
+func (m *memLeases) AcquireLease(_ context.Context, name, holder string, ttl time.Duration) (tenant.Lease, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	next, err := tenant.ApplyLease(m.cur, name, holder, ttl, time.Now())
+	if err == nil {
+		m.cur = &next
+	}
+	return next, err
+}
+
+func (m *memLeases) RenewLease(_ context.Context, name, holder string, epoch int64, ttl time.Duration) (tenant.Lease, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur == nil || m.cur.Holder != holder || m.cur.Epoch != epoch || !m.cur.ExpiresAt.After(time.Now()) {
+		return tenant.Lease{}, tenant.ErrLeaseLost
+	}
+	next, err := tenant.ApplyLease(m.cur, name, holder, ttl, time.Now())
+	if err == nil {
+		m.cur = &next
+	}
+	return next, err
+}
+
+func (m *memLeases) ReleaseLease(context.Context, string, string, int64) error { return nil }
+
+// A replica that sees the leader's lease stop moving (the leader died
+// without releasing it) reports no leader until one takes over, so that
+// its readiness check fails through the leaderless window.
+func TestLeaderlessWindowIsSeen(t *testing.T) {
+	leases := &memLeases{}
+	// The dead leader: it took the lease and will never renew it.
+	if _, err := leases.AcquireLease(ctx, tenant.ControllerLease, "dead", 3*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	el, err := controller.NewElector(leases, controller.ElectorOptions{Identity: "follower", TTL: 3 * time.Second, RenewEvery: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- el.Run(runCtx, func(ctx context.Context, _ int64) error { <-ctx.Done(); return nil })
+	}()
+	defer func() { cancel(); <-done }()
+	waitFor := func(what string, cond func(string, bool) bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if holder, ok := el.Leader(); cond(holder, ok) {
+				return
+			}
+			if time.Now().After(deadline) {
+				holder, ok := el.Leader()
+				t.Fatalf("never %s: Leader() = %q, %v", what, holder, ok)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("saw the dead leader", func(h string, ok bool) bool { return ok && h == "dead" })
+	waitFor("reported no leader while the dead one's lease ran out", func(_ string, ok bool) bool { return !ok })
+	waitFor("took over", func(h string, ok bool) bool { return ok && h == "follower" })
 }
