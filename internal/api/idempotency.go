@@ -16,49 +16,95 @@ import (
 
 const maxIdempotencyKey = 255
 
-// replayIdempotent answers a request that repeats an earlier one with the
-// same Idempotency-Key: the same response for the same body, a 422 for
-// another body. It returns the key to save the response under, and whether
-// it has answered.
-func (s *Server) replayIdempotent(w http.ResponseWriter, r *http.Request, body []byte) (string, bool, error) {
-	key := r.Header.Get("Idempotency-Key")
-	if key == "" {
-		return "", false, nil
-	}
-	if len(key) > maxIdempotencyKey || !printable(key) {
-		return "", false, problem(http.StatusBadRequest, CodeInvalidParameter, "Idempotency-Key must be 1 to 255 printable ASCII characters",
-			FieldError{Parameter: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
-	}
-	prev, err := s.idem.GetIdempotent(r.Context(), actor(r), key)
-	switch {
-	case errors.Is(err, tenant.ErrNotFound):
-		return key, false, nil
-	case err != nil:
-		return "", false, err
-	case prev.RequestHash != requestHash(r, body):
-		return "", false, problem(http.StatusUnprocessableEntity, CodeIdempotencyMismatch,
-			"this Idempotency-Key was used for a different request in the last 24 hours; use a new key",
-			FieldError{Parameter: "Idempotency-Key", Message: "was used for a different request"})
-	}
-	w.Header().Set("Idempotent-Replayed", "true")
-	writeRaw(w, prev.Status, prev.Header, prev.Body)
-	return key, true, nil
+// inProgressRetryAfter is the Retry-After, in seconds, of a 409
+// idempotency_in_progress: a request finishes well within it, and one that
+// died holds its key for tenant.IdempotencyLease.
+const inProgressRetryAfter = "1"
+
+// heldKey is a request's reservation of its Idempotency-Key.
+type heldKey struct {
+	res tenant.IdempotentResponse
+	// done is set once the reservation holds the response, or is no
+	// longer the request's: there is nothing to release.
+	done bool
 }
 
-// saveIdempotent keeps a response for retries with the same key. A failure
-// to keep it does not fail the request that did the work.
+// reserveIdempotent reserves the request's Idempotency-Key before the
+// request does anything, so that of the requests with one key only one does
+// the work. It returns nil for a request without a key. A key another
+// request holds or has used is answered here (see answerKept): then it
+// returns true.
 //
-// The work is done: the response is kept even if the client has gone,
-// so that its retry finds it.
-func (s *Server) saveIdempotent(r *http.Request, key string, body []byte, status int, header map[string]string, out []byte) {
+// The caller must store its response with the reservation, in the
+// transaction of its write, or release it (releaseIdempotent).
+func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body []byte) (*heldKey, bool, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return nil, false, nil
+	}
+	if len(key) > maxIdempotencyKey || !printable(key) {
+		return nil, false, problem(http.StatusBadRequest, CodeInvalidParameter, "Idempotency-Key must be 1 to 255 printable ASCII characters",
+			FieldError{Parameter: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
+	}
+	hash := requestHash(r, body)
+	kept, fresh, err := s.idem.ReserveIdempotent(r.Context(), actor(r), key, hash, tenant.IdempotencyLease)
+	if err != nil {
+		return nil, false, err
+	}
+	if fresh {
+		return &heldKey{res: kept}, false, nil
+	}
+	return nil, true, answerKept(w, kept, hash)
+}
+
+// answerKept answers a request whose key another request holds or has used:
+// with that request's response, for the same request; with a 409 while that
+// one is in progress; with a 422 for another request.
+func answerKept(w http.ResponseWriter, kept tenant.IdempotentResponse, hash string) error {
+	switch {
+	case kept.RequestHash != hash:
+		return problem(http.StatusUnprocessableEntity, CodeIdempotencyMismatch,
+			"this Idempotency-Key was used for a different request in the last 24 hours; use a new key",
+			FieldError{Parameter: "Idempotency-Key", Message: "was used for a different request"})
+	case kept.Pending():
+		w.Header().Set("Retry-After", inProgressRetryAfter)
+		return problem(http.StatusConflict, CodeIdempotencyPending,
+			"a request with this Idempotency-Key is in progress; retry after Retry-After seconds to get its response",
+			FieldError{Parameter: "Idempotency-Key", Message: "is held by a request in progress"})
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeRaw(w, kept.Status, kept.Header, kept.Body)
+	return nil
+}
+
+// answerLost answers a request whose reservation was taken from it (it took
+// longer than the lease) and whose write was therefore not stored: as
+// answerKept, by what the key holds now.
+func (s *Server) answerLost(w http.ResponseWriter, r *http.Request, h *heldKey) error {
+	h.done = true
+	kept, err := s.idem.GetIdempotent(r.Context(), h.res.Actor, h.res.Key)
+	if errors.Is(err, tenant.ErrNotFound) {
+		// The taker failed and released the key: a retry does the work.
+		kept = tenant.IdempotentResponse{RequestHash: h.res.RequestHash}
+	} else if err != nil {
+		return err
+	}
+	return answerKept(w, kept, h.res.RequestHash)
+}
+
+// releaseIdempotent frees the key of a request that ends without storing
+// its response — it failed, or was a dry run — so that a retry does the
+// work again. It is not stopped by the request's cancellation; should it
+// fail, the reservation lapses after tenant.IdempotencyLease.
+func (s *Server) releaseIdempotent(r *http.Request, h *heldKey) {
+	if h == nil || h.done {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 10*time.Second)
 	defer cancel()
-	_, _, err := s.idem.SaveIdempotent(ctx, tenant.IdempotentResponse{
-		Actor: actor(r), Key: key, RequestHash: requestHash(r, body), Status: status, Header: header, Body: out,
-	})
-	if err != nil {
-		s.log.WarnContext(r.Context(), "cannot keep the response for its Idempotency-Key; a retry would be done again",
-			slog.String("request_id", requestID(r)), slog.Any("error", err))
+	if err := s.idem.ReleaseIdempotent(ctx, h.res); err != nil {
+		s.log.WarnContext(r.Context(), "cannot release the Idempotency-Key of a failed request; retries with it wait for its lease to lapse",
+			slog.String("request_id", requestID(r)), slog.Duration("lease", tenant.IdempotencyLease), slog.Any("error", err))
 	}
 }
 

@@ -88,8 +88,12 @@ var (
 		map[int][]string{http.StatusUnprocessableEntity: {CodeProviderNotFound}}}
 
 	idempotencyKeyParam = parameter{headerParam("Idempotency-Key", "Makes a retry safe: a request with the key of an earlier one (by the same token, within 24 hours) "+
-		"and the same body gets the earlier response again, with Idempotent-Replayed: true; with another body it is a 422. 1 to 255 printable ASCII characters."),
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusUnprocessableEntity: {CodeIdempotencyMismatch}}}
+		"and the same body gets the earlier response again, with Idempotent-Replayed: true; with another body it is a 422. "+
+		"While the earlier one is in progress it is a 409 idempotency_in_progress with Retry-After. "+
+		"The tenant and the response kept for the key are stored in one transaction; a request that fails keeps nothing, and frees the key. "+
+		"1 to 255 printable ASCII characters."),
+		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeIdempotencyPending},
+			http.StatusUnprocessableEntity: {CodeIdempotencyMismatch}}}
 
 	ifMatchParam = parameter{headerParam("If-Match", "Change the tenant only if its version is still this ETag (from an ETag header), else answer 412. "+
 		"Without it (or with *), a concurrent change is retried on the new state, or answered 409."),

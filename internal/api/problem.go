@@ -33,6 +33,7 @@ const (
 	CodePreconditionFailed   = "precondition_failed"
 	CodeBodyTooLarge         = "body_too_large"
 	CodeIdempotencyMismatch  = "idempotency_key_reused"
+	CodeIdempotencyPending   = "idempotency_in_progress"
 	CodeUnavailable          = "unavailable"
 	CodeInternal             = "internal"
 )

@@ -35,10 +35,13 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
-	key, replayed, err := s.replayIdempotent(w, r, body)
-	if err != nil || replayed {
+	held, answered, err := s.reserveIdempotent(w, r, body)
+	if err != nil || answered {
 		return err
 	}
+	// A request that stores nothing (it failed, or is a dry run) frees its
+	// key for a retry.
+	defer s.releaseIdempotent(r, held)
 	if err := requireObject(req.ComputeConfig); err != nil {
 		return err
 	}
@@ -74,17 +77,40 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	noteTenant(r, t.ID)
-	created, err := s.store.Create(r.Context(), t, actor(r))
-	if err != nil {
-		return err
+	var resp tenant.IdempotentResponse
+	respond := func(created *tenant.Tenant) (tenant.IdempotentResponse, error) {
+		resp = s.createdResponse(created)
+		return resp, nil
 	}
-	header := map[string]string{"Location": "/v1/tenants/" + created.ID, "ETag": etag(created.Version)}
-	out, _ := json.Marshal(s.render(created))
-	if key != "" {
-		s.saveIdempotent(r, key, body, http.StatusCreated, header, out)
+	if held == nil {
+		created, err := s.store.Create(r.Context(), t, actor(r))
+		if err != nil {
+			return err
+		}
+		_, _ = respond(created)
+	} else {
+		// The tenant and the response a retry gets commit together.
+		_, err := s.idem.CreateIdempotent(r.Context(), t, actor(r), held.res, respond)
+		if errors.Is(err, tenant.ErrReservationLost) {
+			return s.answerLost(w, r, held)
+		}
+		if err != nil {
+			return err
+		}
+		held.done = true
 	}
-	writeRaw(w, http.StatusCreated, header, out)
+	writeRaw(w, resp.Status, resp.Header, resp.Body)
 	return nil
+}
+
+// createdResponse is the response to a create of t.
+func (s *Server) createdResponse(t *tenant.Tenant) tenant.IdempotentResponse {
+	out, _ := json.Marshal(s.render(t))
+	return tenant.IdempotentResponse{
+		Status: http.StatusCreated,
+		Header: map[string]string{"Location": "/v1/tenants/" + t.ID, "ETag": etag(t.Version)},
+		Body:   out,
+	}
 }
 
 func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {

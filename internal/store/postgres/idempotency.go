@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,78 +14,78 @@ import (
 )
 
 const (
-	idempotencyColumns = `actor, key, request_hash, status, header, body, created_at`
-	// upsertIdempotent inserts a response, or replaces the one kept for its
-	// actor and key if that one has expired (created_at before $8). A
-	// response that has not expired stays: the statement then changes
-	// nothing, but still locks its row (ON CONFLICT DO UPDATE locks the
-	// conflicting row whatever its WHERE says), so the row cannot go away
-	// before selectIdempotent reads it. Concurrent saves of one key queue on
-	// the unique index: the first inserts, the others find its row.
-	upsertIdempotent = `INSERT INTO idempotency_keys AS i (` + idempotencyColumns + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-ON CONFLICT (actor, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
-	header = excluded.header, body = excluded.body, created_at = excluded.created_at
-WHERE i.created_at < $8`
+	idempotencyColumns = `actor, key, request_hash, token, status, header, body, created_at`
+	// reserveIdempotent inserts a pending row ($1 to $5), or puts one in
+	// place of an expired response (created_at before $6) or of a
+	// reservation older than the lease (before $7). A live row stays: the
+	// statement then changes nothing, but still locks the row (ON CONFLICT
+	// DO UPDATE locks the conflicting row whatever its WHERE says), so the
+	// row cannot change before selectIdempotent reads it. Concurrent
+	// reservations of one key queue on the unique index or on the row lock,
+	// and each sees the row as the one before it left it: the first takes
+	// the key, the others find its reservation.
+	reserveIdempotent = `INSERT INTO idempotency_keys AS i (` + idempotencyColumns + `)
+VALUES ($1, $2, $3, $4, 0, '{}', ''::bytea, $5)
+ON CONFLICT (actor, key) DO UPDATE SET request_hash = excluded.request_hash, token = excluded.token,
+	status = 0, header = '{}', body = ''::bytea, created_at = excluded.created_at
+WHERE i.created_at < $6 OR (i.status = 0 AND i.created_at < $7)`
 	selectIdempotent = `SELECT ` + idempotencyColumns + ` FROM idempotency_keys WHERE actor = $1 AND key = $2`
-	// getIdempotent is selectIdempotent for a response that has not
-	// expired (created_at at or after $3).
+	// getIdempotent is selectIdempotent for a row that has not expired
+	// (created_at at or after $3).
 	getIdempotent = selectIdempotent + ` AND created_at >= $3`
-	// sweepIdempotent deletes up to sweepLimit expired responses other than
-	// the one being saved (which upsertIdempotent replaces). Rows another
-	// sweep has locked are skipped rather than waited for.
+	// completeIdempotent keeps the response of a reservation still pending
+	// with its token ($3); it changes no row when the reservation was taken
+	// over or released. Its row lock makes a concurrent takeover wait for
+	// the transaction, and then find the response.
+	completeIdempotent = `UPDATE idempotency_keys SET status = $4, header = $5, body = $6, created_at = $7
+WHERE actor = $1 AND key = $2 AND token = $3 AND status = 0`
+	releaseIdempotent = `DELETE FROM idempotency_keys WHERE actor = $1 AND key = $2 AND token = $3 AND status = 0`
+	// sweepIdempotent deletes up to sweepLimit expired rows other than
+	// the one being reserved (which reserveIdempotent replaces). Rows
+	// another sweep has locked are skipped rather than waited for.
 	sweepIdempotent = `DELETE FROM idempotency_keys WHERE (actor, key) IN (
 	SELECT actor, key FROM idempotency_keys
 	WHERE created_at < $3 AND NOT (actor = $1 AND key = $2)
 	ORDER BY created_at LIMIT ` + sweepLimit + ` FOR UPDATE SKIP LOCKED)
 AND created_at < $3`
-	// sweepLimit bounds the rows one save deletes: more than the one row a
-	// save adds, so expired rows never pile up, and few enough that a save
-	// after a long quiet spell stays quick.
+	// sweepLimit bounds the rows one reservation deletes: more than the one
+	// row a reservation adds, so expired rows never pile up, and few enough
+	// that a reservation after a long quiet spell stays quick.
 	sweepLimit = "100"
 )
 
-// SaveIdempotent implements tenant.IdempotencyStore. It keeps r, with
-// CreatedAt from the store's clock, unless a response younger than
-// tenant.IdempotencyTTL is kept for r's actor and key; then it returns that
-// one and false. An expired response for the key is replaced.
+// ReserveIdempotent implements tenant.IdempotencyStore. Lease and TTL are
+// judged by the store's clock (Options.Now), which every replica must keep
+// close to the others': a replica whose clock runs ahead takes reservations
+// over early. That costs the request it takes one from its work (the token
+// refuses its CreateIdempotent, which stores nothing), never a duplicate.
 //
-// Expired responses are deleted here, opportunistically: every save deletes
-// up to 100 expired rows of other keys (oldest first, skipping rows other
-// saves are deleting), in the same round trip and transaction. Since each
-// save adds at most one row, the table never holds more than the responses
-// of the last TTL and a hundred expired ones, with no background job; a save
-// that finds nothing to delete costs one index probe on created_at.
+// Expired rows are deleted here, opportunistically: every reservation
+// deletes up to 100 expired rows of other keys (oldest first, skipping rows
+// other reservations are deleting), in the same round trip and transaction.
+// Since each reservation adds at most one row, the table never holds more
+// than the rows of the last TTL and a hundred expired ones, with no
+// background job; a reservation that finds nothing to delete costs one index
+// probe on created_at.
 //
 // The upsert, the read of the kept row and the sweep are one batch, so one
 // round trip and one implicit READ COMMITTED transaction: the read, a
-// statement of its own, sees the row a concurrent save committed while the
-// upsert waited for it, and the upsert's lock keeps that row until the read.
-func (s *Store) SaveIdempotent(ctx context.Context, r tenant.IdempotentResponse) (tenant.IdempotentResponse, bool, error) {
-	header := r.Header
-	if header == nil {
-		header = map[string]string{}
-	}
-	h, err := json.Marshal(header)
-	if err != nil {
-		return tenant.IdempotentResponse{}, false, fmt.Errorf("postgres: save idempotency key %q: encode header: %w", r.Key, err)
-	}
-	body := r.Body
-	if body == nil {
-		body = []byte{} // NOT NULL
-	}
+// statement of its own, sees the row a concurrent reservation committed
+// while the upsert waited for it, and the upsert's lock keeps that row until
+// the read.
+func (s *Store) ReserveIdempotent(ctx context.Context, actor, key, requestHash string, lease time.Duration) (tenant.IdempotentResponse, bool, error) {
 	now := tenant.Timestamp(s.now())
 	expired := now.Add(-tenant.IdempotencyTTL)
-
+	token := rand.Text()
 	var (
 		out   tenant.IdempotentResponse
 		fresh bool
 	)
-	err = s.retry(ctx, func() error {
+	err := s.retry(ctx, func() error {
 		b := &pgx.Batch{}
-		b.Queue(upsertIdempotent, r.Actor, r.Key, r.RequestHash, r.Status, h, body, now, expired)
-		b.Queue(selectIdempotent, r.Actor, r.Key)
-		b.Queue(sweepIdempotent, r.Actor, r.Key, expired)
+		b.Queue(reserveIdempotent, actor, key, requestHash, token, now, expired, now.Add(-lease))
+		b.Queue(selectIdempotent, actor, key)
+		b.Queue(sweepIdempotent, actor, key, expired)
 		br := s.pool.SendBatch(ctx, b)
 		defer br.Close()
 		tag, err := br.Exec()
@@ -92,22 +94,68 @@ func (s *Store) SaveIdempotent(ctx context.Context, r tenant.IdempotentResponse)
 		}
 		fresh = tag.RowsAffected() == 1
 		if out, err = scanIdempotent(br.QueryRow()); err != nil {
-			return fmt.Errorf("read the kept response: %w", err)
+			return fmt.Errorf("read the kept row: %w", err)
 		}
 		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("delete expired responses: %w", err)
+			return fmt.Errorf("delete expired rows: %w", err)
 		}
 		return br.Close()
 	})
 	if err != nil {
-		return tenant.IdempotentResponse{}, false, fmt.Errorf("postgres: save idempotency key %q: %w", r.Key, err)
+		return tenant.IdempotentResponse{}, false, fmt.Errorf("postgres: reserve idempotency key %q: %w", key, err)
 	}
 	return out, fresh, nil
 }
 
-// GetIdempotent implements tenant.IdempotencyStore: the response kept for
-// actor and key if it is younger than tenant.IdempotencyTTL, by the store's
-// clock, and an error wrapping tenant.ErrNotFound otherwise.
+// CreateIdempotent implements tenant.IdempotencyStore: in one transaction it
+// keeps the response for res, which locks res's row, and creates the tenant
+// as Create does. It returns an error wrapping tenant.ErrReservationLost
+// when res is no longer pending with its token, and Create's errors.
+func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor string, res tenant.IdempotentResponse,
+	respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
+	out, ev, err := tenant.NewTenant(t, actor, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create tenant: %w", err)
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		resp, err := respond(out)
+		if err != nil {
+			return err
+		}
+		done, err := tenant.Completed(res, resp, s.now())
+		if err != nil {
+			return err
+		}
+		h, err := encodeHeader(done.Header)
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, completeIdempotent, res.Actor, res.Key, res.Token, done.Status, h, nonNil(done.Body), done.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("keep the response for idempotency key %q: %w", res.Key, err)
+		}
+		if tag.RowsAffected() != 1 {
+			return fmt.Errorf("idempotency key %q: %w", res.Key, tenant.ErrReservationLost)
+		}
+		return write(ctx, tx, true, true, out, []tenant.Event{ev})
+	})
+	if err := createError(out, err); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReleaseIdempotent implements tenant.IdempotencyStore.
+func (s *Store) ReleaseIdempotent(ctx context.Context, res tenant.IdempotentResponse) error {
+	if _, err := s.pool.Exec(ctx, releaseIdempotent, res.Actor, res.Key, res.Token); err != nil {
+		return fmt.Errorf("postgres: release idempotency key %q: %w", res.Key, err)
+	}
+	return nil
+}
+
+// GetIdempotent implements tenant.IdempotencyStore: the row kept for actor
+// and key, pending or not, if it is younger than tenant.IdempotencyTTL, by
+// the store's clock, and an error wrapping tenant.ErrNotFound otherwise.
 func (s *Store) GetIdempotent(ctx context.Context, actor, key string) (tenant.IdempotentResponse, error) {
 	expired := tenant.Timestamp(s.now()).Add(-tenant.IdempotencyTTL)
 	out, err := scanIdempotent(s.pool.QueryRow(ctx, getIdempotent, actor, key, expired))
@@ -127,7 +175,7 @@ func scanIdempotent(row pgx.Row) (tenant.IdempotentResponse, error) {
 		r tenant.IdempotentResponse
 		h []byte
 	)
-	if err := row.Scan(&r.Actor, &r.Key, &r.RequestHash, &r.Status, &h, &r.Body, &r.CreatedAt); err != nil {
+	if err := row.Scan(&r.Actor, &r.Key, &r.RequestHash, &r.Token, &r.Status, &h, &r.Body, &r.CreatedAt); err != nil {
 		return tenant.IdempotentResponse{}, err
 	}
 	if err := json.Unmarshal(h, &r.Header); err != nil {
@@ -141,6 +189,26 @@ func scanIdempotent(row pgx.Row) (tenant.IdempotentResponse, error) {
 	}
 	r.CreatedAt = r.CreatedAt.UTC()
 	return r, nil
+}
+
+// encodeHeader is a response's header as the header column holds it.
+func encodeHeader(h map[string]string) ([]byte, error) {
+	if h == nil {
+		h = map[string]string{}
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("encode response header: %w", err)
+	}
+	return b, nil
+}
+
+// nonNil is b, or an empty body for the NOT NULL column.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 var _ tenant.IdempotencyStore = (*Store)(nil)

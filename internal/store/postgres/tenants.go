@@ -26,15 +26,25 @@ func (s *Store) Create(ctx context.Context, t *tenant.Tenant, actor string) (*te
 	err = s.retry(ctx, func() error {
 		return write(ctx, s.pool, true, true, out, []tenant.Event{ev})
 	})
-	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == liveNameIndex {
-		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, tenant.ErrNameTaken)
-	} else if code == codeUniqueViolation && constraint == "tenants_pkey" {
-		return nil, fmt.Errorf("postgres: create tenant %q: %w: tenant id %s is already used", out.Name, tenant.ErrConflict, out.ID)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, err)
+	if err := createError(out, err); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// createError words an error of t's create: a clash on the live-name index
+// is tenant.ErrNameTaken, on the primary key tenant.ErrConflict.
+func createError(t *tenant.Tenant, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch code, constraint := pgCode(err); {
+	case code == codeUniqueViolation && constraint == liveNameIndex:
+		return fmt.Errorf("postgres: create tenant %q: %w", t.Name, tenant.ErrNameTaken)
+	case code == codeUniqueViolation && constraint == "tenants_pkey":
+		return fmt.Errorf("postgres: create tenant %q: %w: tenant id %s is already used", t.Name, tenant.ErrConflict, t.ID)
+	}
+	return fmt.Errorf("postgres: create tenant %q: %w", t.Name, err)
 }
 
 // Get implements tenant.Store. It returns an error wrapping

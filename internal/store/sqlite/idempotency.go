@@ -2,64 +2,127 @@ package sqlite
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 const (
-	selectIdempotent = `SELECT request_hash, status, header, body, created_at FROM idempotency_keys
+	idempotencyColumns = `request_hash, token, status, header, body, created_at`
+	// selectIdempotent reads a key's row younger than the TTL (created_at
+	// at or after the third argument).
+	selectIdempotent = `SELECT ` + idempotencyColumns + ` FROM idempotency_keys
 		WHERE actor = ? AND key = ? AND created_at >= ?`
-	// An expired row for the key is replaced; a live one is kept.
-	saveIdempotent = `INSERT INTO idempotency_keys (actor, key, request_hash, status, header, body, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (actor, key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
-			header = excluded.header, body = excluded.body, created_at = excluded.created_at
-		WHERE idempotency_keys.created_at < ?`
-	// Each save clears a few expired rows, so that the table does not grow.
+	// reserveIdempotent inserts a pending row, or puts one in place of an
+	// expired response (created_at before the 6th argument) or of a
+	// reservation older than the lease (the 7th). A live row is kept.
+	reserveIdempotent = `INSERT INTO idempotency_keys (actor, key, request_hash, token, status, header, body, created_at)
+		VALUES (?, ?, ?, ?, 0, '{}', X'', ?)
+		ON CONFLICT (actor, key) DO UPDATE SET request_hash = excluded.request_hash, token = excluded.token,
+			status = 0, header = '{}', body = X'', created_at = excluded.created_at
+		WHERE idempotency_keys.created_at < ? OR (idempotency_keys.status = 0 AND idempotency_keys.created_at < ?)`
+	// completeIdempotent keeps the response of a reservation that is still
+	// pending with its token; it changes no row when the reservation was
+	// taken over or released.
+	completeIdempotent = `UPDATE idempotency_keys SET status = ?, header = ?, body = ?, created_at = ?
+		WHERE actor = ? AND key = ? AND token = ? AND status = 0`
+	releaseIdempotent = `DELETE FROM idempotency_keys WHERE actor = ? AND key = ? AND token = ? AND status = 0`
+	// Each reservation clears a few expired rows, so that the table does not
+	// grow.
 	expireIdempotent = `DELETE FROM idempotency_keys WHERE rowid IN
 		(SELECT rowid FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT 16)`
 )
 
-// SaveIdempotent keeps a response; see tenant.IdempotencyStore.
-func (s *Store) SaveIdempotent(ctx context.Context, r tenant.IdempotentResponse) (tenant.IdempotentResponse, bool, error) {
+// ReserveIdempotent reserves a key; see tenant.IdempotencyStore. The writer
+// runs one write at a time, so of concurrent reservations exactly one finds
+// the key free.
+func (s *Store) ReserveIdempotent(ctx context.Context, actor, key, requestHash string, lease time.Duration) (tenant.IdempotentResponse, bool, error) {
 	now := tenant.Timestamp(s.now())
-	cutoff := micros(now.Add(-tenant.IdempotencyTTL))
-	r.CreatedAt = now
-	header, err := json.Marshal(r.Header)
-	if err != nil || r.Header == nil {
-		header = []byte("{}")
-	}
-	var out tenant.IdempotentResponse
-	fresh := false
-	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		save, err := s.txStmt(ctx, tx, saveIdempotent)
+	expired := micros(now.Add(-tenant.IdempotencyTTL))
+	res := tenant.IdempotentResponse{Actor: actor, Key: key, RequestHash: requestHash, Token: rand.Text(), CreatedAt: now}
+	var (
+		out   tenant.IdempotentResponse
+		fresh bool
+	)
+	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		reserve, err := s.txStmt(ctx, tx, reserveIdempotent)
 		if err != nil {
 			return err
 		}
-		res, err := save.ExecContext(ctx, r.Actor, r.Key, r.RequestHash, r.Status, string(header), r.Body, micros(now), cutoff)
+		r, err := reserve.ExecContext(ctx, actor, key, requestHash, res.Token, micros(now), expired, micros(now.Add(-lease)))
 		if err != nil {
-			return fmt.Errorf("sqlite: save idempotent response: %w", err)
+			return fmt.Errorf("sqlite: reserve idempotency key %q: %w", key, err)
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
-			out, fresh = r, true
-		} else if out, err = s.readIdempotent(ctx, tx, r.Actor, r.Key, cutoff); err != nil {
+		if n, _ := r.RowsAffected(); n == 1 {
+			out, fresh = res, true
+		} else if out, err = s.readIdempotent(ctx, tx, actor, key, expired); err != nil {
 			return err
 		}
 		expire, err := s.txStmt(ctx, tx, expireIdempotent)
 		if err != nil {
 			return err
 		}
-		_, err = expire.ExecContext(ctx, cutoff)
+		_, err = expire.ExecContext(ctx, expired)
 		return err
 	})
-	return out, fresh, err
+	if err != nil {
+		return tenant.IdempotentResponse{}, false, err
+	}
+	return out, fresh, nil
 }
 
-// GetIdempotent returns a kept response; see tenant.IdempotencyStore.
+// CreateIdempotent creates a tenant and keeps its response in one
+// transaction; see tenant.IdempotencyStore.
+func (s *Store) CreateIdempotent(ctx context.Context, in *tenant.Tenant, actor string, res tenant.IdempotentResponse,
+	respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
+	return s.create(ctx, in, actor, func(ctx context.Context, tx *sql.Tx, t *tenant.Tenant) error {
+		resp, err := respond(t)
+		if err != nil {
+			return err
+		}
+		done, err := tenant.Completed(res, resp, s.now())
+		if err != nil {
+			return err
+		}
+		header, err := encodeHeader(done.Header)
+		if err != nil {
+			return err
+		}
+		complete, err := s.txStmt(ctx, tx, completeIdempotent)
+		if err != nil {
+			return err
+		}
+		r, err := complete.ExecContext(ctx, done.Status, header, nonNil(done.Body), micros(done.CreatedAt), res.Actor, res.Key, res.Token)
+		if err != nil {
+			return fmt.Errorf("sqlite: keep the response for idempotency key %q: %w", res.Key, err)
+		}
+		if n, _ := r.RowsAffected(); n != 1 {
+			return fmt.Errorf("sqlite: idempotency key %q: %w", res.Key, tenant.ErrReservationLost)
+		}
+		return nil
+	})
+}
+
+// ReleaseIdempotent frees a reservation; see tenant.IdempotencyStore.
+func (s *Store) ReleaseIdempotent(ctx context.Context, res tenant.IdempotentResponse) error {
+	return s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		release, err := s.txStmt(ctx, tx, releaseIdempotent)
+		if err != nil {
+			return err
+		}
+		if _, err := release.ExecContext(ctx, res.Actor, res.Key, res.Token); err != nil {
+			return fmt.Errorf("sqlite: release idempotency key %q: %w", res.Key, err)
+		}
+		return nil
+	})
+}
+
+// GetIdempotent returns a key's row; see tenant.IdempotencyStore.
 func (s *Store) GetIdempotent(ctx context.Context, actor, key string) (tenant.IdempotentResponse, error) {
 	row, err := s.queryRow(ctx, selectIdempotent, actor, key, micros(tenant.Timestamp(s.now()).Add(-tenant.IdempotencyTTL)))
 	if err != nil {
@@ -68,32 +131,55 @@ func (s *Store) GetIdempotent(ctx context.Context, actor, key string) (tenant.Id
 	return scanIdempotent(row, actor, key)
 }
 
-func (s *Store) readIdempotent(ctx context.Context, tx *sql.Tx, actor, key string, cutoff int64) (tenant.IdempotentResponse, error) {
+func (s *Store) readIdempotent(ctx context.Context, tx *sql.Tx, actor, key string, expired int64) (tenant.IdempotentResponse, error) {
 	read, err := s.txStmt(ctx, tx, selectIdempotent)
 	if err != nil {
 		return tenant.IdempotentResponse{}, err
 	}
-	return scanIdempotent(read.QueryRowContext(ctx, actor, key, cutoff), actor, key)
+	return scanIdempotent(read.QueryRowContext(ctx, actor, key, expired), actor, key)
 }
 
 func scanIdempotent(row *sql.Row, actor, key string) (tenant.IdempotentResponse, error) {
 	r := tenant.IdempotentResponse{Actor: actor, Key: key}
 	var header string
 	var created int64
-	err := row.Scan(&r.RequestHash, &r.Status, &header, &r.Body, &created)
+	err := row.Scan(&r.RequestHash, &r.Token, &r.Status, &header, &r.Body, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("%w: no response kept for idempotency key %q", tenant.ErrNotFound, key)
+		return r, fmt.Errorf("%w: nothing kept for idempotency key %q", tenant.ErrNotFound, key)
 	}
 	if err != nil {
-		return r, fmt.Errorf("sqlite: read idempotent response: %w", err)
+		return r, fmt.Errorf("sqlite: read idempotency key %q: %w", key, err)
 	}
 	if header != "{}" {
 		if err := json.Unmarshal([]byte(header), &r.Header); err != nil {
-			return r, fmt.Errorf("sqlite: read idempotent response: %w", err)
+			return r, fmt.Errorf("sqlite: read idempotency key %q: %w", key, err)
 		}
+	}
+	if len(r.Body) == 0 {
+		r.Body = nil
 	}
 	r.CreatedAt = fromMicros(created)
 	return r, nil
+}
+
+// encodeHeader is a response's header as the header column holds it.
+func encodeHeader(h map[string]string) (string, error) {
+	if len(h) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return "", fmt.Errorf("sqlite: encode response header: %w", err)
+	}
+	return string(b), nil
+}
+
+// nonNil is b, or an empty body for the NOT NULL column.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 var _ tenant.IdempotencyStore = (*Store)(nil)

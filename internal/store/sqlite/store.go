@@ -227,7 +227,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 // transaction it is taken, so nothing could be prepared on it then.
 var writeQueries = []string{insertTenant, updateTenant, updateObserved, selectTenantByID, insertEvent, tenantExists,
 	selectLease, upsertLease, renewLease, releaseLease,
-	selectIdempotent, saveIdempotent, expireIdempotent,
+	selectIdempotent, reserveIdempotent, completeIdempotent, releaseIdempotent, expireIdempotent,
 	selectKey, insertKey, savepoint, rollbackToSavepoint, releaseSavepoint}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.

@@ -15,11 +15,22 @@ import (
 
 // Create stores a new tenant; see tenant.Store.
 func (s *Store) Create(ctx context.Context, in *tenant.Tenant, actor string) (*tenant.Tenant, error) {
+	return s.create(ctx, in, actor, nil)
+}
+
+// create is Create that first runs also, when set, in the same transaction,
+// with the tenant as it is stored: an error of also stores nothing.
+func (s *Store) create(ctx context.Context, in *tenant.Tenant, actor string, also func(ctx context.Context, tx *sql.Tx, t *tenant.Tenant) error) (*tenant.Tenant, error) {
 	t, ev, err := tenant.NewTenant(in, actor, s.now())
 	if err != nil {
 		return nil, err
 	}
 	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if also != nil {
+			if err := also(ctx, tx, t); err != nil {
+				return err
+			}
+		}
 		insert, err := s.txStmt(ctx, tx, insertTenant)
 		if err != nil {
 			return err

@@ -50,6 +50,10 @@ func Run(t *testing.T, open Opener) {
 		{"WatchOverflow", testWatchOverflow},
 		{"WorkMatchesNeedsWork", testWorkMatchesNeedsWork},
 		{"Idempotency", testIdempotency},
+		{"IdempotencyRelease", testIdempotencyRelease},
+		{"IdempotentCreateAtomic", testIdempotentCreateAtomic},
+		{"IdempotencyConcurrent", testIdempotencyConcurrent},
+		{"IdempotencyTakeover", testIdempotencyTakeover},
 		{"CountByStatus", testCountByStatus},
 		{"Keys", testKeys},
 	}

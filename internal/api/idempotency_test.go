@@ -1,0 +1,267 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// newServerOn serves the API on store, with the mock provider: one landlord
+// process of several sharing a database.
+func newServerOn(t *testing.T, store tenant.Store) *testServer {
+	t.Helper()
+	p, err := mock.New(mock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := compute.NewRegistry()
+	if err := reg.Register(p); err != nil {
+		t.Fatal(err)
+	}
+	m, err := compute.NewManager(reg, compute.ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := api.New(api.Options{Store: store, Compute: m, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return &testServer{Server: ts, store: store}
+}
+
+// openSQLite opens the database at path with a clock running offset ahead.
+func openSQLite(t *testing.T, path string, offset *atomic.Int64) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// dyingStore is a landlord killed in the middle of a create with an
+// Idempotency-Key: at its kill point — before the create's transaction, or
+// after its commit — the request stops, as in a process killed there: it
+// never answers and never cleans up. It goes on only when the test ends it
+// (resume), so that its server can close.
+type dyingStore struct {
+	*sqlite.Store
+	afterCommit bool
+	killed      chan struct{}
+	resume      chan struct{}
+}
+
+func newDyingStore(t *testing.T, s *sqlite.Store, afterCommit bool) *dyingStore {
+	d := &dyingStore{Store: s, afterCommit: afterCommit, killed: make(chan struct{}), resume: make(chan struct{})}
+	t.Cleanup(d.wake)
+	return d
+}
+
+func (d *dyingStore) wake() {
+	select {
+	case <-d.resume:
+	default:
+		close(d.resume)
+	}
+}
+
+func (d *dyingStore) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor string, res tenant.IdempotentResponse,
+	respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
+	if !d.afterCommit {
+		close(d.killed)
+		<-d.resume
+	}
+	out, err := d.Store.CreateIdempotent(ctx, t, actor, res, respond)
+	if d.afterCommit {
+		close(d.killed)
+		<-d.resume
+	}
+	return out, err
+}
+
+const acmeBody = `{"name":"acme","compute_config":{"image":"a"}}`
+
+// postAsync sends a create with an Idempotency-Key and returns its response
+// when it comes.
+func postAsync(t *testing.T, ts *testServer, key, body string) <-chan response {
+	out := make(chan response, 1)
+	go func() {
+		out <- ts.do(t, "POST", "/v1/tenants", "application/json", body, "Idempotency-Key", key)
+	}()
+	return out
+}
+
+func mustCount(t *testing.T, ts *testServer, want int) {
+	t.Helper()
+	var list api.TenantList
+	if err := json.Unmarshal(ts.do(t, "GET", "/v1/tenants", "", "").body, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tenants) != want {
+		t.Errorf("%d tenants stored, want %d", len(list.Tenants), want)
+	}
+}
+
+// A landlord killed right after a create with an Idempotency-Key committed,
+// before it answered: the retry, to the restarted landlord, gets the 201 of
+// that create again, with its tenant id, never 409 name_taken. (Before the
+// tenant and its response were one transaction, the kill point between them
+// made the retry create again, and fail with name_taken.)
+func TestIdempotentCreateKilledAfterCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "landlord.db")
+	var clock atomic.Int64
+	dying := newDyingStore(t, openSQLite(t, path, &clock), true)
+	first := postAsync(t, newServerOn(t, dying), "k-1", acmeBody)
+	<-dying.killed
+
+	restarted := newServerOn(t, openSQLite(t, path, &clock))
+	retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+	if retry.status != 201 || retry.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry: %d %s; want the 201 replayed", retry.status, retry.body)
+	}
+	stored := restarted.do(t, "GET", "/v1/tenants/acme", "", "").tenant(t)
+	if got := retry.tenant(t); got.ID != stored.ID || retry.header.Get("Location") != "/v1/tenants/"+stored.ID {
+		t.Errorf("the retry answered tenant %s (Location %s), want %s", got.ID, retry.header.Get("Location"), stored.ID)
+	}
+	mustCount(t, restarted, 1)
+
+	dying.wake()
+	if r := <-first; r.status != 201 || r.tenant(t).ID != stored.ID {
+		t.Errorf("the first request, let go: %d %s", r.status, r.body)
+	}
+}
+
+// A landlord killed after reserving the key, before its create committed:
+// within the lease a retry is told the request is in progress (409 with
+// Retry-After); after it, the retry takes the key over and creates the
+// tenant. The killed request, should it come back, cannot complete the key:
+// it answers with the taker's response, and one tenant exists.
+func TestIdempotentCreateKilledBeforeCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "landlord.db")
+	var clock atomic.Int64
+	dying := newDyingStore(t, openSQLite(t, path, &clock), false)
+	first := postAsync(t, newServerOn(t, dying), "k-1", acmeBody)
+	<-dying.killed
+
+	var later atomic.Int64
+	restarted := newServerOn(t, openSQLite(t, path, &later))
+	retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+	if p := retry.problem(t); retry.status != 409 || p.Code != api.CodeIdempotencyPending || retry.header.Get("Retry-After") != "1" {
+		t.Fatalf("a retry within the lease: %d %s, Retry-After %q; want 409 %s with Retry-After 1",
+			retry.status, retry.body, retry.header.Get("Retry-After"), api.CodeIdempotencyPending)
+	}
+	other := restarted.do(t, "POST", "/v1/tenants", "application/json", `{"name":"beta","compute_config":{"image":"a"}}`, "Idempotency-Key", "k-1")
+	if p := other.problem(t); other.status != 422 || p.Code != api.CodeIdempotencyMismatch {
+		t.Errorf("another body within the lease: %d %s", other.status, other.body)
+	}
+	mustCount(t, restarted, 0)
+
+	later.Store(int64(tenant.IdempotencyLease + time.Second))
+	took := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+	if took.status != 201 || took.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("a retry after the lease: %d %s (replayed %q); want the create done", took.status, took.body, took.header.Get("Idempotent-Replayed"))
+	}
+	created := took.tenant(t)
+
+	dying.wake()
+	r := <-first
+	if r.status != 201 || r.header.Get("Idempotent-Replayed") != "true" || r.tenant(t).ID != created.ID {
+		t.Errorf("the killed request, back: %d %s; want the taker's 201, replayed", r.status, r.body)
+	}
+	again := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+	if again.status != 201 || again.header.Get("Idempotent-Replayed") != "true" || again.tenant(t).ID != created.ID {
+		t.Errorf("a retry after the takeover: %d %s", again.status, again.body)
+	}
+	mustCount(t, restarted, 1)
+}
+
+// Twenty requests at once with one key and one body: one creates the
+// tenant; each other gets that 201 again or a 409 idempotency_in_progress
+// with Retry-After, never name_taken.
+func TestIdempotentCreateConcurrent(t *testing.T) {
+	ts := newServer(t)
+	const n = 20
+	results := make([]response, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			results[i] = ts.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+		})
+	}
+	wg.Wait()
+	var created []response
+	replayed, inProgress := 0, 0
+	for i, r := range results {
+		switch {
+		case r.status == 201 && r.header.Get("Idempotent-Replayed") == "":
+			created = append(created, r)
+		case r.status == 201:
+			replayed++
+		case r.status == 409 && r.problem(t).Code == api.CodeIdempotencyPending && r.header.Get("Retry-After") != "":
+			inProgress++
+		default:
+			t.Errorf("request %d: %d %s (Retry-After %q)", i, r.status, r.body, r.header.Get("Retry-After"))
+		}
+	}
+	if len(created) != 1 {
+		t.Fatalf("%d requests created the tenant, want 1", len(created))
+	}
+	for i, r := range results {
+		if r.status == 201 && string(r.body) != string(created[0].body) {
+			t.Errorf("request %d answered another tenant: %s", i, r.body)
+		}
+	}
+	t.Logf("of %d: 1 created, %d replayed, %d in progress", n, replayed, inProgress)
+	mustCount(t, ts, 1)
+	if r := ts.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1"); r.status != 201 || string(r.body) != string(created[0].body) {
+		t.Errorf("a retry afterwards: %d %s", r.status, r.body)
+	}
+}
+
+// A request that stores nothing — it was refused, or lost the name to
+// another request, or was a dry run — frees its key: a retry with the key
+// is done again, whatever its body.
+func TestIdempotencyKeyFreedByFailure(t *testing.T) {
+	ts := newServer(t)
+	ts.create(t, "taken", `{"image":"a"}`)
+	tests := []struct {
+		name, query, body string
+		status            int
+	}{
+		{"invalid", "", `{"name":"Not A Name","compute_config":{"image":"a"}}`, 400},
+		{"name taken by another request", "", `{"name":"taken","compute_config":{"image":"a"}}`, 409},
+		{"dry run", "?dry_run=true", `{"name":"free","compute_config":{"image":"a"}}`, 200},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key := fmt.Sprint("k-", i)
+			for range 2 {
+				r := ts.do(t, "POST", "/v1/tenants"+tt.query, "application/json", tt.body, "Idempotency-Key", key)
+				if r.status != tt.status || r.header.Get("Idempotent-Replayed") != "" {
+					t.Fatalf("%d %s (replayed %q); want %d, done", r.status, r.body, r.header.Get("Idempotent-Replayed"), tt.status)
+				}
+			}
+			name := []string{"after-invalid", "after-taken", "free"}[i]
+			r := ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"`+name+`","compute_config":{"image":"a"}}`, "Idempotency-Key", key)
+			if r.status != 201 {
+				t.Errorf("another request with the key: %d %s; want it done", r.status, r.body)
+			}
+		})
+	}
+}
