@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -16,10 +18,23 @@ import (
 
 const maxIdempotencyKey = 255
 
-// inProgressRetryAfter is the Retry-After, in seconds, of a 409
-// idempotency_in_progress: a request finishes well within it, and one that
-// died holds its key for tenant.IdempotencyLease.
-const inProgressRetryAfter = "1"
+// youngReservation is how long a request that holds its key is taken to be
+// working: requests take milliseconds. One held longer has most likely died
+// with its landlord, and keeps the key until tenant.IdempotencyLease.
+const youngReservation = 2 * time.Second
+
+// retryAfter is the Retry-After, in whole seconds, of a 409
+// idempotency_in_progress for a key reserved at reserved: a second while the
+// reservation is young, else until its lease lapses and a retry takes it
+// over.
+func retryAfter(reserved, now time.Time) string {
+	age := now.Sub(reserved)
+	wait := time.Second
+	if age > youngReservation {
+		wait = max(wait, tenant.IdempotencyLease-age)
+	}
+	return strconv.Itoa(int(math.Ceil(wait.Seconds())))
+}
 
 // heldKey is a request's reservation of its Idempotency-Key.
 type heldKey struct {
@@ -54,20 +69,20 @@ func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body 
 	if fresh {
 		return &heldKey{res: kept}, false, nil
 	}
-	return nil, true, answerKept(w, kept, hash)
+	return nil, true, s.answerKept(w, kept, hash)
 }
 
 // answerKept answers a request whose key another request holds or has used:
 // with that request's response, for the same request; with a 409 while that
 // one is in progress; with a 422 for another request.
-func answerKept(w http.ResponseWriter, kept tenant.IdempotentResponse, hash string) error {
+func (s *Server) answerKept(w http.ResponseWriter, kept tenant.IdempotentResponse, hash string) error {
 	switch {
 	case kept.RequestHash != hash:
 		return problem(http.StatusUnprocessableEntity, CodeIdempotencyMismatch,
 			"this Idempotency-Key was used for a different request in the last 24 hours; use a new key",
 			FieldError{Parameter: "Idempotency-Key", Message: "was used for a different request"})
 	case kept.Pending():
-		w.Header().Set("Retry-After", inProgressRetryAfter)
+		w.Header().Set("Retry-After", retryAfter(kept.CreatedAt, s.opts.Now()))
 		return problem(http.StatusConflict, CodeIdempotencyPending,
 			"a request with this Idempotency-Key is in progress; retry after Retry-After seconds to get its response",
 			FieldError{Parameter: "Idempotency-Key", Message: "is held by a request in progress"})
@@ -85,11 +100,11 @@ func (s *Server) answerLost(w http.ResponseWriter, r *http.Request, h *heldKey) 
 	kept, err := s.idem.GetIdempotent(r.Context(), h.res.Actor, h.res.Key)
 	if errors.Is(err, tenant.ErrNotFound) {
 		// The taker failed and released the key: a retry does the work.
-		kept = tenant.IdempotentResponse{RequestHash: h.res.RequestHash}
+		kept = tenant.IdempotentResponse{RequestHash: h.res.RequestHash, CreatedAt: s.opts.Now()}
 	} else if err != nil {
 		return err
 	}
-	return answerKept(w, kept, h.res.RequestHash)
+	return s.answerKept(w, kept, h.res.RequestHash)
 }
 
 // releaseIdempotent frees the key of a request that ends without storing

@@ -20,8 +20,9 @@ import (
 )
 
 // newServerOn serves the API on store, with the mock provider: one landlord
-// process of several sharing a database.
-func newServerOn(t *testing.T, store tenant.Store) *testServer {
+// process of several sharing a database. now is the API's clock (nil: the
+// time).
+func newServerOn(t *testing.T, store tenant.Store, now func() time.Time) *testServer {
 	t.Helper()
 	p, err := mock.New(mock.Options{})
 	if err != nil {
@@ -35,7 +36,7 @@ func newServerOn(t *testing.T, store tenant.Store) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := api.New(api.Options{Store: store, Compute: m, Logger: slog.New(slog.DiscardHandler)})
+	s, err := api.New(api.Options{Store: store, Compute: m, Logger: slog.New(slog.DiscardHandler), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +45,15 @@ func newServerOn(t *testing.T, store tenant.Store) *testServer {
 	return &testServer{Server: ts, store: store}
 }
 
+// clock is the time, offset ahead.
+func clock(offset *atomic.Int64) func() time.Time {
+	return func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+}
+
 // openSQLite opens the database at path with a clock running offset ahead.
 func openSQLite(t *testing.T, path string, offset *atomic.Int64) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), path, sqlite.Options{Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{Now: clock(offset)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +131,12 @@ func mustCount(t *testing.T, ts *testServer, want int) {
 // made the retry create again, and fail with name_taken.)
 func TestIdempotentCreateKilledAfterCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "landlord.db")
-	var clock atomic.Int64
-	dying := newDyingStore(t, openSQLite(t, path, &clock), true)
-	first := postAsync(t, newServerOn(t, dying), "k-1", acmeBody)
+	var offset atomic.Int64
+	dying := newDyingStore(t, openSQLite(t, path, &offset), true)
+	first := postAsync(t, newServerOn(t, dying, nil), "k-1", acmeBody)
 	<-dying.killed
 
-	restarted := newServerOn(t, openSQLite(t, path, &clock))
+	restarted := newServerOn(t, openSQLite(t, path, &offset), nil)
 	retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
 	if retry.status != 201 || retry.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("the retry: %d %s; want the 201 replayed", retry.status, retry.body)
@@ -154,17 +160,25 @@ func TestIdempotentCreateKilledAfterCommit(t *testing.T) {
 // it answers with the taker's response, and one tenant exists.
 func TestIdempotentCreateKilledBeforeCommit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "landlord.db")
-	var clock atomic.Int64
-	dying := newDyingStore(t, openSQLite(t, path, &clock), false)
-	first := postAsync(t, newServerOn(t, dying), "k-1", acmeBody)
+	var offset atomic.Int64
+	dying := newDyingStore(t, openSQLite(t, path, &offset), false)
+	first := postAsync(t, newServerOn(t, dying, nil), "k-1", acmeBody)
 	<-dying.killed
 
 	var later atomic.Int64
-	restarted := newServerOn(t, openSQLite(t, path, &later))
-	retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
-	if p := retry.problem(t); retry.status != 409 || p.Code != api.CodeIdempotencyPending || retry.header.Get("Retry-After") != "1" {
-		t.Fatalf("a retry within the lease: %d %s, Retry-After %q; want 409 %s with Retry-After 1",
-			retry.status, retry.body, retry.header.Get("Retry-After"), api.CodeIdempotencyPending)
+	restarted := newServerOn(t, openSQLite(t, path, &later), clock(&later))
+	// While the reservation is young its request is taken to be working:
+	// retry in a second; later, when the lease lapses.
+	for _, tt := range []struct {
+		age        time.Duration
+		retryAfter string
+	}{{0, "1"}, {10 * time.Second, "20"}, {25 * time.Second, "5"}} {
+		later.Store(int64(tt.age))
+		retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+		if p := retry.problem(t); retry.status != 409 || p.Code != api.CodeIdempotencyPending || retry.header.Get("Retry-After") != tt.retryAfter {
+			t.Fatalf("a retry %v into the lease: %d %s, Retry-After %q; want 409 %s with Retry-After %s",
+				tt.age, retry.status, retry.body, retry.header.Get("Retry-After"), api.CodeIdempotencyPending, tt.retryAfter)
+		}
 	}
 	other := restarted.do(t, "POST", "/v1/tenants", "application/json", `{"name":"beta","compute_config":{"image":"a"}}`, "Idempotency-Key", "k-1")
 	if p := other.problem(t); other.status != 422 || p.Code != api.CodeIdempotencyMismatch {
