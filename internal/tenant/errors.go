@@ -24,4 +24,8 @@ var (
 	ErrLeaseHeld = errors.New("lease is held by another holder")
 	// ErrLeaseLost: the lease changed hands since it was acquired.
 	ErrLeaseLost = errors.New("lease lost")
+	// ErrUnavailable: the database cannot take the request now (its disk
+	// is full, it cannot be reached, it is shutting down); the same request
+	// may succeed later. Stores wrap the driver's error with it.
+	ErrUnavailable = errors.New("the database is unavailable")
 )

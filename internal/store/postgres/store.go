@@ -130,13 +130,13 @@ func (s *Store) retry(ctx context.Context, tx func() error) error {
 	for attempt := 1; ; attempt++ {
 		err := tx()
 		if err == nil || attempt == txAttempts || !retryable(err) {
-			return err
+			return unavailable(err)
 		}
 		s.log.DebugContext(ctx, "postgres: retrying transaction", "attempt", attempt, "err", err)
 		wait := time.Duration(attempt) * time.Duration(1+rand.IntN(5)) * time.Millisecond
 		select {
 		case <-ctx.Done():
-			return err
+			return unavailable(err)
 		case <-time.After(wait):
 		}
 	}

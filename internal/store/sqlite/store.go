@@ -281,7 +281,7 @@ func (s *Store) withTx(ctx context.Context, fn func(ctx context.Context, tx *sql
 	if p, ok := err.(writePanic); ok {
 		panic(p.value) // in the caller's goroutine, where it can be recovered
 	}
-	return err
+	return unavailable(err)
 }
 
 // writePanic carries a panic of a write's fn from the writer to its caller.
