@@ -21,6 +21,24 @@ var fuzzSeeds = []string{
 	`{"compute_config":{"image":"\u0000"},"annotations":{"a":"\u0000"}}`,
 	`{"name":"acme","compute_config":{"image":"a","health_check":{"command":[],"interval":"1x"}}}`,
 	`[]`, `null`, `{`, `{"name":"acme","compute_config":{"image":"a"}}{}`, `{"name":1e999}`,
+	// Hostile shapes: nesting past the limit, repeated keys, integers
+	// spelled as decimals, too large for their field, many bad labels.
+	`{"name":"acme","compute_config":{"image":"a","x-a":` + nested(70, false) + `}}`,
+	`{"name":"acme","compute_config":{"image":"a","x-a":` + nested(200, true) + `}}`,
+	`{"name":"acme","name":"b","compute_config":{"image":"a","env":{"A":"1","\u0041":"2"}}}`,
+	`{"name":"acme","compute_config":{"image":"a","ports":[{"container_port":80.0},{"container_port":1e2,"host_port":8.08e3}]}}`,
+	`{"name":"acme","compute_config":{"image":"a","x-mock":{"fail_times":1e30},"health_check":{"tcp":{"port":1.5}}}}`,
+	`{"name":5,"compute_config":"x","labels":{"bad key!":1,"b":"v"},"annotations":[]}`,
+	badLabels(200),
+}
+
+// checkProblemSize fails when the answer to body is far larger than body:
+// a problem lists at most api.MaxFieldErrors fields.
+func checkProblemSize(t *testing.T, body string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code >= 400 && rec.Body.Len() > 2*len(body)+32<<10 {
+		t.Fatalf("a %d-byte body got a %d-byte problem", len(body), rec.Body.Len())
+	}
 }
 
 func FuzzCreateTenant(f *testing.F) {
@@ -41,6 +59,7 @@ func FuzzCreateTenant(f *testing.F) {
 		if rec.Code >= 500 {
 			t.Fatalf("POST %s %q: %d %s", path, body, rec.Code, rec.Body)
 		}
+		checkProblemSize(t, body, rec)
 		checkNoSecrets(t, rec.Body.Bytes())
 	})
 }
@@ -83,6 +102,8 @@ func FuzzUpdateTenant(f *testing.F) {
 	}
 	f.Add(`{"compute_config":{"env":{"A":null}},"labels":null}`, "PATCH")
 	f.Add(`{"compute_config":{"image":"b","secrets":{"S":"[redacted]"}}}`, "PUT")
+	f.Add(`{"compute_config":{"x-a":`+nested(100, false)+`},"labels":{"a":1,"a":2}}`, "PATCH")
+	f.Add(`{"compute_config":{"image":"b"},"labels":{"compute_provider":"nomad"}}`, "PUT")
 	ts := newServer(f)
 	h := ts.Config.Handler
 	seed := httptest.NewRequest(http.MethodPost, "/v1/tenants", strings.NewReader(`{"name":"acme","compute_config":{"image":"a","secrets":{"S":"x"}}}`))
@@ -103,6 +124,7 @@ func FuzzUpdateTenant(f *testing.F) {
 		if rec.Code >= 500 {
 			t.Fatalf("%s %q: %d %s", method, body, rec.Code, rec.Body)
 		}
+		checkProblemSize(t, body, rec)
 		checkNoSecrets(t, rec.Body.Bytes())
 	})
 }

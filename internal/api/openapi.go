@@ -247,6 +247,8 @@ func operation(gen *schemaGenerator, rt route) (*openapi3.Operation, error) {
 		}}
 		problems.add(http.StatusBadRequest, CodeInvalidBody)
 		problems.add(http.StatusRequestEntityTooLarge, CodeBodyTooLarge)
+		// Nested deeper than jsonscan.MaxDepth, or a key repeated.
+		problems.add(http.StatusUnprocessableEntity, CodeInvalidBody)
 	}
 
 	// The success response, then the others the notes give.

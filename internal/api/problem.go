@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -86,6 +87,8 @@ var problemTable = []problemRow{
 		detail: "the request breaks the tenant rules", fields: violationsAt("")},
 	{err: compute.ErrInvalidSpec, name: "compute.ErrInvalidSpec", status: http.StatusUnprocessableEntity, code: CodeInvalidComputeConfig,
 		detail: "compute_config is not valid for its provider", fields: violationsAt("/compute_config")},
+	{err: compute.ErrInvalidChoice, name: "compute.ErrInvalidChoice", status: http.StatusUnprocessableEntity, code: CodeInvalidComputeConfig,
+		detail: "a label or annotation chooses a provider this tenant cannot use", fields: violationsAt("")},
 	{err: compute.ErrProviderNotFound, name: "compute.ErrProviderNotFound", status: http.StatusUnprocessableEntity, code: CodeProviderNotFound,
 		fields: providerChoice},
 	{err: compute.ErrTenantNotFound, name: "compute.ErrTenantNotFound", status: http.StatusNotFound, code: CodeWorkloadNotFound,
@@ -145,14 +148,19 @@ func problemFor(err error) *Problem {
 	return p
 }
 
-// providerChoice names compute_provider as the field at fault when a
-// request chose a provider that is not enabled.
+// providerChoice names the key that chose a provider that is not enabled
+// (compute_config's compute_provider, or a label or annotation) as the
+// field at fault; compute_config's compute_provider when nothing chose one.
 func providerChoice(err error) []FieldError {
 	var nf *compute.ProviderNotFoundError
 	if !errors.As(err, &nf) {
 		return nil
 	}
-	return []FieldError{{Pointer: "/compute_config/" + compute.SelectionKey, Message: nf.Error()}}
+	at := nf.Pointer()
+	if at == "" {
+		at = "/compute_config/" + compute.SelectionKey
+	}
+	return []FieldError{{Pointer: at, Message: nf.Error()}}
 }
 
 // outermostRow walks err's tree outside in and returns the row of the first
@@ -205,6 +213,22 @@ func withFields(err error, detail string, fields ...FieldError) error {
 	return p
 }
 
+// MaxFieldErrors is how many fields at fault a problem lists; the others
+// are counted in ErrorsOmitted and the detail, so that the answer to a body
+// with 20,000 bad label keys is a few kilobytes, not megabytes.
+const MaxFieldErrors = 100
+
+// capErrors keeps the first MaxFieldErrors fields of p and counts the rest.
+func capErrors(p *Problem) {
+	n := len(p.Errors)
+	if n <= MaxFieldErrors {
+		return
+	}
+	p.Errors = p.Errors[:MaxFieldErrors:MaxFieldErrors]
+	p.ErrorsOmitted = n - MaxFieldErrors
+	p.Detail += fmt.Sprintf(" (%d problems are listed, and %d more)", MaxFieldErrors, p.ErrorsOmitted)
+}
+
 // writeProblem sends p, or, for an error no problem maps, a 500 that says
 // nothing of its cause (which is logged).
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error) {
@@ -214,6 +238,7 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 		p = problem(http.StatusInternalServerError, CodeInternal, "landlord could not handle the request; the request id finds the cause in its log")
 	}
 	p.Instance = requestID(r)
+	capErrors(p)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)

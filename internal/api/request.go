@@ -13,13 +13,15 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // readBody reads a JSON request body of at most the configured size into
-// dst, strictly: the content type must be one of types, unknown top-level
-// fields and trailing data are refused. Problems are 400s naming the field;
-// a body over the limit is a 413.
+// dst, strictly (decodeStrict): the content type must be one of types. A
+// body nested too deep or with a repeated key is a 422, other problems 400s
+// naming every field at fault; a body over the limit is a 413.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, dst any, types ...string) error {
 	body, err := s.readRaw(w, r, types...)
 	if err != nil {
@@ -70,53 +72,56 @@ func checkContentType(r *http.Request, types ...string) error {
 		FieldError{Parameter: "Content-Type", Message: "must be " + strings.Join(types, " or ")})
 }
 
-// decodeStrict decodes body into dst, reporting unknown fields, wrong types
-// and malformed JSON with the pointer of the field.
+// decodeStrict decodes body into dst, a pointer to a struct or a map,
+// strictly. First, before anything decodes it, one pass over its tokens
+// refuses a body that nests deeper than jsonscan.MaxDepth or repeats a key
+// in an object: a 422 naming the first offence. Then malformed JSON and
+// trailing data are 400s; unknown fields (of a struct, compared exactly,
+// not as encoding/json matches them) and values of the wrong type are a 400
+// that lists every one of them, each at its pointer, with what the
+// well-typed fields break (requestRules).
 func decodeStrict(body []byte, dst any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is empty; send a JSON object")
+	if err := checkBody(body); err != nil {
+		return err
 	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(body, err))
-	}
-	known := jsonFields(dst)
-	var errs []FieldError
-	for k := range top {
-		if known != nil && !slices.Contains(known, k) {
-			errs = append(errs, FieldError{Pointer: violation.Pointer(k), Message: "unknown field"})
+	err := json.Unmarshal(body, &top)
+	if err == nil {
+		if known := jsonFields(dst); known != nil {
+			for k := range top {
+				if !slices.Contains(known, k) {
+					err = errUnknownField
+				}
+			}
 		}
 	}
-	if len(errs) > 0 {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body has unknown fields", sortErrors(errs)...)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(dst); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			ptr := "/" + strings.ReplaceAll(typeErr.Field, ".", "/")
-			return problem(http.StatusBadRequest, CodeInvalidBody, "a field has the wrong type",
-				FieldError{Pointer: ptr, Message: fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typeErr.Type), typeErr.Value)})
+	if err == nil {
+		if err = json.Unmarshal(body, dst); err == nil {
+			return nil
 		}
+	}
+	var doc any
+	if err := decodeNumbers(body, &doc); err != nil {
+		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: found "+valueKind(doc))
+	}
+	s := shape{unknown: "unknown field"}
+	s.check(doc, reflect.TypeOf(dst).Elem(), "")
+	if len(s.errs) == 0 {
+		// Not a type: a value its type's UnmarshalJSON or UnmarshalText refused.
 		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not valid: "+err.Error())
 	}
-	if dec.More() {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body has data after the JSON object")
+	_ = json.Unmarshal(body, dst) // the fields that fit, for requestRules
+	detail := "a field is unknown or has the wrong type"
+	if len(s.errs) > 1 {
+		detail = fmt.Sprintf("%d fields are unknown or have the wrong type", len(s.errs))
 	}
-	return nil
+	return problem(http.StatusBadRequest, CodeInvalidBody, detail, sortErrors(append(s.errs, requestRules(dst, s.errs)...))...)
 }
 
-func syntaxDetail(body []byte, err error) string {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Sprintf("found a JSON %s", te.Value)
-	}
-	return err.Error()
-}
+var errUnknownField = errors.New("unknown field")
 
 // jsonFields returns the JSON names of the fields of the struct dst points
 // to; nil when it is not a struct (a map takes any key).
@@ -127,22 +132,117 @@ func jsonFields(dst any) []string {
 	return workload.FieldNames(dst)
 }
 
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "JSON"
-		}
-		return "an array"
-	case reflect.Bool:
-		return "a boolean"
-	default:
-		return "a number"
+// checkBody refuses an empty body, and one that jsonscan.Check finds nests
+// too deep or repeats a key.
+func checkBody(body []byte) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is empty; send a JSON object")
 	}
+	if v, bad := jsonscan.Check(body, jsonscan.MaxDepth); bad {
+		return problem(http.StatusUnprocessableEntity, CodeInvalidBody, "a value of the request body "+v.Message,
+			FieldError{Pointer: v.Pointer, Message: v.Message})
+	}
+	return nil
+}
+
+// decodeNumbers decodes one JSON value, keeping numbers as json.Number,
+// and refuses trailing data.
+func decodeNumbers(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+// tenantPatch is the shape of a PATCH body: null removes a label or an
+// annotation, or all of them.
+type tenantPatch struct {
+	ComputeConfig json.RawMessage    `json:"compute_config"`
+	Labels        map[string]*string `json:"labels"`
+	Annotations   map[string]*string `json:"annotations"`
+}
+
+// decodePatch reads a PATCH body as decodeStrict reads others, into the
+// fields it names (a field set to null is there, as "null"): every unknown
+// field and every value of the wrong type is listed at once.
+func decodePatch(body []byte) (map[string]json.RawMessage, error) {
+	if err := checkBody(body); err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := decodeNumbers(body, &doc); err != nil {
+		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: found "+valueKind(doc))
+	}
+	s := shape{unknown: "unknown field; a patch may change compute_config, labels and annotations"}
+	s.check(doc, reflect.TypeFor[tenantPatch](), "")
+	if len(s.errs) > 0 {
+		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the patch has unknown fields or values of the wrong type", sortErrors(s.errs)...)
+	}
+	var patch map[string]json.RawMessage
+	if err := json.Unmarshal(body, &patch); err != nil {
+		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
+	}
+	return patch, nil
+}
+
+// requestRules returns what the fields of a request that decoded well break
+// (the name, label and annotation rules; compute_config must be an object),
+// so that a body with a type error reports them with it rather than one
+// request later. Fields under a type error are skipped.
+func requestRules(dst any, typeErrs []FieldError) []FieldError {
+	bad := func(field string) bool {
+		return slices.ContainsFunc(typeErrs, func(e FieldError) bool {
+			return e.Pointer == field || strings.HasPrefix(e.Pointer, field+"/")
+		})
+	}
+	var out []FieldError
+	var config json.RawMessage
+	var labels, annotations map[string]string
+	switch r := dst.(type) {
+	case *CreateTenantRequest:
+		if !bad("/name") {
+			if err := tenant.ValidateName(r.Name); err != nil {
+				out = append(out, FieldError{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
+			}
+		}
+		config, labels, annotations = r.ComputeConfig, r.Labels, r.Annotations
+	case *ReplaceTenantRequest:
+		config, labels, annotations = r.ComputeConfig, r.Labels, r.Annotations
+	default:
+		return nil
+	}
+	if !bad("/compute_config") {
+		var p *Problem
+		if errors.As(requireObject(config), &p) {
+			out = append(out, p.Errors...)
+		}
+	}
+	if bad("/labels") {
+		labels = nil
+	}
+	if bad("/annotations") {
+		annotations = nil
+	}
+	for _, v := range violation.Of(tenant.ValidateLabels(labels, annotations)) {
+		out = append(out, FieldError{Pointer: v.Pointer, Message: v.Message})
+	}
+	return out
+}
+
+func syntaxDetail(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	return err.Error()
 }
 
 func sortErrors(errs []FieldError) []FieldError {

@@ -22,7 +22,7 @@ func TestPatchKeepsWhatItDoesNotName(t *testing.T) {
 	if !strings.Contains(string(stored.ComputeConfig), "12345678901234567891") || !strings.Contains(string(stored.ComputeConfig), "1e400") {
 		t.Errorf("a labels-only patch rewrote compute_config: %s", stored.ComputeConfig)
 	}
-	if r := ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"labels":{"tier":7}}`); r.status != 400 || !slices.Equal(pointers(r.problem(t)), []string{"/labels"}) {
+	if r := ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"labels":{"tier":7}}`); r.status != 400 || !slices.Equal(pointers(r.problem(t)), []string{"/labels/tier"}) {
 		t.Errorf("a label of the wrong type: %d %s", r.status, r.body)
 	}
 }

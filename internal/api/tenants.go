@@ -142,8 +142,11 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 	if labels := q["label"]; len(labels) > 0 {
 		sel, err := tenant.ParseSelector(labels)
 		if err != nil {
-			return problem(http.StatusBadRequest, CodeInvalidParameter, "a label selector is not of the form key=value",
-				FieldError{Parameter: "label", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
+			var errs []FieldError
+			for _, v := range violation.Of(err) {
+				errs = append(errs, FieldError{Parameter: "label", Message: v.Message})
+			}
+			return problem(http.StatusBadRequest, CodeInvalidParameter, "a label selector is not of the form key=value", errs...)
 		}
 		opts.Labels = sel
 	}
@@ -179,18 +182,9 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var patch map[string]json.RawMessage
-	if err := decodeStrict(body, &patch); err != nil {
+	patch, err := decodePatch(body)
+	if err != nil {
 		return err
-	}
-	var errs []FieldError
-	for k := range patch {
-		if k != "compute_config" && k != "labels" && k != "annotations" {
-			errs = append(errs, FieldError{Pointer: violation.Pointer(k), Message: "unknown field; a patch may change compute_config, labels and annotations"})
-		}
-	}
-	if len(errs) > 0 {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the patch has unknown fields", sortErrors(errs)...)
 	}
 	return s.change(w, r, func(cur *tenant.Tenant) (ReplaceTenantRequest, error) {
 		// Fields the patch does not name stay exactly as stored.

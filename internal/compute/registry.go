@@ -21,12 +21,32 @@ type ProviderNotFoundError struct {
 	Name string
 	// Enabled lists the enabled providers, sorted.
 	Enabled []string
+	// Source and Key say where the tenant named the provider: Source is
+	// "compute_config", "labels" or "annotations", Key the key there
+	// (SelectionKey or SelectionKeyType). Both are empty when the name did
+	// not come from the tenant (the default provider, a query parameter).
+	Source, Key string
+}
+
+// Pointer is the JSON pointer, in the tenant, of the key that named the
+// provider ("/labels/compute_provider"); "" when the tenant named none.
+func (e *ProviderNotFoundError) Pointer() string {
+	if e.Source == "" {
+		return ""
+	}
+	return violation.Pointer(e.Source, e.Key)
 }
 
 func (e *ProviderNotFoundError) Error() string {
 	enabled := "none are enabled"
 	if len(e.Enabled) > 0 {
 		enabled = "enabled: " + strings.Join(e.Enabled, ", ")
+	}
+	switch e.Source {
+	case "labels":
+		enabled = "named by the label " + e.Key + "; " + enabled
+	case "annotations":
+		enabled = "named by the annotation " + e.Key + "; " + enabled
 	}
 	if e.Name == "" {
 		return fmt.Sprintf("%s: no provider chosen and no default configured; set compute_provider (%s)", ErrProviderNotFound, enabled)

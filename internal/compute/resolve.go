@@ -53,11 +53,12 @@ type Resolution struct {
 // spec with the provider's Validate, and fingerprints the config. Everything
 // downstream uses the spec and never parses the config again.
 //
-// Errors are a *ProviderNotFoundError or violations of kind ErrInvalidSpec.
-// Pointers from the schema, the selection, the workload and the provider's
-// config checks are relative to the compute_config ("" when the problem is
-// in the labels or annotations); those from Validate name fields of the
-// spec.
+// Errors are a *ProviderNotFoundError (saying where the tenant named the
+// provider) or violations of kind ErrInvalidSpec. Pointers from the schema,
+// the selection, the workload and the provider's config checks are relative
+// to the compute_config; those from Validate name fields of the spec. A
+// provider chosen by a label or an annotation that the tenant cannot use is
+// a violation of kind ErrInvalidChoice, at the label or annotation.
 func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution, error) {
 	config, err := workload.DecodeObject(req.ComputeConfig, "compute config")
 	if err != nil {
@@ -94,7 +95,10 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 	if err := entry.schema.ValidateValue(merged); err != nil {
 		return nil, err
 	}
-	effective, err := json.Marshal(merged) // canonical: keys sorted
+	// The schema read 80.0 and 1e2 as integers; so does every decoder after
+	// it, and the config is one spelling of its meaning on both stores.
+	workload.IntegralNumbers(merged)
+	effective, err := json.Marshal(merged) // canonical: keys sorted, integers as such
 	if err != nil {
 		return nil, fmt.Errorf("compute: encode effective config: %w", err)
 	}
@@ -128,7 +132,7 @@ func decodeConfig(p Provider, config json.RawMessage, hasWorkload bool, spec *Te
 	if hasWorkload {
 		w, err := workload.Decode(config)
 		if err != nil {
-			return Invalid("", "%v", err)
+			return decodeFailure(config, err, "workload")
 		}
 		errs = append(errs, w.Check()...)
 		spec.Workload = w.Workload()
@@ -180,10 +184,10 @@ func (m *Manager) fingerprint(config []byte) string { return Fingerprint(m.hashK
 func (m *Manager) providerFor(chosen selection, recorded string) (string, error) {
 	switch {
 	case chosen.name != "" && recorded != "" && chosen.name != recorded:
-		return "", Invalid(chosen.pointer(), "the tenant runs on provider %q and cannot move to %s; delete and re-create it to change provider", recorded, chosen)
+		return "", chosen.invalid("the tenant runs on provider %q and cannot move to %s; delete and re-create it to change provider", recorded, chosen)
 	case chosen.name != "":
 		if _, err := m.registry.get(chosen.name); err != nil {
-			return "", err
+			return "", chosen.notFound(err)
 		}
 		return chosen.name, nil
 	case recorded != "":

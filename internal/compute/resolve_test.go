@@ -215,12 +215,17 @@ func TestResolveProviderMovePointer(t *testing.T) {
 		pointer string
 	}{
 		{`{"image":"a","compute_provider_type":"docker"}`, nil, "/compute_provider_type"},
-		{`{"image":"a"}`, map[string]string{"compute_provider": "docker"}, ""},
+		// A label lies outside the compute_config: its pointer is into the
+		// tenant, and the kind says so.
+		{`{"image":"a"}`, map[string]string{"compute_provider": "docker"}, "/labels/compute_provider"},
 	} {
 		_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(tt.config), Labels: tt.labels, Provider: "nomad"})
 		v := violation.Of(err)
 		if len(v) != 1 || v[0].Pointer != tt.pointer {
 			t.Errorf("Resolve(%s, labels %v) = %v, want one violation at %q", tt.config, tt.labels, err, tt.pointer)
+		}
+		if fromLabel := tt.labels != nil; errors.Is(err, compute.ErrInvalidChoice) != fromLabel || !errors.Is(err, compute.ErrInvalidSpec) || !compute.IsTerminal(err) {
+			t.Errorf("Resolve(%s, labels %v) = %v: want ErrInvalidChoice only from a label, always ErrInvalidSpec and terminal", tt.config, tt.labels, err)
 		}
 	}
 }

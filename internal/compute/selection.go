@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/jaxxstorm/landlord/internal/violation"
@@ -20,13 +21,24 @@ type selection struct {
 	key    string // SelectionKey or SelectionKeyType
 }
 
-// pointer is where a problem with the choice is reported: the key in the
-// compute_config, or the config's root when labels or annotations chose.
-func (s selection) pointer() string {
+// invalid reports a problem with the choice at the key that made it: a
+// violation of kind ErrInvalidSpec at the key in the compute_config, or of
+// kind ErrInvalidChoice at the label or annotation (a pointer into the
+// tenant, as it lies outside the compute_config).
+func (s selection) invalid(format string, args ...any) error {
 	if s.source == "compute_config" {
-		return "/" + s.key
+		return Invalid(violation.Pointer(s.key), format, args...)
 	}
-	return ""
+	return violation.New(ErrInvalidChoice, violation.Pointer(s.source, s.key), format, args...)
+}
+
+// notFound marks a *ProviderNotFoundError with where the choice was made.
+func (s selection) notFound(err error) error {
+	var nf *ProviderNotFoundError
+	if errors.As(err, &nf) {
+		nf.Source, nf.Key = s.source, s.key
+	}
+	return err
 }
 
 // findSelection finds an explicit provider choice. It does not check that

@@ -74,6 +74,15 @@ func Validate(t *Tenant) error {
 	return errs.Err(ErrInvalid)
 }
 
+// ValidateLabels checks labels and annotations as Validate does, so that a
+// request can report them with its other problems before a tenant is made.
+func ValidateLabels(labels, annotations map[string]string) error {
+	var errs violation.List
+	validateLabels("/labels", labels, true, &errs)
+	validateLabels("/annotations", annotations, false, &errs)
+	return errs.Err(ErrInvalid)
+}
+
 // validateConfig checks a compute_config by scanning its text: it is
 // decoded only to name the field of a rare problem. The API has already
 // decoded and validated it against its provider's schema.

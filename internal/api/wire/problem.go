@@ -11,8 +11,11 @@ type Problem struct {
 	Detail string `json:"detail,omitempty"`
 	// Code is stable across releases; clients branch on it.
 	Code string `json:"code"`
-	// Errors lists every field at fault.
+	// Errors lists the fields at fault: every one, up to 100.
 	Errors []FieldError `json:"errors,omitempty"`
+	// ErrorsOmitted counts the fields at fault that Errors does not list,
+	// past its first 100.
+	ErrorsOmitted int `json:"errors_omitted,omitempty"`
 	// Instance is the request id, to find the request in the logs.
 	Instance string `json:"instance,omitempty"`
 }

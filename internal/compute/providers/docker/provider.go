@@ -127,8 +127,8 @@ func (p *Provider) ValidateConfig(config json.RawMessage) error {
 // the workload's image references.
 func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := json.Unmarshal(config, &o); err != nil {
-		return compute.Invalid("", "cannot read the docker options: %v", err)
+	if err := compute.DecodeOptions(config, &o, "docker options"); err != nil {
+		return err
 	}
 	var errs violation.List
 	p.settings.checkOptions(o, &errs)

@@ -26,8 +26,8 @@ var secretRef = regexp.MustCompile(`^arn:aws[a-z-]*:(ssm:[a-z0-9-]+:[0-9]{12}:pa
 // and secrets given as references.
 func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := json.Unmarshal(config, &o); err != nil {
-		return compute.Invalid("", "cannot read the ecs options: %v", err)
+	if err := compute.DecodeOptions(config, &o, "ecs options"); err != nil {
+		return err
 	}
 	var errs violation.List
 	checkPlacement(&o, &errs)

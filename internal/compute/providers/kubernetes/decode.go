@@ -25,8 +25,8 @@ import (
 // host and port, and port names the Service can carry.
 func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := json.Unmarshal(config, &o); err != nil {
-		return compute.Invalid("", "cannot read the kubernetes options: %v", err)
+	if err := compute.DecodeOptions(config, &o, "kubernetes options"); err != nil {
+		return err
 	}
 	var errs violation.List
 	if err := p.clients.checkContext(o.Context); err != nil && p.clients.missing == nil {

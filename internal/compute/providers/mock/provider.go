@@ -115,8 +115,8 @@ func (p *Provider) ValidateConfig(config json.RawMessage) error {
 // and GetStatus find again in the spec's Options.
 func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := json.Unmarshal(config, &o); err != nil {
-		return compute.Invalid("/x-mock", "cannot read: %v", err)
+	if err := compute.DecodeOptions(config, &o, "mock options"); err != nil {
+		return err
 	}
 	if err := o.Mock.check(); err != nil {
 		return err

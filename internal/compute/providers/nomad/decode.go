@@ -32,8 +32,8 @@ const (
 // only through Consul, memory).
 func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := json.Unmarshal(config, &o); err != nil {
-		return compute.Invalid("", "cannot read the nomad options: %v", err)
+	if err := compute.DecodeOptions(config, &o, "nomad options"); err != nil {
+		return err
 	}
 	var errs violation.List
 	if o.driver() == DriverRawExec && !p.settings.AllowRawExec {

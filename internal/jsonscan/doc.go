@@ -1,0 +1,8 @@
+// Package jsonscan reads JSON text token by token, without building a value
+// from it, to answer questions a decoder does not: whether a document nests
+// deeper than a limit or repeats a key in an object, and which value lies at
+// a byte offset (to turn an offset that encoding/json reports into a JSON
+// pointer). The API checks every request body with it before anything
+// decodes the body, so that a hostile body is refused cheaply and both
+// stores see the same documents.
+package jsonscan
