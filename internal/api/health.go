@@ -33,6 +33,16 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		checks["database"] = "ok"
 	}
+	if s.writesFailing.Load() {
+		// A write failed for want of the database (a full disk): ready
+		// again once a write goes through.
+		if err := s.probeWrite(ctx); err != nil {
+			fail("database writes", err)
+		} else {
+			s.writesFailing.Store(false)
+			checks["database writes"] = "ok"
+		}
+	}
 	for _, p := range s.compute.Registry().List() {
 		if healthy, msg := providerHealth(ctx, p); !healthy {
 			fail("provider:"+p.Name(), errors.New(msg))
@@ -69,4 +79,21 @@ type metricsBody struct{}
 
 func (metricsBody) openAPIContent() openapi3.Content {
 	return openapi3.Content{"text/plain": openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())}
+}
+
+// probeLease is the lease /readyz writes to learn whether the database
+// takes writes again.
+const probeLease = "readyz-probe"
+
+// probeWrite makes one small write: the probe lease, taken for a second.
+func (s *Server) probeWrite(ctx context.Context) error {
+	leases, ok := s.store.(tenant.LeaseStore)
+	if !ok {
+		return nil // nothing to write with: the next request tells
+	}
+	_, err := leases.AcquireLease(ctx, probeLease, probeLease, time.Second)
+	if errors.Is(err, tenant.ErrLeaseHeld) {
+		return nil // written by another replica's probe: writes go through
+	}
+	return err
 }

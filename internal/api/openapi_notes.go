@@ -137,6 +137,7 @@ var (
 var changeProblems = map[int][]string{
 	http.StatusConflict:            {CodeTenantDeleting, CodeVersionConflict},
 	http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound},
+	http.StatusServiceUnavailable:  {CodeStorageUnavailable},
 }
 
 // operationNotes are keyed by operation.
@@ -159,6 +160,7 @@ var operationNotes = map[string]operationNote{
 			http.StatusBadRequest:          {CodeInvalidName},
 			http.StatusConflict:            {CodeNameTaken},
 			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound},
+			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
 		},
 	},
 	"listTenants": {
@@ -177,7 +179,7 @@ var operationNotes = map[string]operationNote{
 	"deleteTenant": {
 		description: "The controller destroys the tenant's workload; the tenant keeps its record and history. Repeating the request is harmless.",
 		success:     "deletion is under way; the tenant as it is now",
-		problems:    map[int][]string{http.StatusConflict: {CodeVersionConflict}},
+		problems:    map[int][]string{http.StatusConflict: {CodeVersionConflict}, http.StatusServiceUnavailable: {CodeStorageUnavailable}},
 	},
 	"listTenantEvents": {
 		description: "Oldest first; a deleted tenant's history too.",

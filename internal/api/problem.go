@@ -36,6 +36,7 @@ const (
 	CodeIdempotencyMismatch  = "idempotency_key_reused"
 	CodeIdempotencyPending   = "idempotency_in_progress"
 	CodeUnavailable          = "unavailable"
+	CodeStorageUnavailable   = "storage_unavailable"
 	CodeInternal             = "internal"
 )
 
@@ -79,6 +80,8 @@ var problemTable = []problemRow{
 		fields: func(error) []FieldError { return []FieldError{{Pointer: "/name", Message: "is taken"}} }},
 	{err: tenant.ErrConflict, name: "tenant.ErrConflict", status: http.StatusConflict, code: CodeVersionConflict,
 		detail: "the tenant changed while the request was handled; read it again and retry"},
+	{err: tenant.ErrUnavailable, name: "tenant.ErrUnavailable", status: http.StatusServiceUnavailable, code: CodeStorageUnavailable,
+		detail: "the database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: retry after Retry-After seconds"},
 	{err: tenant.ErrInvalidPageToken, name: "tenant.ErrInvalidPageToken", status: http.StatusBadRequest, code: CodeInvalidParameter,
 		fields: func(error) []FieldError {
 			return []FieldError{{Parameter: "page_token", Message: "was not returned by this listing"}}
@@ -229,6 +232,10 @@ func capErrors(p *Problem) {
 	p.Detail += fmt.Sprintf(" (%d problems are listed, and %d more)", MaxFieldErrors, p.ErrorsOmitted)
 }
 
+// storageRetryAfter is the Retry-After, in seconds, of a 503 for a
+// database that cannot take a request.
+const storageRetryAfter = "5"
+
 // writeProblem sends p, or, for an error no problem maps, a 500 that says
 // nothing of its cause (which is logged).
 func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error) {
@@ -239,6 +246,12 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	}
 	p.Instance = requestID(r)
 	capErrors(p)
+	if errors.Is(err, tenant.ErrUnavailable) {
+		// /readyz turns unready until a write goes through again.
+		s.writesFailing.Store(true)
+		w.Header().Set("Retry-After", storageRetryAfter)
+		s.log.WarnContext(r.Context(), "the database cannot take a request", slog.String("request_id", requestID(r)), slog.Any("error", err))
+	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
@@ -64,6 +65,10 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	handler http.Handler
+	// writesFailing is set when a request failed because the database
+	// could not take it (tenant.ErrUnavailable): /readyz then tries a
+	// write, and clears it once one succeeds.
+	writesFailing atomic.Bool
 }
 
 // New returns a Server.
