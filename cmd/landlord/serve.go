@@ -150,7 +150,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		}
 	}
 	server, err := api.New(api.Options{Store: store, Compute: manager, Tokens: tokens, MaxBodyBytes: cfg.API.MaxBodyBytes,
-		Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
+		IdempotencyLease: time.Duration(cfg.API.IdempotencyLease), Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
 	if err != nil {
 		return err
 	}

@@ -20,18 +20,19 @@ const maxIdempotencyKey = 255
 
 // youngReservation is how long a request that holds its key is taken to be
 // working: requests take milliseconds. One held longer has most likely died
-// with its landlord, and keeps the key until tenant.IdempotencyLease.
+// with its landlord, and keeps the key until its lease lapses
+// (Options.IdempotencyLease).
 const youngReservation = 2 * time.Second
 
 // retryAfter is the Retry-After, in whole seconds, of a 409
-// idempotency_in_progress for a key reserved at reserved: a second while the
-// reservation is young, else until its lease lapses and a retry takes it
-// over.
-func retryAfter(reserved, now time.Time) string {
+// idempotency_in_progress for a key reserved at reserved under lease: a
+// second while the reservation is young, else until its lease lapses and a
+// retry takes it over.
+func retryAfter(reserved, now time.Time, lease time.Duration) string {
 	age := now.Sub(reserved)
 	wait := time.Second
 	if age > youngReservation {
-		wait = max(wait, tenant.IdempotencyLease-age)
+		wait = max(wait, lease-age)
 	}
 	return strconv.Itoa(int(math.Ceil(wait.Seconds())))
 }
@@ -62,7 +63,7 @@ func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body 
 			FieldError{Parameter: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
 	}
 	hash := requestHash(r, body)
-	kept, fresh, err := s.idem.ReserveIdempotent(r.Context(), actor(r), key, hash, tenant.IdempotencyLease)
+	kept, fresh, err := s.idem.ReserveIdempotent(r.Context(), actor(r), key, hash, s.opts.IdempotencyLease)
 	if err != nil {
 		return nil, false, err
 	}
@@ -82,7 +83,7 @@ func (s *Server) answerKept(w http.ResponseWriter, kept tenant.IdempotentRespons
 			"this Idempotency-Key was used for a different request in the last 24 hours; use a new key",
 			FieldError{Parameter: "Idempotency-Key", Message: "was used for a different request"})
 	case kept.Pending():
-		w.Header().Set("Retry-After", retryAfter(kept.CreatedAt, s.opts.Now()))
+		w.Header().Set("Retry-After", retryAfter(kept.CreatedAt, s.opts.Now(), s.opts.IdempotencyLease))
 		return problem(http.StatusConflict, CodeIdempotencyPending,
 			"a request with this Idempotency-Key is in progress; retry after Retry-After seconds to get its response",
 			FieldError{Parameter: "Idempotency-Key", Message: "is held by a request in progress"})
@@ -110,7 +111,7 @@ func (s *Server) answerLost(w http.ResponseWriter, r *http.Request, h *heldKey) 
 // releaseIdempotent frees the key of a request that ends without storing
 // its response — it failed, or was a dry run — so that a retry does the
 // work again. It is not stopped by the request's cancellation; should it
-// fail, the reservation lapses after tenant.IdempotencyLease.
+// fail, the reservation lapses after its lease.
 func (s *Server) releaseIdempotent(r *http.Request, h *heldKey) {
 	if h == nil || h.done {
 		return
@@ -119,7 +120,7 @@ func (s *Server) releaseIdempotent(r *http.Request, h *heldKey) {
 	defer cancel()
 	if err := s.idem.ReleaseIdempotent(ctx, h.res); err != nil {
 		s.log.WarnContext(r.Context(), "cannot release the Idempotency-Key of a failed request; retries with it wait for its lease to lapse",
-			slog.String("request_id", requestID(r)), slog.Duration("lease", tenant.IdempotencyLease), slog.Any("error", err))
+			slog.String("request_id", requestID(r)), slog.Duration("lease", s.opts.IdempotencyLease), slog.Any("error", err))
 	}
 }
 

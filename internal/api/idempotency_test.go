@@ -24,6 +24,25 @@ import (
 // time).
 func newServerOn(t *testing.T, store tenant.Store, now func() time.Time) *testServer {
 	t.Helper()
+	return newServerOpts(t, api.Options{Store: store, Now: now})
+}
+
+// newServerOpts serves the API with opts, on the mock provider.
+func newServerOpts(t *testing.T, opts api.Options) *testServer {
+	t.Helper()
+	opts.Compute, opts.Logger = mockCompute(t), slog.New(slog.DiscardHandler)
+	s, err := api.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return &testServer{Server: ts, store: opts.Store}
+}
+
+// mockCompute is compute with the mock provider only.
+func mockCompute(t *testing.T) *compute.Manager {
+	t.Helper()
 	p, err := mock.New(mock.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -36,13 +55,7 @@ func newServerOn(t *testing.T, store tenant.Store, now func() time.Time) *testSe
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := api.New(api.Options{Store: store, Compute: m, Logger: slog.New(slog.DiscardHandler), Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(ts.Close)
-	return &testServer{Server: ts, store: store}
+	return m
 }
 
 // clock is the time, offset ahead.
@@ -153,17 +166,27 @@ func TestIdempotentCreateKilledAfterCommit(t *testing.T) {
 	}
 }
 
+// killedBeforeCommit sends acme's create with key k-1 to a landlord on a
+// fresh SQLite file at path, and "kills" it after the key is reserved,
+// before the tenant commits. The request hangs until dying.wake; first
+// gets its answer then.
+func killedBeforeCommit(t *testing.T) (path string, dying *dyingStore, first <-chan response) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "landlord.db")
+	var offset atomic.Int64
+	dying = newDyingStore(t, openSQLite(t, path, &offset), false)
+	first = postAsync(t, newServerOn(t, dying, nil), "k-1", acmeBody)
+	<-dying.killed
+	return path, dying, first
+}
+
 // A landlord killed after reserving the key, before its create committed:
 // within the lease a retry is told the request is in progress (409 with
 // Retry-After); after it, the retry takes the key over and creates the
 // tenant. The killed request, should it come back, cannot complete the key:
 // it answers with the taker's response, and one tenant exists.
 func TestIdempotentCreateKilledBeforeCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "landlord.db")
-	var offset atomic.Int64
-	dying := newDyingStore(t, openSQLite(t, path, &offset), false)
-	first := postAsync(t, newServerOn(t, dying, nil), "k-1", acmeBody)
-	<-dying.killed
+	path, dying, first := killedBeforeCommit(t)
 
 	var later atomic.Int64
 	restarted := newServerOn(t, openSQLite(t, path, &later), clock(&later))
@@ -203,6 +226,35 @@ func TestIdempotentCreateKilledBeforeCommit(t *testing.T) {
 		t.Errorf("a retry after the takeover: %d %s", again.status, again.body)
 	}
 	mustCount(t, restarted, 1)
+}
+
+// Options.IdempotencyLease sets how long the reservation of a request that
+// died holds its key: Retry-After counts down to it, and a retry after it
+// takes the key over. A lease out of its bounds is refused.
+func TestIdempotencyLeaseConfigured(t *testing.T) {
+	path, dying, first := killedBeforeCommit(t)
+
+	var later atomic.Int64
+	restarted := newServerOpts(t, api.Options{Store: openSQLite(t, path, &later), Now: clock(&later), IdempotencyLease: 5 * time.Second})
+	later.Store(int64(3 * time.Second))
+	retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+	if retry.status != 409 || retry.header.Get("Retry-After") != "2" {
+		t.Fatalf("a retry 3s into a 5s lease: %d %s, Retry-After %q; want 409 with Retry-After 2", retry.status, retry.body, retry.header.Get("Retry-After"))
+	}
+	later.Store(int64(6 * time.Second))
+	took := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
+	if took.status != 201 || took.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("a retry after the 5s lease: %d %s (replayed %q); want the create done", took.status, took.body, took.header.Get("Idempotent-Replayed"))
+	}
+	dying.wake()
+	<-first
+	mustCount(t, restarted, 1)
+
+	for _, lease := range []time.Duration{500 * time.Millisecond, time.Hour} {
+		if _, err := api.New(api.Options{Store: openSQLite(t, path, &later), Compute: mockCompute(t), IdempotencyLease: lease}); err == nil {
+			t.Errorf("a lease of %v was accepted", lease)
+		}
+	}
 }
 
 // Twenty requests at once with one key and one body: one creates the

@@ -36,6 +36,12 @@ type Options struct {
 	Tokens []Token
 	// MaxBodyBytes bounds request bodies; default 1 MiB.
 	MaxBodyBytes int64
+	// IdempotencyLease is how long a create's reservation of its
+	// Idempotency-Key keeps retries waiting (409 idempotency_in_progress)
+	// before one takes it over: the wait of a client whose landlord died
+	// with its request. tenant.MinIdempotencyLease to
+	// tenant.MaxIdempotencyLease; 0 means tenant.IdempotencyLease.
+	IdempotencyLease time.Duration
 	// Ready adds readiness checks to /readyz (the controller's leader, say):
 	// each returns nil when ready.
 	Ready map[string]func(context.Context) error
@@ -84,6 +90,12 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.IdempotencyLease == 0 {
+		opts.IdempotencyLease = tenant.IdempotencyLease
+	}
+	if err := tenant.CheckIdempotencyLease(opts.IdempotencyLease); err != nil {
+		return nil, fmt.Errorf("api: %w", err)
 	}
 	idem, ok := opts.Store.(tenant.IdempotencyStore)
 	if !ok {

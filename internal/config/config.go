@@ -21,6 +21,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // Config is landlord's configuration.
@@ -71,9 +72,12 @@ type Controller struct {
 	ShutdownTimeout  workload.Duration `yaml:"shutdown_timeout"`
 }
 
-// API tunes the HTTP API.
+// API tunes the HTTP API; zero values take its defaults.
 type API struct {
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// IdempotencyLease is how long a create's reservation of its
+	// Idempotency-Key, left by a request that died, keeps retries waiting.
+	IdempotencyLease workload.Duration `yaml:"idempotency_lease"`
 }
 
 // Defaults are the configuration without a file, environment or flags.
@@ -235,6 +239,11 @@ func (c Config) Validate() error {
 	}
 	if err := c.Controller.checkLease(); err != nil {
 		errs = append(errs, err)
+	}
+	if lease := time.Duration(c.API.IdempotencyLease); lease != 0 {
+		if err := tenant.CheckIdempotencyLease(lease); err != nil {
+			errs = append(errs, fmt.Errorf("api.idempotency_lease: %w", err))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("config: %w", err)

@@ -93,6 +93,8 @@ func TestRefusesMistakes(t *testing.T) {
 		"lease too long":   {"controller: {lease_ttl: 1h}\n", "controller.lease_ttl"},
 		"renew too slow":   {"controller: {lease_ttl: 10s, lease_renew: 5s}\n", "renew every 100ms to 4s"},
 		"renew too fast":   {"controller: {lease_renew: 10ms}\n", "controller.lease_ttl and lease_renew"},
+		"idem lease short": {"api: {idempotency_lease: 500ms}\n", "api.idempotency_lease: the idempotency lease 500ms is not between 1s and 10m0s"},
+		"idem lease long":  {"api: {idempotency_lease: 1h}\n", "api.idempotency_lease"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg, _, err := config.Load(write(t, tt.body), env(nil))
@@ -112,5 +114,16 @@ func TestRefusesMistakes(t *testing.T) {
 	}
 	if _, _, err := config.Load("", env(map[string]string{"LANDLORD_INSECURE": "maybe"})); err == nil {
 		t.Error("LANDLORD_INSECURE=maybe accepted")
+	}
+}
+
+// api.idempotency_lease within its bounds is read as a duration.
+func TestIdempotencyLease(t *testing.T) {
+	cfg, _, err := config.Load(write(t, "api: {idempotency_lease: 2s}\n"), env(nil))
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil || time.Duration(cfg.API.IdempotencyLease) != 2*time.Second {
+		t.Errorf("idempotency_lease 2s: %v, %v", time.Duration(cfg.API.IdempotencyLease), err)
 	}
 }

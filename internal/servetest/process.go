@@ -27,20 +27,25 @@ type Options struct {
 	// Config is the YAML of landlord.yaml: compute blocks, controller
 	// settings. The listen address and the database come from flags.
 	Config string
+	// Database is the --database of every run: a postgres:// URL, say
+	// from pgtest.NewDatabase. Empty means a SQLite file in the process's
+	// directory.
+	Database string
 	// Env is added to the test's environment, "KEY=value" each; a key
 	// given here replaces the test's own.
 	Env []string
 }
 
 // Process is a `landlord serve` process run by a test, with a directory of
-// its own holding its configuration and SQLite database, and a free
-// loopback address. It is not safe for concurrent use: one goroutine
-// starts and stops it.
+// its own holding its configuration and (unless Options.Database names
+// another) its SQLite database, and a free loopback address. It is not safe
+// for concurrent use: one goroutine starts and stops it.
 type Process struct {
 	tb     testing.TB
 	bin    string
 	dir    string
 	addr   string
+	db     string // --database
 	env    []string
 	log    *providertest.LogBuffer
 	cmd    *exec.Cmd
@@ -54,7 +59,10 @@ type Process struct {
 func New(tb testing.TB, opts Options) *Process {
 	tb.Helper()
 	dir := tb.TempDir()
-	p := &Process{tb: tb, bin: Binary(tb), dir: dir, addr: FreeAddr(tb), log: &providertest.LogBuffer{}}
+	p := &Process{tb: tb, bin: Binary(tb), dir: dir, addr: FreeAddr(tb), db: opts.Database, log: &providertest.LogBuffer{}}
+	if p.db == "" {
+		p.db = filepath.Join(dir, "landlord.db")
+	}
 	if len(opts.Env) > 0 {
 		p.env = append(os.Environ(), opts.Env...)
 	}
@@ -93,7 +101,8 @@ func (p *Process) Client() *llclient.Client { return p.client }
 // Addr returns the API's address, "127.0.0.1:port".
 func (p *Process) Addr() string { return p.addr }
 
-// Dir returns the process's directory: landlord.yaml and landlord.db.
+// Dir returns the process's directory: landlord.yaml, and landlord.db when
+// Options.Database is empty.
 func (p *Process) Dir() string { return p.dir }
 
 // Log returns what the process (every run of it) has written so far.
@@ -107,7 +116,7 @@ func (p *Process) Start() {
 		p.tb.Fatal("servetest: Start of a process that runs")
 	}
 	cmd := exec.Command(p.bin, "serve", "--config", filepath.Join(p.dir, "landlord.yaml"),
-		"--listen", p.addr, "--database", filepath.Join(p.dir, "landlord.db"))
+		"--listen", p.addr, "--database", p.db)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
 	cmd.Stdout, cmd.Stderr = p.log, p.log

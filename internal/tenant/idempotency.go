@@ -10,11 +10,30 @@ import (
 // IdempotencyTTL is how long a stored response answers a repeated request.
 const IdempotencyTTL = 24 * time.Hour
 
-// IdempotencyLease is how long a key's reservation keeps other requests
-// with the key waiting. A reservation older than that belongs to a request
-// that died with its landlord (none takes that long otherwise), and the next
-// request with the key takes it over.
+// IdempotencyLease is the default of how long a key's reservation keeps
+// other requests with the key waiting (api.idempotency_lease). A
+// reservation older than that belongs to a request that died with its
+// landlord (none takes that long otherwise), and the next request with the
+// key takes it over.
 const IdempotencyLease = 30 * time.Second
+
+// Bounds of a reservation's lease. Below a second, requests that are still
+// working would be taken over under load: that is safe (the request taken
+// over stores nothing) but wasted. Above ten minutes, the clients of a
+// landlord that died would wait longer than any client does.
+const (
+	MinIdempotencyLease = time.Second
+	MaxIdempotencyLease = 10 * time.Minute
+)
+
+// CheckIdempotencyLease reports a reservation lease outside
+// MinIdempotencyLease to MaxIdempotencyLease.
+func CheckIdempotencyLease(lease time.Duration) error {
+	if lease < MinIdempotencyLease || lease > MaxIdempotencyLease {
+		return fmt.Errorf("the idempotency lease %v is not between %v and %v", lease, MinIdempotencyLease, MaxIdempotencyLease)
+	}
+	return nil
+}
 
 // ErrReservationLost: the caller's reservation of an idempotency key is no
 // longer its own — another request took it over after the lease, or it was
