@@ -207,7 +207,7 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 				}
 			}
 			elapsed := s.opts.Now().Sub(start)
-			s.log.InfoContext(r.Context(), "request",
+			s.log.Log(r.Context(), requestLevel(r, rec.code()), "request",
 				slog.String("request_id", requestID(r)),
 				slog.String("method", r.Method),
 				slog.String("path", r.URL.Path),
@@ -225,6 +225,16 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// requestLevel is the level of a request's log line: debug for a health
+// probe that passed, which load balancers and orchestrators send every few
+// seconds; info for the others, and for a probe that failed.
+func requestLevel(r *http.Request, status int) slog.Level {
+	if (r.URL.Path == "/healthz" || r.URL.Path == "/readyz") && status < 300 {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // statusRecorder remembers the status a handler sent.

@@ -80,7 +80,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, log *slog.Logg
 	}
 	results, err := p.Up(ctx)
 	for _, r := range results {
-		log.InfoContext(ctx, "postgres: applied migration", "version", r.Source.Version, "source", path.Base(r.Source.Path), "duration", r.Duration)
+		// The same line as the SQLite store's.
+		log.InfoContext(ctx, "database migrated", slog.String("database", "postgres"), slog.Int64("version", r.Source.Version),
+			slog.String("migration", path.Base(r.Source.Path)), slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000))
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)

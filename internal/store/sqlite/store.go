@@ -167,7 +167,9 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS, log *slog.Logger) erro
 	}
 	results, err := p.Up(ctx)
 	for _, r := range results {
-		log.Info("database migrated", slog.String("migration", r.Source.Path), slog.Duration("duration", r.Duration))
+		// The same line as the PostgreSQL store's.
+		log.InfoContext(ctx, "database migrated", slog.String("database", "sqlite"), slog.Int64("version", r.Source.Version),
+			slog.String("migration", r.Source.Path), slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000))
 	}
 	return err
 }
