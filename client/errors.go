@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,10 +19,7 @@ type Error struct {
 // line per field at fault.
 func (e *Error) Error() string {
 	var b strings.Builder
-	detail := e.Problem.Detail
-	if detail == "" {
-		detail = e.Problem.Title
-	}
+	detail := cmp.Or(e.Problem.Detail, e.Problem.ErrorMessage, e.Problem.Title)
 	if detail == "" {
 		detail = http.StatusText(e.Status)
 	}

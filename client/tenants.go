@@ -41,6 +41,8 @@ type ListOptions struct {
 	Labels []string
 	// NamePrefix keeps tenants whose name starts with it.
 	NamePrefix string
+	// IncludeDeleted lists deleted tenants too.
+	IncludeDeleted bool
 	// PageSize is how many tenants a page holds at most (1–500); 0 means
 	// the server's default (50).
 	PageSize int
@@ -119,6 +121,9 @@ func (s *Tenants) List(ctx context.Context, opts ListOptions) (*TenantList, erro
 	setNonEmpty(q, "provider", opts.Provider)
 	setNonEmpty(q, "name_prefix", opts.NamePrefix)
 	setNonEmpty(q, "page_token", opts.PageToken)
+	if opts.IncludeDeleted {
+		q.Set("include_deleted", "true")
+	}
 	if opts.PageSize > 0 {
 		q.Set("page_size", strconv.Itoa(opts.PageSize))
 	}
@@ -153,7 +158,9 @@ func (s *Tenants) All(ctx context.Context, opts ListOptions) iter.Seq2[Tenant, e
 }
 
 // Replace replaces a tenant's desired state: compute_config, labels and
-// annotations. A secret sent back as "[redacted]" keeps its stored value.
+// annotations. Labels or Annotations left nil keep the tenant's; an empty,
+// non-nil map removes them all. A secret sent back as "[redacted]" keeps its
+// stored value.
 func (s *Tenants) Replace(ctx context.Context, idOrName string, req ReplaceTenantRequest, opts UpdateOptions) (*Tenant, error) {
 	return s.change(ctx, idOrName, "PUT", "application/json", req, opts.IfMatch)
 }

@@ -243,6 +243,26 @@ func TestReplacePatch(t *testing.T) {
 	mustAPIError(t, err, http.StatusBadRequest, "invalid_body")
 }
 
+// Replace with nil labels keeps the tenant's; an empty map clears them.
+func TestReplaceNilKeepsEmptyClears(t *testing.T) {
+	c := clienttest.NewServer(t, clienttest.Options{}).Client(t, "")
+	mustCreate(t, c, "acme", appConfig, map[string]string{"tier": "gold"})
+	kept, err := c.Tenants().Replace(ctx, "acme", client.ReplaceTenantRequest{ComputeConfig: json.RawMessage(`{"image":"example.com/app:2"}`)}, client.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"tier": "gold"}, kept.Labels); diff != "" {
+		t.Errorf("nil labels must keep the tenant's (-want +got):\n%s", diff)
+	}
+	cleared, err := c.Tenants().Replace(ctx, "acme", client.ReplaceTenantRequest{ComputeConfig: json.RawMessage(`{"image":"example.com/app:2"}`), Labels: map[string]string{}}, client.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cleared.Labels) != 0 {
+		t.Errorf("an empty map must clear the labels: %v", cleared.Labels)
+	}
+}
+
 func TestDeleteEvents(t *testing.T) {
 	c := clienttest.NewServer(t, clienttest.Options{}).Client(t, "")
 	cur := mustCreate(t, c, "acme", appConfig, nil)

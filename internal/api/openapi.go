@@ -114,6 +114,7 @@ func newOpenAPI(routes []route) (*openapi3.T, error) {
 			Description: "landlord provisions and keeps a dedicated deployment per tenant on a compute platform. " +
 				"Every error is an RFC 9457 problem (application/problem+json) with a stable code and, for invalid input, every field at fault with its JSON pointer. " +
 				"An unknown path is a 404 problem and a method a path does not serve a 405 problem with an Allow header. " +
+				"A query parameter an operation does not read is a 400 invalid_parameter problem naming it. " +
 				"Every response carries X-Request-ID: the client's, when it sends a sane one, or a new one.",
 		},
 		Security: openapi3.SecurityRequirements{{securityScheme: {}}},
@@ -197,6 +198,8 @@ func operation(gen *schemaGenerator, rt route) (*openapi3.Operation, error) {
 	}
 	problems := problemSet{}
 	problems.add(http.StatusInternalServerError, CodeInternal)
+	// A query parameter the operation does not read (checkQuery).
+	problems.add(http.StatusBadRequest, CodeInvalidParameter)
 	if rt.access != open {
 		problems.add(http.StatusUnauthorized, CodeUnauthorized)
 	}

@@ -77,7 +77,8 @@ var (
 		openapi3.NewBoolSchema()), badParameter}
 	includeDeletedParam = parameter{queryParam("include_deleted", "Find a deleted tenant too; without it, a deleted tenant is a 404.",
 		openapi3.NewBoolSchema()), badParameter}
-	statusParam = parameter{repeated(queryParam("status", "Only tenants in one of these statuses. Repeat the parameter, or separate statuses with commas.",
+	listDeletedParam = parameter{queryParam("include_deleted", "List deleted tenants too.", openapi3.NewBoolSchema()), badParameter}
+	statusParam      = parameter{repeated(queryParam("status", "Only tenants in one of these statuses. Repeat the parameter, or separate statuses with commas.",
 		statusesSchema())), badParameter}
 	labelParam = parameter{repeated(queryParam("label", "Only tenants with this label, as key=value. Repeat the parameter to require several.",
 		openapi3.NewArraySchema().WithItems(openapi3.NewStringSchema()))), badParameter}
@@ -164,12 +165,12 @@ var operationNotes = map[string]operationNote{
 		},
 	},
 	"listTenants": {
-		description: "Deleted tenants are listed only when status names deleted.",
-		params:      []parameter{statusParam, providerFilterParam, labelParam, namePrefixParam, pageSizeParam, pageTokenParam},
+		description: "Deleted tenants are listed only with include_deleted=true, or when status names deleted.",
+		params:      []parameter{statusParam, providerFilterParam, labelParam, namePrefixParam, listDeletedParam, pageSizeParam, pageTokenParam},
 	},
 	"getTenant": {params: []parameter{includeDeletedParam}},
 	"replaceTenant": {
-		description: "A change that alters nothing answers 200 without bumping generation.",
+		description: "labels and annotations left out (or null) are kept; {} removes them all. A change that alters nothing answers 200 without bumping generation.",
 		problems:    changeProblems,
 	},
 	"patchTenant": {

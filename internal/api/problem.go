@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -246,6 +247,7 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	}
 	p.Instance = requestID(r)
 	capErrors(p)
+	p.ErrorMessage = cmp.Or(p.Detail, p.Title)
 	if errors.Is(err, tenant.ErrUnavailable) {
 		// /readyz turns unready until a write goes through again.
 		s.writesFailing.Store(true)

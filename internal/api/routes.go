@@ -97,6 +97,10 @@ func (s *Server) dispatch(rs []route) http.Handler {
 			}
 			info(r).actor = who.name
 		}
+		if err := checkQuery(r, rt); err != nil {
+			s.writeProblem(w, r, err)
+			return
+		}
 		if err := rt.handle(w, r); err != nil {
 			s.writeProblem(w, r, err)
 		}

@@ -151,6 +151,9 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 		opts.Labels = sel
 	}
 	var err error
+	if opts.IncludeDeleted, err = boolParam(r, "include_deleted"); err != nil {
+		return err
+	}
 	if opts.PageSize, err = pageSize(r); err != nil {
 		return err
 	}
@@ -166,15 +169,39 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// replaceTenant replaces a tenant's desired state. labels and annotations
+// left out (or null) keep the tenant's, so that a client that knows nothing
+// of them does not wipe them; {} clears them.
 func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 	var req ReplaceTenantRequest
-	if err := s.readBody(w, r, &req, contentJSON); err != nil {
+	body, err := s.readRaw(w, r, contentJSON)
+	if err != nil {
+		return err
+	}
+	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
 	if err := requireObject(req.ComputeConfig); err != nil {
 		return err
 	}
-	return s.change(w, r, func(*tenant.Tenant) (ReplaceTenantRequest, error) { return req, nil })
+	var sent map[string]json.RawMessage
+	if err := json.Unmarshal(body, &sent); err != nil {
+		return fmt.Errorf("api: read the members of a replace: %w", err) // decodeStrict took it
+	}
+	given := func(member string) bool {
+		v, ok := sent[member]
+		return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+	}
+	return s.change(w, r, func(cur *tenant.Tenant) (ReplaceTenantRequest, error) {
+		next := req
+		if !given("labels") {
+			next.Labels = cur.Labels
+		}
+		if !given("annotations") {
+			next.Annotations = cur.Annotations
+		}
+		return next, nil
+	})
 }
 
 func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {

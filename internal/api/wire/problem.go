@@ -18,6 +18,10 @@ type Problem struct {
 	ErrorsOmitted int `json:"errors_omitted,omitempty"`
 	// Instance is the request id, to find the request in the logs.
 	Instance string `json:"instance,omitempty"`
+	// ErrorMessage is Detail again (Title when there is no detail), as the
+	// member "error" that many API clients show: without it they show only
+	// the status.
+	ErrorMessage string `json:"error"`
 }
 
 // Error is the status, code and detail, so that a handler can return a

@@ -54,13 +54,14 @@ type CreateTenantRequest struct {
 	Annotations   map[string]string `json:"annotations,omitempty"`
 }
 
-// ReplaceTenantRequest is the body of PUT /v1/tenants/{tenant}: the whole
+// ReplaceTenantRequest is the body of PUT /v1/tenants/{tenant}: the
 // desired state. A secret value sent back as "[redacted]" keeps the stored
-// secret.
+// secret. Labels and Annotations left nil are not sent, and the tenant keeps
+// its own; an empty map is sent as {} and clears them.
 type ReplaceTenantRequest struct {
 	ComputeConfig json.RawMessage   `json:"compute_config"`
-	Labels        map[string]string `json:"labels,omitempty"`
-	Annotations   map[string]string `json:"annotations,omitempty"`
+	Labels        map[string]string `json:"labels,omitzero"`
+	Annotations   map[string]string `json:"annotations,omitzero"`
 }
 
 // TenantList is a page of tenants.

@@ -1,0 +1,154 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// What clients of other landlord APIs send and read works here too.
+
+// A problem carries "error" beside RFC 9457's members: clients that read
+// it show it, where they showed only the status.
+func TestProblemHasErrorMember(t *testing.T) {
+	ts := newServer(t)
+	for _, tc := range []struct{ name, method, path, body string }{
+		{"not found", "GET", "/v1/tenants/nosuch", ""},
+		{"invalid body", "POST", "/v1/tenants", `{"name":"Bad Name","compute_config":{"image":"a"}}`},
+		{"no route", "GET", "/v1/nosuch", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ts.do(t, tc.method, tc.path, "application/json", tc.body)
+			var body map[string]any
+			if err := json.Unmarshal(res.body, &body); err != nil {
+				t.Fatal(err)
+			}
+			msg, ok := body["error"].(string)
+			if !ok || msg == "" || msg != body["detail"] {
+				t.Errorf("error %v, detail %v: want error to be the detail: %s", body["error"], body["detail"], res.body)
+			}
+		})
+	}
+}
+
+// ?include_deleted=true lists deleted tenants too, as it finds them on a
+// get.
+func TestListIncludeDeleted(t *testing.T) {
+	ts := newServer(t)
+	ts.create(t, "live", `{"image":"a"}`)
+	gone := ts.create(t, "gone", `{"image":"a"}`)
+	if r := ts.do(t, "DELETE", "/v1/tenants/gone", "", ""); r.status != http.StatusAccepted {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	cur, err := ts.store.Get(context.Background(), gone.ID, tenant.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.store.UpdateObserved(context.Background(), cur.ID, tenant.Observation{Generation: cur.Generation, Status: tenant.StatusDeleted}); err != nil {
+		t.Fatal(err)
+	}
+	names := func(query string) []string {
+		t.Helper()
+		res := ts.do(t, "GET", "/v1/tenants"+query, "", "")
+		if res.status != http.StatusOK {
+			t.Fatalf("GET /v1/tenants%s: %d %s", query, res.status, res.body)
+		}
+		var list api.TenantList
+		if err := json.Unmarshal(res.body, &list); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tn := range list.Tenants {
+			out = append(out, tn.Name+" "+tn.Status)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := names(""), []string{"live requested"}; !slices.Equal(got, want) {
+		t.Errorf("without include_deleted: %v, want %v", got, want)
+	}
+	if got, want := names("?include_deleted=true"), []string{"gone deleted", "live requested"}; !slices.Equal(got, want) {
+		t.Errorf("include_deleted=true: %v, want %v", got, want)
+	}
+	if got, want := names("?include_deleted=false"), []string{"live requested"}; !slices.Equal(got, want) {
+		t.Errorf("include_deleted=false: %v, want %v", got, want)
+	}
+	if r := ts.do(t, "GET", "/v1/tenants?include_deleted=yes", "", ""); r.status != http.StatusBadRequest || pointers(r.problem(t))[0] != "include_deleted" {
+		t.Errorf("include_deleted=yes: %d %s", r.status, r.body)
+	}
+}
+
+// A PUT that leaves labels or annotations out (or sends null) keeps the
+// tenant's; {} clears them.
+func TestReplaceKeepsOmittedLabels(t *testing.T) {
+	ts := newServer(t)
+	res := ts.do(t, "POST", "/v1/tenants", "application/json",
+		`{"name":"acme","compute_config":{"image":"a"},"labels":{"tier":"gold"},"annotations":{"owner":"ops"}}`)
+	if res.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.status, res.body)
+	}
+	for _, tc := range []struct {
+		name, body          string
+		labels, annotations map[string]string
+	}{
+		{"both left out", `{"compute_config":{"image":"b"}}`, map[string]string{"tier": "gold"}, map[string]string{"owner": "ops"}},
+		{"null keeps", `{"compute_config":{"image":"c"},"labels":null,"annotations":null}`, map[string]string{"tier": "gold"}, map[string]string{"owner": "ops"}},
+		{"labels replaced", `{"compute_config":{"image":"c"},"labels":{"tier":"silver"}}`, map[string]string{"tier": "silver"}, map[string]string{"owner": "ops"}},
+		{"empty labels clear", `{"compute_config":{"image":"c"},"labels":{}}`, nil, map[string]string{"owner": "ops"}},
+		{"empty annotations clear", `{"compute_config":{"image":"c"},"annotations":{}}`, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ts.do(t, "PUT", "/v1/tenants/acme", "application/json", tc.body)
+			if res.status != http.StatusOK {
+				t.Fatalf("PUT: %d %s", res.status, res.body)
+			}
+			got := res.tenant(t)
+			if !maps.Equal(got.Labels, tc.labels) || !maps.Equal(got.Annotations, tc.annotations) {
+				t.Errorf("labels %v, annotations %v; want %v, %v", got.Labels, got.Annotations, tc.labels, tc.annotations)
+			}
+		})
+	}
+}
+
+// Every operation refuses a query parameter it does not read, naming it,
+// rather than answer as if it were not there.
+func TestUnknownQueryParameters(t *testing.T) {
+	ts := newServer(t, roleTokens...)
+	ts.create(t, "acme", `{"image":"a"}`)
+	for _, r := range api.Routes() {
+		method, pattern, op := r[0], r[1], r[2]
+		t.Run(op, func(t *testing.T) {
+			path := strings.NewReplacer("{tenant}", "acme", "{asset}", "app.css").Replace(pattern)
+			res := ts.do(t, method, path+"?page_size=5&statuss=ready&zz=1", "application/json", `{}`)
+			if res.status != http.StatusBadRequest {
+				t.Fatalf("%s %s with unknown parameters: %d %s", method, path, res.status, res.body)
+			}
+			p := res.problem(t)
+			var unknown []string
+			for _, e := range p.Errors {
+				unknown = append(unknown, e.Parameter)
+			}
+			want := []string{"statuss", "zz"}
+			if op != "listTenants" && op != "listTenantEvents" {
+				want = []string{"page_size", "statuss", "zz"}
+			}
+			if p.Code != api.CodeInvalidParameter || !cmp.Equal(unknown, want) || !strings.Contains(p.Detail, "zz") {
+				t.Errorf("problem %s %v; want invalid_parameter naming %v: %s", p.Code, unknown, want, res.body)
+			}
+		})
+	}
+	if r := ts.do(t, "GET", "/v1/tenants?page_size=%zz", "", ""); r.status != http.StatusBadRequest || r.problem(t).Code != api.CodeInvalidParameter {
+		t.Errorf("a malformed query: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, "GET", "/v1/tenants?status=ready&include_deleted=true&page_size=5", "", ""); r.status != http.StatusOK {
+		t.Errorf("known parameters: %d %s", r.status, r.body)
+	}
+}
