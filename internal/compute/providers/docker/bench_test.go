@@ -32,7 +32,7 @@ func benchEngine(b *testing.B) (*client.Client, string) {
 	return cli, image
 }
 
-// removeManaged removes every container and network with the tests' label.
+// removeManaged removes every container and network with this run's label.
 func removeManaged(cli *client.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -108,7 +108,7 @@ func BenchmarkProvisionVsDockerRun(b *testing.B) {
 	// On an operator network that exists already, the Engine's network work
 	// is out of the comparison: what remains is the provider's own.
 	b.Run("one-tenant-shared-network", func(b *testing.B) {
-		const shared = testPrefix + "-bench-one-shared"
+		shared := testPrefix + "-bench-one-shared"
 		p := sharedNetworkProvider(b, shared, "2s")
 		b.Cleanup(func() { removeNetworkNamed(cli, shared) })
 		if _, err := docker(ctx, "network", "create", shared); err != nil {
@@ -121,7 +121,7 @@ func BenchmarkProvisionVsDockerRun(b *testing.B) {
 	// bridge networks), so the 50 tenants share one network.
 	b.Run("50-tenants-parallel", func(b *testing.B) {
 		const tenants = 50
-		const shared = testPrefix + "-bench-shared"
+		shared := testPrefix + "-bench-shared"
 		p := sharedNetworkProvider(b, shared, "2s")
 		b.Cleanup(func() {
 			removeManaged(cli)

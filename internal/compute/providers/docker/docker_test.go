@@ -15,8 +15,14 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
-// testPrefix keeps the tests' resources apart from a real landlord's.
-const testPrefix = "lltest"
+// testBase starts the names of what the tests create on the Engine.
+const testBase = "lltest"
+
+// testPrefix is the label prefix of the tests' providers, lltest-<run id>:
+// it keeps the tests' resources apart from a real landlord's and from those
+// of other runs of these tests on the same Engine, so that each run's
+// cleanup removes only its own (see dockertest.Prefix).
+var testPrefix = dockertest.Prefix(testBase)
 
 var testBlock = json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s"}`)
 
@@ -34,8 +40,6 @@ func mustProvider(t *testing.T, logs *providertest.LogBuffer) *Provider {
 	return p
 }
 
-// cleanupByLabel removes every container and network the tests created, even
-// when they fail.
 // sharedNetworkProvider is a Provider whose tenants all join the network
 // name, with the test key and stop timeout stop; it is closed when tb ends.
 func sharedNetworkProvider(tb testing.TB, name, stop string) *Provider {
@@ -49,6 +53,8 @@ func sharedNetworkProvider(tb testing.TB, name, stop string) *Provider {
 	return p
 }
 
+// cleanupByLabel removes every container and network this run's tests
+// created, even when they fail, and nothing of other runs.
 func cleanupByLabel(t *testing.T, cli *client.Client) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

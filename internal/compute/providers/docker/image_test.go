@@ -9,11 +9,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	dockertest.RemoveEchoImages()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(dockertest.Main(m, testBase)) }
 
 // The registry's refusals are terminal; the Engine's own trouble, even when
 // it reads "denied", may pass and is retried.

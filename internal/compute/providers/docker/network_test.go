@@ -22,7 +22,7 @@ import (
 func TestSharedNetworkCreatedOnce(t *testing.T) {
 	cli := dockertest.Engine(t)
 	image := dockertest.EchoImage(t)[0]
-	const shared = testPrefix + "-shared-once"
+	shared := testPrefix + "-shared-once"
 	p := sharedNetworkProvider(t, shared, "1s")
 	t.Cleanup(func() {
 		cleanupByLabel(t, cli)
@@ -68,7 +68,7 @@ func TestSharedNetworkCreatedOnce(t *testing.T) {
 func TestNetworkCreationConvergesAcrossProcesses(t *testing.T) {
 	cli := dockertest.Engine(t)
 	image := dockertest.EchoImage(t)[0]
-	const shared = testPrefix + "-shared-converge"
+	shared := testPrefix + "-shared-converge"
 	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
 	logs := &providertest.LogBuffer{}
 	newProvider := func(block json.RawMessage) *Provider {
@@ -214,7 +214,7 @@ func networksNamed(t *testing.T, cli *client.Client, name string) []string {
 func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
 	cli := dockertest.Engine(t)
 	image := dockertest.EchoImage(t)[0]
-	const shared = testPrefix + "-shared-heal"
+	shared := testPrefix + "-shared-heal"
 	p := sharedNetworkProvider(t, shared, "1s")
 	ctx := context.Background()
 	labels := map[string]string{testPrefix + ".managed-by": "landlord"}

@@ -19,7 +19,7 @@ import (
 // serveConfig is the configuration of `landlord serve` in these tests: the
 // docker provider with local images only and the tests' label prefix, a
 // fast resync for drift repair and a short lease so a restart leads soon.
-const serveConfig = `compute:
+var serveConfig = `compute:
   docker:
     pull_policy: never
     label_prefix: ` + testPrefix + `

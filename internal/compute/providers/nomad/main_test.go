@@ -18,11 +18,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
-func TestMain(m *testing.M) {
-	code := nomadtest.Main(m)
-	dockertest.RemoveEchoImages()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(nomadtest.Main(m)) }
 
 var hashKey = []byte("landlord-nomad-test-hash-key-0123")
 

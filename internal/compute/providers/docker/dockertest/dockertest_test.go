@@ -8,13 +8,10 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	RemoveEchoImages()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(Main(m)) }
 
 // The tags name this package's binary and change with the echo server's
 // source; neither is "latest".
@@ -30,7 +27,7 @@ func TestEchoTags(t *testing.T) {
 		t.Error("the embedded echo source differs from echo/main.go")
 	}
 	tags := EchoTags()
-	want := regexp.MustCompile(`^landlord-test/echo:[0-9a-f]{12}-dockertest$`)
+	want := regexp.MustCompile(`^landlord-test/echo:[0-9a-f]{12}-dockertest-` + RunID() + `$`)
 	if !want.MatchString(tags[0]) || tags[1] != tags[0]+"-b" {
 		t.Errorf("EchoTags() = %q, want %s and the same with -b", tags, want)
 	}
@@ -66,5 +63,51 @@ func TestEchoImage(t *testing.T) {
 	}
 	if again := EchoImage(t); again != tags {
 		t.Errorf("a second EchoImage = %q, want the first's %q", again, tags)
+	}
+}
+
+// A name's run id follows the base and a dash, and is followed by a dash,
+// a dot or nothing.
+func TestRunOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"/lltest-ab12cdef34-acme-1234abcd-app": "ab12cdef34",
+		"lltest-ab12cdef34-shared":             "ab12cdef34",
+		"lltest-ab12cdef34.managed-by":         "ab12cdef34",
+		"lltest-ab12cdef34":                    "ab12cdef34",
+		"lltest-pull-09011000-app":             "", // made before runs had ids
+		"lltest-ab12cdef345-x":                 "",
+		"lltest-AB12cdef34-x":                  "",
+		"other-ab12cdef34-x":                   "",
+	} {
+		if got := runOf(name, "lltest"); got != want {
+			t.Errorf("runOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if id := RunID(); !validRunID(id) || runOf(Prefix("lltest")+"-x", "lltest") != id {
+		t.Errorf("RunID() = %q is not found again in its Prefix", id)
+	}
+}
+
+// What no run here can vouch for (another host's, or older than run ids)
+// is left over once older than StaleAfter; an ended run's at once.
+func TestEndedBy(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	young, old := now.Add(-time.Hour), now.Add(-StaleAfter-time.Minute)
+	gone := hostTag(dir) + "abcdef" // no lock file
+	for _, c := range []struct {
+		id      string
+		created time.Time
+		want    bool
+	}{
+		{"", young, false},
+		{"", old, true},
+		{"zzzz" + "abcdef", young, false},
+		{"zzzz" + "abcdef", old, true},
+		{gone, young, true},
+	} {
+		if got := ended(dir, c.id, c.created, now); got != c.want {
+			t.Errorf("ended(%q, created %s ago) = %v, want %v", c.id, now.Sub(c.created).Round(time.Minute), got, c.want)
+		}
 	}
 }

@@ -38,7 +38,7 @@ var echoImages struct {
 	once sync.Once
 	tags [2]string
 	err  error
-	cli  *client.Client // the client that built them, closed by RemoveEchoImages
+	cli  *client.Client // the client that built them, closed by removeEchoImages
 }
 
 // EchoImage returns two tags of the echo image, building it on first use
@@ -64,14 +64,14 @@ func EchoImage(tb testing.TB) [2]string {
 // building anything.
 func EchoTags() [2]string {
 	sum := sha256.Sum256(echoSource)
-	tag := EchoRepository + ":" + hex.EncodeToString(sum[:])[:12] + "-" + owner()
+	tag := EchoRepository + ":" + hex.EncodeToString(sum[:])[:12] + "-" + owner() + "-" + RunID()
 	return [2]string{tag, tag + "-b"}
 }
 
-// RemoveEchoImages removes the tags this test binary built, if any, and
-// only those: other packages' tests may still run theirs. Call it from
-// TestMain once the tests have run.
-func RemoveEchoImages() {
+// removeEchoImages removes the tags this test binary built, if any, and
+// only those: other packages' and runs' tests may still run theirs. End
+// calls it.
+func removeEchoImages() {
 	if echoImages.cli == nil {
 		return
 	}
@@ -160,11 +160,12 @@ func buildEcho(cli *client.Client, tags [2]string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// No cache, and a label of the owner: test binaries of several packages
-	// build at once, and each removes its image with the layers under it
-	// when it ends, so no two may share an image or an intermediate one.
+	// No cache, and labels of the owner and the run: test binaries of
+	// several packages and runs build at once, and each removes its image
+	// with the layers under it when it ends, so no two may share an image
+	// or an intermediate one.
 	res, err := cli.ImageBuild(ctx, &buf, client.ImageBuildOptions{Tags: tags[:], Remove: true, ForceRemove: true, NoCache: true,
-		Labels: map[string]string{"landlord-test": "echo", "landlord-test.owner": owner()}})
+		Labels: map[string]string{"landlord-test": "echo", "landlord-test.owner": owner(), runLabel: RunID()}})
 	if err != nil {
 		return fmt.Errorf("image build: %w", err)
 	}

@@ -37,7 +37,8 @@ var (
 )
 
 // Main runs the tests of m, then stops the agent the tests started, if
-// any, removes what it left behind, and removes dockertest's echo images.
+// any, removes what it left behind, and ends dockertest's run (its echo
+// images and lock).
 // It returns the exit code for os.Exit.
 func Main(m *testing.M) int {
 	mainCalled.Store(true)
@@ -48,7 +49,7 @@ func Main(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "nomadtest: %v\n", err)
 		}
 	}
-	dockertest.RemoveEchoImages()
+	dockertest.End()
 	return code
 }
 
