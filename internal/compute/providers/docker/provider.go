@@ -46,6 +46,9 @@ type Provider struct {
 	now      func() time.Time
 	client   *client.Client
 	hashKey  []byte
+	// registryGrace is how long pulls are tried again while the Engine
+	// cannot resolve or reach a registry; tests shorten it.
+	registryGrace time.Duration
 
 	locks tenantlock.Locks
 }
@@ -60,7 +63,7 @@ func New(_ context.Context, opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey)}
+	p := &Provider{schema: schema, logger: opts.Logger, now: opts.Now, hashKey: bytes.Clone(opts.HashKey), registryGrace: defaultRegistryGrace}
 	if p.defaults, err = workload.SplitBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
 	}

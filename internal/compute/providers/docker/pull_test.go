@@ -171,9 +171,9 @@ func TestPullReportsProgress(t *testing.T) {
 }
 
 // Why a pull failed decides whether the controller retries: a tag or
-// repository the registry does not have, or access it refuses, is terminal
-// and says what to do; a registry that cannot be reached or fails is
-// retryable.
+// repository the registry does not have, access it refuses, or a registry
+// the Engine cannot resolve or connect to for the whole grace is terminal
+// and says what to do; a registry that answers and fails is retryable.
 func TestPullFailures(t *testing.T) {
 	cli := dockertest.Engine(t)
 	good := startRegistry(t, cli, nil)
@@ -195,6 +195,8 @@ func TestPullFailures(t *testing.T) {
 	_ = ln.Close()
 	cleanupByLabel(t, cli)
 	p := mustProvider(t, &providertest.LogBuffer{})
+	p.registryGrace = 2 * time.Second
+	const unresolvable = "landlord-test.invalid" // RFC 6761: never resolves
 
 	cases := []struct {
 		name     string
@@ -206,15 +208,18 @@ func TestPullFailures(t *testing.T) {
 		{name: "unknown tag", image: good.Host + repo[:strings.LastIndex(repo, ":")] + ":no-such-tag", terminal: true, is: errImageMissing, says: "check the image name and tag"},
 		{name: "unknown repository", image: good.Host + "/landlord-test/no-such-repo:v1", terminal: true, is: errImageMissing, says: "check the image name and tag"},
 		{name: "access denied", image: failing(http.StatusUnauthorized, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`).Host + repo, terminal: true, is: errRegistryDenied, says: "docker login"},
-		{name: "nobody listens", image: nobody + repo, is: errRegistryUnreachable, says: "could not be reached"},
-		{name: "registry fails with 500", image: failing(http.StatusInternalServerError, "boom").Host + repo, is: errRegistryUnreachable, says: "could not be reached"},
-		{name: "registry fails with 503", image: failing(http.StatusServiceUnavailable, "busy").Host + repo, is: errRegistryUnreachable, says: "could not be reached"},
+		{name: "nobody listens", image: nobody + repo, terminal: true, is: errRegistryOffline, says: "cannot resolve or reach the registry " + nobody},
+		{name: "unresolvable registry", image: unresolvable + repo, terminal: true, is: errRegistryOffline, says: "cannot resolve or reach the registry " + unresolvable},
+		{name: "registry fails with 500", image: failing(http.StatusInternalServerError, "boom").Host + repo, is: errRegistryFailed, says: "will try again"},
+		{name: "registry fails with 503", image: failing(http.StatusServiceUnavailable, "busy").Host + repo, is: errRegistryFailed, says: "will try again"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			good.removeFromEngine(t, c.image)
 			id := pullID(40 + i)
+			start := time.Now()
 			_, err := p.Provision(context.Background(), pullSpec(id, c.image, PullIfNotPresent))
+			took := time.Since(start)
 			if err == nil {
 				_ = p.Destroy(context.Background(), id)
 				t.Fatalf("Provision of %s succeeded", c.image)
@@ -222,7 +227,18 @@ func TestPullFailures(t *testing.T) {
 			if !errors.Is(err, c.is) || !errors.Is(err, compute.ErrProvisionFailed) || compute.IsTerminal(err) != c.terminal || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("Provision of %s = %v\nwant ErrProvisionFailed and %v, terminal %v, saying %q", c.image, err, c.is, c.terminal, c.says)
 			}
-			t.Logf("%v", err)
+			t.Logf("after %s: %v", took.Round(time.Millisecond), err)
+			if offline := errors.Is(err, errRegistryOffline); offline {
+				// Tried again for the grace, then told what to do.
+				if took < p.registryGrace || took > p.registryGrace+10*time.Second {
+					t.Errorf("Provision gave up after %s, want just over the grace of %s", took, p.registryGrace)
+				}
+				for _, says := range []string{"docker load", "pull_policy", "registry mirror"} {
+					if !strings.Contains(err.Error(), says) {
+						t.Errorf("error does not say %q: %v", says, err)
+					}
+				}
+			}
 			if !strings.Contains(err.Error(), "image of container app") {
 				t.Errorf("error %q does not name the failed step", err)
 			}
@@ -234,6 +250,65 @@ func TestPullFailures(t *testing.T) {
 				t.Errorf("a failed Provision left %d networks (%v)", len(ns.Items), err)
 			}
 		})
+	}
+}
+
+// A registry that cannot be reached for a moment (here: nobody listens on
+// its port for the first 2 s, as while it restarts) is tried again within
+// the grace, and the pull then succeeds; the wait is reported as progress.
+func TestPullRegistryBackWithinGrace(t *testing.T) {
+	cli := dockertest.Engine(t)
+	// Push through a registry on a port, then stop serving it there.
+	counter := &countingHandler{next: newTestRegistry()}
+	first := startRegistry(t, cli, counter)
+	ln, err := net.Listen("tcp", first.Host)
+	if err == nil {
+		_ = ln.Close()
+		t.Fatal("the registry's port is free while it serves")
+	}
+	ref := first.push(t, "landlord-test/echo", "comes-back", echoRegistryImage(t, 0, 0))
+	host := first.Host
+	first.stop()
+	cleanupByLabel(t, cli)
+	p := mustProvider(t, &providertest.LogBuffer{})
+	p.registryGrace = 20 * time.Second
+
+	go func() {
+		time.Sleep(2 * time.Second)
+		ln, err := net.Listen("tcp", host)
+		if err != nil {
+			t.Errorf("serve the registry again on %s: %v", host, err)
+			return
+		}
+		srv := &http.Server{Handler: counter, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(func() { _ = srv.Close() })
+	}()
+	var mu sync.Mutex
+	var reports []string
+	ctx := compute.WithProgress(context.Background(), func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, msg)
+	})
+	id := pullID(70)
+	start := time.Now()
+	if _, err := p.Provision(ctx, pullSpec(id, ref, PullIfNotPresent)); err != nil {
+		t.Fatalf("Provision: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
+	t.Logf("pulled after %s", time.Since(start).Round(time.Millisecond))
+	if counter.manifests.Load() == 0 {
+		t.Error("the registry was never asked for the image")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	waited := false
+	for _, r := range reports {
+		waited = waited || strings.Contains(r, "cannot resolve or reach the registry "+host)
+	}
+	if !waited {
+		t.Errorf("no progress report said the registry could not be reached: %q", reports)
 	}
 }
 
@@ -261,8 +336,8 @@ func TestPullErrorInStream(t *testing.T) {
 		t.Fatal("Provision succeeded although no blob could be downloaded")
 	}
 	var streamErr *jsonstream.Error
-	if !errors.As(err, &streamErr) || !errors.Is(err, errRegistryUnreachable) || !compute.IsRetryable(err) {
-		t.Errorf("Provision = %v (%T), want the stream's error, retryable, saying the registry could not be reached", err, err)
+	if !errors.As(err, &streamErr) || !errors.Is(err, errRegistryFailed) || !compute.IsRetryable(err) {
+		t.Errorf("Provision = %v (%T), want the stream's error, retryable, saying the registry failed", err, err)
 	}
 }
 

@@ -35,7 +35,11 @@ type testRegistry struct {
 	// Host is host:port, the registry part of image references.
 	Host string
 	cli  *client.Client
+	srv  *http.Server
 }
+
+// stop stops serving the registry; its port is free again.
+func (r *testRegistry) stop() { _ = r.srv.Close() }
 
 // startRegistry serves handler (nil means a working registry) on a free
 // loopback port until the test ends.
@@ -51,7 +55,7 @@ func startRegistry(t *testing.T, cli *client.Client, handler http.Handler) *test
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	return &testRegistry{Host: ln.Addr().String(), cli: cli}
+	return &testRegistry{Host: ln.Addr().String(), cli: cli, srv: srv}
 }
 
 // push writes img to the registry as repo:tag and returns its reference.
