@@ -51,7 +51,7 @@ func (e *ProviderNotFoundError) Error() string {
 	if e.Name == "" {
 		return fmt.Sprintf("%s: no provider chosen and no default configured; set compute_provider (%s)", ErrProviderNotFound, enabled)
 	}
-	return fmt.Sprintf("%s: %q (%s)", ErrProviderNotFound, e.Name, enabled)
+	return fmt.Sprintf("%s: %s (%s)", ErrProviderNotFound, violation.Quote(e.Name), enabled)
 }
 
 // Unwrap makes errors.Is(err, ErrProviderNotFound) hold.

@@ -14,6 +14,12 @@ import (
 // itself is level 1, each object or array inside it one more.
 const MaxDepth = 64
 
+// MaxKeyBytes bounds the keys of objects. The longest a tenant needs is a
+// label or annotation key (a 253-character prefix, "/", a 63-character
+// name); a longer one would only make every pointer and error that names it
+// as long.
+const MaxKeyBytes = 512
+
 // frame is one open object or array.
 type frame struct {
 	object bool
@@ -61,9 +67,13 @@ func newWalker(raw []byte) *walker {
 }
 
 // pointer is the JSON pointer of the value being read.
-func (w *walker) pointer() string {
+func (w *walker) pointer() string { return w.pointerTo(len(w.stack)) }
+
+// pointerTo is the JSON pointer of the container n levels down: 0 is the
+// document, len(w.stack) the value being read.
+func (w *walker) pointerTo(n int) string {
 	var b strings.Builder
-	for _, f := range w.stack {
+	for _, f := range w.stack[:n] {
 		b.WriteByte('/')
 		if f.object {
 			b.WriteString(violation.Escape(f.key))
@@ -89,8 +99,9 @@ func (w *walker) done() {
 
 // Check reads raw, one JSON value, and returns its first offence in the
 // order of the text: an object or array nested deeper than maxDepth (its
-// pointer, with nothing below it read), or a key an object already has
-// (the pointer of the second, which names the key). Keys are compared as decoded, so "a" and
+// pointer, with nothing below it read), a key longer than MaxKeyBytes (the
+// pointer of its object), or a key an object already has (the pointer of
+// the second, which names the key). Keys are compared as decoded, so "a" and
 // "\u0061" are the same key. Malformed JSON is no offence: Check stops at
 // the first syntax error, or at the end of the first value, and reports
 // nothing, leaving the decoder that follows to say what is wrong.
@@ -111,6 +122,11 @@ func Check(raw []byte, maxDepth int) (violation.Violation, bool) {
 				w.done()
 			} else {
 				key, _ := tok.(string)
+				if len(key) > MaxKeyBytes {
+					// The object's pointer: the key's would be as long.
+					return violation.Violation{Pointer: w.pointerTo(len(w.stack) - 1),
+						Message: fmt.Sprintf("has a key of %d bytes; keys are at most %d", len(key), MaxKeyBytes)}, true
+				}
 				top.key, top.wantKey = key, false
 				if top.seen(key) {
 					// The pointer names the key; the message does not repeat
