@@ -61,6 +61,11 @@ type UpdateOptions struct {
 type DeleteOptions struct {
 	// IfMatch, when not 0, is the tenant version the deletion is meant for.
 	IfMatch int64
+	// Forget deletes the record of a tenant whose provider the server has
+	// not enabled, at once, destroying nothing: what it ran may still run.
+	// A tenant whose provider is enabled is a 409 *Error (code
+	// provider_enabled).
+	Forget bool
 }
 
 // EventOptions page a tenant's history.
@@ -186,14 +191,18 @@ func (s *Tenants) change(ctx context.Context, idOrName, method, contentType stri
 
 // Delete asks for a tenant's deletion and returns it as deleting; the
 // controller then destroys its workload. Asking again is harmless; a deleted
-// tenant is a 404 *Error.
+// tenant is a 404 *Error. With Forget it returns the tenant deleted.
 func (s *Tenants) Delete(ctx context.Context, idOrName string, opts DeleteOptions) (*Tenant, error) {
 	path, err := pathFor(idOrName)
 	if err != nil {
 		return nil, err
 	}
+	q := url.Values{}
+	if opts.Forget {
+		q.Set("forget", "true")
+	}
 	var out Tenant
-	if err := s.c.do(ctx, request{method: "DELETE", path: path, header: ifMatchHeader(opts.IfMatch)}, &out); err != nil {
+	if err := s.c.do(ctx, request{method: "DELETE", path: path, query: q, header: ifMatchHeader(opts.IfMatch)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -80,8 +81,13 @@ has every --label and uses the --provider.`,
 			fmt.Fprintln(cmd.ErrOrStderr(), "no tenants")
 			return nil
 		}
-		if err := renderTenants(cmd.OutOrStdout(), list.Tenants, now()); err != nil {
+		enabled := enabledProviders(contextOf(cmd), c)
+		if err := renderTenants(cmd.OutOrStdout(), list.Tenants, now(), enabled); err != nil {
 			return err
+		}
+		if n := countNotEnabled(list.Tenants, enabled); n > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%d of these tenants use a provider this server has not enabled: landlord leaves them as they are; "+
+				"enable it again, or remove a record, destroying nothing, with: landlord delete NAME --forget\n", n)
 		}
 		if list.NextPageToken != "" {
 			fmt.Fprintf(cmd.ErrOrStderr(), "more tenants: list them all with --all-pages, or the next page with --page-token %s\n", list.NextPageToken)
@@ -89,4 +95,32 @@ has every --label and uses the --provider.`,
 		return nil
 	}
 	return cmd
+}
+
+// enabledProviders asks the server which providers it has enabled; nil
+// (every provider counts as enabled) when it cannot say.
+func enabledProviders(ctx context.Context, c *client.Client) func(string) bool {
+	ps, err := c.Compute().Providers(ctx)
+	if err != nil {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, p := range ps.Providers {
+		names[p.Name] = true
+	}
+	return func(name string) bool { return names[name] }
+}
+
+// countNotEnabled counts the live tenants whose provider is not enabled.
+func countNotEnabled(ts []client.Tenant, enabled func(string) bool) int {
+	if enabled == nil {
+		return 0
+	}
+	n := 0
+	for _, t := range ts {
+		if t.Status != client.StatusDeleted && !enabled(t.ComputeProvider) {
+			n++
+		}
+	}
+	return n
 }

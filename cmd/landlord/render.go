@@ -16,15 +16,25 @@ import (
 
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 8, 2, ' ', 0) }
 
-// renderTenants is the list table.
-func renderTenants(w io.Writer, ts []client.Tenant, at time.Time) error {
+// renderTenants is the list table. A tenant whose provider is not enabled
+// on the server (enabled says, when not nil) is marked in the PROVIDER
+// column.
+func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(provider string) bool) error {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "NAME\tSTATUS\tPROVIDER\tAGE\tMESSAGE")
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Status, t.ComputeProvider, age(at.Sub(t.CreatedAt)), oneLine(t.StatusMessage, 80))
+		provider := t.ComputeProvider
+		if enabled != nil && t.Status != client.StatusDeleted && !enabled(provider) {
+			provider += notEnabledMark
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Status, provider, age(at.Sub(t.CreatedAt)), oneLine(t.StatusMessage, 80))
 	}
 	return tw.Flush()
 }
+
+// notEnabledMark follows, in the list table, the provider of a tenant that
+// the server has not enabled.
+const notEnabledMark = " (not enabled)"
 
 // renderTenant shows one tenant's fields, one a line.
 func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {

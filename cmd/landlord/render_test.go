@@ -82,8 +82,11 @@ func TestRenderGolden(t *testing.T) {
 		name   string
 		render func(*bytes.Buffer) error
 	}{
-		{"list", func(b *bytes.Buffer) error { return renderTenants(b, tenants, goldenNow) }},
-		{"list_empty", func(b *bytes.Buffer) error { return renderTenants(b, nil, goldenNow) }},
+		{"list", func(b *bytes.Buffer) error { return renderTenants(b, tenants, goldenNow, nil) }},
+		{"list_empty", func(b *bytes.Buffer) error { return renderTenants(b, nil, goldenNow, nil) }},
+		{"list_not_enabled", func(b *bytes.Buffer) error {
+			return renderTenants(b, tenants, goldenNow, func(p string) bool { return p == "mock" })
+		}},
 		{"get", func(b *bytes.Buffer) error { return renderTenant(b, tenants[0], goldenNow) }},
 		{"get_retrying", func(b *bytes.Buffer) error { return renderTenant(b, tenants[1], goldenNow) }},
 		{"get_dry_run", func(b *bytes.Buffer) error {

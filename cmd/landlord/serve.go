@@ -98,6 +98,9 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err := api.CheckListen(cfg.Listen, tokens, cfg.Insecure); err != nil {
 		return withExitCode(exitUsage, err)
 	}
+	if err := checkProviderNames(cfg); err != nil {
+		return withExitCode(exitUsage, err)
+	}
 	if len(tokens) == 0 && cfg.Insecure {
 		log.Warn("serving without tokens on a non-loopback address (--insecure): anyone who reaches it may change every tenant", slog.String("listen", cfg.Listen))
 	}
@@ -120,6 +123,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return withExitCode(exitUsage, fmt.Errorf("config: compute.default: %w", err))
 	}
+	warnStranded(ctx, store, registry, log)
 
 	// Listen before anything runs, so that a taken address fails start-up.
 	ln, err := net.Listen("tcp", cfg.Listen)

@@ -78,7 +78,11 @@ var (
 	includeDeletedParam = parameter{queryParam("include_deleted", "Find a deleted tenant too; without it, a deleted tenant is a 404.",
 		openapi3.NewBoolSchema()), badParameter}
 	listDeletedParam = parameter{queryParam("include_deleted", "List deleted tenants too.", openapi3.NewBoolSchema()), badParameter}
-	statusParam      = parameter{repeated(queryParam("status", "Only tenants in one of these statuses. Repeat the parameter, or separate statuses with commas.",
+	forgetParam      = parameter{queryParam("forget", "Delete the record at once, destroying nothing, of a tenant whose provider is not enabled on this server "+
+		"(it was switched to another): answered 200 with the tenant, deleted. The tenant's history records who forgot it and what may still run. "+
+		"A tenant whose provider is enabled is a 409 provider_enabled: delete it without forget.", openapi3.NewBoolSchema()),
+		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeProviderEnabled}}}
+	statusParam = parameter{repeated(queryParam("status", "Only tenants in one of these statuses. Repeat the parameter, or separate statuses with commas.",
 		statusesSchema())), badParameter}
 	labelParam = parameter{repeated(queryParam("label", "Only tenants with this label, as key=value. Repeat the parameter to require several.",
 		openapi3.NewArraySchema().WithItems(openapi3.NewStringSchema()))), badParameter}
@@ -179,7 +183,9 @@ var operationNotes = map[string]operationNote{
 	},
 	"deleteTenant": {
 		description: "The controller destroys the tenant's workload; the tenant keeps its record and history. Repeating the request is harmless.",
+		params:      []parameter{forgetParam},
 		success:     "deletion is under way; the tenant as it is now",
+		also:        []otherResponse{{http.StatusOK, "forget=true: the tenant, deleted", Tenant{}}},
 		problems:    map[int][]string{http.StatusConflict: {CodeVersionConflict}, http.StatusServiceUnavailable: {CodeStorageUnavailable}},
 	},
 	"listTenantEvents": {

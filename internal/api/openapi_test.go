@@ -186,6 +186,7 @@ func exampleStatus(op *openapi3.Operation) int {
 
 var exampleStatuses = map[string]int{
 	"createTenant": http.StatusCreated,
+	"deleteTenant": http.StatusAccepted,
 	// No controller provisions the tenant here, so it has no workload.
 	"getTenantStatus": http.StatusNotFound,
 }

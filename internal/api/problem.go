@@ -32,6 +32,7 @@ const (
 	CodeNameTaken            = "name_taken"
 	CodeVersionConflict      = "version_conflict"
 	CodeTenantDeleting       = "tenant_deleting"
+	CodeProviderEnabled      = "provider_enabled"
 	CodePreconditionFailed   = "precondition_failed"
 	CodeBodyTooLarge         = "body_too_large"
 	CodeIdempotencyMismatch  = "idempotency_key_reused"

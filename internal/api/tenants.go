@@ -343,6 +343,10 @@ func (s *Server) deleteTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	forget, err := boolParam(r, "forget")
+	if err != nil {
+		return err
+	}
 	cur, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{})
 	if err != nil {
 		return err
@@ -350,6 +354,9 @@ func (s *Server) deleteTenant(w http.ResponseWriter, r *http.Request) error {
 	noteTenant(r, cur.ID)
 	if !ifMatch.matches(cur.Version) {
 		return preconditionFailed(cur.Version)
+	}
+	if forget {
+		return s.forgetTenant(w, r, cur, ifMatch)
 	}
 	var version int64
 	if !ifMatch.any() {

@@ -23,6 +23,9 @@ type Compute interface {
 	UpdateTenant(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error)
 	DestroyTenant(ctx context.Context, t compute.TenantRef) error
 	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
+	// Registry holds the enabled providers: a tenant whose provider is not
+	// among them is left as it is (see Reconcile).
+	Registry() *compute.Registry
 }
 
 var _ Compute = (*compute.Manager)(nil)

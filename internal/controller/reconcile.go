@@ -23,6 +23,11 @@ const pausedMessage = "reconciliation paused by the landlord.io/paused annotatio
 // tenant from the store every time. An error means "retry with backoff"
 // (the store or the provider could not be asked); a tenant's own failed
 // attempts are recorded on the tenant and answered with RequeueAfter.
+//
+// A tenant whose provider is not enabled (landlord was restarted with
+// another provider) is left as it is, its workload untouched, with a status
+// message that says so and what to do: nothing is attempted, retried or
+// failed until the provider is back, when the message goes.
 func (c *Controller) Reconcile(ctx context.Context, id string) (Result, error) {
 	t, err := c.store.Get(ctx, id, tenant.GetOptions{IncludeDeleted: true})
 	if errors.Is(err, tenant.ErrNotFound) {
@@ -58,6 +63,9 @@ func (r *reconcile) run(ctx context.Context) (Result, error) {
 		if t.Status == tenant.StatusFailed && t.ObservedGeneration == t.Generation {
 			return Result{}, nil // gave up; asking again to delete retries
 		}
+		if done, err := r.checkProvider(ctx); done || err != nil {
+			return Result{}, err
+		}
 		if wait := r.backingOff(now); wait > 0 {
 			return Result{RequeueAfter: wait}, nil
 		}
@@ -66,6 +74,12 @@ func (r *reconcile) run(ctx context.Context) (Result, error) {
 		return Result{}, r.pause(ctx)
 	case t.StatusMessage == pausedMessage:
 		if err := r.resume(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+	if t.Status != tenant.StatusFailed || t.ObservedGeneration != t.Generation {
+		// A settled failure waits for a new desired state either way.
+		if done, err := r.checkProvider(ctx); done || err != nil {
 			return Result{}, err
 		}
 	}
@@ -276,6 +290,37 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 		RetryAt:  &retryAt,
 	})
 	return Result{RequeueAfter: wait}, err
+}
+
+// checkProvider reports done when the tenant's provider is not enabled:
+// the tenant then says so once, in its status message, and is left alone.
+// When the provider is enabled again, that message is cleared.
+func (r *reconcile) checkProvider(ctx context.Context) (done bool, err error) {
+	t := r.t
+	msg := providerMissing(t)
+	if _, err := r.c.compute.Registry().Get(t.Provider); err != nil {
+		if t.StatusMessage == msg {
+			return true, nil
+		}
+		r.log.Warn("the tenant's compute provider is not enabled: leaving the tenant as it is", slog.String("provider", t.Provider))
+		return true, r.observe(ctx, r.keep(t.Status, msg))
+	}
+	if t.StatusMessage == msg {
+		r.log.Info("the tenant's compute provider is enabled again", slog.String("provider", t.Provider))
+		return false, r.observe(ctx, r.keep(t.Status, ""))
+	}
+	return false, nil
+}
+
+// providerMissing is the status message of a tenant whose provider is not
+// enabled: what landlord does about it (nothing) and what the operator can.
+func providerMissing(t *tenant.Tenant) string {
+	if t.DeletionRequestedAt != nil {
+		return fmt.Sprintf("the deletion waits: compute provider %s is not enabled on this server, so nothing can be destroyed; "+
+			"enable it again, or remove the record without destroying anything with: landlord delete %s --forget", t.Provider, t.Name)
+	}
+	return fmt.Sprintf("compute provider %s is not enabled on this server: the tenant is left as it is (its workload, if any, untouched); "+
+		"enable the provider again, or remove the record with: landlord delete %s --forget", t.Provider, t.Name)
 }
 
 // pause records once that the tenant is paused.

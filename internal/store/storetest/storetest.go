@@ -55,6 +55,8 @@ func Run(t *testing.T, open Opener) {
 		{"IdempotencyConcurrent", testIdempotencyConcurrent},
 		{"IdempotencyTakeover", testIdempotencyTakeover},
 		{"CountByStatus", testCountByStatus},
+		{"CountByProvider", testCountByProvider},
+		{"Forget", testForget},
 		{"Keys", testKeys},
 	}
 	for _, tt := range tests {

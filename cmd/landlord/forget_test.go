@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/jaxxstorm/landlord/client/clienttest"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// A tenant of a provider the server has not enabled (it was restarted with
+// another) is marked by list, and delete --forget removes its record after
+// saying what may still run there.
+func TestForgetStrandedTenant(t *testing.T) {
+	srv := clienttest.NewServer(t, clienttest.Options{})
+	ctx := context.Background()
+	acme, err := srv.Store.Create(ctx, &tenant.Tenant{Name: "acme", Provider: "docker", ComputeConfig: json.RawMessage(`{"image":"nginx"}`)}, "ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = srv.Store.UpdateObserved(ctx, acme.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning,
+		ResourceIDs: map[string]string{"container/app": "c0ffee"},
+		Endpoints:   []compute.Endpoint{{Container: "app", ContainerPort: 80, Protocol: "tcp", Address: "127.0.0.1:32768"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRunCLI(t, srv, exitOK, "", "create", "live", "--config", "image: a")
+
+	res := mustRunCLI(t, srv, exitOK, "", "list")
+	mustContain(t, "list", res.stdout, "acme  provisioning  docker (not enabled)", "live  requested     mock ")
+	mustContain(t, "list's note", res.stderr, "1 of these tenants use a provider this server has not enabled", "landlord delete NAME --forget")
+
+	res = mustRunCLI(t, srv, exitUsage, "", "delete", "acme", "--forget", "--wait")
+	mustContain(t, "stderr", res.stderr, "forget", "wait")
+	res = mustRunCLI(t, srv, exitError, "", "delete", "live", "--forget")
+	mustContain(t, "stderr", res.stderr, "its provider mock is enabled", "landlord delete live")
+	if strings.Contains(res.stderr, "may still run") {
+		t.Errorf("a tenant whose provider is enabled is not forgotten, and nothing is said to be left running:\n%s", res.stderr)
+	}
+
+	res = mustRunCLI(t, srv, exitOK, "", "delete", "acme", "--forget")
+	mustContain(t, "warning", res.stderr, "tenant acme ran on compute provider docker, which this server has not enabled",
+		"These may still run on docker", "  container/app c0ffee\n", "  endpoint 127.0.0.1:32768 (app 80/tcp)\n")
+	mustContain(t, "stdout", res.stdout, "tenant acme forgotten")
+	mustRunCLI(t, srv, exitNotFound, "", "get", "acme")
+	res = mustRunCLI(t, srv, exitOK, "", "history", acme.ID)
+	mustContain(t, "history", res.stdout, "forgotten", "provisioning → deleted")
+	res = mustRunCLI(t, srv, exitOK, "", "list")
+	if strings.Contains(res.stdout, "acme") || res.stderr != "" {
+		t.Errorf("list after forget:\n%s\n%s", res.stdout, res.stderr)
+	}
+}

@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Forget implements tenant.Forgetter with tenant.ApplyForget. It returns
+// errors wrapping tenant.ErrNotFound or tenant.ErrConflict. The change is
+// announced to watchers when it commits.
+func (s *Store) Forget(ctx context.Context, id string, version int64, actor, message string) (*tenant.Tenant, error) {
+	return s.change(ctx, "forget", id, true, nil, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+		return tenant.ApplyForget(cur, version, actor, message, now)
+	})
+}
+
+// CountByProvider counts the tenants that are not deleted, by compute
+// provider; see tenant.ProviderCounter.
+func (s *Store) CountByProvider(ctx context.Context) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT provider, count(*) FROM tenants WHERE deleted_at IS NULL GROUP BY provider`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: count tenants by provider: %w", err)
+	}
+	out := map[string]int{}
+	var provider string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&provider, &n}, func() error {
+		out[provider] = n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: count tenants by provider: %w", err)
+	}
+	return out, nil
+}
+
+var (
+	_ tenant.Forgetter       = (*Store)(nil)
+	_ tenant.ProviderCounter = (*Store)(nil)
+)
