@@ -24,7 +24,7 @@ func TestCompute(t *testing.T) {
 	}
 	// A provider that is not enabled is a 422 wherever it is named (docs/api.md).
 	res = mustRunCLI(t, srv, exitError, "", "compute", "--provider", "nope")
-	mustContain(t, "stderr", res.stderr, "(422 provider_not_found)", "\n  parameter provider: ")
+	mustContain(t, "stderr", res.stderr, "(422 provider_not_found)", "\n  --provider: ")
 
 	res = mustRunCLI(t, srv, exitOK, "", "compute", "providers")
 	mustContain(t, "stdout", res.stdout, "NAME  DEFAULT  HEALTHY  MESSAGE\nmock  yes      yes")

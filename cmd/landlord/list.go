@@ -12,6 +12,9 @@ import (
 
 func init() { commands = append(commands, newListCommand) }
 
+// maxPageSize is the most tenants the API returns in a page.
+const maxPageSize = 500
+
 func newListCommand() *cobra.Command {
 	var (
 		opts     client.ListOptions
@@ -24,9 +27,12 @@ func newListCommand() *cobra.Command {
 		Long: `List tenants, a page at a time (--all-pages for all of them).
 
 Filters combine: a tenant is listed when it is in one of the --status values,
-has every --label and uses the --provider.`,
+has every --label and uses the --provider. Deleted tenants are listed with
+--include-deleted, or when --status names deleted. A tenant whose provider
+the server has not enabled is marked "(not enabled)".`,
 		Example: `  landlord list --status failed --status provisioning
-  landlord list --label tier=gold --all-pages -o json`,
+  landlord list --label tier=gold --all-pages -o json
+  landlord list --include-deleted --name-prefix acme`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
@@ -36,8 +42,9 @@ has every --label and uses the --provider.`,
 	fs.StringArrayVar(&opts.Labels, "label", nil, "only tenants with this label key=value (repeatable; all must match)")
 	fs.StringVar(&opts.Provider, "provider", "", "only tenants of this compute provider")
 	fs.StringVar(&opts.NamePrefix, "name-prefix", "", "only tenants whose name starts with this")
+	fs.BoolVar(&opts.IncludeDeleted, "include-deleted", false, "list deleted tenants too")
 	fs.BoolVar(&allPages, "all-pages", false, "list every page, not just the first")
-	fs.IntVar(&opts.PageSize, "page-size", 0, "tenants per page, 1 to 500 (default the server's, 50)")
+	fs.IntVar(&opts.PageSize, "page-size", 0, fmt.Sprintf("tenants per page, 1 to %d (default the server's, 50)", maxPageSize))
 	fs.StringVar(&opts.PageToken, "page-token", "", "start at this page (the next_page_token of the previous one)")
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{
 		client.StatusRequested, client.StatusProvisioning, client.StatusReady, client.StatusUpdating,
@@ -47,6 +54,9 @@ has every --label and uses the --provider.`,
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := cf.checkOutput(); err != nil {
 			return err
+		}
+		if cmd.Flags().Changed("page-size") && (opts.PageSize < 1 || opts.PageSize > maxPageSize) {
+			return withExitCode(exitUsage, fmt.Errorf("--page-size %d: must be from 1 to %d", opts.PageSize, maxPageSize))
 		}
 		for _, s := range statuses {
 			for st := range strings.SplitSeq(s, ",") {

@@ -73,7 +73,7 @@ func TestList(t *testing.T) {
 	}
 
 	res = mustRunCLI(t, srv, exitError, "", "list", "--status", "sleeping")
-	mustContain(t, "stderr", res.stderr, "(400 invalid_parameter)", "\n  parameter status: ")
+	mustContain(t, "stderr", res.stderr, "(400 invalid_parameter)", "\n  --status: ")
 	mustRunCLI(t, srv, exitUsage, "", "list", "--label", "tier")
 	mustRunCLI(t, srv, exitUsage, "", "list", "extra")
 }

@@ -95,7 +95,7 @@ func execute(root *cobra.Command) error {
 		// No command was called: the error is cobra's, about the verb.
 		return withExitCode(exitUsage, err)
 	}
-	return err
+	return advise(cmd, err)
 }
 
 // typeArgErrors makes the errors of the Args validator of cmd and of the

@@ -5,12 +5,10 @@
 package config
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -110,10 +108,19 @@ func Load(path string, getenv func(string) string) (Config, string, error) {
 		if err != nil {
 			return cfg, path, fmt.Errorf("config: %w", err)
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(b))
-		dec.KnownFields(true)
-		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(b, &doc); err != nil {
 			return cfg, path, fmt.Errorf("config %s: %w", path, err)
+		}
+		// Every unknown key and bad value, with its line, before yaml's
+		// decoder, which stops at the first and names Go types.
+		if err := checkKeys(path, &doc); err != nil {
+			return cfg, path, err
+		}
+		if len(doc.Content) > 0 {
+			if err := doc.Decode(&cfg); err != nil {
+				return cfg, path, fmt.Errorf("config %s: %w", path, err)
+			}
 		}
 	}
 	if err := applyEnv(&cfg, getenv); err != nil {

@@ -80,8 +80,8 @@ tokens:
 
 func TestRefusesMistakes(t *testing.T) {
 	for name, tt := range map[string]struct{ body, want string }{
-		"unknown key":      {"listne: x\n", "field listne not found"},
-		"unknown nested":   {"database: {drvier: sqlite}\n", "field drvier not found"},
+		"unknown key":      {"listne: x\n", "line 1: listne: unknown key; did you mean listen?"},
+		"unknown nested":   {"database: {drvier: sqlite}\n", "line 1: database.drvier: unknown key; did you mean database.driver?"},
 		"bad duration":     {"controller: {resync: soon}\n", `"soon" is not a duration`},
 		"bad driver":       {"database: {driver: mysql}\n", "mysql"},
 		"bad log level":    {"log_level: loud\n", "loud"},
