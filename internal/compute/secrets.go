@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -115,40 +117,96 @@ func itemName(v any) (string, bool) {
 	return name, ok
 }
 
-// redact walks a value with every subschema that applies to it. A value
-// under which the schema has a secret, but whose shape the schema cannot
-// follow (a string where an object of secrets belongs, say), is redacted
-// whole: a config that fails validation must not leak either.
+// redact replaces every secret of v by workload.RedactedValue.
 func (s *Schema) redact(v any, schemas []*jsonschema.Schema) any {
+	w := &secretWalk{schema: s, fn: func(string, any) (any, error) { return workload.RedactedValue, nil }}
+	out, _ := w.walk(v, schemas) // fn never fails
+	return out
+}
+
+// secretWalk visits the secrets of a decoded config, the one walk that
+// Redact and MapSecrets share.
+type secretWalk struct {
+	schema *Schema
+	fn     func(pointer string, value any) (any, error)
+	path   []string // escaped reference tokens of the value being walked
+}
+
+// walk visits v with every subschema that applies to it. A value under
+// which the schema has a secret, but whose shape the schema cannot follow
+// (a string where an object of secrets belongs, say), is a secret whole: a
+// config that fails validation must not leak either. A value with no
+// secret below it is returned as it is.
+func (w *secretWalk) walk(v any, schemas []*jsonschema.Schema) (any, error) {
 	applicable := expand(schemas)
 	secret := false
 	for _, sub := range applicable {
 		if sub.WriteOnly {
-			return workload.RedactedValue
+			return w.fn(w.pointer(), v)
 		}
-		secret = secret || s.secretBelow[sub]
+		secret = secret || w.schema.secretBelow[sub]
+	}
+	if !secret {
+		return v, nil
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		if secret && !slices.ContainsFunc(applicable, describesObject) {
-			return workload.RedactedValue
+		if !slices.ContainsFunc(applicable, describesObject) {
+			return w.fn(w.pointer(), v)
 		}
 		for k, child := range v {
-			v[k] = s.redact(child, propertySchemas(applicable, k))
+			w.path = append(w.path, violation.Escape(k))
+			out, err := w.walk(child, propertySchemas(applicable, k))
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
+				return nil, err
+			}
+			v[k] = out
 		}
 	case []any:
-		if secret && !slices.ContainsFunc(applicable, describesArray) {
-			return workload.RedactedValue
+		if !slices.ContainsFunc(applicable, describesArray) {
+			return w.fn(w.pointer(), v)
 		}
 		for i, child := range v {
-			v[i] = s.redact(child, itemSchemas(applicable, i))
+			w.path = append(w.path, strconv.Itoa(i))
+			out, err := w.walk(child, itemSchemas(applicable, i))
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
+				return nil, err
+			}
+			v[i] = out
 		}
 	default:
-		if secret {
-			return workload.RedactedValue
-		}
+		return w.fn(w.pointer(), v)
 	}
-	return v
+	return v, nil
+}
+
+// pointer is the JSON pointer of the value being walked.
+func (w *secretWalk) pointer() string {
+	if len(w.path) == 0 {
+		return ""
+	}
+	return "/" + strings.Join(w.path, "/")
+}
+
+// MapSecrets calls fn with the JSON pointer and the value of every secret
+// in the decoded config v (numbers as json.Number), and puts what fn
+// returns in its place. A secret is what Redact replaces: a value the
+// schema marks writeOnly, or a value under one whose shape the schema
+// cannot follow, passed whole. It returns v with the replacements made
+// (what fn returned, when v itself is a secret) and the first error of fn.
+func (s *Schema) MapSecrets(v any, fn func(pointer string, value any) (any, error)) (any, error) {
+	w := &secretWalk{schema: s, fn: fn}
+	return w.walk(v, []*jsonschema.Schema{s.compiled})
+}
+
+// MayHoldSecrets reports whether config's text may hold a secret. It is
+// false only when the text names none of the properties through which the
+// schema's secrets are reached (most configs), so that a caller can skip
+// decoding it.
+func (s *Schema) MayHoldSecrets(config []byte) bool {
+	return s.secretKeys == nil || mentionsAny(config, s.secretKeys)
 }
 
 func describesObject(s *jsonschema.Schema) bool {
