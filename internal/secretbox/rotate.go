@@ -1,0 +1,256 @@
+package secretbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Counts are what a rotation did to the sealed and secret values of
+// configs.
+type Counts struct {
+	// Current values were sealed with the primary key already: they are
+	// kept as they were (after checking that they open).
+	Current int
+	// Resealed values were sealed with another key: they are sealed again
+	// with the primary.
+	Resealed int
+	// Sealed secrets were stored in plain text: they are sealed.
+	Sealed int
+	// Opened values were sealed: they are stored in plain text (Decrypt).
+	Opened int
+}
+
+func (c *Counts) add(o Counts) {
+	c.Current += o.Current
+	c.Resealed += o.Resealed
+	c.Sealed += o.Sealed
+	c.Opened += o.Opened
+}
+
+// ErrNoSchema: the provider's config schema is not known, so the secrets
+// of a config stored in plain text cannot be found; its sealed values are
+// rotated all the same.
+var ErrNoSchema = errors.New("the provider's config schema is not known here")
+
+// Reseal returns stored, the compute_config of tenant id on provider as
+// the database holds it, with every value sealed with the primary key:
+// values sealed with it are kept, those sealed with another key are sealed
+// again, and secrets stored in plain text are sealed. With decrypt every
+// sealed value is stored in plain text instead. It returns nil when
+// nothing changes. When the provider's schema is not known, sealed values
+// are rotated and the error wraps ErrNoSchema, with the config to store.
+// A value that does not open is an error, as Open's.
+func (c *Configs) Reseal(id, provider string, stored json.RawMessage, decrypt bool) (json.RawMessage, Counts, error) {
+	var n Counts
+	if !decrypt && c.keys.Primary() == "" {
+		return nil, n, fmt.Errorf("secretbox: %w to seal with: set encryption.primary, or store secrets in plain text with --decrypt", ErrNoPrimary)
+	}
+	var schema *compute.Schema
+	var noSchema error
+	if !decrypt {
+		var err error
+		if schema, err = c.schemas.Schema(provider); err != nil {
+			noSchema = fmt.Errorf("secretbox: tenant %s: %w (%w); its secrets stored in plain text, if any, stay so", id, ErrNoSchema, err)
+		}
+	}
+	sealedText := bytes.Contains(stored, prefixBytes)
+	if !sealedText && (decrypt || schema == nil || !schema.MayHoldSecrets(stored)) {
+		return nil, n, noSchema
+	}
+	v, err := workload.DecodeValue(stored, "stored compute config")
+	if err != nil {
+		return nil, n, fmt.Errorf("secretbox: tenant %s: %w", id, err)
+	}
+	// The secrets first, with the schema: each is sealed with the primary
+	// key unless it is already.
+	if schema != nil {
+		v, err = schema.MapSecrets(v, func(ptr string, val any) (any, error) {
+			if s, ok := val.(string); ok && IsSealed(s) {
+				return c.reseal(id, ptr, s, &n)
+			}
+			val, err := mapStrings(val, nil, func(inner []string, s string) (any, error) {
+				if IsSealed(s) { // in a value sealed whole now: open it first
+					return c.open(id, ptr+pointer(inner), s)
+				}
+				return s, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			plain, err := encode(val)
+			if err != nil {
+				return nil, err
+			}
+			sealed, err := c.keys.Seal(plain, valueContext(id, ptr))
+			if err != nil {
+				return nil, fmt.Errorf("secretbox: seal %s of tenant %s: %w", ptr, id, err)
+			}
+			n.Sealed++
+			return sealedString(sealed), nil
+		})
+		if err != nil {
+			return nil, n, err
+		}
+	}
+	// Then every other sealed value: where the schema no longer has a
+	// secret, or when it is not known, or to open them all.
+	v, err = mapStrings(v, nil, func(path []string, s string) (any, error) {
+		switch {
+		case !IsSealed(s):
+			return s, nil
+		case decrypt:
+			n.Opened++
+			return c.open(id, pointer(path), s)
+		default:
+			return c.reseal(id, pointer(path), s, &n)
+		}
+	})
+	if err != nil {
+		return nil, n, err
+	}
+	if n.Resealed+n.Sealed+n.Opened == 0 {
+		return nil, n, noSchema
+	}
+	out, err := encode(v)
+	if err != nil {
+		return nil, n, err
+	}
+	return out, n, noSchema
+}
+
+// reseal returns s, sealed at ptr, as it is when the primary key sealed
+// it, and sealed again with the primary key otherwise.
+func (c *Configs) reseal(id, ptr, s string, n *Counts) (any, error) {
+	val, err := c.open(id, ptr, s)
+	if err != nil {
+		return nil, err
+	}
+	if kid, _ := KeyOf(s); kid == c.keys.Primary() {
+		n.Current++
+		return sealedString(s), nil
+	}
+	plain, err := encode(val)
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := c.keys.Seal(plain, valueContext(id, ptr))
+	if err != nil {
+		return nil, fmt.Errorf("secretbox: seal %s of tenant %s: %w", ptr, id, err)
+	}
+	n.Resealed++
+	return sealedString(sealed), nil
+}
+
+// RotateOptions tune Rotate.
+type RotateOptions struct {
+	// Decrypt stores every sealed value in plain text instead.
+	Decrypt bool
+	// DryRun counts what would change and writes nothing.
+	DryRun bool
+	// BatchSize is how many tenants one transaction rewrites; 0 means
+	// DefaultBatchSize.
+	BatchSize int
+}
+
+// DefaultBatchSize is RotateOptions.BatchSize when it is 0: small enough
+// that a batch holds its rows for milliseconds.
+const DefaultBatchSize = 100
+
+// Stats are what Rotate found and did.
+type Stats struct {
+	// Tenants were read, deleted ones included.
+	Tenants int
+	// Rewritten tenants had their stored config written (or would have,
+	// with DryRun).
+	Rewritten int
+	// Counts sums the values of every config.
+	Counts
+	// NoSchema counts, by provider, the tenants whose provider's schema is
+	// not known here: their sealed values were rotated, but secrets stored
+	// in plain text, if any, could not be found.
+	NoSchema map[string]int
+	// Failed holds, for each tenant whose config could not be rotated (a
+	// value that does not open), the error naming it; those tenants are
+	// left as they were.
+	Failed []error
+}
+
+// Rotate seals every tenant's stored compute_config again with c's
+// primary key (see Reseal), a batch of tenants per transaction, through a
+// store's ConfigRewriter. It is safe beside a running landlord (the rows
+// of a batch are locked while they are rewritten, and nothing that a
+// tenant means changes) and idempotent: a second run finds every value
+// current and writes nothing. A tenant whose values do not open is
+// recorded in Stats.Failed and skipped; an error of the store ends the
+// rotation.
+func Rotate(ctx context.Context, store tenant.ConfigRewriter, c *Configs, opts RotateOptions) (Stats, error) {
+	stats := Stats{NoSchema: map[string]int{}}
+	if !opts.Decrypt && c.keys.Primary() == "" {
+		return stats, fmt.Errorf("secretbox: %w to seal with: set encryption.primary, or store secrets in plain text with --decrypt", ErrNoPrimary)
+	}
+	size := opts.BatchSize
+	if size <= 0 {
+		size = DefaultBatchSize
+	}
+	type result struct {
+		counts    Counts
+		rewritten bool
+		noSchema  string
+		err       error
+	}
+	for after := ""; ; {
+		// A retried transaction calls rewrite again for the same tenants:
+		// the last call's result is the one that counts.
+		batch := map[string]result{}
+		last, err := store.RewriteConfigs(ctx, after, size, func(id, provider string, stored json.RawMessage) (json.RawMessage, error) {
+			out, n, err := c.Reseal(id, provider, stored, opts.Decrypt)
+			r := result{counts: n, rewritten: out != nil}
+			switch {
+			case errors.Is(err, ErrNoSchema):
+				r.noSchema = provider
+			case err != nil:
+				batch[id] = result{err: err}
+				return nil, nil
+			}
+			batch[id] = r
+			if opts.DryRun {
+				return nil, nil
+			}
+			return out, nil
+		})
+		if err != nil {
+			return stats, fmt.Errorf("secretbox: rotate after tenant %q: %w", after, err)
+		}
+		for _, id := range slices.Sorted(maps.Keys(batch)) {
+			r := batch[id]
+			stats.Tenants++
+			if r.err != nil {
+				stats.Failed = append(stats.Failed, r.err)
+				continue
+			}
+			stats.Counts.add(r.counts)
+			if r.rewritten {
+				stats.Rewritten++
+			}
+			if r.noSchema != "" {
+				stats.NoSchema[r.noSchema]++
+			}
+		}
+		if last == "" {
+			return stats, nil
+		}
+		after = last
+		if err := ctx.Err(); err != nil {
+			return stats, err
+		}
+	}
+}
