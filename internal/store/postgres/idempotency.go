@@ -117,6 +117,10 @@ func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor st
 	if err != nil {
 		return nil, fmt.Errorf("postgres: create tenant: %w", err)
 	}
+	row, err := tenant.ToStore(s.sealer, out, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, err)
+	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		resp, err := respond(out)
 		if err != nil {
@@ -137,7 +141,7 @@ func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor st
 		if tag.RowsAffected() != 1 {
 			return fmt.Errorf("idempotency key %q: %w", res.Key, tenant.ErrReservationLost)
 		}
-		return write(ctx, tx, true, true, out, []tenant.Event{ev})
+		return write(ctx, tx, true, true, row, []tenant.Event{ev})
 	})
 	if err := createError(out, err); err != nil {
 		return nil, err

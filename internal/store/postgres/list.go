@@ -39,7 +39,8 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 		return nil, fmt.Errorf("postgres: list tenants: %w", err)
 	}
 	tenants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*tenant.Tenant, error) {
-		return scanTenant(row)
+		t, _, err := s.scanOpen(row)
+		return t, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list tenants: %w", err)

@@ -34,14 +34,18 @@ type Options struct {
 	// MaxConns caps the connection pool. 0 takes pool_max_conns from the
 	// URL, or else DefaultMaxConns.
 	MaxConns int32
+	// Sealer, if set, seals the secrets of every compute_config written
+	// and opens those read (see tenant.Sealer).
+	Sealer tenant.Sealer
 }
 
 // Store is tenant.Store on PostgreSQL. It is safe for concurrent use, also
 // by several processes sharing the database.
 type Store struct {
-	pool *pgxpool.Pool
-	now  func() time.Time
-	log  *slog.Logger
+	pool   *pgxpool.Pool
+	now    func() time.Time
+	log    *slog.Logger
+	sealer tenant.Sealer
 
 	// closing ends every watch when Close is called.
 	closing   context.Context
@@ -67,7 +71,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	case !strings.Contains(url, "pool_max_conns"):
 		cfg.MaxConns = DefaultMaxConns
 	}
-	s := &Store{now: opts.Now, log: opts.Logger}
+	s := &Store{now: opts.Now, log: opts.Logger, sealer: opts.Sealer}
 	s.closing, s.stopWatch = context.WithCancel(context.Background())
 	if s.now == nil {
 		s.now = time.Now

@@ -19,12 +19,16 @@ func (s *Store) Create(ctx context.Context, t *tenant.Tenant, actor string) (*te
 	if err != nil {
 		return nil, fmt.Errorf("postgres: create tenant: %w", err)
 	}
+	row, err := tenant.ToStore(s.sealer, out, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, err)
+	}
 	// No row to lock: the tenant, its event and its announcement go in one
 	// batch, which is one implicit transaction. The live-name index decides
 	// between concurrent creates of one name: the later waits for the earlier
 	// and then fails, announcing nothing.
 	err = s.retry(ctx, func() error {
-		return write(ctx, s.pool, true, true, out, []tenant.Event{ev})
+		return write(ctx, s.pool, true, true, row, []tenant.Event{ev})
 	})
 	if err := createError(out, err); err != nil {
 		return nil, err
@@ -64,7 +68,7 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 	default:
 		q = selectTenant + ` WHERE name = $1 AND deleted_at IS NULL`
 	}
-	t, err := scanTenant(s.pool.QueryRow(ctx, q, idOrName))
+	t, _, err := s.scanOpen(s.pool.QueryRow(ctx, q, idOrName))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, notFound(idOrName)
 	}
@@ -123,7 +127,7 @@ func (s *Store) change(ctx context.Context, what, id string, notify bool, fence 
 				return fmt.Errorf("postgres: %s of tenant %s: %w", what, id, err)
 			}
 		}
-		cur, err := scanTenant(tx.QueryRow(ctx, selectTenant+` WHERE id = $1 FOR UPDATE`, id))
+		cur, stored, err := s.scanOpen(tx.QueryRow(ctx, selectTenant+` WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound(id)
 		}
@@ -138,7 +142,11 @@ func (s *Store) change(ctx context.Context, what, id string, notify bool, fence 
 		if next == cur && len(events) == 0 {
 			return nil
 		}
-		if err := write(ctx, tx, false, notify, next, events); err != nil {
+		row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)
+		if err != nil {
+			return fmt.Errorf("postgres: %s: %w", what, err)
+		}
+		if err := write(ctx, tx, false, notify, row, events); err != nil {
 			return fmt.Errorf("postgres: %s: write tenant %s: %w", what, id, err)
 		}
 		return nil

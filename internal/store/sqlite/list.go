@@ -66,7 +66,7 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	defer rows.Close()
 	page := &tenant.Page{Tenants: make([]*tenant.Tenant, 0, size)}
 	for rows.Next() {
-		t, err := scanTenant(rows)
+		t, _, err := s.scanOpen(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: list tenants: %w", err)
 		}

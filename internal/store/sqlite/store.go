@@ -36,13 +36,17 @@ type Options struct {
 	Readers int
 	// BusyTimeout is how long a connection waits for a lock; 0 means 10s.
 	BusyTimeout time.Duration
+	// Sealer, if set, seals the secrets of every compute_config written
+	// and opens those read (see tenant.Sealer).
+	Sealer tenant.Sealer
 }
 
 // Store is the SQLite tenant.Store.
 type Store struct {
-	write *sql.DB // one connection: SQLite has one writer at a time
-	read  *sql.DB
-	now   func() time.Time
+	write  *sql.DB // one connection: SQLite has one writer at a time
+	read   *sql.DB
+	now    func() time.Time
+	sealer tenant.Sealer
 
 	// Prepared statements, by database and query: parsing SQL costs more
 	// than running these queries.
@@ -89,7 +93,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
-	s := &Store{write: write, now: opts.Now, stmts: map[stmtKey]*sql.Stmt{},
+	s := &Store{write: write, now: opts.Now, sealer: opts.Sealer, stmts: map[stmtKey]*sql.Stmt{},
 		writes: make(chan *pendingWrite), quit: make(chan struct{}), writerDone: make(chan struct{})}
 	if err := migrate(ctx, write, migrations, opts.Logger); err != nil {
 		write.Close()
@@ -230,7 +234,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 var writeQueries = []string{insertTenant, updateTenant, updateObserved, selectTenantByID, insertEvent, tenantExists,
 	selectLease, upsertLease, renewLease, releaseLease,
 	selectIdempotent, reserveIdempotent, completeIdempotent, releaseIdempotent, expireIdempotent,
-	selectKey, insertKey, savepoint, rollbackToSavepoint, releaseSavepoint}
+	selectKey, insertKey, selectConfigs, rewriteConfig, savepoint, rollbackToSavepoint, releaseSavepoint}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {

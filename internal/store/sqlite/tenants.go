@@ -25,6 +25,10 @@ func (s *Store) create(ctx context.Context, in *tenant.Tenant, actor string, als
 	if err != nil {
 		return nil, err
 	}
+	row, err := tenant.ToStore(s.sealer, t, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: create tenant %s: %w", t.Name, err)
+	}
 	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if also != nil {
 			if err := also(ctx, tx, t); err != nil {
@@ -35,7 +39,7 @@ func (s *Store) create(ctx context.Context, in *tenant.Tenant, actor string, als
 		if err != nil {
 			return err
 		}
-		if _, err := insert.ExecContext(ctx, tenantValues(t)...); err != nil {
+		if _, err := insert.ExecContext(ctx, tenantValues(row)...); err != nil {
 			if isPrimaryKeyViolation(err) {
 				return fmt.Errorf("%w: tenant id %s is already used", tenant.ErrConflict, t.ID)
 			}
@@ -76,7 +80,7 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 	if err != nil {
 		return nil, err
 	}
-	t, err := scanTenant(row)
+	t, _, err := s.scanOpen(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %q", tenant.ErrNotFound, idOrName)
 	}
@@ -141,7 +145,7 @@ func (s *Store) update(ctx context.Context, id string, apply func(ctx context.Co
 		if err != nil {
 			return err
 		}
-		cur, err := scanTenant(read.QueryRowContext(ctx, id))
+		cur, stored, err := s.scanOpen(read.QueryRowContext(ctx, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%w: %s", tenant.ErrNotFound, id)
 		}
@@ -157,10 +161,18 @@ func (s *Store) update(ctx context.Context, id string, apply func(ctx context.Co
 			return nil
 		}
 		wrote = true
-		q, vals := updateTenant, tenantValues(next)
-		vals = append(vals[1:], next.ID)
+		var (
+			q    string
+			vals []any
+		)
 		if onlyObserved(cur, next) {
 			q, vals = updateObserved, observedValues(next)
+		} else {
+			row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)
+			if err != nil {
+				return fmt.Errorf("sqlite: write tenant %s: %w", id, err)
+			}
+			q, vals = updateTenant, append(tenantValues(row)[1:], next.ID)
 		}
 		write, err := s.txStmt(ctx, tx, q)
 		if err != nil {

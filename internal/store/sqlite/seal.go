@@ -1,0 +1,99 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// scanOpen reads a tenant's row and opens the sealed values of its
+// compute_config (Options.Sealer); it returns the stored text too, which a
+// write that keeps the config writes again.
+func (s *Store) scanOpen(row scanner) (*tenant.Tenant, json.RawMessage, error) {
+	t, err := scanTenant(row)
+	if err != nil {
+		return nil, nil, err
+	}
+	stored, err := tenant.OpenStored(s.sealer, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, stored, nil
+}
+
+const (
+	selectConfigs = `SELECT id, provider, compute_config FROM tenants WHERE id > ? ORDER BY id LIMIT ?`
+	rewriteConfig = `UPDATE tenants SET compute_config = ? WHERE id = ?`
+)
+
+// rewriteBatch is RewriteConfigs' batch when it is given none.
+const rewriteBatch = 100
+
+// RewriteConfigs rewrites stored compute configs in place; see
+// tenant.ConfigRewriter. The batch is one write of the writer: other
+// writes wait for it, and rewrite runs on the writer's goroutine.
+func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rewrite func(id, provider string, stored json.RawMessage) (json.RawMessage, error)) (string, error) {
+	if after != "" && !tenant.IsID(after) {
+		return "", fmt.Errorf("sqlite: rewrite configs: %w: after %q is not a tenant id", tenant.ErrInvalidPageToken, after)
+	}
+	if limit <= 0 {
+		limit = rewriteBatch
+	}
+	type row struct{ id, provider, config string }
+	var last string
+	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		last = ""
+		read, err := s.txStmt(ctx, tx, selectConfigs)
+		if err != nil {
+			return err
+		}
+		rows, err := read.QueryContext(ctx, after, limit)
+		if err != nil {
+			return fmt.Errorf("sqlite: rewrite configs: read: %w", err)
+		}
+		var batch []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.provider, &r.config); err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: rewrite configs: read: %w", err)
+			}
+			batch = append(batch, r)
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("sqlite: rewrite configs: read: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("sqlite: rewrite configs: read: %w", err)
+		}
+		write, err := s.txStmt(ctx, tx, rewriteConfig)
+		if err != nil {
+			return err
+		}
+		for _, r := range batch {
+			out, err := rewrite(r.id, r.provider, json.RawMessage(r.config))
+			if err != nil {
+				return err
+			}
+			if out != nil {
+				if !json.Valid(out) {
+					return fmt.Errorf("sqlite: rewrite config of tenant %s: %w: the new config is not JSON", r.id, tenant.ErrInvalid)
+				}
+				if _, err := write.ExecContext(ctx, string(out), r.id); err != nil {
+					return fmt.Errorf("sqlite: rewrite config of tenant %s: %w", r.id, err)
+				}
+			}
+			last = r.id
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return last, nil
+}
+
+var _ tenant.ConfigRewriter = (*Store)(nil)
