@@ -27,6 +27,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/metrics"
+	"github.com/jaxxstorm/landlord/internal/secretbox"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -106,7 +107,12 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	}
 
 	m := metrics.New()
-	store, dbDesc, err := openStore(ctx, cfg.Database, log)
+	keys, err := cfg.Encryption.Keyring(os.Getenv, log)
+	if err != nil {
+		return withExitCode(exitUsage, err)
+	}
+	schemas := &registrySchemas{}
+	store, dbDesc, err := openStore(ctx, cfg.Database, secretbox.NewConfigs(keys, schemas), log)
 	if err != nil {
 		return err
 	}
@@ -119,6 +125,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
+	schemas.set(registry)
 	manager, err := compute.NewManager(registry, compute.ManagerOptions{DefaultProvider: defaultProvider, Logger: log, Observer: m, HashKey: hashKey})
 	if err != nil {
 		return withExitCode(exitUsage, fmt.Errorf("config: compute.default: %w", err))
@@ -174,6 +181,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		slog.String("address", "http://"+ln.Addr().String()),
 		slog.String("auth", auth),
 		slog.Bool("controller", runController),
+		slog.String("encryption", encryptionSummary(keys)),
 		slog.String("config", cmp.Or(file, "none")))
 
 	var wg sync.WaitGroup
@@ -317,16 +325,18 @@ type store interface {
 	tenant.KeyStore
 }
 
-func openStore(ctx context.Context, db config.Database, log *slog.Logger) (store, string, error) {
+// openStore opens the database; sealer, if set, seals and opens the
+// secrets of compute configs (see tenant.Sealer).
+func openStore(ctx context.Context, db config.Database, sealer tenant.Sealer, log *slog.Logger) (store, string, error) {
 	switch db.Driver {
 	case "postgres":
-		s, err := postgres.Open(ctx, db.URL, postgres.Options{Logger: log})
+		s, err := postgres.Open(ctx, db.URL, postgres.Options{Logger: log, Sealer: sealer})
 		if err != nil {
 			return nil, "", fmt.Errorf("database: %w", err)
 		}
 		return s, "postgres", nil
 	default:
-		s, err := sqlite.Open(ctx, db.Path, sqlite.Options{Logger: log})
+		s, err := sqlite.Open(ctx, db.Path, sqlite.Options{Logger: log, Sealer: sealer})
 		if err != nil {
 			return nil, "", fmt.Errorf("database: %w", err)
 		}

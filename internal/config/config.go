@@ -36,6 +36,8 @@ type Config struct {
 	Tokens     []Token        `yaml:"tokens"`
 	Controller Controller     `yaml:"controller"`
 	API        API            `yaml:"api"`
+	// Encryption configures the encryption of secrets at rest.
+	Encryption Encryption `yaml:"encryption"`
 }
 
 // Database says where tenants are stored.
@@ -247,6 +249,7 @@ func (c Config) Validate() error {
 	if err := c.Controller.checkLease(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.Encryption.validate()...)
 	if lease := time.Duration(c.API.IdempotencyLease); lease != 0 {
 		if err := tenant.CheckIdempotencyLease(lease); err != nil {
 			errs = append(errs, fmt.Errorf("api.idempotency_lease: %w", err))
