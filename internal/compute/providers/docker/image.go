@@ -77,8 +77,8 @@ func (p *Provider) ensureImage(ctx context.Context, log *slog.Logger, image stri
 		wait := min(time.Second<<min(attempt-1, 4), p.registryGrace-elapsed)
 		log.Warn("docker pull: the engine cannot reach the registry; trying again", slog.String("image", image),
 			slog.Duration("retry_in", wait), slog.String("error", pullErr.Error()))
-		compute.ReportProgress(ctx, "the engine cannot resolve or reach the registry %s of %s; trying again in %s (gives up %s after the first pull)",
-			registryOf(image), image, wait.Round(time.Millisecond), p.registryGrace)
+		compute.ReportProgress(ctx, "the engine cannot resolve or reach the registry %s to pull %s; pulling again in %s (gives up %s after the first pull)",
+			registryOf(image), image, wait.Round(100*time.Millisecond), p.registryGrace)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
