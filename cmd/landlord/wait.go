@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"golang.org/x/text/width"
 
 	"github.com/jaxxstorm/landlord/client"
 )
@@ -55,11 +58,21 @@ func (f *waitFlags) check(cmd *cobra.Command) error {
 // stderrIsTerminal is whether progress may rewrite its line; tests set it.
 var stderrIsTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is the width in columns of the terminal w writes to; 0
+// when it cannot tell. Tests set it.
+var terminalWidth = func(w io.Writer) int {
+	f, ok := w.(*os.File)
 	if !ok {
-		return false
+		return 0
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
 }
 
 // waitFor waits until the tenant meets until, showing progress on stderr:
@@ -69,7 +82,8 @@ var stderrIsTerminal = func(w io.Writer) bool {
 func waitFor(cmd *cobra.Command, c *client.Client, t client.Tenant, timeout time.Duration, until func(client.Tenant) (bool, error)) (*client.Tenant, error) {
 	ctx, cancel := context.WithTimeout(contextOf(cmd), timeout)
 	defer cancel()
-	p := newProgress(cmd.ErrOrStderr(), stderrIsTerminal(cmd.ErrOrStderr()))
+	stderr := cmd.ErrOrStderr()
+	p := newProgress(stderr, stderrIsTerminal(stderr), terminalWidth(stderr))
 	p.show(t) // the state the change left it in, before the controller moves it on
 	last, err := c.Tenants().Wait(ctx, t.ID, until, p.show)
 	p.stop()
@@ -83,20 +97,32 @@ func waitFor(cmd *cobra.Command, c *client.Client, t client.Tenant, timeout time
 	return last, err
 }
 
-// progress shows a tenant's changes while waiting.
+// progress shows a tenant's changes while waiting. On a terminal it is one
+// line rewritten in place, every second and on each change, fitted to the
+// terminal's width so that it never wraps (a wrapped line leaves a line
+// behind at every rewrite). Elsewhere (a file, a pipe, CI) it writes a whole
+// line each time the tenant changes, and nothing in between.
 type progress struct {
 	w        io.Writer
 	terminal bool
+	width    int // the terminal's columns; 0 when unknown
 	start    time.Time
 
 	mu   sync.Mutex
-	line string // the last line shown
+	t    *client.Tenant // the last state shown
+	line string         // the last line shown, without the elapsed time
 	done chan struct{}
 	wg   sync.WaitGroup
 }
 
-func newProgress(w io.Writer, terminal bool) *progress {
-	p := &progress{w: w, terminal: terminal, start: time.Now(), done: make(chan struct{})}
+// defaultWidth is the width assumed for a terminal that does not say.
+const defaultWidth = 80
+
+func newProgress(w io.Writer, terminal bool, width int) *progress {
+	if width <= 0 {
+		width = defaultWidth
+	}
+	p := &progress{w: w, terminal: terminal, width: width, start: time.Now(), done: make(chan struct{})}
 	if terminal {
 		// Keep the elapsed time moving while nothing changes.
 		p.wg.Go(func() {
@@ -124,7 +150,7 @@ func (p *progress) show(t client.Tenant) {
 	if line == p.line {
 		return
 	}
-	p.line = line
+	p.t, p.line = &t, line
 	if !p.terminal {
 		fmt.Fprintln(p.w, line)
 		return
@@ -132,34 +158,67 @@ func (p *progress) show(t client.Tenant) {
 	p.redraw()
 }
 
-// redraw rewrites the terminal's line; called with mu held.
+// redraw rewrites the terminal's line; called with mu held. The line is
+// one column short of the width: some terminals wrap on the last column.
 func (p *progress) redraw() {
-	if p.line == "" {
+	if p.t == nil {
 		return
 	}
 	elapsed := time.Since(p.start).Truncate(time.Second)
-	fmt.Fprintf(p.w, "\r\033[K%s", oneLine(fmt.Sprintf("[%s] %s", elapsed, p.line), 120))
+	fmt.Fprintf(p.w, "\r\033[K%s", fit(fmt.Sprintf("[%s] %s: %s", elapsed, p.t.Name, progressLine(*p.t)), p.width-1))
 }
 
 func (p *progress) stop() {
 	close(p.done)
 	p.wg.Wait()
-	if p.terminal && p.line != "" {
+	if p.terminal && p.t != nil {
 		fmt.Fprintln(p.w)
 	}
 }
 
-// progressLine is a tenant's status, attempt and message.
+// progressLine is a tenant's status, then why: its message, whose cause
+// comes first (the controller writes it so), so that a line cut to fit
+// keeps the cause.
 func progressLine(t client.Tenant) string {
 	s := t.Status
 	if (t.Status == client.StatusReady || t.Status == client.StatusFailed) && t.ObservedGeneration < t.Generation {
 		s += fmt.Sprintf(" (generation %d pending)", t.Generation)
 	}
-	if t.Attempts > 0 {
-		s += fmt.Sprintf(" (attempt %d)", t.Attempts)
-	}
 	if t.StatusMessage != "" {
 		s += ": " + t.StatusMessage
 	}
 	return s
+}
+
+// fit is s on one line of at most cols terminal columns, cut with an
+// ellipsis when longer. Wide characters (CJK, most emoji) take two columns.
+func fit(s string, cols int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	used := 0
+	for _, r := range s {
+		used += runeWidth(r)
+	}
+	if used <= cols {
+		return s
+	}
+	var b strings.Builder
+	used = 0
+	for _, r := range s {
+		w := runeWidth(r)
+		if used+w > cols-1 { // a column for the ellipsis
+			break
+		}
+		b.WriteRune(r)
+		used += w
+	}
+	return b.String() + "…"
+}
+
+// runeWidth is the columns r takes on a terminal.
+func runeWidth(r rune) int {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }

@@ -65,7 +65,7 @@ func TestInjectedFailures(t *testing.T) {
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, transient.ID)
 
 	got := e.get(t, terminal.ID)
-	if !strings.Contains(got.StatusMessage, "injected terminal failure") || !strings.Contains(got.StatusMessage, "permanent") || got.Attempts != 1 {
+	if !strings.Contains(got.StatusMessage, "injected terminal failure") || !strings.Contains(got.StatusMessage, "provision failed with an error that retrying cannot cure") || got.Attempts != 1 {
 		t.Errorf("terminal failure: message %q, attempts %d", got.StatusMessage, got.Attempts)
 	}
 	if n := e.mock.Calls(terminal.ID, mock.OpProvision); n != 1 {
@@ -96,7 +96,7 @@ func TestRetriesRunOut(t *testing.T) {
 	tn := e.create(t, "flaky", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
 	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, tn.ID)
 	got := e.get(t, tn.ID)
-	if !strings.Contains(got.StatusMessage, "gave up after 4 attempts") || !strings.Contains(got.StatusMessage, "injected transient failure") {
+	if !strings.Contains(got.StatusMessage, "provision failed 4 times, all the attempts allowed; landlord stopped retrying") || !strings.Contains(got.StatusMessage, "injected transient failure") {
 		t.Errorf("message %q does not carry the attempt count and the cause", got.StatusMessage)
 	}
 	if evs := e.events(t, tn.ID, ""); len(e.events(t, tn.ID, tenant.EventAttempt)) != 4 {
@@ -399,7 +399,7 @@ func TestRetryStateSurvivesRestart(t *testing.T) {
 	e.run(t, opts)
 	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, tn.ID)
 	got := e.get(t, tn.ID)
-	if got.Attempts != 4 || !strings.Contains(got.StatusMessage, "gave up after 4 attempts") {
+	if got.Attempts != 4 || !strings.Contains(got.StatusMessage, "provision failed 4 times, all the attempts allowed; landlord stopped retrying") {
 		t.Errorf("after a restart at attempt %d: %d attempts, %q; the count must carry on, not start again", before, got.Attempts, got.StatusMessage)
 	}
 	if n := len(e.events(t, tn.ID, tenant.EventAttempt)); n != 4 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,6 +151,8 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 		out, err := r.c.compute.UpdateTenant(ctx, t.ID, res.Spec)
 		if errors.Is(err, compute.ErrTenantNotFound) {
 			r.log.Info("workload missing at update; provisioning it")
+			// What fails now is a provision, and is reported as one.
+			op = "provision"
 			var p *compute.ProvisionResult
 			if p, err = r.c.compute.ProvisionTenant(ctx, res.Spec); err == nil {
 				ids, endpoints = p.ResourceIDs, p.Endpoints
@@ -267,16 +270,24 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 	if err := r.event(ctx, tenant.EventAttempt, msg); err != nil {
 		return Result{}, err
 	}
+	// The status message says the cause first, so that what is cut to fit
+	// a line (landlord list, the --wait progress line) is the account of
+	// the attempts, not why they fail.
+	said := withoutOwnID(cause.Error(), t.ID)
 	if terminal || attempt >= maxAttempts {
-		reason := "gave up after " + itoa(attempt) + " attempts"
+		why := fmt.Sprintf("%s failed %d times, all the attempts allowed; landlord stopped retrying", op, attempt)
 		if terminal {
-			reason = "the error is permanent"
+			why = op + " failed with an error that retrying cannot cure"
+		}
+		next := "change the tenant to try again"
+		if op == "destroy" {
+			next = "delete it again to try again"
 		}
 		r.log.Error("tenant failed", slog.String("operation", op), slog.Int("attempt", attempt), slog.Any("error", cause))
 		return Result{}, r.observe(ctx, tenant.Observation{
 			Status:   tenant.StatusFailed,
 			Settles:  true,
-			Message:  fmt.Sprintf("%s failed (%s): %v", op, reason, cause),
+			Message:  fmt.Sprintf("%s (%s: %s)", said, why, next),
 			Attempts: attempt,
 		})
 	}
@@ -285,7 +296,7 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 	r.log.Warn("attempt failed; retrying", slog.String("operation", op), slog.Int("attempt", attempt), slog.Duration("retry_in", wait), slog.Any("error", cause))
 	err := r.observe(ctx, tenant.Observation{
 		Status:   status,
-		Message:  fmt.Sprintf("%s; retrying in %s", msg, wait.Round(time.Millisecond)),
+		Message:  fmt.Sprintf("%s (%s attempt %d of %d failed; retrying in %s)", said, op, attempt, maxAttempts, wait.Round(time.Millisecond)),
 		Attempts: attempt,
 		RetryAt:  &retryAt,
 	})
@@ -321,6 +332,27 @@ func providerMissing(t *tenant.Tenant) string {
 	}
 	return fmt.Sprintf("compute provider %s is not enabled on this server: the tenant is left as it is (its workload, if any, untouched); "+
 		"enable the provider again, or remove the record with: landlord delete %s --forget", t.Provider, t.Name)
+}
+
+// withoutOwnID is an error's text for the status message of the tenant
+// with that id: the ": "-separated part that only names the tenant
+// ("tenant <id>", as providers begin their errors) is left out, and
+// "provision tenant <id>" says "provision", so that what a narrow line
+// shows is the cause rather than the tenant's id. The attempt events keep
+// the whole text.
+func withoutOwnID(msg, id string) string {
+	parts := strings.Split(msg, ": ")
+	out := parts[:0]
+	for _, p := range parts {
+		switch {
+		case p == "tenant "+id:
+			continue
+		case strings.HasSuffix(p, " tenant "+id):
+			p = strings.TrimSuffix(p, " tenant "+id)
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
 }
 
 // pause records once that the tenant is paused.
