@@ -223,15 +223,29 @@ func withFields(err error, detail string, fields ...FieldError) error {
 // with 20,000 bad label keys is a few kilobytes, not megabytes.
 const MaxFieldErrors = 100
 
-// capErrors keeps the first MaxFieldErrors fields of p and counts the rest.
+// MaxFieldErrorBytes bounds the text of the fields a problem lists (their
+// pointers, parameters and messages) past the first: a body may hold a
+// hundred violations at pointers up to 64 keys of 512 bytes deep.
+const MaxFieldErrorBytes = 16 << 10
+
+// capErrors keeps the first fields of p, at most MaxFieldErrors and
+// MaxFieldErrorBytes, and counts the rest.
 func capErrors(p *Problem) {
-	n := len(p.Errors)
-	if n <= MaxFieldErrors {
+	keep, size := 0, 0
+	for keep < len(p.Errors) && keep < MaxFieldErrors {
+		e := p.Errors[keep]
+		size += len(e.Pointer) + len(e.Parameter) + len(e.Message)
+		if keep > 0 && size > MaxFieldErrorBytes {
+			break
+		}
+		keep++
+	}
+	if keep == len(p.Errors) {
 		return
 	}
-	p.Errors = p.Errors[:MaxFieldErrors:MaxFieldErrors]
-	p.ErrorsOmitted = n - MaxFieldErrors
-	p.Detail += fmt.Sprintf(" (%d problems are listed, and %d more)", MaxFieldErrors, p.ErrorsOmitted)
+	p.ErrorsOmitted = len(p.Errors) - keep
+	p.Errors = p.Errors[:keep:keep]
+	p.Detail += fmt.Sprintf(" (%d problems are listed, and %d more)", keep, p.ErrorsOmitted)
 }
 
 // storageRetryAfter is the Retry-After, in seconds, of a 503 for a

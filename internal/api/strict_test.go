@@ -90,6 +90,31 @@ func TestViolationsAreCapped(t *testing.T) {
 	}
 }
 
+// Violations at long pointers are capped by their size too: 100 bad label
+// keys of 500 bytes each (and /labels, over its count) are 50 KB of
+// pointers alone.
+func TestViolationsAreCappedBySize(t *testing.T) {
+	ts := newServer(t)
+	var b strings.Builder
+	b.WriteString(`{"name":"long","compute_config":{"image":"a"},"labels":{`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"%03d%s!":"v"`, i, strings.Repeat("k", 496))
+	}
+	b.WriteString("}}")
+	res := ts.do(t, "POST", "/v1/tenants", "application/json", b.String())
+	p := res.problem(t)
+	if res.status != http.StatusBadRequest || len(p.Errors) == 0 || len(p.Errors)+p.ErrorsOmitted < 100 || p.ErrorsOmitted == 0 {
+		t.Fatalf("%d, %d errors listed, %d omitted", res.status, len(p.Errors), p.ErrorsOmitted)
+	}
+	if len(res.body) > 2*api.MaxFieldErrorBytes {
+		t.Errorf("the problem is %d bytes; want under %d", len(res.body), 2*api.MaxFieldErrorBytes)
+	}
+	t.Logf("100 bad label keys of 500 bytes: %d listed in a %d-byte problem", len(p.Errors), len(res.body))
+}
+
 // TestTypeErrorsDoNotHideOtherViolations: a field of the wrong type was
 // reported alone; now every field at fault is, with what the well-typed
 // fields break.
