@@ -53,6 +53,11 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 		p.Detail += "; this needs an admin token (--token or LANDLORD_TOKEN)"
 	case api.CodePreconditionFailed:
 		p.Detail = "the tenant changed while landlord " + cmd.Name() + " worked on it; look at it again (landlord get), then run the command again"
+	case api.CodeProviderNotFound:
+		if cmd.Name() == "set" && len(cmd.Flags().Args()) > 0 {
+			// A tenant stranded by a switch of provider.
+			p.Detail += "; or remove its record, destroying nothing: landlord delete " + cmd.Flags().Arg(0) + " --forget"
+		}
 	case api.CodeStorageUnavailable:
 		p.Detail = "the server's database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: try again in a few seconds"
 	}

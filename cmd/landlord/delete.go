@@ -21,7 +21,8 @@ Asking again is harmless, and retries a deletion that failed.
 
 --forget is for a tenant whose compute provider the server no longer has
 enabled (it was restarted with another): the controller cannot destroy its
-workload, so its deletion would wait for the provider forever. --forget
+workload, so its deletion waits for the provider (delete says so, and
+--wait fails at once rather than wait for nothing). --forget
 says what may still be running, then deletes the record at once, destroying
 nothing; the tenant's history records who forgot it. It is refused for a
 tenant whose provider is enabled. It needs an admin token.`,
@@ -53,6 +54,17 @@ tenant whose provider is enabled. It needs an admin token.`,
 		t, err := c.Tenants().Delete(contextOf(cmd), name, client.DeleteOptions{})
 		if err != nil {
 			return exitFor(fmt.Errorf("delete tenant %s: %w", name, err))
+		}
+		if enabled := enabledProviders(contextOf(cmd), c); enabled != nil && !enabled(t.ComputeProvider) {
+			// The controller leaves the deletion waiting for the provider:
+			// a --wait would wait for nothing.
+			err := fmt.Errorf("the deletion of tenant %s waits for its provider %s, which this server has not enabled: "+
+				"enable it again, and landlord destroys the workload; or remove the record now, destroying nothing: landlord delete %s --forget",
+				t.Name, t.ComputeProvider, t.Name)
+			if wf.wait {
+				return withExitCode(exitError, err)
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "note:", err)
 		}
 		if wf.wait {
 			last, err := waitFor(cmd, c, *t, wf.timeout, client.UntilDeleted)

@@ -33,6 +33,9 @@ func TestForgetStrandedTenant(t *testing.T) {
 	mustContain(t, "list", res.stdout, "acme  provisioning  docker (not enabled)", "live  requested     mock ")
 	mustContain(t, "list's note", res.stderr, "1 of these tenants use a provider this server has not enabled", "landlord delete NAME --forget")
 
+	res = mustRunCLI(t, srv, exitError, "", "set", "acme", "--config", "image: b")
+	mustContain(t, "set", res.stderr, "the tenant's provider docker is not enabled on this server", "landlord delete acme --forget")
+
 	res = mustRunCLI(t, srv, exitUsage, "", "delete", "acme", "--forget", "--wait")
 	mustContain(t, "stderr", res.stderr, "forget", "wait")
 	res = mustRunCLI(t, srv, exitError, "", "delete", "live", "--forget")
@@ -41,13 +44,18 @@ func TestForgetStrandedTenant(t *testing.T) {
 		t.Errorf("a tenant whose provider is enabled is not forgotten, and nothing is said to be left running:\n%s", res.stderr)
 	}
 
+	// A plain deletion is recorded, but waits for the provider: --wait
+	// says so at once rather than wait for nothing.
+	res = mustRunCLI(t, srv, exitError, "", "delete", "acme", "--wait", "--timeout", "30s")
+	mustContain(t, "delete --wait", res.stderr, "the deletion of tenant acme waits for its provider docker", "landlord delete acme --forget")
+
 	res = mustRunCLI(t, srv, exitOK, "", "delete", "acme", "--forget")
 	mustContain(t, "warning", res.stderr, "tenant acme ran on compute provider docker, which this server has not enabled",
 		"These may still run on docker", "  container/app c0ffee\n", "  endpoint 127.0.0.1:32768 (app 80/tcp)\n")
 	mustContain(t, "stdout", res.stdout, "tenant acme forgotten")
 	mustRunCLI(t, srv, exitNotFound, "", "get", "acme")
 	res = mustRunCLI(t, srv, exitOK, "", "history", acme.ID)
-	mustContain(t, "history", res.stdout, "forgotten", "provisioning → deleted")
+	mustContain(t, "history", res.stdout, "forgotten", "deleting → deleted")
 	res = mustRunCLI(t, srv, exitOK, "", "list")
 	if strings.Contains(res.stdout, "acme") || res.stderr != "" {
 		t.Errorf("list after forget:\n%s\n%s", res.stdout, res.stderr)
