@@ -18,20 +18,11 @@ import (
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
-// readBody reads a JSON request body of at most the configured size into
-// dst, strictly (decodeStrict): the content type must be one of types. A
-// body nested too deep or with a repeated key is a 422, other problems 400s
-// naming every field at fault; a body over the limit is a 413.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request, dst any, types ...string) error {
-	body, err := s.readRaw(w, r, types...)
-	if err != nil {
-		return err
-	}
-	return decodeStrict(body, dst)
-}
-
 // readRaw reads a request body of one of the content types, of at most the
-// configured size; a larger one is refused without reading the rest.
+// configured size; a larger one is refused without reading the rest. The
+// handlers then decode it with decodeStrict or decodePatch: a body nested
+// too deep or with a repeated key is a 422, other problems 400s naming
+// every field at fault; a body over the limit is a 413.
 func (s *Server) readRaw(w http.ResponseWriter, r *http.Request, types ...string) ([]byte, error) {
 	if err := checkContentType(r, types...); err != nil {
 		return nil, err
