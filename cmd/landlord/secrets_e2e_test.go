@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,8 +140,10 @@ func TestSecretsAtRestEndToEnd(t *testing.T) {
 	// to configure.
 	setConfig("")
 	p.Start()
-	if _, err := tenants.Get(ctx, "acme", client.GetOptions{}); err == nil {
-		t.Error("a server without the key read the tenant")
+	var unreadable *client.Error
+	if _, err := tenants.Get(ctx, "acme", client.GetOptions{}); !errors.As(err, &unreadable) ||
+		unreadable.Status != http.StatusServiceUnavailable || unreadable.Problem.Code != "secret_unreadable" || !strings.Contains(err.Error(), `"k2"`) {
+		t.Errorf("a read of the tenant by a server without its key: %v; want a 503 secret_unreadable naming k2", err)
 	}
 	// The process's output reaches the log through a pipe: wait for it.
 	says := func(log string) bool {

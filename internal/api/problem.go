@@ -39,6 +39,7 @@ const (
 	CodeIdempotencyPending   = "idempotency_in_progress"
 	CodeUnavailable          = "unavailable"
 	CodeStorageUnavailable   = "storage_unavailable"
+	CodeSecretUnreadable     = "secret_unreadable"
 	CodeInternal             = "internal"
 )
 
@@ -84,6 +85,7 @@ var problemTable = []problemRow{
 		detail: "the tenant changed while the request was handled; read it again and retry"},
 	{err: tenant.ErrUnavailable, name: "tenant.ErrUnavailable", status: http.StatusServiceUnavailable, code: CodeStorageUnavailable,
 		detail: "the database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: retry after Retry-After seconds"},
+	{err: tenant.ErrSecretUnreadable, name: "tenant.ErrSecretUnreadable", status: http.StatusServiceUnavailable, code: CodeSecretUnreadable},
 	{err: tenant.ErrInvalidPageToken, name: "tenant.ErrInvalidPageToken", status: http.StatusBadRequest, code: CodeInvalidParameter,
 		fields: func(error) []FieldError {
 			return []FieldError{{Parameter: "page_token", Message: "was not returned by this listing"}}

@@ -129,7 +129,7 @@ func (c *Configs) Open(id string, stored json.RawMessage) (json.RawMessage, erro
 func (c *Configs) open(id, ptr, s string) (any, error) {
 	plain, err := c.keys.Open(s, valueContext(id, ptr))
 	if err != nil {
-		return nil, fmt.Errorf("secretbox: the secret at %s of tenant %s: %w", ptr, id, err)
+		return nil, fmt.Errorf("secretbox: %w: the secret at %s of tenant %s: %w", tenant.ErrSecretUnreadable, ptr, id, err)
 	}
 	if len(plain) > 0 && plain[0] == '"' { // most secrets: a string, decoded at a fraction of the cost
 		var str string

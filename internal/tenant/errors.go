@@ -28,4 +28,9 @@ var (
 	// is full, it cannot be reached, it is shutting down); the same request
 	// may succeed later. Stores wrap the driver's error with it.
 	ErrUnavailable = errors.New("the database is unavailable")
+	// ErrSecretUnreadable: a secret stored sealed (see Sealer) does not
+	// open: the key it names is not configured, or the value was altered.
+	// The operator must configure the key; retrying does not help until
+	// then.
+	ErrSecretUnreadable = errors.New("a stored secret cannot be read")
 )
