@@ -65,7 +65,7 @@ func TestInjectedFailures(t *testing.T) {
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, transient.ID)
 
 	got := e.get(t, terminal.ID)
-	if !strings.Contains(got.StatusMessage, "injected terminal failure") || !strings.Contains(got.StatusMessage, "provision failed with an error that retrying cannot cure") || got.Attempts != 1 {
+	if !strings.Contains(got.StatusMessage, "injected terminal failure") || !strings.Contains(got.StatusMessage, "provision failed with a permanent error, which retrying cannot cure") || got.Attempts != 1 {
 		t.Errorf("terminal failure: message %q, attempts %d", got.StatusMessage, got.Attempts)
 	}
 	if n := e.mock.Calls(terminal.ID, mock.OpProvision); n != 1 {

@@ -49,7 +49,7 @@ func TestStatusMessages(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	got := e.get(t, broken.ID).StatusMessage
-	if !strings.Contains(got, "(provision failed with an error that retrying cannot cure: change the tenant to try again)") || strings.Contains(got, "update") {
+	if !strings.Contains(got, "(provision failed with a permanent error, which retrying cannot cure: change the tenant to try again)") || strings.Contains(got, "update") {
 		t.Errorf("a failed provision after an update found no workload: %q", got)
 	}
 }

@@ -277,7 +277,7 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 	if terminal || attempt >= maxAttempts {
 		why := fmt.Sprintf("%s failed %d times, all the attempts allowed; landlord stopped retrying", op, attempt)
 		if terminal {
-			why = op + " failed with an error that retrying cannot cure"
+			why = op + " failed with a permanent error, which retrying cannot cure"
 		}
 		next := "change the tenant to try again"
 		if op == "destroy" {
