@@ -29,7 +29,10 @@ func newListCommand() *cobra.Command {
 Filters combine: a tenant is listed when it is in one of the --status values,
 has every --label and uses the --provider. Deleted tenants are listed with
 --include-deleted, or when --status names deleted. A tenant whose provider
-the server has not enabled is marked "(not enabled)".`,
+the server has not enabled is marked "(not enabled)". ENDPOINTS shows a
+tenant's first endpoint and how many more it has (landlord get NAME shows
+them all); on a terminal, the message and, when they must, the endpoints are
+cut to fit its width.`,
 		Example: `  landlord list --status failed --status provisioning
   landlord list --label tier=gold --all-pages -o json
   landlord list --include-deleted --name-prefix acme`,
@@ -92,7 +95,7 @@ the server has not enabled is marked "(not enabled)".`,
 			return nil
 		}
 		enabled := enabledProviders(contextOf(cmd), c)
-		if err := renderTenants(cmd.OutOrStdout(), list.Tenants, now(), enabled); err != nil {
+		if err := renderTenants(cmd.OutOrStdout(), list.Tenants, now(), enabled, terminalWidth(cmd.OutOrStdout())); err != nil {
 			return err
 		}
 		if n := countNotEnabled(list.Tenants, enabled); n > 0 {

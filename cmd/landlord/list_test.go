@@ -27,7 +27,7 @@ func TestList(t *testing.T) {
 
 	res = mustRunCLI(t, srv, exitOK, "", "list")
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
-	if len(lines) != 6 || !strings.HasPrefix(lines[0], "NAME      STATUS     PROVIDER  AGE  MESSAGE") {
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "NAME      STATUS     PROVIDER  ENDPOINTS  AGE  MESSAGE") {
 		t.Fatalf("list table:\n%s", res.stdout)
 	}
 	for _, l := range lines[1:] {

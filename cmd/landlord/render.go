@@ -10,26 +10,100 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jaxxstorm/landlord/client"
 )
 
-func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 8, 2, ' ', 0) }
+// tablePadding is the spaces between the columns of a table.
+const tablePadding = 2
+
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 8, tablePadding, ' ', 0)
+}
 
 // renderTenants is the list table. A tenant whose provider is not enabled
 // on the server (enabled says, when not nil) is marked in the PROVIDER
-// column.
-func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(provider string) bool) error {
-	tw := newTable(w)
-	fmt.Fprintln(tw, "NAME\tSTATUS\tPROVIDER\tAGE\tMESSAGE")
-	for _, t := range ts {
+// column. ENDPOINTS is a tenant's first endpoint, and how many more it has
+// ("127.0.0.1:49153 +1"; landlord get lists them all).
+//
+// cols is the width of the terminal the table is shown on, 0 when it is not
+// shown on one. On a terminal the message, the last column, is cut to what
+// the other columns leave of the width, so that rows do not wrap; when that
+// is fewer than minMessageCols, the endpoints are cut in their middle
+// (keeping the port and the count) to leave it that many, down to
+// minEndpointCols; a row that is still too wide wraps. Elsewhere nothing but
+// the message is cut, at maxMessageCols.
+func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(provider string) bool, cols int) error {
+	const endpointsCol = 3
+	header := []string{"NAME", "STATUS", "PROVIDER", "ENDPOINTS", "AGE"}
+	rows := make([][]string, len(ts))
+	widths := make([]int, len(header))
+	for i, h := range header {
+		widths[i] = utf8.RuneCountInString(h)
+	}
+	for i, t := range ts {
 		provider := t.ComputeProvider
 		if enabled != nil && t.Status != client.StatusDeleted && !enabled(provider) {
 			provider += notEnabledMark
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Status, provider, age(at.Sub(t.CreatedAt)), oneLine(t.StatusMessage, 80))
+		rows[i] = []string{t.Name, t.Status, provider, endpointsCell(t.Endpoints, 0), age(at.Sub(t.CreatedAt))}
+		for j, c := range rows[i] {
+			widths[j] = max(widths[j], utf8.RuneCountInString(c))
+		}
+	}
+	message := maxMessageCols
+	if cols > 0 {
+		// One column short of the width: some terminals wrap on the last.
+		left := cols - 1
+		for j, n := range widths {
+			if j != endpointsCol {
+				left -= n + tablePadding
+			}
+		}
+		left -= tablePadding // after the endpoints
+		if endpoints := widths[endpointsCol]; left-endpoints < minMessageCols && endpoints > minEndpointCols {
+			endpoints = max(minEndpointCols, left-minMessageCols)
+			for i, t := range ts {
+				rows[i][endpointsCol] = endpointsCell(t.Endpoints, endpoints)
+			}
+			widths[endpointsCol] = endpoints
+		}
+		message = min(maxMessageCols, max(minMessageCols, left-widths[endpointsCol]))
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, strings.Join(header, "\t")+"\tMESSAGE")
+	for i, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\n", strings.Join(rows[i], "\t"), fit(t.StatusMessage, message))
 	}
 	return tw.Flush()
+}
+
+// The widths of the list table's columns that may be cut.
+const (
+	maxMessageCols  = 80
+	minMessageCols  = 20
+	minEndpointCols = len("255.255.255.255:65535")
+)
+
+// endpointsCell is the list table's ENDPOINTS: the first endpoint's address
+// and the count of the others, in at most cols columns (0: no limit), the
+// address cut in its middle when it must be, so that its port and the count
+// stay.
+func endpointsCell(es []client.Endpoint, cols int) string {
+	if len(es) == 0 {
+		return ""
+	}
+	more := ""
+	if len(es) > 1 {
+		more = fmt.Sprintf(" +%d", len(es)-1)
+	}
+	addr := []rune(es[0].Address)
+	if room := cols - len(more); cols > 0 && len(addr) > room && room > 2 {
+		tail := (room - 1) / 2
+		addr = append(append(addr[:room-1-tail:room-1-tail], '…'), addr[len(addr)-tail:]...)
+	}
+	return string(addr) + more
 }
 
 // notEnabledMark follows, in the list table, the provider of a tenant that

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -78,15 +80,43 @@ func goldenTenants() []client.Tenant {
 
 func TestRenderGolden(t *testing.T) {
 	tenants := goldenTenants()
+	// The list shows a tenant with one endpoint too.
+	listed := append(goldenTenants(), client.Tenant{
+		ID: "0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f13", Name: "hooli", ComputeProvider: "kubernetes",
+		Status: "ready", Generation: 1, ObservedGeneration: 1, Version: 2,
+		Endpoints: []client.Endpoint{{Container: "app", ContainerPort: 8080, Protocol: "tcp", Address: "hooli.landlord-hooli.svc.cluster.local:8080"}},
+		CreatedAt: ago(20 * time.Minute), UpdatedAt: ago(19 * time.Minute),
+	})
+	quickstart := []client.Tenant{
+		{
+			Name: "acme", ComputeProvider: "docker", Status: "ready", CreatedAt: ago(2 * time.Minute),
+			Endpoints: []client.Endpoint{{Container: "app", ContainerPort: 8080, Protocol: "tcp", Address: "127.0.0.1:8081"}},
+		},
+		{
+			Name: "beta", ComputeProvider: "docker", Status: "provisioning", CreatedAt: ago(20 * time.Second),
+			StatusMessage: "cannot resolve or reach the registry registry-1.docker.io to pull nginx:1.27-alpine; pulling again in 2s",
+		},
+	}
 	for _, tt := range []struct {
 		name   string
 		render func(*bytes.Buffer) error
 	}{
-		{"list", func(b *bytes.Buffer) error { return renderTenants(b, tenants, goldenNow, nil) }},
-		{"list_empty", func(b *bytes.Buffer) error { return renderTenants(b, nil, goldenNow, nil) }},
+		{"list", func(b *bytes.Buffer) error { return renderTenants(b, listed, goldenNow, nil, 0) }},
+		{"list_empty", func(b *bytes.Buffer) error { return renderTenants(b, nil, goldenNow, nil, 0) }},
 		{"list_not_enabled", func(b *bytes.Buffer) error {
-			return renderTenants(b, tenants, goldenNow, func(p string) bool { return p == "mock" })
+			return renderTenants(b, listed, goldenNow, func(p string) bool { return p == "mock" }, 0)
 		}},
+		// On a terminal the message is cut to the width the other columns
+		// leave, one column short: the quickstart's tenants on 80 columns.
+		{"list_80_columns", func(b *bytes.Buffer) error { return renderTenants(b, quickstart, goldenNow, nil, 80) }},
+		// A message left fewer than 20 columns takes them from the
+		// endpoints, cut in their middle; on a wide terminal nothing is cut
+		// but the message, at 80 columns as without a terminal.
+		{"list_100_columns", func(b *bytes.Buffer) error { return renderTenants(b, listed, goldenNow, nil, 100) }},
+		{"list_200_columns", func(b *bytes.Buffer) error { return renderTenants(b, listed, goldenNow, nil, 200) }},
+		// Too narrow for even that: the endpoints keep 21 columns, the
+		// message 20, and rows wrap.
+		{"list_40_columns", func(b *bytes.Buffer) error { return renderTenants(b, listed, goldenNow, nil, 40) }},
 		{"get", func(b *bytes.Buffer) error { return renderTenant(b, tenants[0], goldenNow) }},
 		{"get_retrying", func(b *bytes.Buffer) error { return renderTenant(b, tenants[1], goldenNow) }},
 		{"get_dry_run", func(b *bytes.Buffer) error {
@@ -145,6 +175,36 @@ func TestRenderGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkGolden(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+// An endpoints cell fits its columns by cutting the address in its
+// middle, keeping the port and the count of the others.
+func TestEndpointsCell(t *testing.T) {
+	one := []client.Endpoint{{Address: "hooli.landlord-hooli.svc.cluster.local:8080"}}
+	three := append(slices.Clone(one), client.Endpoint{Address: "127.0.0.1:1"}, client.Endpoint{Address: "127.0.0.1:2"})
+	for _, tt := range []struct {
+		name string
+		es   []client.Endpoint
+		cols int
+		want string
+	}{
+		{"none", nil, 0, ""},
+		{"one, no limit", one, 0, "hooli.landlord-hooli.svc.cluster.local:8080"},
+		{"three, no limit", three, 0, "hooli.landlord-hooli.svc.cluster.local:8080 +2"},
+		{"one that fits", one, 43, "hooli.landlord-hooli.svc.cluster.local:8080"},
+		{"one cut", one, 21, "hooli.land…local:8080"},
+		{"three cut", three, 21, "hooli.lan…cal:8080 +2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := endpointsCell(tt.es, tt.cols)
+			if got != tt.want {
+				t.Errorf("endpointsCell(%d) = %q, want %q", tt.cols, got, tt.want)
+			}
+			if n := utf8.RuneCountInString(got); tt.cols > 0 && n > tt.cols {
+				t.Errorf("endpointsCell(%d) = %q: %d columns", tt.cols, got, n)
+			}
 		})
 	}
 }
