@@ -80,7 +80,9 @@ type Endpoint struct {
 	Name          string            `json:"name,omitempty"`
 	ContainerPort int               `json:"container_port"`
 	Protocol      workload.Protocol `json:"protocol"`
-	// Address is "host:port".
+	// Address is "host:port", where the port answers; a provider that
+	// runs nothing reports a URL whose scheme says so instead (the mock's
+	// mock://tenant/container:port), never an address nothing answers on.
 	Address string `json:"address"`
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -95,9 +96,36 @@ func (b *broken) GetStatus(ctx context.Context, tenantID string) (*compute.Compu
 			}
 			st.State = compute.StateRunning
 		}
+	case "endpoint-nothing-listens":
+		// What the mock reported before it had listeners: a loopback port
+		// nobody listens on.
+		for i := range stEndpoints(st) {
+			st.Endpoints[i].Address = closedPort
+		}
+	case "endpoint-not-an-address":
+		for i := range stEndpoints(st) {
+			st.Endpoints[i].Address = st.Endpoints[i].Container + "/" + fmt.Sprint(st.Endpoints[i].ContainerPort)
+		}
 	}
 	return st, err
 }
+
+func stEndpoints(st *compute.ComputeStatus) []compute.Endpoint {
+	if st == nil {
+		return nil
+	}
+	return st.Endpoints
+}
+
+// closedPort is a loopback address nothing listens on.
+var closedPort = func() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}()
 
 func (b *broken) Validate(ctx context.Context, spec *compute.TenantComputeSpec) error {
 	switch b.how {
@@ -125,15 +153,18 @@ func TestBrokenProviderHelper(t *testing.T) {
 	if how == "" {
 		t.Skip("started only by TestSuiteCatchesBrokenProviders")
 	}
-	p, err := mock.New(mock.Options{})
+	platform := mock.NewPlatform()
+	t.Cleanup(platform.Close)
+	p, err := mock.New(mock.Options{Platform: platform})
 	if err != nil {
 		t.Fatal(err)
 	}
 	providertest.Run(t, providertest.Harness{
 		Provider: &broken{Provider: p, how: how},
 		Config: func(v int) json.RawMessage {
-			return json.RawMessage(fmt.Sprintf(`{"image":"example.com/app:%d"}`, v))
+			return json.RawMessage(fmt.Sprintf(`{"image":"example.com/app:%d","ports":[{"container_port":8080}],"x-mock":{"listen":true}}`, v))
 		},
+		DialEndpoints: true,
 		Disrupt: func(t *testing.T, tenantID string) {
 			if err := p.Crash(tenantID, "app", 1); err != nil {
 				t.Fatal(err)
@@ -162,6 +193,8 @@ func TestSuiteCatchesBrokenProviders(t *testing.T) {
 		{"destroy-stops-on-cancel", "DestroyCancelled"},
 		{"status-not-found-is-nil", "UnknownTenant"},
 		{"status-cached", "OutOfBand"},
+		{"endpoint-nothing-listens", "Lifecycle"},
+		{"endpoint-not-an-address", "Lifecycle"},
 		{"validate-side-effect", "Validate"},
 		{"validate-accepts-anything", "Validate"},
 	}

@@ -152,6 +152,7 @@ func (s *suite) testLifecycle(t *testing.T) {
 	st := s.waitRunning(t, v0)
 	s.noSecret(t, "Provision result", first)
 	s.noSecret(t, "GetStatus", st)
+	s.checkEndpoints(t, st)
 	resources := -1
 	if s.h.CountResources != nil {
 		resources = s.h.CountResources(t, tn.id)
@@ -179,6 +180,7 @@ func (s *suite) testLifecycle(t *testing.T) {
 	s.noSecret(t, "Update result", res)
 	st = s.waitRunning(t, v1)
 	s.noSecret(t, "GetStatus after Update", st)
+	s.checkEndpoints(t, st)
 	if res := s.update(t, v1); !res.NoChanges() {
 		t.Errorf("repeating an Update made changes: %v", res.Changes)
 	}

@@ -62,6 +62,13 @@ type Harness struct {
 	// tenant_id and that no secret appears.
 	Logs func() []byte
 
+	// DialEndpoints says that the test process can reach the endpoints the
+	// provider reports (as on a local Engine): the suite then checks that
+	// every TCP host:port endpoint of a running workload accepts a
+	// connection. Whatever it says, an endpoint's address must be host:port
+	// or a URL with a scheme.
+	DialEndpoints bool
+
 	// ReadyTimeout bounds how long a workload may take to run after
 	// Provision or Update returns; default 2 minutes.
 	ReadyTimeout time.Duration

@@ -126,9 +126,10 @@ func TestConformance(t *testing.T) {
 			}
 			return len(cs.Items) + len(ns.Items)
 		},
-		Restart:      func(t *testing.T) compute.Provider { return mustProvider(t, logs) },
-		Logs:         logs.Bytes,
-		ReadyTimeout: 60 * time.Second,
-		Parallel:     10,
+		Restart:       func(t *testing.T) compute.Provider { return mustProvider(t, logs) },
+		Logs:          logs.Bytes,
+		DialEndpoints: true,
+		ReadyTimeout:  60 * time.Second,
+		Parallel:      10,
 	})
 }

@@ -39,6 +39,11 @@ type Behaviour struct {
 	// Progress is reported (compute.ReportProgress) at the start of each
 	// provision and update, before the latency, as a long step would.
 	Progress string `json:"progress,omitempty"`
+	// Listen serves each port on a real listener on 127.0.0.1 (its
+	// host_port when set) that answers with a line naming the workload, and
+	// reports its address; without it an endpoint is a mock:// name nothing
+	// answers on.
+	Listen bool `json:"listen,omitempty"`
 }
 
 // Operation names a provider operation, for call counts and injected
@@ -63,6 +68,7 @@ const behaviourSchema = `{
     "latency": {"$ref": "#/$defs/duration", "description": "Delay added to each operation."},
     "start_after": {"$ref": "#/$defs/duration", "description": "Keep the workload starting (pending) this long after each provision or update."},
     "progress": {"type": "string", "maxLength": 200, "description": "A progress message reported at the start of each provision and update, before the latency."},
+    "listen": {"type": "boolean", "description": "Serve each port on a real listener on 127.0.0.1 (its host_port when set) that answers with a line naming the workload, and report its address; without it an endpoint is a mock:// name nothing answers on."},
     "operations": {
       "type": "array",
       "items": {"enum": ["provision", "update", "destroy", "status"]},

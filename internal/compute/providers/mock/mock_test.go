@@ -15,6 +15,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 func mustNew(t *testing.T, opts mock.Options) *mock.Provider {
@@ -38,12 +39,28 @@ func config(variant int) json.RawMessage {
 }
 
 func TestConformance(t *testing.T) {
+	t.Run("mock endpoints", func(t *testing.T) { conformance(t, config) })
+	// With real listeners, the suite dials every endpoint.
+	t.Run("listening", func(t *testing.T) {
+		conformance(t, func(v int) json.RawMessage {
+			c, err := workload.Merge(config(v), json.RawMessage(`{"x-mock": {"listen": true}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		})
+	})
+}
+
+func conformance(t *testing.T, config func(int) json.RawMessage) {
 	logs := &providertest.LogBuffer{}
 	platform := mock.NewPlatform()
+	t.Cleanup(platform.Close)
 	p := mustNew(t, mock.Options{Platform: platform, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	providertest.Run(t, providertest.Harness{
-		Provider: p,
-		Config:   config,
+		Provider:      p,
+		Config:        config,
+		DialEndpoints: true,
 		InvalidConfigs: []providertest.InvalidConfig{
 			{Name: "port out of range", Config: json.RawMessage(`{"image":"a","ports":[{"container_port":0}]}`), Pointer: "/ports/0/container_port"},
 			{Name: "unknown x-mock field", Config: json.RawMessage(`{"image":"a","x-mock":{"fial":"transient"}}`), Pointer: "/x-mock/fial"},

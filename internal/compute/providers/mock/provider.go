@@ -151,17 +151,22 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	}
 	w, exists := p.pl.workloads[spec.TenantID]
 	message := "created"
+	var err error
 	switch {
 	case exists && w.hash == hash && w.allRunning():
 		message = "already provisioned"
 	case exists && w.hash == hash:
-		p.apply(w, spec, hash)
+		err = p.apply(w, spec, hash)
 		message = "restarted containers that had stopped"
 	case exists:
-		p.apply(w, spec, hash)
+		err = p.apply(w, spec, hash)
 		message = "adopted the existing workload and updated it"
 	default:
-		w = p.create(spec, hash)
+		w, err = p.create(spec, hash)
+	}
+	if err != nil {
+		log.Warn("mock provision failed", slog.String("error", err.Error()))
+		return nil, compute.Retryable(fmt.Errorf("mock: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err))
 	}
 	log.Info("mock provision", slog.String("result", message))
 	return &compute.ProvisionResult{
@@ -201,7 +206,10 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	var changes []compute.Change
 	if w.hash != hash {
 		changes = compute.Diff(w.spec, spec)
-		p.apply(w, spec, hash)
+		if err := p.apply(w, spec, hash); err != nil {
+			log.Warn("mock update failed", slog.String("error", err.Error()))
+			return nil, compute.Retryable(fmt.Errorf("mock: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err))
+		}
 	}
 	log.Info("mock update", slog.Int("changes", len(changes)))
 	return &compute.UpdateResult{
@@ -233,6 +241,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	p.pl.mu.Lock()
 	_, existed := p.pl.workloads[tenantID]
 	delete(p.pl.workloads, tenantID)
+	p.pl.closeListeners(tenantID, "")
 	p.pl.mu.Unlock()
 	log.Info("mock destroy", slog.Bool("existed", existed))
 	return nil
@@ -309,22 +318,28 @@ func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, 
 }
 
 // create records a new workload; p.mu is held.
-func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) *simulated {
-	now := p.now()
-	w := &simulated{created: now}
+func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) (*simulated, error) {
+	w := &simulated{created: p.now()}
+	if err := p.apply(w, spec, hash); err != nil {
+		return nil, err
+	}
 	p.pl.workloads[spec.TenantID] = w
-	p.apply(w, spec, hash)
-	return w
+	return w, nil
 }
 
-// apply makes w run spec; p.mu is held.
-func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash string) {
+// apply makes w run spec, or leaves it as it was when the endpoints spec
+// asks for cannot be served; p.mu is held.
+func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash string) error {
+	endpoints, err := p.pl.endpoints(spec)
+	if err != nil {
+		return err
+	}
 	w.spec = spec.Clone()
 	w.hash = hash
 	w.updated = p.now()
 	b := behaviourOf(spec)
 	w.startsAt = w.updated.Add(b.startAfter())
-	w.endpoints = nil
+	w.endpoints = endpoints
 	w.containers = nil
 	for _, c := range spec.Containers {
 		health := compute.HealthUnknown
@@ -338,21 +353,8 @@ func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash str
 			Health: health,
 			ID:     containerID(spec.TenantID, c.Name),
 		})
-		for _, port := range c.Ports {
-			hostPort := port.HostPort
-			if hostPort == 0 {
-				hostPort = p.pl.nextPort
-				p.pl.nextPort++
-			}
-			w.endpoints = append(w.endpoints, compute.Endpoint{
-				Container:     c.Name,
-				Name:          port.Name,
-				ContainerPort: port.ContainerPort,
-				Protocol:      port.Protocol,
-				Address:       fmt.Sprintf("127.0.0.1:%d", hostPort),
-			})
-		}
 	}
+	return nil
 }
 
 // allRunning reports whether every container runs; p.mu is held.

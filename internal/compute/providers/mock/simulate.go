@@ -2,6 +2,7 @@ package mock
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
@@ -16,7 +17,8 @@ type Platform struct {
 	workloads map[string]*simulated
 	calls     map[call]int
 	failures  map[failure]int
-	nextPort  int
+	// listeners serve the endpoints of tenants that asked for "listen".
+	listeners map[string]map[endpointKey]*listener
 	// inflight counts operations running per tenant; overlaps counts the
 	// operations that started while another one ran for the same tenant.
 	inflight map[string]int
@@ -39,7 +41,7 @@ func NewPlatform() *Platform {
 		workloads: map[string]*simulated{},
 		calls:     map[call]int{},
 		failures:  map[failure]int{},
-		nextPort:  30000,
+		listeners: map[string]map[endpointKey]*listener{},
 		inflight:  map[string]int{},
 	}
 }
@@ -97,7 +99,8 @@ func (p *Provider) Containers(tenantID string) int {
 }
 
 // Crash simulates a container of the tenant exiting with exitCode behind
-// landlord's back. It returns ErrTenantNotFound when there is no such
+// landlord's back: its endpoints go (and its listeners close) until a
+// Provision restarts it. It returns ErrTenantNotFound when there is no such
 // container.
 func (p *Provider) Crash(tenantID, container string, exitCode int) error {
 	p.pl.mu.Lock()
@@ -112,6 +115,8 @@ func (p *Provider) Crash(tenantID, container string, exitCode int) error {
 				if c.Health != compute.HealthUnknown {
 					c.Health = compute.HealthUnhealthy
 				}
+				w.endpoints = slices.DeleteFunc(w.endpoints, func(e compute.Endpoint) bool { return e.Container == container })
+				p.pl.closeListeners(tenantID, container)
 				w.updated = p.now()
 				return nil
 			}
@@ -126,4 +131,5 @@ func (p *Provider) Remove(tenantID string) {
 	p.pl.mu.Lock()
 	defer p.pl.mu.Unlock()
 	delete(p.pl.workloads, tenantID)
+	p.pl.closeListeners(tenantID, "")
 }

@@ -1,0 +1,46 @@
+package providertest
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+)
+
+// checkEndpoints checks the endpoints of a running workload: each address
+// is host:port, or a URL whose scheme says what it is (mock://…) when the
+// provider has nothing to dial, never an address nothing answers on. With
+// Harness.DialEndpoints, every TCP host:port accepts a connection within
+// the ready timeout.
+func (s *suite) checkEndpoints(t *testing.T, st *compute.ComputeStatus) {
+	t.Helper()
+	for _, e := range st.Endpoints {
+		host, port, err := net.SplitHostPort(e.Address)
+		if _, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" {
+			if u, uerr := url.Parse(e.Address); uerr != nil || u.Scheme == "" || u.Host == "" {
+				t.Errorf("endpoint %s %d/%s: address %q is neither host:port nor a URL with a scheme", e.Container, e.ContainerPort, e.Protocol, e.Address)
+			}
+			continue
+		}
+		if !s.h.DialEndpoints || (e.Protocol != "" && e.Protocol != workload.ProtocolTCP) {
+			continue
+		}
+		deadline := time.Now().Add(s.h.readyTimeout())
+		for {
+			c, err := net.DialTimeout("tcp", e.Address, 2*time.Second)
+			if err == nil {
+				_ = c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("endpoint %s %d/tcp at %s: nothing answers: %v", e.Container, e.ContainerPort, e.Address, err)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
