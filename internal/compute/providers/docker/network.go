@@ -46,7 +46,12 @@ func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (id string, crea
 	}
 	res, err := p.client.NetworkCreate(ctx, pl.network, opts)
 	if err != nil {
-		if isNotFound(err) {
+		switch {
+		case isNotFound(err) && strings.Contains(err.Error(), "address pool"):
+			// Every address pool is in use (the Engine answers 404 for
+			// that too): networks that are removed free them, so retry.
+			return "", false, fmt.Errorf("create network %s: the Engine has no free address pool for another network; remove unused networks (docker network prune) or give it more (default-address-pools in daemon.json): %w", pl.network, err)
+		case isNotFound(err):
 			// The Engine has no such driver: retrying cannot help until the
 			// operator changes network_driver or installs the driver's plugin.
 			return "", false, compute.Terminal(fmt.Errorf("create network %s: the Engine has no network driver %q; set network_driver to one it has, such as bridge: %w", pl.network, opts.Driver, err))

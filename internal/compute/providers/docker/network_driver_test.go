@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"strings"
 	"testing"
 
@@ -109,5 +114,54 @@ func TestDefaultBridgeNetwork(t *testing.T) {
 	}
 	if _, err := cli.NetworkInspect(ctx, "bridge", client.NetworkInspectOptions{}); err != nil {
 		t.Errorf("the default bridge network after Destroy: %v", err)
+	}
+}
+
+// An Engine whose address pools are all taken answers a network create with
+// a 404, as it does for a driver it lacks; unlike that, it passes when
+// networks are removed, so the provision is retried (not failed for good)
+// and says what to do. The Engine is the real one behind a proxy that
+// answers the network create as an exhausted Engine does.
+func TestNetworkPoolsExhausted(t *testing.T) {
+	dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
+	engine := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker" },
+		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", "/var/run/docker.sock")
+		}},
+	}
+	exhausted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/networks/create") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"message":"could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network"}`)
+			return
+		}
+		engine.ServeHTTP(w, r)
+	}))
+	t.Cleanup(exhausted.Close)
+	block, err := json.Marshal(map[string]string{"label_prefix": testPrefix, "stop_timeout": "1s", "host": "tcp://" + exhausted.Listener.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	spec := benchSpec("d21fe000-0000-4000-8000-000000000003", image)
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
+	_, err = p.Provision(context.Background(), spec)
+	if err == nil {
+		t.Fatal("Provision succeeded with no address pool for its network")
+	}
+	if compute.IsTerminal(err) {
+		t.Errorf("Provision = %v; want a retryable error: the pools free up when networks are removed", err)
+	}
+	for _, want := range []string{"no free address pool", "docker network prune"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
 	}
 }
