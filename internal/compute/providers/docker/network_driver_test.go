@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -123,12 +124,19 @@ func TestDefaultBridgeNetwork(t *testing.T) {
 // and says what to do. The Engine is the real one behind a proxy that
 // answers the network create as an exhausted Engine does.
 func TestNetworkPoolsExhausted(t *testing.T) {
-	dockertest.Engine(t)
+	daemon, err := url.Parse(dockertest.Engine(t).DaemonHost())
+	if err != nil {
+		t.Fatal(err)
+	}
 	image := dockertest.EchoImage(t)[0]
+	network, address := "tcp", daemon.Host
+	if daemon.Scheme == "unix" {
+		network, address = "unix", daemon.Path
+	}
 	engine := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker" },
 		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", "/var/run/docker.sock")
+			return (&net.Dialer{}).DialContext(ctx, network, address)
 		}},
 	}
 	exhausted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
