@@ -14,14 +14,19 @@ import (
 // operation's sentinel and marks it: retryable when ctx ended (the error then
 // also wraps ctx's error) or the Engine may recover, terminal when the
 // Engine refused the request as invalid or err is already marked terminal.
+// A nil sentinel is a read that failed (a status), which changed nothing.
 func fail(ctx context.Context, sentinel error, tenantID, step string, err error) error {
+	format, args := "docker: tenant %s: %s", []any{tenantID, step}
+	if sentinel != nil {
+		format, args = format+": %w", append(args, sentinel)
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if err == nil || errors.Is(err, ctxErr) {
-			return compute.Retryable(fmt.Errorf("docker: tenant %s: %s: %w: %w", tenantID, step, sentinel, ctxErr))
+			return compute.Retryable(fmt.Errorf(format+": %w", append(args, ctxErr)...))
 		}
-		return compute.Retryable(fmt.Errorf("docker: tenant %s: %s: %w: %w: %w", tenantID, step, sentinel, ctxErr, err))
+		return compute.Retryable(fmt.Errorf(format+": %w: %w", append(args, ctxErr, err)...))
 	}
-	wrapped := fmt.Errorf("docker: tenant %s: %s: %w: %w", tenantID, step, sentinel, err)
+	wrapped := fmt.Errorf(format+": %w", append(args, err)...)
 	switch {
 	case compute.IsTerminal(err) && !errors.Is(err, compute.ErrInvalidSpec):
 		return compute.Terminal(wrapped)

@@ -139,7 +139,9 @@ func pullFailure(image string, err error) error {
 	case cerrdefs.IsInvalidArgument(err):
 		return compute.Terminal(fmt.Errorf("%w: the engine refused to pull %s: %w", errImageMissing, image, err))
 	default:
-		return compute.Retryable(fmt.Errorf("%w to hand over %s, which is not on the engine; will try again: %w",
+		// Retryable: the controller decides whether and when to pull again,
+		// and says so; the cause does not.
+		return compute.Retryable(fmt.Errorf("%w to hand over %s, which is not on the engine: %w",
 			errRegistryFailed, image, err))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -121,46 +120,19 @@ func TestDefaultBridgeNetwork(t *testing.T) {
 // An Engine whose address pools are all taken answers a network create with
 // a 404, as it does for a driver it lacks; unlike that, it passes when
 // networks are removed, so the provision is retried (not failed for good)
-// and says what to do. The Engine is the real one behind a proxy that
-// answers the network create as an exhausted Engine does.
+// and says what to do.
 func TestNetworkPoolsExhausted(t *testing.T) {
-	daemon, err := url.Parse(dockertest.Engine(t).DaemonHost())
-	if err != nil {
-		t.Fatal(err)
-	}
 	image := dockertest.EchoImage(t)[0]
-	network, address := "tcp", daemon.Host
-	if daemon.Scheme == "unix" {
-		network, address = "unix", daemon.Path
-	}
-	engine := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker" },
-		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, address)
-		}},
-	}
-	exhausted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/networks/create") {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"message":"could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network"}`)
-			return
+	p := behindProxy(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/networks/create") {
+			return false
 		}
-		engine.ServeHTTP(w, r)
-	}))
-	t.Cleanup(exhausted.Close)
-	block, err := json.Marshal(map[string]string{"label_prefix": testPrefix, "stop_timeout": "1s", "host": "tcp://" + exhausted.Listener.Addr().String()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+		engineAnswers(w, http.StatusNotFound, "could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network")
+		return true
+	})
 	spec := benchSpec("d21fe000-0000-4000-8000-000000000003", image)
 	t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
-	_, err = p.Provision(context.Background(), spec)
+	_, err := p.Provision(context.Background(), spec)
 	if err == nil {
 		t.Fatal("Provision succeeded with no address pool for its network")
 	}
@@ -172,4 +144,68 @@ func TestNetworkPoolsExhausted(t *testing.T) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
 	}
+}
+
+// A status read the Engine fails is a retryable read error, not a failed
+// provision: it changed nothing (it read "provisioning failed" before,
+// even after an update).
+func TestStatusReadFails(t *testing.T) {
+	p := behindProxy(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/containers/json") {
+			return false
+		}
+		engineAnswers(w, http.StatusInternalServerError, "the engine is busy")
+		return true
+	})
+	_, err := p.GetStatus(context.Background(), "d21fe000-0000-4000-8000-000000000004")
+	if err == nil || compute.IsTerminal(err) || errors.Is(err, compute.ErrProvisionFailed) || errors.Is(err, compute.ErrUpdateFailed) {
+		t.Fatalf("GetStatus = %v; want a retryable error that is neither a failed provision nor a failed update", err)
+	}
+	if !strings.Contains(err.Error(), "status") || !strings.Contains(err.Error(), "the engine is busy") {
+		t.Errorf("the error does not say it was a status read and why: %v", err)
+	}
+}
+
+// behindProxy returns a provider whose Engine is the real one behind a
+// proxy where intercept may answer a request itself (true) as an Engine in
+// trouble would.
+func behindProxy(t *testing.T, intercept func(w http.ResponseWriter, r *http.Request) bool) *Provider {
+	t.Helper()
+	daemon, err := url.Parse(dockertest.Engine(t).DaemonHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	network, address := "tcp", daemon.Host
+	if daemon.Scheme == "unix" {
+		network, address = "unix", daemon.Path
+	}
+	engine := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker" },
+		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, address)
+		}},
+	}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !intercept(w, r) {
+			engine.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(proxy.Close)
+	block, err := json.Marshal(map[string]string{"label_prefix": testPrefix, "stop_timeout": "1s", "host": "tcp://" + proxy.Listener.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// engineAnswers writes an Engine's error answer.
+func engineAnswers(w http.ResponseWriter, status int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"message": message})
 }

@@ -210,8 +210,8 @@ func TestPullFailures(t *testing.T) {
 		{name: "access denied", image: failing(http.StatusUnauthorized, `{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}`).Host + repo, terminal: true, is: errRegistryDenied, says: "docker login"},
 		{name: "nobody listens", image: nobody + repo, terminal: true, is: errRegistryOffline, says: "cannot resolve or reach the registry " + nobody},
 		{name: "unresolvable registry", image: unresolvable + repo, terminal: true, is: errRegistryOffline, says: "cannot resolve or reach the registry " + unresolvable},
-		{name: "registry fails with 500", image: failing(http.StatusInternalServerError, "boom").Host + repo, is: errRegistryFailed, says: "will try again"},
-		{name: "registry fails with 503", image: failing(http.StatusServiceUnavailable, "busy").Host + repo, is: errRegistryFailed, says: "will try again"},
+		{name: "registry fails with 500", image: failing(http.StatusInternalServerError, "boom").Host + repo, is: errRegistryFailed, says: "registry failed to hand over"},
+		{name: "registry fails with 503", image: failing(http.StatusServiceUnavailable, "busy").Host + repo, is: errRegistryFailed, says: "registry failed to hand over"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

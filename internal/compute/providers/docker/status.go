@@ -33,7 +33,7 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 func (p *Provider) status(ctx context.Context, n naming) (*compute.ComputeStatus, error) {
 	ex, err := p.find(ctx, n)
 	if err != nil {
-		return nil, fail(ctx, compute.ErrProvisionFailed, n.tenantID, "status: find containers", err)
+		return nil, fail(ctx, nil, n.tenantID, "status: find containers", err)
 	}
 	if len(ex.current) == 0 {
 		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, compute.ErrTenantNotFound)
@@ -59,7 +59,7 @@ func (p *Provider) describe(ctx context.Context, n naming, ids map[string]string
 			continue // removed since the list
 		}
 		if err != nil {
-			return nil, fail(ctx, compute.ErrProvisionFailed, n.tenantID, "status: inspect container "+name, err)
+			return nil, fail(ctx, nil, n.tenantID, "status: inspect container "+name, err)
 		}
 		c := res.Container
 		cs, endpoints := p.containerStatus(ctx, n, name, c)
