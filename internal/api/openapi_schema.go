@@ -104,7 +104,7 @@ var fieldNotes = map[fieldKey]fieldNote{
 	{reflect.TypeFor[FieldError](), "pointer"}:         {doc: "The RFC 6901 JSON pointer of the field in the request body."},
 	{reflect.TypeFor[FieldError](), "parameter"}:       {doc: "The query parameter or header at fault."},
 	{reflect.TypeFor[ComputeStatus](), "generation"}:   {doc: "The generation the running workload was built from, when the provider records it."},
-	{reflect.TypeFor[wire.Endpoint](), "address"}:      {doc: "host:port"},
+	{reflect.TypeFor[wire.Endpoint](), "address"}:      {doc: "host:port where the port answers; a provider that runs nothing (mock) reports a URL whose scheme says so, such as mock://acme/app:80"},
 }
 
 // schemaGenerator makes the component schemas of the wire types.

@@ -71,7 +71,9 @@ type Endpoint struct {
 	Name          string   `json:"name,omitempty"`
 	ContainerPort int      `json:"container_port"`
 	Protocol      Protocol `json:"protocol"`
-	// Address is "host:port".
+	// Address is "host:port", where the port answers; a provider that runs
+	// nothing (mock) reports a URL whose scheme says so instead, such as
+	// "mock://acme/app:80".
 	Address string `json:"address"`
 }
 
