@@ -85,7 +85,8 @@ var problemTable = []problemRow{
 		detail: "the tenant changed while the request was handled; read it again and retry"},
 	{err: tenant.ErrUnavailable, name: "tenant.ErrUnavailable", status: http.StatusServiceUnavailable, code: CodeStorageUnavailable,
 		detail: "the database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: retry after Retry-After seconds"},
-	{err: tenant.ErrSecretUnreadable, name: "tenant.ErrSecretUnreadable", status: http.StatusServiceUnavailable, code: CodeSecretUnreadable},
+	{err: tenant.ErrSecretUnreadable, name: "tenant.ErrSecretUnreadable", status: http.StatusServiceUnavailable, code: CodeSecretUnreadable,
+		detail: "a secret of this tenant is stored sealed with an encryption key this landlord does not have (or does not open with it); the operator must configure that key (encryption.keys): landlord's log names it under this request's id"},
 	{err: tenant.ErrInvalidPageToken, name: "tenant.ErrInvalidPageToken", status: http.StatusBadRequest, code: CodeInvalidParameter,
 		fields: func(error) []FieldError {
 			return []FieldError{{Parameter: "page_token", Message: "was not returned by this listing"}}
@@ -265,6 +266,9 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	p.Instance = requestID(r)
 	capErrors(p)
 	p.ErrorMessage = cmp.Or(p.Detail, p.Title)
+	if errors.Is(err, tenant.ErrSecretUnreadable) {
+		s.log.ErrorContext(r.Context(), "a stored secret does not open", slog.String("request_id", requestID(r)), slog.String("tenant_id", info(r).tenantID), slog.Any("error", err))
+	}
 	if errors.Is(err, tenant.ErrUnavailable) {
 		// /readyz turns unready until a write goes through again.
 		s.writesFailing.Store(true)

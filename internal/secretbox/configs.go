@@ -41,9 +41,9 @@ var prefixBytes = []byte(Prefix)
 // Seal returns config, the compute_config of tenant id on provider, as it
 // is to be stored: with the primary key, every secret (what the provider's
 // schema marks writeOnly, found as compute.Schema.MapSecrets finds it)
-// sealed in place; without one, as it is. A string of the config that is
-// not sealed here and begins with Prefix (a value copied from a database
-// dump, say) is refused with a violation of kind compute.ErrInvalidSpec at
+// sealed in place; without one, as it is. A string of the config, secret
+// or not, that begins with Prefix (a value copied from a database dump,
+// say) is refused with a violation of kind compute.ErrInvalidSpec at
 // its pointer, since it would read back as a sealed value.
 func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMessage, error) {
 	reserved := bytes.Contains(config, prefixBytes) || bytes.IndexByte(config, '\\') >= 0 // an escape may spell the prefix
@@ -63,6 +63,21 @@ func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMes
 	if err != nil {
 		return nil, fmt.Errorf("secretbox: tenant %s: %w", id, err)
 	}
+	// The plain config is checked before anything is sealed: a secret
+	// that begins with the prefix would read back as sealed once stored in
+	// plain text (secrets rotate --decrypt).
+	if reserved {
+		var errs violation.List
+		_, _ = mapStrings(v, nil, func(path []string, s string) (any, error) {
+			if IsSealed(s) {
+				errs.Add(pointer(path), "begins with %q, which landlord keeps for the secrets it seals; a value may not begin so", Prefix)
+			}
+			return s, nil
+		})
+		if err := errs.Err(compute.ErrInvalidSpec); err != nil {
+			return nil, err
+		}
+	}
 	if primary {
 		v, err = schema.MapSecrets(v, func(ptr string, val any) (any, error) {
 			plain, err := encode(val)
@@ -76,18 +91,6 @@ func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMes
 			return sealedString(sealed), nil
 		})
 		if err != nil {
-			return nil, err
-		}
-	}
-	if reserved {
-		var errs violation.List
-		_, _ = mapStrings(v, nil, func(path []string, s string) (any, error) {
-			if IsSealed(s) {
-				errs.Add(pointer(path), "begins with %q, which landlord keeps for the secrets it seals; a value may not begin so", Prefix)
-			}
-			return s, nil
-		})
-		if err := errs.Err(compute.ErrInvalidSpec); err != nil {
 			return nil, err
 		}
 	}

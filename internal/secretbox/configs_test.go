@@ -163,7 +163,9 @@ func TestConfigsWithoutKeys(t *testing.T) {
 }
 
 // A string that would read back as a sealed value is refused at its
-// pointer, unless it is a secret that is sealed whole.
+// pointer, a secret too: sealed, it would read back as itself, but stored in
+// plain text (rotate --decrypt) it would read as a sealed value that does
+// not open.
 func TestConfigsRefuseReservedStrings(t *testing.T) {
 	withKey, none := mustConfigs(t, "k1", newKey("k1")), mustConfigs(t, "")
 	tests := []struct {
@@ -176,7 +178,7 @@ func TestConfigsRefuseReservedStrings(t *testing.T) {
 		{"spelled with an escape", withKey, `{"image":"a","env":{"A":"\u006clsec:v1:k1:abc"}}`, "/env/A"},
 		{"without keys", none, `{"image":"a","args":["llsec:x"]}`, "/args/0"},
 		{"a secret without keys", none, `{"image":"a","secrets":{"A":"llsec:x"}}`, "/secrets/A"},
-		{"a secret, sealed", withKey, `{"image":"a","secrets":{"A":"llsec:x"}}`, ""},
+		{"a secret, with a key", withKey, `{"image":"a","secrets":{"A":"llsec:x"}}`, "/secrets/A"},
 		{"inside a string", withKey, `{"image":"a","env":{"A":"x llsec:y"}}`, ""},
 	}
 	for _, tt := range tests {

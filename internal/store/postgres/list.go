@@ -39,7 +39,10 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 		return nil, fmt.Errorf("postgres: list tenants: %w", err)
 	}
 	tenants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*tenant.Tenant, error) {
-		t, _, err := s.scanOpen(row)
+		t, err := scanTenant(row)
+		if err == nil {
+			err = tenant.OpenListed(s.sealer, t)
+		}
 		return t, err
 	})
 	if err != nil {

@@ -66,7 +66,10 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	defer rows.Close()
 	page := &tenant.Page{Tenants: make([]*tenant.Tenant, 0, size)}
 	for rows.Next() {
-		t, _, err := s.scanOpen(rows)
+		t, err := scanTenant(rows)
+		if err == nil {
+			err = tenant.OpenListed(s.sealer, t)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: list tenants: %w", err)
 		}
