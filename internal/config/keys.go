@@ -96,6 +96,9 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, key string) {
 		fields := yamlFields(t)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if w.merged(k, v, t, key) {
+				continue
+			}
 			f, ok := fields[k.Value]
 			if !ok {
 				w.unknown(k, key, fields)
@@ -108,6 +111,9 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, key string) {
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			if w.merged(n.Content[i], n.Content[i+1], t, key) {
+				continue
+			}
 			w.walk(n.Content[i+1], t.Elem(), join(key, n.Content[i].Value))
 		}
 	case reflect.Slice, reflect.Array:
@@ -122,6 +128,26 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, key string) {
 			w.decode(n, t, key)
 		}
 	}
+}
+
+// merged reports whether k is a merge key (<<), and if so walks the
+// mapping or mappings v merges into the mapping at key, of type t, as part
+// of it.
+func (w *keyWalker) merged(k, v *yaml.Node, t reflect.Type, key string) bool {
+	if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!merge" {
+		return false
+	}
+	for v.Kind == yaml.AliasNode {
+		v = v.Alias
+	}
+	if v.Kind == yaml.SequenceNode {
+		for _, m := range v.Content {
+			w.walk(m, t, key)
+		}
+		return true
+	}
+	w.walk(v, t, key)
+	return true
 }
 
 // want reports whether n is of kind, and reports it when it is not.

@@ -32,6 +32,10 @@ func TestKeyMistakes(t *testing.T) {
 		{"a mapping for a value", "listen: {a: 1}\n", []string{"line 1: listen: must be a single value, not a mapping of keys"}, config.ErrBadValue},
 		{"text for a number", "controller:\n  workers: many\n", []string{`line 2: controller.workers: "many" is not a whole number`}, config.ErrBadValue},
 		{"text for a boolean", "insecure: maybe\n", []string{`line 1: insecure: "maybe" is not true or false`}, config.ErrBadValue},
+		{"a mistake in a merged mapping", "tokens:\n  - &t {name: a, secret: b, rol: admin}\n  - {<<: *t, name: c}\n", []string{
+			"line 2: tokens[0].rol: unknown key; did you mean tokens[0].role?",
+			"line 2: tokens[1].rol: unknown key; did you mean tokens[1].role?",
+		}, config.ErrUnknownKey},
 		{"every mistake", "listn: x\ndatabase:\n  pth: y\ncontroller: {workers: x}\n", []string{
 			"line 1: listn: unknown key; did you mean listen?",
 			"line 3: database.pth: unknown key; did you mean database.path?",
@@ -67,6 +71,18 @@ func TestKeyMistakes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// YAML merge keys (<<) are read as the keys they merge, as the decoder
+// reads them.
+func TestMergeKeys(t *testing.T) {
+	cfg, _, err := config.Load(write(t, "tokens:\n  - &t {name: a, secret: b, role: admin}\n  - {<<: *t, name: c}\n  - {<<: [*t], name: d, role: reader}\n"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Tokens) != 3 || cfg.Tokens[1].Name != "c" || cfg.Tokens[1].Role != "admin" || cfg.Tokens[2].Role != "reader" {
+		t.Errorf("tokens %+v", cfg.Tokens)
 	}
 }
 
