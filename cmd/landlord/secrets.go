@@ -111,6 +111,13 @@ func rotateSecrets(ctx context.Context, cfg config.Config, opts secretbox.Rotate
 		return withExitCode(exitUsage, err)
 	}
 	defer closeProviders(schemas)
+	if cfg.Database.Driver != "postgres" {
+		// Opening a SQLite path creates the file: a mistyped --database
+		// would rotate an empty database and report success.
+		if _, err := os.Stat(cfg.Database.Path); err != nil {
+			return withExitCode(exitUsage, fmt.Errorf("secrets rotate: no database at %s (%w): pass the --database or --config landlord serve uses", cfg.Database.Path, err))
+		}
+	}
 	db, _, err := openStore(ctx, cfg.Database, nil, log)
 	if err != nil {
 		return err

@@ -181,6 +181,7 @@ func TestSecretsRotateRefuses(t *testing.T) {
 	}{
 		{[]string{"secrets", "rotate", "--config", noKeys, "--database", db}, "the configuration has no encryption keys"},
 		{[]string{"secrets", "rotate", "--config", badKey, "--database", db}, "encryption.keys[0] (k1): the environment variable LANDLORD_TEST_UNSET_KEY is empty or not set"},
+		{[]string{"secrets", "rotate", "--config", writeKeyConfig(t, dir, "k1", "k1"), "--database", filepath.Join(dir, "typo.db")}, "no database at " + filepath.Join(dir, "typo.db")},
 		{[]string{"secrets", "rotate", "extra"}, "unknown command"},
 		{[]string{"secrets", "nope"}, "unknown command"},
 	} {
