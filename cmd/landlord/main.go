@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes.
+// Exit codes. Each is described in the root command's help and in the
+// README, and TestExitCodesDocumented holds both to this list.
 const (
 	exitOK       = 0
 	exitError    = 1 // an API or validation error
@@ -19,6 +20,18 @@ const (
 	exitNotFound = 3
 	exitTimeout  = 4
 )
+
+// exitCodesHelp describes the exit codes in the root command's help.
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  any other error: the server refused the request or did not answer, a
+     tenant ended failed under --wait, serve could not open its database or
+     address, secrets rotate could not rotate every tenant
+  2  a usage error: an unknown verb or flag, a bad flag value or argument, a
+     configuration that serve or secrets refuses
+  3  not found: the API answered 404 (no such tenant)
+  4  --wait ran out of --timeout: the change stands, and landlord carries on
+     with it`
 
 // exitError carries an exit code for main.
 type exitCodeError struct {
@@ -42,8 +55,14 @@ var commands []func() *cobra.Command
 
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "landlord",
-		Short:         "landlord provisions and keeps a dedicated deployment per tenant",
+		Use:   "landlord",
+		Short: "landlord provisions and keeps a dedicated deployment per tenant",
+		Long: `landlord provisions and keeps a dedicated deployment per tenant: landlord
+serve runs the API and the controller, and the other verbs talk to it
+(--addr or LANDLORD_ADDR, default http://127.0.0.1:8080; --token or
+LANDLORD_TOKEN).
+
+` + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
