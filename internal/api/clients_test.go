@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -147,6 +148,16 @@ func TestUnknownQueryParameters(t *testing.T) {
 	}
 	if r := ts.do(t, "GET", "/v1/tenants?page_size=%zz", "", ""); r.status != http.StatusBadRequest || r.problem(t).Code != api.CodeInvalidParameter {
 		t.Errorf("a malformed query: %d %s", r.status, r.body)
+	}
+	// A query of 64 KB of long unknown names gets a bounded answer: the
+	// detail names five, cut short, and the fields are capped.
+	var q strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&q, "&p%02d%s=1", i, strings.Repeat("x", 1000))
+	}
+	r := ts.do(t, "GET", "/v1/tenants?"+q.String()[1:], "", "")
+	if p := r.problem(t); r.status != http.StatusBadRequest || !strings.Contains(p.Detail, "and 55 more") || len(r.body) > 32<<10 {
+		t.Errorf("60 unknown names of 1 KB: %d, a %d-byte answer, detail %.200q", r.status, len(r.body), p.Detail)
 	}
 	if r := ts.do(t, "GET", "/v1/tenants?status=ready&include_deleted=true&page_size=5", "", ""); r.status != http.StatusOK {
 		t.Errorf("known parameters: %d %s", r.status, r.body)

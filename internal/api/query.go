@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // queryNames are the query parameters an operation reads: those its notes
@@ -56,6 +58,14 @@ func checkQuery(r *http.Request, rt route) error {
 	if len(unknown) > 1 {
 		what = fmt.Sprintf("%d unknown query parameters", len(unknown))
 	}
+	// The detail names a few, each cut short: errors lists them (capped).
+	named := make([]string, 0, min(len(unknown), 5))
+	for _, name := range unknown[:min(len(unknown), 5)] {
+		named = append(named, violation.Quote(name))
+	}
+	if len(unknown) > len(named) {
+		named = append(named, fmt.Sprintf("and %d more", len(unknown)-len(named)))
+	}
 	return problem(http.StatusBadRequest, CodeInvalidParameter,
-		fmt.Sprintf("%s %s has %s (%s); %s", rt.method, rt.pattern, what, strings.Join(unknown, ", "), takes), errs...)
+		fmt.Sprintf("%s %s has %s (%s); %s", rt.method, rt.pattern, what, strings.Join(named, ", "), takes), errs...)
 }
