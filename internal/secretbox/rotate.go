@@ -161,9 +161,9 @@ type RotateOptions struct {
 	BatchSize int
 }
 
-// DefaultBatchSize is RotateOptions.BatchSize when it is 0: small enough
-// that a batch holds its rows for milliseconds.
-const DefaultBatchSize = 100
+// DefaultBatchSize is RotateOptions.BatchSize when it is 0: the stores'
+// own default batch.
+const DefaultBatchSize = tenant.DefaultRewriteBatch
 
 // Stats are what Rotate found and did.
 type Stats struct {

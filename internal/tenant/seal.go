@@ -30,7 +30,8 @@ type Sealer interface {
 type ConfigRewriter interface {
 	// RewriteConfigs passes to rewrite the id, provider and stored
 	// compute_config (as the database holds it: secrets sealed) of at most
-	// limit tenants, deleted ones included, in id order after after (""
+	// limit tenants (DefaultRewriteBatch when 0 or less), deleted ones
+	// included, in id order after after (""
 	// for the first), and writes back every config rewrite returns that is
 	// not nil, in one transaction that holds the rows: a concurrent write
 	// to one of them waits, and is not lost. Nothing else of a tenant
@@ -42,6 +43,10 @@ type ConfigRewriter interface {
 	// or a tenant id (else ErrInvalidPageToken).
 	RewriteConfigs(ctx context.Context, after string, limit int, rewrite func(id, provider string, stored json.RawMessage) (json.RawMessage, error)) (last string, err error)
 }
+
+// DefaultRewriteBatch is the batch of RewriteConfigs given a limit of 0 or
+// less: small enough that a transaction holds its rows for milliseconds.
+const DefaultRewriteBatch = 100
 
 // OpenStored opens, in place, the compute_config of t as the database
 // holds it, and returns the stored text, which a write that keeps the

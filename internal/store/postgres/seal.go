@@ -31,8 +31,6 @@ const (
 	rewriteConfig = `UPDATE tenants SET compute_config = $2 WHERE id = $1`
 )
 
-// rewriteBatch is RewriteConfigs' batch when it is given none.
-const rewriteBatch = 100
 
 // RewriteConfigs implements tenant.ConfigRewriter: the rows of a batch are
 // locked (SELECT … FOR UPDATE) until their new configs commit, in one
@@ -46,7 +44,7 @@ func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rew
 		return "", fmt.Errorf("postgres: rewrite configs: %w: after %q is not a tenant id", tenant.ErrInvalidPageToken, after)
 	}
 	if limit <= 0 {
-		limit = rewriteBatch
+		limit = tenant.DefaultRewriteBatch
 	}
 	var last string
 	err := s.inTx(ctx, func(tx pgx.Tx) error {

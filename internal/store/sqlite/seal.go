@@ -29,8 +29,6 @@ const (
 	rewriteConfig = `UPDATE tenants SET compute_config = ? WHERE id = ?`
 )
 
-// rewriteBatch is RewriteConfigs' batch when it is given none.
-const rewriteBatch = 100
 
 // RewriteConfigs rewrites stored compute configs in place; see
 // tenant.ConfigRewriter. The batch is one write of the writer: other
@@ -40,7 +38,7 @@ func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rew
 		return "", fmt.Errorf("sqlite: rewrite configs: %w: after %q is not a tenant id", tenant.ErrInvalidPageToken, after)
 	}
 	if limit <= 0 {
-		limit = rewriteBatch
+		limit = tenant.DefaultRewriteBatch
 	}
 	type row struct{ id, provider, config string }
 	var last string
