@@ -31,7 +31,6 @@ const (
 	rewriteConfig = `UPDATE tenants SET compute_config = $2 WHERE id = $1`
 )
 
-
 // RewriteConfigs implements tenant.ConfigRewriter: the rows of a batch are
 // locked (SELECT … FOR UPDATE) until their new configs commit, in one
 // round trip.

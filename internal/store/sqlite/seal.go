@@ -29,7 +29,6 @@ const (
 	rewriteConfig = `UPDATE tenants SET compute_config = ? WHERE id = ?`
 )
 
-
 // RewriteConfigs rewrites stored compute configs in place; see
 // tenant.ConfigRewriter. The batch is one write of the writer: other
 // writes wait for it, and rewrite runs on the writer's goroutine.
