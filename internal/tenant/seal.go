@@ -31,9 +31,10 @@ type ConfigRewriter interface {
 	// RewriteConfigs passes to rewrite the id, provider and stored
 	// compute_config (as the database holds it: secrets sealed) of at most
 	// limit tenants (DefaultRewriteBatch when 0 or less), deleted ones
-	// included, in id order after after ("" for the first), and writes back every config rewrite returns that is
-	// not nil, in one transaction that holds the rows: a concurrent write
-	// to one of them waits, and is not lost. Nothing else of a tenant
+	// included, in id order after after ("" for the first), and writes
+	// back every config rewrite returns that is not nil, in one
+	// transaction that holds the rows: a concurrent write to one of them
+	// waits, and is not lost. Nothing else of a tenant
 	// changes: not its generation, version or updated_at; no event is
 	// recorded and no watcher told, since what the config means is the
 	// same. An error of rewrite writes nothing and is returned; rewrite may
