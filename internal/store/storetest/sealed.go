@@ -340,8 +340,11 @@ func testRotate(t *testing.T, db SealedDB) {
 	checkReads(t, openSealed(t, db, nil), want)
 }
 
-// Rotation beside a writer that changes secrets: no write is lost, and
-// every value ends sealed with the new key.
+// Rotation beside writers that change secrets, and beside observers that
+// write a tenant back with the config it was read with (its sealed text
+// kept as it is): no write is lost, and every value ends sealed with the
+// new key. An observer that read a row before its batch was rotated and
+// wrote it back after would put a k1 value back.
 func testRotateBesideWrites(t *testing.T, db SealedDB) {
 	want := rotateFixture(t, db, 20)
 	both := SealConfigs(t, "k2", "k1", "k2")
@@ -351,7 +354,38 @@ func testRotateBesideWrites(t *testing.T, db SealedDB) {
 		mu      sync.Mutex
 		errs    []error
 		written = map[string]json.RawMessage{}
+		start   = make(chan struct{})
+		rotated = make(chan struct{})
 	)
+	// Observers: from the start of the rotation until its end, over and
+	// over, as a controller writes status.
+	for id := range want {
+		wg.Go(func() {
+			<-start
+			for i := 0; ; i++ {
+				tn, err := s.Get(ctx, id, tenant.GetOptions{})
+				if errors.Is(err, tenant.ErrNotFound) {
+					return // the deleted one
+				}
+				if err == nil {
+					_, err = s.UpdateObserved(ctx, id, tenant.Observation{Generation: tn.Generation, Status: tn.Status, Message: fmt.Sprintf("observed %d", i)})
+				}
+				if err != nil && !errors.Is(err, tenant.ErrConflict) { // a writer's new generation
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("observe %s: %w", id, err))
+					mu.Unlock()
+					return
+				}
+				select {
+				case <-rotated:
+					if i > 0 {
+						return
+					}
+				default:
+				}
+			}
+		})
+	}
 	for id := range want {
 		tn, err := s.Get(ctx, id, tenant.GetOptions{})
 		if errors.Is(err, tenant.ErrNotFound) {
@@ -361,6 +395,7 @@ func testRotateBesideWrites(t *testing.T, db SealedDB) {
 			t.Fatal(err)
 		}
 		wg.Go(func() {
+			<-start
 			for i := range 3 {
 				next := bytes.Replace(tn.ComputeConfig, []byte(`"db-pw-`), fmt.Appendf(nil, `"db-pw-%d-`, i), 1)
 				got, err := s.UpdateDesired(ctx, tn.ID, tenant.DesiredChange{Version: tn.Version, ComputeConfig: next, Labels: tn.Labels, Annotations: tn.Annotations, Actor: "test"})
@@ -378,7 +413,9 @@ func testRotateBesideWrites(t *testing.T, db SealedDB) {
 			}
 		})
 	}
+	close(start)
 	stats, err := secretbox.Rotate(ctx, mustRewriter(t, s), both, secretbox.RotateOptions{BatchSize: 4})
+	close(rotated)
 	wg.Wait()
 	if err != nil || len(errs) > 0 || stats.Tenants != 21 {
 		t.Fatalf("Rotate = %+v, %v; writes: %v", stats, err, errors.Join(errs...))
