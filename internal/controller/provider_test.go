@@ -31,6 +31,17 @@ func (r *results) count(result string) int {
 	return r.n[result]
 }
 
+// total counts the reconciles of every result.
+func (r *results) total() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, c := range r.n {
+		n += c
+	}
+	return n
+}
+
 // Tenants of a provider that is not enabled (landlord restarted with
 // another) are left as they are, each with a message that says so and what
 // to do: nothing is attempted or failed, nothing is retried in a loop, and
@@ -63,7 +74,13 @@ func TestProviderNotEnabled(t *testing.T) {
 	waitMessage(t, e, requested.ID, "compute provider mock is not enabled on this server: the tenant is left as it is")
 	waitMessage(t, e, ready.ID, "compute provider mock is not enabled on this server")
 	waitMessage(t, e, deleting.ID, "the deletion waits: compute provider mock is not enabled")
-	time.Sleep(300 * time.Millisecond) // 15 resyncs and sweeps
+	// Resyncs and sweeps come back to the tenants every 20 ms: let them
+	// reconcile them 30 times more, however slow the machine.
+	for base, deadline := seen.total(), time.Now().Add(30*time.Second); seen.total() < base+30; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reconciles in 30 s, want 30", seen.total()-base)
+		}
+	}
 	stop()
 	for id, want := range map[string]tenant.Status{requested.ID: tenant.StatusRequested, ready.ID: tenant.StatusReady, deleting.ID: tenant.StatusDeleting} {
 		got := e.get(t, id)
