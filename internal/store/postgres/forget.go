@@ -14,7 +14,7 @@ import (
 // errors wrapping tenant.ErrNotFound or tenant.ErrConflict. The change is
 // announced to watchers when it commits.
 func (s *Store) Forget(ctx context.Context, id string, version int64, actor, message string) (*tenant.Tenant, error) {
-	return s.change(ctx, "forget", id, true, nil, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
+	return s.change(ctx, "forget", id, true, 0, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyForget(cur, version, actor, message, now)
 	})
 }

@@ -143,8 +143,13 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string, epoch int
 // event's) is not the controller lease's (0 when it was never held), and
 // keeps the lease from changing hands until tx ends.
 func checkFence(ctx context.Context, tx pgx.Tx, epoch int64) error {
+	return fenceResult(tx.QueryRow(ctx, fenceEpoch, tenant.ControllerLease), epoch)
+}
+
+// fenceResult checks epoch against row, the answer to fenceEpoch.
+func fenceResult(row pgx.Row, epoch int64) error {
 	var leaseEpoch int64
-	err := tx.QueryRow(ctx, fenceEpoch, tenant.ControllerLease).Scan(&leaseEpoch)
+	err := row.Scan(&leaseEpoch)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("read the controller lease: %w", err)
 	}
