@@ -21,7 +21,8 @@ func TestForgetStrandedTenant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = srv.Store.UpdateObserved(ctx, acme.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning,
+	// As the controller leaves it, saying so.
+	_, err = srv.Store.UpdateObserved(ctx, acme.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Message: tenant.ProviderMissing(acme),
 		ResourceIDs: map[string]string{"container/app": "c0ffee"},
 		Endpoints:   []compute.Endpoint{{Container: "app", ContainerPort: 80, Protocol: "tcp", Address: "127.0.0.1:32768"}}})
 	if err != nil {
@@ -48,6 +49,15 @@ func TestForgetStrandedTenant(t *testing.T) {
 	// says so at once rather than wait for nothing.
 	res = mustRunCLI(t, srv, exitError, "", "delete", "acme", "--wait", "--timeout", "30s")
 	mustContain(t, "delete --wait", res.stderr, "the deletion of tenant acme waits for its provider docker", "landlord delete acme --forget")
+	// The controller says the deletion waits.
+	deleting, err := srv.Store.Get(ctx, acme.ID, tenant.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Store.UpdateObserved(ctx, acme.ID, tenant.Observation{Generation: deleting.Generation, Status: deleting.Status, Message: tenant.ProviderMissing(deleting),
+		ResourceIDs: deleting.ResourceIDs, Endpoints: deleting.Endpoints}); err != nil {
+		t.Fatal(err)
+	}
 
 	res = mustRunCLI(t, srv, exitOK, "", "delete", "acme", "--forget")
 	mustContain(t, "warning", res.stderr, "tenant acme ran on compute provider docker, which this server has not enabled",

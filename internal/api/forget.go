@@ -25,6 +25,14 @@ func (s *Server) forgetTenant(w http.ResponseWriter, r *http.Request, cur *tenan
 			fmt.Sprintf("the tenant's provider %s is enabled on this server: delete the tenant without forget, so that its workload is destroyed", cur.Provider),
 			FieldError{Parameter: "forget", Message: "only for a tenant whose provider is not enabled"})
 	}
+	if !tenant.LeftAlone(cur) {
+		// This replica lacks the provider, but the controller has not said
+		// it does: the leader may have it (a rolling change of
+		// configuration) and be running the workload.
+		return problem(http.StatusConflict, CodeProviderEnabled,
+			fmt.Sprintf("the controller has not recorded that provider %s is not enabled where it runs; it may still manage the tenant (replicas with different providers?): forget it once landlord get shows it left as it is", cur.Provider),
+			FieldError{Parameter: "forget", Message: "only for a tenant the controller leaves alone"})
+	}
 	f, ok := s.store.(tenant.Forgetter)
 	if !ok {
 		return fmt.Errorf("api: the store %T cannot forget tenants", s.store)

@@ -38,6 +38,16 @@ func TestForget(t *testing.T) {
 	if r := ts.do(t, "DELETE", "/v1/tenants/live?forget=true", "", ""); r.status != http.StatusConflict || r.problem(t).Code != api.CodeProviderEnabled {
 		t.Errorf("forget a tenant whose provider is enabled: %d %s", r.status, r.body)
 	}
+	// Until the controller has recorded that the provider is missing, the
+	// leader may still run it: this replica's view is not enough.
+	if r := ts.do(t, "DELETE", "/v1/tenants/acme?forget=true", "", ""); r.status != http.StatusConflict || !strings.Contains(r.problem(t).Detail, "the controller has not recorded") {
+		t.Errorf("forget before the controller left the tenant alone: %d %s", r.status, r.body)
+	}
+	stranded, err = ts.store.UpdateObserved(ctx, stranded.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Message: tenant.ProviderMissing(stranded),
+		ResourceIDs: map[string]string{"container/app": "c0ffee"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r := ts.do(t, "DELETE", "/v1/tenants/acme?forget=maybe", "", ""); r.status != http.StatusBadRequest || pointers(r.problem(t))[0] != "forget" {
 		t.Errorf("forget=maybe: %d %s", r.status, r.body)
 	}

@@ -308,7 +308,7 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 // When the provider is enabled again, that message is cleared.
 func (r *reconcile) checkProvider(ctx context.Context) (done bool, err error) {
 	t := r.t
-	msg := providerMissing(t)
+	msg := tenant.ProviderMissing(t)
 	if _, err := r.c.compute.Registry().Get(t.Provider); err != nil {
 		if t.StatusMessage == msg {
 			return true, nil
@@ -321,17 +321,6 @@ func (r *reconcile) checkProvider(ctx context.Context) (done bool, err error) {
 		return false, r.observe(ctx, r.keep(t.Status, ""))
 	}
 	return false, nil
-}
-
-// providerMissing is the status message of a tenant whose provider is not
-// enabled: what landlord does about it (nothing) and what the operator can.
-func providerMissing(t *tenant.Tenant) string {
-	if t.DeletionRequestedAt != nil {
-		return fmt.Sprintf("the deletion waits: compute provider %s is not enabled on this server, so nothing can be destroyed; "+
-			"enable it again, or remove the record without destroying anything with: landlord delete %s --forget", t.Provider, t.Name)
-	}
-	return fmt.Sprintf("compute provider %s is not enabled on this server: the tenant is left as it is (its workload, if any, untouched); "+
-		"enable the provider again, or remove the record with: landlord delete %s --forget", t.Provider, t.Name)
 }
 
 // withoutOwnID is an error's text for the status message of the tenant

@@ -23,6 +23,29 @@ type Forgetter interface {
 	Forget(ctx context.Context, id string, version int64, actor, message string) (*Tenant, error)
 }
 
+// ProviderMissing is the status message the controller gives a tenant whose
+// provider is not enabled where it runs: what landlord does about it
+// (nothing) and what the operator can.
+func ProviderMissing(t *Tenant) string {
+	if t.DeletionRequestedAt != nil {
+		return fmt.Sprintf("the deletion waits: compute provider %s is not enabled on this server, so nothing can be destroyed; "+
+			"enable it again, or remove the record without destroying anything with: landlord delete %s --forget", t.Provider, t.Name)
+	}
+	return fmt.Sprintf("compute provider %s is not enabled on this server: the tenant is left as it is (its workload, if any, untouched); "+
+		"enable the provider again, or remove the record with: landlord delete %s --forget", t.Provider, t.Name)
+}
+
+// LeftAlone reports whether the controller leaves t alone whatever its
+// provider: it recorded that the provider is not enabled where it runs
+// (ProviderMissing, before or after a deletion was requested), or t failed
+// at its generation. A tenant may be forgotten only then: a replica without
+// the provider may answer while the leader still manages it.
+func LeftAlone(t *Tenant) bool {
+	missing := ProviderMissing(&Tenant{Provider: t.Provider, Name: t.Name})
+	return t.StatusMessage == ProviderMissing(t) || t.StatusMessage == missing ||
+		(t.Status == StatusFailed && t.ObservedGeneration == t.Generation)
+}
+
 // ProviderCounter is implemented by stores that can count tenants by
 // compute provider (so that start-up can say how many tenants use a
 // provider that is not enabled).
