@@ -192,3 +192,29 @@ func TestEndpointsListenByDefault(t *testing.T) {
 	}
 	mustAnswer(t, res.Endpoints[0].Address, "port 8080/tcp")
 }
+
+// Close closes the listeners of a provider that made its own platform,
+// as landlord serve closes its providers when it stops; a platform given
+// in Options is left to its giver.
+func TestCloseClosesListeners(t *testing.T) {
+	own := mustNew(t, mock.Options{})
+	shared := mock.NewPlatform()
+	t.Cleanup(shared.Close)
+	given := mustNew(t, mock.Options{Platform: shared})
+	ctx := context.Background()
+	var addrs []string
+	for _, p := range []*mock.Provider{own, given} {
+		spec := resolve(t, p, "tenant-1", `{"image":"a:1","ports":[{"container_port":8080}],"x-mock":{"listen":true}}`)
+		spec.TenantName, spec.Generation = "acme", 1
+		res, err := p.Provision(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, res.Endpoints[0].Address)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustNotAnswer(t, addrs[0])
+	mustAnswer(t, addrs[1], "mock workload of tenant acme")
+}

@@ -37,6 +37,8 @@ type Provider struct {
 	now      func() time.Time
 	rand     func() float64
 	pl       *Platform
+	// ownPlatform: pl was made by New, not given, so Close closes it.
+	ownPlatform bool
 }
 
 // simulated is one tenant's simulated workload.
@@ -66,7 +68,7 @@ func New(opts Options) (*Provider, error) {
 		pl:     opts.Platform,
 	}
 	if p.pl == nil {
-		p.pl = NewPlatform()
+		p.pl, p.ownPlatform = NewPlatform(), true
 	}
 	if p.defaults, err = workload.SplitBlock(Name, opts.Block, &p.settings, schema); err != nil {
 		return nil, err
@@ -85,6 +87,16 @@ func New(opts Options) (*Provider, error) {
 		p.rand = rand.Float64
 	}
 	return p, nil
+}
+
+// Close closes the listeners of its tenants' endpoints ("x-mock":
+// {"listen": true}) when the provider made its platform; a platform given
+// in Options is its giver's to close.
+func (p *Provider) Close() error {
+	if p.ownPlatform {
+		p.pl.Close()
+	}
+	return nil
 }
 
 // Name returns "mock".
