@@ -70,3 +70,30 @@ func BenchmarkUpdateObservedFenced(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkUpdateDesired is the API's write of a tenant's desired state: a
+// new label each time, so that every call writes the row, an event and an
+// announcement to watchers.
+func BenchmarkUpdateDesired(b *testing.B) {
+	s, _ := mustOpen(b, Options{})
+	ctx := context.Background()
+	seedCopy(b, s, tenant.MaxPageSize)
+	page, err := s.List(ctx, tenant.ListOptions{PageSize: tenant.MaxPageSize})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		t := page.Tenants[(i*7919)%len(page.Tenants)]
+		next, err := s.UpdateDesired(ctx, t.ID, tenant.DesiredChange{
+			Version: t.Version, ComputeConfig: t.ComputeConfig, Annotations: t.Annotations,
+			Labels: map[string]string{"bench": fmt.Sprint(i)}, Actor: "bench",
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		page.Tenants[(i*7919)%len(page.Tenants)] = next
+		i++
+	}
+}

@@ -8,6 +8,8 @@
 // writes both. Concurrent writers of one tenant therefore queue on its row,
 // and each sees the row its predecessor committed, so optimistic concurrency
 // (Version) and the generation guard of observations hold across processes.
+// A write to an existing tenant is two round trips: BEGIN goes with the
+// fence and the row lock as one pipeline, the writes with COMMIT as another.
 //
 // Desired state and provider data are JSONB (compute_config, labels,
 // annotations, resource_ids, endpoints); times are timestamptz with the

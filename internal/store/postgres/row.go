@@ -72,9 +72,18 @@ type batcher interface {
 // one batch: one round trip, and, outside a transaction, one implicit
 // transaction.
 func write(ctx context.Context, db batcher, create, notify bool, t *tenant.Tenant, events []tenant.Event) error {
-	j, err := encodeJSON(t)
+	b, err := writeBatch(create, notify, t, events)
 	if err != nil {
 		return err
+	}
+	return db.SendBatch(ctx, b).Close()
+}
+
+// writeBatch queues write's statements.
+func writeBatch(create, notify bool, t *tenant.Tenant, events []tenant.Event) (*pgx.Batch, error) {
+	j, err := encodeJSON(t)
+	if err != nil {
+		return nil, err
 	}
 	b := &pgx.Batch{}
 	if create {
@@ -91,7 +100,7 @@ func write(ctx context.Context, db batcher, create, notify bool, t *tenant.Tenan
 	if notify {
 		b.Queue(notifyTenant, t.ID)
 	}
-	return db.SendBatch(ctx, b).Close()
+	return b, nil
 }
 
 // jsonColumns are a tenant's JSONB columns other than compute_config, which

@@ -37,6 +37,10 @@ type Options struct {
 	// Sealer, if set, seals the secrets of every compute_config written
 	// and opens those read (see tenant.Sealer).
 	Sealer tenant.Sealer
+	// Tracer, if set, traces every connection's statements and batches
+	// (pgx's QueryTracer, and whichever of BatchTracer, PrepareTracer and
+	// CopyFromTracer it implements); nil traces nothing.
+	Tracer pgx.QueryTracer
 }
 
 // Store is tenant.Store on PostgreSQL. It is safe for concurrent use, also
@@ -70,6 +74,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		cfg.MaxConns = opts.MaxConns
 	case !strings.Contains(url, "pool_max_conns"):
 		cfg.MaxConns = DefaultMaxConns
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
 	}
 	s := &Store{now: opts.Now, log: opts.Logger, sealer: opts.Sealer}
 	s.closing, s.stopWatch = context.WithCancel(context.Background())

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -113,13 +115,25 @@ func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observ
 // what the tenant and its events become, and writes them, with an
 // announcement to watchers when notify is set. apply returning cur itself
 // and no events means no change: nothing is written, nothing announced.
+//
+// The transaction takes two round trips, not four: BEGIN goes to
+// PostgreSQL in one pipeline with the fence and the row lock (lockTenant),
+// and COMMIT in one with the writes (commitWrite). Between the two, the
+// connection is in a transaction; whatever ends the attempt there (an
+// error, a refusal, no change, ctx done) leaves it to release, which rolls
+// the transaction back or has the pool destroy the connection.
 func (s *Store) change(ctx context.Context, what, id string, notify bool, epoch int64, apply func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
 	if !tenant.IsID(id) {
 		return nil, notFound(id)
 	}
 	var out *tenant.Tenant
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		cur, stored, err := s.lockTenant(ctx, tx, id, epoch)
+	err := s.retry(ctx, func() error {
+		conn, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("postgres: %s of tenant %s: %w", what, id, err)
+		}
+		defer release(ctx, conn)
+		cur, stored, err := s.lockTenant(ctx, conn, id, epoch)
 		var fenced fenceError
 		if errors.As(err, &fenced) {
 			return fmt.Errorf("postgres: %s of tenant %s: %w", what, id, fenced.err)
@@ -136,13 +150,13 @@ func (s *Store) change(ctx context.Context, what, id string, notify bool, epoch 
 		}
 		out = next
 		if next == cur && len(events) == 0 {
-			return nil
+			return nil // release ends the transaction, which wrote nothing
 		}
 		row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)
 		if err != nil {
 			return fmt.Errorf("postgres: %s: %w", what, err)
 		}
-		if err := write(ctx, tx, false, notify, row, events); err != nil {
+		if err := commitWrite(ctx, conn, notify, row, events); err != nil {
 			return fmt.Errorf("postgres: %s: write tenant %s: %w", what, id, err)
 		}
 		return nil
@@ -153,24 +167,32 @@ func (s *Store) change(ctx context.Context, what, id string, notify bool, epoch 
 	return out, nil
 }
 
-// lockTenant reads the tenant's row FOR UPDATE in tx. With an epoch that is
-// not 0 it checks the fence first, in the same round trip: the lease's row
-// and then the tenant's are read and locked by two statements sent as one
-// pipeline (an observation was five round trips, it is four). A write the
-// fence refuses has then locked the tenant's row too, until its rollback. A
-// refusal, or a failure to read the lease, is a fenceError.
-func (s *Store) lockTenant(ctx context.Context, tx pgx.Tx, id string, epoch int64) (*tenant.Tenant, json.RawMessage, error) {
-	const lock = ` WHERE id = $1 FOR UPDATE`
-	if epoch == 0 {
-		return s.scanOpen(tx.QueryRow(ctx, selectTenant+lock, id))
-	}
+// beginReadCommitted opens change's transaction, at the isolation level
+// inTx uses.
+const beginReadCommitted = "BEGIN ISOLATION LEVEL READ COMMITTED"
+
+// lockTenant begins a transaction on conn and reads the tenant's row FOR
+// UPDATE in it. With an epoch that is not 0 it checks the fence too, in the
+// same transaction and before the row lock. BEGIN, the lease's read and the
+// tenant's go as one pipeline: one round trip. A write the fence refuses has
+// then locked the tenant's row too, until its rollback. A refusal, or a
+// failure to read the lease, is a fenceError.
+func (s *Store) lockTenant(ctx context.Context, conn *pgxpool.Conn, id string, epoch int64) (*tenant.Tenant, json.RawMessage, error) {
 	b := &pgx.Batch{}
-	b.Queue(fenceEpoch, tenant.ControllerLease)
-	b.Queue(selectTenant+lock, id)
-	res := tx.SendBatch(ctx, b)
+	b.Queue(beginReadCommitted)
+	if epoch != 0 {
+		b.Queue(fenceEpoch, tenant.ControllerLease)
+	}
+	b.Queue(selectTenant+` WHERE id = $1 FOR UPDATE`, id)
+	res := conn.SendBatch(ctx, b)
 	defer res.Close()
-	if err := fenceResult(res.QueryRow(), epoch); err != nil {
-		return nil, nil, fenceError{err}
+	if _, err := res.Exec(); err != nil {
+		return nil, nil, err
+	}
+	if epoch != 0 {
+		if err := fenceResult(res.QueryRow(), epoch); err != nil {
+			return nil, nil, fenceError{err}
+		}
 	}
 	cur, stored, err := s.scanOpen(res.QueryRow())
 	if err != nil {
@@ -181,6 +203,44 @@ func (s *Store) lockTenant(ctx context.Context, tx pgx.Tx, id string, epoch int6
 	}
 	return cur, stored, nil
 }
+
+// commitWrite sends the update of t, its events and, with notify, its
+// announcement, followed by COMMIT, as one pipeline on conn, whose
+// transaction lockTenant began. A COMMIT that PostgreSQL answers with
+// ROLLBACK (the transaction had failed) is pgx.ErrTxCommitRollback: the
+// write did not happen.
+func commitWrite(ctx context.Context, conn *pgxpool.Conn, notify bool, t *tenant.Tenant, events []tenant.Event) error {
+	b, err := writeBatch(false, notify, t, events)
+	if err != nil {
+		return err
+	}
+	b.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
+		if tag.String() != "COMMIT" {
+			return pgx.ErrTxCommitRollback
+		}
+		return nil
+	})
+	return conn.SendBatch(ctx, b).Close()
+}
+
+// release returns conn to the pool outside any transaction. A transaction
+// left open (by an error, a refusal of the fence, a change that writes
+// nothing, or ctx ending between change's two pipelines) is rolled back
+// first, under a context that outlives ctx for at most rollbackTimeout. A
+// connection still in a transaction after that, or closed, or busy, is
+// destroyed by the pool rather than reused.
+func release(ctx context.Context, conn *pgxpool.Conn) {
+	if c := conn.Conn(); !c.IsClosed() && c.PgConn().TxStatus() != 'I' {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		_, _ = conn.Exec(rctx, "ROLLBACK")
+		cancel()
+	}
+	conn.Release()
+}
+
+// rollbackTimeout bounds release's rollback, which may run after the
+// caller's context has ended.
+const rollbackTimeout = 2 * time.Second
 
 // fenceError carries a refusal of the fence (or a failure to read it) out of
 // lockTenant.
