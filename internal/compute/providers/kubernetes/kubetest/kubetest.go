@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +11,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/jaxxstorm/landlord/internal/testbin"
 )
 
 const (
@@ -100,28 +100,12 @@ func Start(t testing.TB) *Cluster {
 	return theCluster
 }
 
-// errAbsent marks the binaries' absence: a skip, unless EnvRequire is set.
-var errAbsent = errors.New("the Kubernetes test servers are not built")
-
 // binDir finds the directory of the binaries: EnvBin, else the cache
-// testservers/build writes.
+// testservers/build writes. Their absence wraps testbin.ErrAbsent.
 func binDir() (string, error) {
-	dir := os.Getenv(EnvBin)
-	if dir == "" {
-		cache := os.Getenv("LANDLORD_TESTBIN")
-		if cache == "" {
-			base, err := os.UserCacheDir()
-			if err != nil {
-				return "", fmt.Errorf("%w: no cache directory: %v", errAbsent, err)
-			}
-			cache = filepath.Join(base, "landlord", "testbin")
-		}
-		dir = filepath.Join(cache, "kubernetes-"+Version)
-	}
-	for _, b := range binaries {
-		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.Mode()&0o111 == 0 {
-			return "", fmt.Errorf("%w: no %s in %s", errAbsent, b, dir)
-		}
+	dir, err := testbin.Find(EnvBin, "kubernetes-"+Version, binaries...)
+	if err != nil {
+		return "", fmt.Errorf("the Kubernetes test servers are %w", err)
 	}
 	return dir, nil
 }
@@ -129,19 +113,5 @@ func binDir() (string, error) {
 // report skips or fails t for err.
 func report(t testing.TB, err error) {
 	t.Helper()
-	if !errors.Is(err, errAbsent) {
-		t.Fatalf("kubetest: %v", err)
-	}
-	const fix = "To fix: run testservers/build kubernetes (about 14 minutes cold, once per machine)."
-	required, perr := strconv.ParseBool(os.Getenv(EnvRequire))
-	switch {
-	case os.Getenv(EnvRequire) == "":
-		t.Skipf("kubetest: %v.\n%s\n(%s=1 makes this a failure.)", err, fix, EnvRequire)
-	case perr != nil:
-		t.Fatalf("kubetest: %v.\n%s\n%s=%q is not a boolean.", err, fix, EnvRequire, os.Getenv(EnvRequire))
-	case required:
-		t.Fatalf("kubetest: %v.\n%s\n%s is set, which makes this a failure rather than a skip.", err, fix, EnvRequire)
-	default:
-		t.Skipf("kubetest: %v.\n%s", err, fix)
-	}
+	testbin.Report(t, "kubetest", err, EnvRequire, "To fix: run testservers/build kubernetes (about 14 minutes cold, once per machine).")
 }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/testbin"
 )
 
 const (
@@ -78,47 +78,18 @@ func Start(t testing.TB) *Agent {
 	return theAgent
 }
 
-// errAbsent marks the binary's absence: a skip, unless EnvRequire is set.
-var errAbsent = errors.New("the Nomad test agent is not built")
-
 // binPath finds the nomad binary: in EnvBin, else in the cache
-// testservers/build writes.
+// testservers/build writes. Its absence wraps testbin.ErrAbsent.
 func binPath() (string, error) {
-	dir := os.Getenv(EnvBin)
-	if dir == "" {
-		cache := os.Getenv("LANDLORD_TESTBIN")
-		if cache == "" {
-			base, err := os.UserCacheDir()
-			if err != nil {
-				return "", fmt.Errorf("%w: no cache directory: %w", errAbsent, err)
-			}
-			cache = filepath.Join(base, "landlord", "testbin")
-		}
-		dir = filepath.Join(cache, "nomad-"+Version)
+	dir, err := testbin.Find(EnvBin, "nomad-"+Version, "nomad")
+	if err != nil {
+		return "", fmt.Errorf("the Nomad test agent is %w", err)
 	}
-	bin := filepath.Join(dir, "nomad")
-	if fi, err := os.Stat(bin); err != nil || fi.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("%w: no executable nomad in %s", errAbsent, dir)
-	}
-	return bin, nil
+	return filepath.Join(dir, "nomad"), nil
 }
 
 // report skips or fails t for err.
 func report(t testing.TB, err error) {
 	t.Helper()
-	if !errors.Is(err, errAbsent) {
-		t.Fatalf("nomadtest: %v", err)
-	}
-	const fix = "To fix: run testservers/build nomad (about 4 minutes cold, once per machine; needs gcc)."
-	required, perr := strconv.ParseBool(os.Getenv(EnvRequire))
-	switch {
-	case os.Getenv(EnvRequire) == "":
-		t.Skipf("nomadtest: %v.\n%s\n(%s=1 makes this a failure.)", err, fix, EnvRequire)
-	case perr != nil:
-		t.Fatalf("nomadtest: %v.\n%s\n%s=%q is not a boolean.", err, fix, EnvRequire, os.Getenv(EnvRequire))
-	case required:
-		t.Fatalf("nomadtest: %v.\n%s\n%s is set, which makes this a failure rather than a skip.", err, fix, EnvRequire)
-	default:
-		t.Skipf("nomadtest: %v.\n%s", err, fix)
-	}
+	testbin.Report(t, "nomadtest", err, EnvRequire, "To fix: run testservers/build nomad (about 4 minutes cold, once per machine; needs gcc).")
 }
