@@ -7,12 +7,13 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"log/slog"
-	"path"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+
+	"github.com/jaxxstorm/landlord/internal/store"
 )
 
 //go:embed migrations/*.sql
@@ -79,11 +80,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, log *slog.Logg
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
 	results, err := p.Up(ctx)
-	for _, r := range results {
-		// The same line as the SQLite store's.
-		log.InfoContext(ctx, "database migrated", slog.String("database", "postgres"), slog.Int64("version", r.Source.Version),
-			slog.String("migration", path.Base(r.Source.Path)), slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000))
-	}
+	store.LogMigrations(ctx, log, "postgres", results)
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}

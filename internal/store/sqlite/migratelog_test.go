@@ -1,20 +1,16 @@
 package sqlite
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
-	"maps"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/jaxxstorm/landlord/internal/store/storetest"
 )
 
-// A migration is logged in the one format both stores use: "database
-// migrated" with database, version, migration (the file) and duration_ms.
+// A migration is logged in the one format both stores use.
 func TestMigrationLogLine(t *testing.T) {
 	var buf bytes.Buffer
 	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), Options{Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
@@ -22,26 +18,5 @@ func TestMigrationLogLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var lines int
-	sc := bufio.NewScanner(&buf)
-	for sc.Scan() {
-		var l map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatal(err)
-		}
-		if l["msg"] != "database migrated" {
-			continue
-		}
-		lines++
-		if got, want := strings.Join(slices.Sorted(maps.Keys(l)), ","), "database,duration_ms,level,migration,msg,time,version"; got != want {
-			t.Errorf("keys %s, want %s: %s", got, want, sc.Bytes())
-		}
-		ms, isNumber := l["duration_ms"].(float64)
-		if l["database"] != "sqlite" || !isNumber || ms < 0 || ms > 60_000 || !strings.HasSuffix(l["migration"].(string), ".sql") || strings.Contains(l["migration"].(string), "/") {
-			t.Errorf("line %s", sc.Bytes())
-		}
-	}
-	if lines == 0 {
-		t.Errorf("no migration was logged:\n%s", buf.String())
-	}
+	storetest.CheckMigrationLog(t, buf.Bytes(), "sqlite")
 }

@@ -20,6 +20,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/jaxxstorm/landlord/internal/store"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -170,11 +171,7 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS, log *slog.Logger) erro
 		return err
 	}
 	results, err := p.Up(ctx)
-	for _, r := range results {
-		// The same line as the PostgreSQL store's.
-		log.InfoContext(ctx, "database migrated", slog.String("database", "sqlite"), slog.Int64("version", r.Source.Version),
-			slog.String("migration", r.Source.Path), slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000))
-	}
+	store.LogMigrations(ctx, log, "sqlite", results)
 	return err
 }
 
