@@ -51,20 +51,20 @@ func newServerWith(t testing.TB, newProvider func(*slog.Logger) (compute.Provide
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	return serveOn(t, store, newProvider, tokens...)
+}
+
+// serveOn serves the API on store, with the provider newProvider makes,
+// its log in the server's logs.
+func serveOn(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (compute.Provider, error), tokens ...api.Token) *testServer {
+	t.Helper()
 	logs := &providertest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	p, err := newProvider(logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := providertest.Manager(t, p, compute.ManagerOptions{Logger: logger})
 	mx := metrics.New()
 	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: tokens, Logger: logger, Observer: mx, Metrics: mx.Handler()})
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
@@ -49,30 +48,13 @@ func onEachStore(t *testing.T, f func(t *testing.T, ts *testServer)) {
 	})
 }
 
-// serverOn is newServer on the given store.
+// serverOn is newServer on the given store, with the mock provider
+// without defaults.
 func serverOn(t *testing.T, store tenant.Store) *testServer {
 	t.Helper()
-	logs := &providertest.LogBuffer{}
-	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	p, err := mock.New(mock.Options{Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := api.New(api.Options{Store: store, Compute: m, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(ts.Close)
-	return &testServer{Server: ts, store: store, logs: logs}
+	return serveOn(t, store, func(logger *slog.Logger) (compute.Provider, error) {
+		return mock.New(mock.Options{Logger: logger})
+	})
 }
 
 // nested is a value n objects deep ({"a":{"a":…1…}}), or n arrays deep.

@@ -15,6 +15,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -47,15 +48,7 @@ func mockCompute(t *testing.T) *compute.Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := compute.NewRegistry()
-	if err := reg.Register(p); err != nil {
-		t.Fatal(err)
-	}
-	m, err := compute.NewManager(reg, compute.ManagerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return providertest.Manager(t, p, compute.ManagerOptions{})
 }
 
 // clock is the time, offset ahead.
