@@ -98,22 +98,8 @@ func TestServeChoosesTheProvider(t *testing.T) {
 			if tt.provider != "" {
 				cfg.SetComputeDefault(tt.provider)
 			}
-			logs := &providertest.LogBuffer{}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- serve(ctx, cfg, "", logs) }()
-			deadline := time.Now().Add(30 * time.Second)
-			for !strings.Contains(logs.String(), `"msg":"landlord started"`) {
-				if time.Now().After(deadline) {
-					t.Fatalf("serve did not start:\n%s", logs)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatalf("serve: %v\n%s", err, logs)
-			}
-			if want := `"providers":"` + tt.want + `"`; !strings.Contains(logs.String(), want) {
+			logs := serveUntilStarted(t, cfg)
+			if want := `"providers":"` + tt.want + `"`; !strings.Contains(logs, want) {
 				t.Errorf("the start-up line lacks %s:\n%s", want, logs)
 			}
 		})
@@ -159,4 +145,27 @@ func TestServeRefusesBadSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveUntilStarted runs serve with cfg until it logs that it started, then
+// stops it, and returns what it logged.
+func serveUntilStarted(t *testing.T, cfg config.Config) string {
+	t.Helper()
+	logs := &providertest.LogBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, "", logs) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logs.String(), `"msg":"landlord started"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", logs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, logs)
+	}
+	return logs.String()
 }

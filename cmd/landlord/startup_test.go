@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
@@ -61,23 +60,9 @@ func TestServeWarnsOfStrandedTenants(t *testing.T) {
 	cfg.Listen = servetest.FreeAddr(t)
 	cfg.Database.Path = path
 	cfg.SetComputeDefault("mock")
-	logs := &providertest.LogBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, "", logs) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(logs.String(), `"msg":"landlord started"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", logs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
+	logs := serveUntilStarted(t, cfg)
 	var warnings []string
-	for line := range strings.Lines(logs.String()) {
+	for line := range strings.Lines(logs) {
 		if strings.Contains(line, "not enabled") && strings.Contains(line, `"level":"WARN"`) && strings.Contains(line, "--forget") {
 			warnings = append(warnings, line)
 		}
