@@ -80,21 +80,27 @@ func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMes
 	}
 	if primary {
 		v, err = schema.MapSecrets(v, func(ptr string, val any) (any, error) {
-			plain, err := encode(val)
-			if err != nil {
-				return nil, err
-			}
-			sealed, err := c.keys.Seal(plain, valueContext(id, ptr))
-			if err != nil {
-				return nil, fmt.Errorf("secretbox: seal %s of tenant %s: %w", ptr, id, err)
-			}
-			return sealedString(sealed), nil
+			return c.sealAt(id, ptr, val)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
 	return encode(v)
+}
+
+// sealAt seals val, the secret at ptr of tenant id's config, with the
+// primary key.
+func (c *Configs) sealAt(id, ptr string, val any) (any, error) {
+	plain, err := encode(val)
+	if err != nil {
+		return nil, err
+	}
+	sealed, err := c.keys.Seal(plain, valueContext(id, ptr))
+	if err != nil {
+		return nil, fmt.Errorf("secretbox: seal %s of tenant %s: %w", ptr, id, err)
+	}
+	return sealedString(sealed), nil
 }
 
 // Open returns a stored compute_config of tenant id with every sealed

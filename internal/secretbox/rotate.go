@@ -51,8 +51,8 @@ var ErrNoSchema = errors.New("the provider's config schema is not known here")
 // A value that does not open is an error, as Open's.
 func (c *Configs) Reseal(id, provider string, stored json.RawMessage, decrypt bool) (json.RawMessage, Counts, error) {
 	var n Counts
-	if !decrypt && c.keys.Primary() == "" {
-		return nil, n, fmt.Errorf("secretbox: %w to seal with: set encryption.primary, or store secrets in plain text with --decrypt", ErrNoPrimary)
+	if err := c.canReseal(decrypt); err != nil {
+		return nil, n, err
 	}
 	var schema *compute.Schema
 	var noSchema error
@@ -86,16 +86,8 @@ func (c *Configs) Reseal(id, provider string, stored json.RawMessage, decrypt bo
 			if err != nil {
 				return nil, err
 			}
-			plain, err := encode(val)
-			if err != nil {
-				return nil, err
-			}
-			sealed, err := c.keys.Seal(plain, valueContext(id, ptr))
-			if err != nil {
-				return nil, fmt.Errorf("secretbox: seal %s of tenant %s: %w", ptr, id, err)
-			}
 			n.Sealed++
-			return sealedString(sealed), nil
+			return c.sealAt(id, ptr, val)
 		})
 		if err != nil {
 			return nil, n, err
@@ -127,6 +119,15 @@ func (c *Configs) Reseal(id, provider string, stored json.RawMessage, decrypt bo
 	return out, n, noSchema
 }
 
+// canReseal refuses to seal again without a primary key; decrypt needs
+// none.
+func (c *Configs) canReseal(decrypt bool) error {
+	if !decrypt && c.keys.Primary() == "" {
+		return fmt.Errorf("secretbox: %w to seal with: set encryption.primary, or store secrets in plain text with --decrypt", ErrNoPrimary)
+	}
+	return nil
+}
+
 // reseal returns s, sealed at ptr, as it is when the primary key sealed
 // it, and sealed again with the primary key otherwise.
 func (c *Configs) reseal(id, ptr, s string, n *Counts) (any, error) {
@@ -138,16 +139,8 @@ func (c *Configs) reseal(id, ptr, s string, n *Counts) (any, error) {
 		n.Current++
 		return sealedString(s), nil
 	}
-	plain, err := encode(val)
-	if err != nil {
-		return nil, err
-	}
-	sealed, err := c.keys.Seal(plain, valueContext(id, ptr))
-	if err != nil {
-		return nil, fmt.Errorf("secretbox: seal %s of tenant %s: %w", ptr, id, err)
-	}
 	n.Resealed++
-	return sealedString(sealed), nil
+	return c.sealAt(id, ptr, val)
 }
 
 // RotateOptions tune Rotate.
@@ -194,8 +187,8 @@ type Stats struct {
 // rotation.
 func Rotate(ctx context.Context, store tenant.ConfigRewriter, c *Configs, opts RotateOptions) (Stats, error) {
 	stats := Stats{NoSchema: map[string]int{}}
-	if !opts.Decrypt && c.keys.Primary() == "" {
-		return stats, fmt.Errorf("secretbox: %w to seal with: set encryption.primary, or store secrets in plain text with --decrypt", ErrNoPrimary)
+	if err := c.canReseal(opts.Decrypt); err != nil {
+		return stats, err
 	}
 	size := opts.BatchSize
 	if size <= 0 {
