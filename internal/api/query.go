@@ -35,7 +35,7 @@ func checkQuery(r *http.Request, rt route) error {
 	if err != nil {
 		return problem(http.StatusBadRequest, CodeInvalidParameter, "the query string is malformed: "+err.Error())
 	}
-	known := queryNames(rt.operation)
+	known := rt.query
 	var unknown []string
 	for name := range q {
 		if !slices.Contains(known, name) {

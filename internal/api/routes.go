@@ -21,6 +21,9 @@ type route struct {
 	request, response any
 	// status is the success status.
 	status int
+	// query are the query parameters the operation reads (queryNames),
+	// found once, when the routes are grouped.
+	query  []string
 	handle func(w http.ResponseWriter, r *http.Request) error
 }
 
@@ -59,6 +62,7 @@ func (s *Server) routes() []route {
 func groupRoutes(rs []route) map[string][]route {
 	out := map[string][]route{}
 	for _, r := range rs {
+		r.query = queryNames(r.operation)
 		out[r.pattern] = append(out[r.pattern], r)
 	}
 	return out
