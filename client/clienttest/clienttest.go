@@ -114,7 +114,7 @@ func (s *Server) StartController(t testing.TB) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if err := c.Run(ctx, 0); err != nil {
+			if err := c.Run(ctx); err != nil {
 				t.Errorf("clienttest: controller: %v", err)
 			}
 		}()

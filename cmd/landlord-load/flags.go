@@ -22,10 +22,12 @@ type options struct {
 	config         json.RawMessage
 	prefix         string
 	pid            int
-	json           bool
-	keep           bool
-	timeout        time.Duration
-	idle           time.Duration
+	// dbPid is the database server's: PostgreSQL's postmaster.
+	dbPid   int
+	json    bool
+	keep    bool
+	timeout time.Duration
+	idle    time.Duration
 	// samples is how many reads of each kind are timed at rest, by
 	// readers clients.
 	samples int
@@ -74,6 +76,7 @@ docs/performance.md.
 	fs.StringVar(&config, "config", defaultConfig, "compute_config of every tenant, JSON")
 	fs.StringVar(&o.prefix, "prefix", "", "tenant name prefix; default load-<random>-, unique per run")
 	fs.IntVar(&o.pid, "pid", 0, "the server's pid, to sample its CPU time and resident set from /proc")
+	fs.IntVar(&o.dbPid, "db-pid", 0, "the database server's pid (PostgreSQL's postmaster), to sample its CPU time and its children's from /proc")
 	fs.BoolVar(&o.json, "json", false, "print one JSON report instead of the table")
 	fs.BoolVar(&o.keep, "keep", false, "keep the tenants: skip the delete phases")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "give up after this long")

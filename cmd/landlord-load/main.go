@@ -24,6 +24,9 @@ func main() {
 }
 
 func realMain(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "suite" {
+		return suiteMain(args[1:], stdout, stderr)
+	}
 	opts, err := parseFlags(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -43,6 +46,31 @@ func realMain(args []string, getenv func(string) string, stdout, stderr io.Write
 		return exitAborted
 	default:
 		fmt.Fprintf(stderr, "landlord-load: %v\n", err)
+		return exitFailed
+	}
+}
+
+// suiteMain runs the suite subcommand.
+func suiteMain(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseSuiteFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "landlord-load suite: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = runSuite(ctx, opts, stdout, stderr)
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "landlord-load suite: interrupted: %v\n", err)
+		return exitAborted
+	default:
+		fmt.Fprintf(stderr, "landlord-load suite: %v\n", err)
 		return exitFailed
 	}
 }

@@ -21,6 +21,11 @@ type procSample struct {
 	// RSS is the resident set now (VmRSS), HWM its peak so far (VmHWM), in
 	// bytes.
 	RSS, HWM int64
+	// Anon is the anonymous part of the resident set now (RssAnon): the
+	// heap, stacks and the runtime's own memory, without the pages of the
+	// executable, which a binary linking every provider's SDK maps by the
+	// tens of MiB at start-up whatever the load.
+	Anon int64
 }
 
 // readProc reads /proc/<pid>/stat and /proc/<pid>/status.
@@ -37,40 +42,58 @@ func readProc(pid int) (procSample, error) {
 	if err != nil {
 		return procSample{}, fmt.Errorf("proc: %w", err)
 	}
-	rss, hwm, err := parseStatus(status)
+	mem, err := parseStatus(status)
 	if err != nil {
 		return procSample{}, fmt.Errorf("proc: /proc/%d/status: %w", pid, err)
 	}
-	return procSample{CPU: cpu, RSS: rss, HWM: hwm}, nil
+	mem.CPU = cpu
+	return mem, nil
 }
 
-// parseStat returns utime+stime from the contents of /proc/<pid>/stat. The
-// command name, in parentheses, may hold spaces and parentheses itself, so
-// fields are counted from the last ')'.
+// parseStat returns utime+stime from the contents of /proc/<pid>/stat.
 func parseStat(b []byte) (time.Duration, error) {
+	st, err := parseStatTimes(b)
+	return st.self, err
+}
+
+// statTimes are the CPU times and the parent of a process, from
+// /proc/<pid>/stat.
+type statTimes struct {
+	ppid int
+	// self is utime+stime; waited is cutime+cstime, the CPU time of the
+	// children the process has waited for.
+	self, waited time.Duration
+}
+
+// parseStatTimes reads the contents of /proc/<pid>/stat. The command name,
+// in parentheses, may hold spaces and parentheses itself, so fields are
+// counted from the last ')'.
+func parseStatTimes(b []byte) (statTimes, error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, errors.New("no command name")
+		return statTimes{}, errors.New("no command name")
 	}
-	// After ")": state is field 3, utime field 14 and stime field 15.
+	// After ")": state is field 3, ppid field 4, utime, stime, cutime and
+	// cstime fields 14 to 17.
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("%d fields after the command name, want at least 13", len(f))
+	if len(f) < 15 {
+		return statTimes{}, fmt.Errorf("%d fields after the command name, want at least 15", len(f))
 	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(string(s), 10, 64)
+	var n [5]int64
+	for j, k := range []int{1, 11, 12, 13, 14} {
+		v, err := strconv.ParseInt(string(f[k]), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("utime or stime: %w", err)
+			return statTimes{}, fmt.Errorf("ppid, utime, stime, cutime or cstime: %w", err)
 		}
-		ticks += n
+		n[j] = v
 	}
-	return time.Duration(ticks) * clockTick, nil
+	return statTimes{ppid: int(n[0]), self: time.Duration(n[1]+n[2]) * clockTick, waited: time.Duration(n[3]+n[4]) * clockTick}, nil
 }
 
-// parseStatus returns VmRSS and VmHWM, in bytes, from the contents of
-// /proc/<pid>/status.
-func parseStatus(b []byte) (rss, hwm int64, err error) {
+// parseStatus returns VmRSS, VmHWM and RssAnon, in bytes, from the
+// contents of /proc/<pid>/status.
+func parseStatus(b []byte) (procSample, error) {
+	var mem procSample
 	found := 0
 	for line := range bytes.Lines(b) {
 		key, value, ok := bytes.Cut(line, []byte(":"))
@@ -80,27 +103,29 @@ func parseStatus(b []byte) (rss, hwm int64, err error) {
 		var dst *int64
 		switch string(key) {
 		case "VmRSS":
-			dst = &rss
+			dst = &mem.RSS
 		case "VmHWM":
-			dst = &hwm
+			dst = &mem.HWM
+		case "RssAnon":
+			dst = &mem.Anon
 		default:
 			continue
 		}
 		f := bytes.Fields(value)
 		if len(f) != 2 || string(f[1]) != "kB" {
-			return 0, 0, fmt.Errorf("%s: %q is not a size in kB", key, bytes.TrimSpace(value))
+			return procSample{}, fmt.Errorf("%s: %q is not a size in kB", key, bytes.TrimSpace(value))
 		}
 		kb, err := strconv.ParseInt(string(f[0]), 10, 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", key, err)
+			return procSample{}, fmt.Errorf("%s: %w", key, err)
 		}
 		*dst = kb << 10
 		found++
 	}
-	if found != 2 {
-		return 0, 0, errors.New("no VmRSS or VmHWM (a kernel thread, or not Linux?)")
+	if found != 3 {
+		return procSample{}, errors.New("no VmRSS, VmHWM or RssAnon (a kernel thread, or not Linux?)")
 	}
-	return rss, hwm, nil
+	return mem, nil
 }
 
 // readHostBusy reads the time every CPU of the machine spent busy since it
@@ -137,17 +162,20 @@ func parseHostStat(b []byte) (time.Duration, error) {
 	return time.Duration(ticks) * clockTick, nil
 }
 
-// monitor watches the server's process, when there is one to watch, and
-// this one: it samples the server's resident set between snapshots, which
-// VmHWM alone cannot give per phase.
+// monitor watches the server's process, when there is one to watch, the
+// database server's, when there is one, and this one: it samples the
+// server's resident set between snapshots, which VmHWM alone cannot give per
+// phase.
 type monitor struct {
-	pid  int // the server's; 0 when not watched
-	stop chan struct{}
-	done chan struct{}
+	pid   int // the server's; 0 when not watched
+	dbPid int // the database server's; 0 when not watched
+	stop  chan struct{}
+	done  chan struct{}
 
-	mu     sync.Mutex
-	maxRSS int64 // since the last snapshot
-	err    error
+	mu      sync.Mutex
+	maxRSS  int64 // since the last snapshot
+	maxAnon int64 // since the last snapshot
+	err     error
 }
 
 // snapshot is the state of both processes at a phase's boundary.
@@ -157,15 +185,26 @@ type snapshot struct {
 	// hostBusy is the CPU time the whole machine spent busy; zero when
 	// it cannot be read.
 	hostBusy time.Duration
-	// server and serverMaxRSS are zero when no server is watched.
-	server       procSample
-	serverMaxRSS int64
+	// server, serverMaxRSS and serverMaxAnon are zero when no server is
+	// watched.
+	server        procSample
+	serverMaxRSS  int64
+	serverMaxAnon int64
+	// database is the CPU time of the database server and its children;
+	// zero when none is watched.
+	database time.Duration
 }
 
 // startMonitor starts sampling pid every interval; pid 0 watches only this
-// process. Close stops it.
-func startMonitor(pid int, interval time.Duration) (*monitor, error) {
-	m := &monitor{pid: pid, stop: make(chan struct{}), done: make(chan struct{})}
+// process. dbPid, when not 0, is the database server's, whose CPU time
+// snapshots read too. Close stops it.
+func startMonitor(pid, dbPid int, interval time.Duration) (*monitor, error) {
+	m := &monitor{pid: pid, dbPid: dbPid, stop: make(chan struct{}), done: make(chan struct{})}
+	if dbPid != 0 {
+		if _, err := readTreeCPU(dbPid); err != nil {
+			return nil, fmt.Errorf("--db-pid %d: %w", dbPid, err)
+		}
+	}
 	if pid == 0 {
 		close(m.done)
 		return m, nil
@@ -174,7 +213,7 @@ func startMonitor(pid int, interval time.Duration) (*monitor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--pid %d: %w", pid, err)
 	}
-	m.maxRSS = first.RSS
+	m.maxRSS, m.maxAnon = first.RSS, first.Anon
 	go func() {
 		defer close(m.done)
 		t := time.NewTicker(interval)
@@ -190,6 +229,7 @@ func startMonitor(pid int, interval time.Duration) (*monitor, error) {
 					m.err = err
 				}
 				m.maxRSS = max(m.maxRSS, s.RSS)
+				m.maxAnon = max(m.maxAnon, s.Anon)
 				m.mu.Unlock()
 			}
 		}
@@ -207,6 +247,13 @@ func (m *monitor) snapshot() (snapshot, error) {
 	if busy, err := readHostBusy(); err == nil {
 		s.hostBusy = busy
 	}
+	if m.dbPid != 0 {
+		cpu, err := readTreeCPU(m.dbPid)
+		if err != nil {
+			return s, fmt.Errorf("the database server (pid %d): %w", m.dbPid, err)
+		}
+		s.database = cpu
+	}
 	if m.pid == 0 {
 		return s, nil
 	}
@@ -221,7 +268,8 @@ func (m *monitor) snapshot() (snapshot, error) {
 	}
 	s.server = srv
 	s.serverMaxRSS = max(m.maxRSS, srv.RSS)
-	m.maxRSS = srv.RSS
+	s.serverMaxAnon = max(m.maxAnon, srv.Anon)
+	m.maxRSS, m.maxAnon = srv.RSS, srv.Anon
 	return s, nil
 }
 

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -26,7 +29,7 @@ func TestParseStat(t *testing.T) {
 		},
 		{name: "truncated", stat: "7 (x) R 1 7", err: "fields"},
 		{name: "no name", stat: "7 x R", err: "no command name"},
-		{name: "not a number", stat: "7 (x) R 1 7 7 0 -1 0 0 0 0 0 a 2 0", err: "utime"},
+		{name: "not a number", stat: "7 (x) R 1 7 7 0 -1 0 0 0 0 0 a 2 0 0", err: "utime"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := parseStat([]byte(tt.stat))
@@ -44,15 +47,18 @@ func TestParseStat(t *testing.T) {
 }
 
 func TestParseStatus(t *testing.T) {
-	status := "Name:\tlandlord\nVmPeak:\t 1000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\nThreads:\t9\n"
-	rss, hwm, err := parseStatus([]byte(status))
-	if err != nil || rss != 40<<20 || hwm != 50<<20 {
-		t.Errorf("parseStatus = %d, %d, %v; want 40 MiB, 50 MiB", rss, hwm, err)
+	status := "Name:\tlandlord\nVmPeak:\t 1000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\nRssAnon:\t   10240 kB\nRssFile:\t   30720 kB\nThreads:\t9\n"
+	mem, err := parseStatus([]byte(status))
+	if err != nil || mem.RSS != 40<<20 || mem.HWM != 50<<20 || mem.Anon != 10<<20 {
+		t.Errorf("parseStatus = %+v, %v; want 40 MiB, 50 MiB, 10 MiB anonymous", mem, err)
 	}
-	if _, _, err := parseStatus([]byte("Name:\tkthreadd\n")); err == nil {
+	if _, err := parseStatus([]byte("Name:\tkthreadd\n")); err == nil {
 		t.Error("no VmRSS: no error")
 	}
-	if _, _, err := parseStatus([]byte("VmRSS:\t12 MB\nVmHWM:\t1 kB\n")); err == nil {
+	if _, err := parseStatus([]byte("VmRSS:\t12 kB\nVmHWM:\t12 kB\n")); err == nil {
+		t.Error("no RssAnon: no error")
+	}
+	if _, err := parseStatus([]byte("VmRSS:\t12 MB\nVmHWM:\t1 kB\nRssAnon:\t1 kB\n")); err == nil {
 		t.Error("a size not in kB: no error")
 	}
 }
@@ -72,7 +78,7 @@ func TestMonitorThisProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc, which only Linux has")
 	}
-	m, err := startMonitor(os.Getpid(), time.Millisecond)
+	m, err := startMonitor(os.Getpid(), 0, time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +102,73 @@ func TestMonitorThisProcess(t *testing.T) {
 	if b.server.RSS <= 0 || b.server.HWM < b.server.RSS || b.serverMaxRSS < b.server.RSS {
 		t.Errorf("RSS %d, HWM %d, max %d", b.server.RSS, b.server.HWM, b.serverMaxRSS)
 	}
-	if _, err := startMonitor(1<<30, time.Second); err == nil {
+	if _, err := startMonitor(1<<30, 0, time.Second); err == nil {
 		t.Error("a pid that does not exist: no error")
+	}
+	if _, err := startMonitor(0, 1<<30, time.Second); err == nil || !strings.Contains(err.Error(), "--db-pid") {
+		t.Errorf("a database pid that does not exist: %v", err)
+	}
+}
+
+func TestChildrenOf(t *testing.T) {
+	dir := t.TempDir()
+	stat := func(pid, ppid int, utime, stime int) string {
+		return fmt.Sprintf("%d (postgres: x) S %d 1 1 0 -1 0 0 0 0 0 %d %d 7 8 20 0 1 0 1 1 1", pid, ppid, utime, stime)
+	}
+	for name, content := range map[string]string{
+		"10":   stat(10, 1, 100, 50), // the postmaster
+		"11":   stat(11, 10, 3, 2),
+		"12":   stat(12, 10, 20, 0),
+		"13":   stat(13, 11, 900, 900), // a grandchild: not the postmaster's
+		"self": stat(10, 1, 100, 50),   // not a pid
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "stat"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "14"), 0o755); err != nil { // exited: no stat
+		t.Fatal(err)
+	}
+	got, err := childrenOf(dir, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum time.Duration
+	for _, c := range got {
+		sum += c.self
+	}
+	if len(got) != 2 || sum != 25*clockTick {
+		t.Errorf("children %+v, want 11 and 12, 25 ticks", got)
+	}
+}
+
+// TestReadTreeCPU counts the CPU time of a child this process has waited
+// for.
+func TestReadTreeCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc, which only Linux has")
+	}
+	before, err := readTreeCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var child time.Duration
+	for n := 100000; child < 10*clockTick; n *= 4 {
+		cmd := exec.Command("sh", "-c", fmt.Sprintf("i=0; while [ $i -lt %d ]; do i=$((i+1)); done", n))
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		child += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	after, err := readTreeCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ticks round each process's time down.
+	if after-before < child-2*clockTick {
+		t.Errorf("the tree's CPU grew by %v; the children it waited for used %v", after-before, child)
 	}
 }

@@ -34,6 +34,8 @@ type Report struct {
 	Phases []Phase `json:"phases"`
 	// Server is nil when the server's pid was not given.
 	Server *Server `json:"server,omitempty"`
+	// Database is nil when the database server's pid was not given.
+	Database *Database `json:"database,omitempty"`
 }
 
 // Requests are the creates or the deletes.
@@ -80,6 +82,16 @@ type Phase struct {
 	OtherCPUS float64 `json:"other_cpu_s"`
 	// Server is nil when the server's pid was not given.
 	Server *PhaseServer `json:"server,omitempty"`
+	// Database is nil when the database server's pid was not given.
+	Database *PhaseDatabase `json:"database,omitempty"`
+}
+
+// PhaseDatabase is what the database server (PostgreSQL's postmaster and
+// every process it started) used in a phase.
+type PhaseDatabase struct {
+	CPUS float64 `json:"cpu_s"`
+	// CPUPercent is CPU time over wall time: 100 is one core busy.
+	CPUPercent float64 `json:"cpu_percent"`
 }
 
 // PhaseServer is what the server used in a phase.
@@ -92,6 +104,9 @@ type PhaseServer struct {
 	// sample above it (the kernel updates VmHWM lazily).
 	MaxRSSMiB  float64 `json:"max_rss_mib"`
 	PeakRSSMiB float64 `json:"peak_rss_mib"`
+	// MaxAnonMiB is the highest anonymous resident set (RssAnon) sampled
+	// in the phase: the resident set without the executable's pages.
+	MaxAnonMiB float64 `json:"max_anon_mib"`
 }
 
 // Server sums up the server's use.
@@ -101,12 +116,22 @@ type Server struct {
 	// delete and deleted phases over the tenants created: one tenant's
 	// whole lifecycle.
 	CPUPerTenantMS *float64 `json:"cpu_per_tenant_ms,omitempty"`
-	// PeakRSSMiB is the highest peak of any phase.
-	PeakRSSMiB float64 `json:"peak_rss_mib"`
+	// PeakRSSMiB is the highest peak of any phase; PeakAnonMiB the
+	// highest anonymous resident set sampled in any.
+	PeakRSSMiB  float64 `json:"peak_rss_mib"`
+	PeakAnonMiB float64 `json:"peak_anon_mib"`
 	// IdleS and IdleCPUPercent are the idle window and the CPU used in
 	// it (100 is one core); absent when no idle window was measured.
 	IdleS          float64  `json:"idle_s,omitempty"`
 	IdleCPUPercent *float64 `json:"idle_cpu_percent,omitempty"`
+}
+
+// Database sums up the database server's use.
+type Database struct {
+	PID int `json:"pid"`
+	// CPUPerTenantMS is the database server's CPU time in the create,
+	// ready, delete and deleted phases over the tenants created.
+	CPUPerTenantMS *float64 `json:"cpu_per_tenant_ms,omitempty"`
 }
 
 // phase names.
@@ -169,10 +194,19 @@ func (r *Report) writeTable(w io.Writer) error {
 	}
 
 	phases := [][]string{{"phase", "wall s", "tool CPU s", "other CPU s", "server CPU s", "server CPU %", "server max RSS MiB", "server peak RSS MiB"}}
+	if r.Database != nil {
+		phases[0] = append(phases[0], "database CPU s", "database CPU %")
+	}
 	for _, ph := range r.Phases {
 		row := []string{ph.Name, f3(ph.WallS), f3(ph.ToolCPUS), f3(ph.OtherCPUS), "-", "-", "-", "-"}
 		if s := ph.Server; s != nil {
 			row = append(row[:4], f3(s.CPUS), f1(s.CPUPercent), f1(s.MaxRSSMiB), f1(s.PeakRSSMiB))
+		}
+		if r.Database != nil {
+			row = append(row, "-", "-")
+			if d := ph.Database; d != nil {
+				row = append(row[:8], f3(d.CPUS), f1(d.CPUPercent))
+			}
 		}
 		phases = append(phases, row)
 	}
@@ -188,6 +222,13 @@ func (r *Report) writeTable(w io.Writer) error {
 			idle = fmt.Sprintf("idle %.2f%% of one core over %gs", *r.Server.IdleCPUPercent, r.Server.IdleS)
 		}
 		fmt.Fprintf(&b, "\nserver (pid %d): %s, peak RSS %.1f MiB, %s\n", r.Server.PID, perTenant, r.Server.PeakRSSMiB, idle)
+	}
+	if r.Database != nil {
+		perTenant := "no full lifecycle measured (--keep)"
+		if r.Database.CPUPerTenantMS != nil {
+			perTenant = fmt.Sprintf("%.3f ms CPU per tenant lifecycle", *r.Database.CPUPerTenantMS)
+		}
+		fmt.Fprintf(&b, "database server (pid %d): %s\n", r.Database.PID, perTenant)
 	}
 	for _, e := range r.errorSamples() {
 		fmt.Fprintf(&b, "error: %s\n", e)

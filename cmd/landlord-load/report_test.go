@@ -39,7 +39,7 @@ func fixedReport() *Report {
 			{Name: phaseDelete, WallS: 1, ToolCPUS: 0.2, Server: srv(0.1, 10, 46, 46)},
 			{Name: phaseDeleted, WallS: 0.5, ToolCPUS: 0, Server: srv(0.05, 10, 46, 46)},
 		},
-		Server: &Server{PID: 4242, CPUPerTenantMS: &perTenant, PeakRSSMiB: 46, IdleS: 30, IdleCPUPercent: &idle},
+		Server: &Server{PID: 4242, CPUPerTenantMS: &perTenant, PeakRSSMiB: 46, PeakAnonMiB: 30, IdleS: 30, IdleCPUPercent: &idle},
 	}
 }
 
@@ -49,6 +49,15 @@ func TestTableGolden(t *testing.T) {
 		report func() *Report
 	}{
 		{"table.golden", fixedReport},
+		{"table_database.golden", func() *Report {
+			r := fixedReport()
+			perTenant := 1.875
+			r.Database = &Database{PID: 5151, CPUPerTenantMS: &perTenant}
+			for i := range r.Phases {
+				r.Phases[i].Database = &PhaseDatabase{CPUS: 0.5 * float64(i), CPUPercent: 12.5 * float64(i)}
+			}
+			return r
+		}},
 		{"table_no_pid.golden", func() *Report {
 			r := fixedReport()
 			r.Server = nil
@@ -121,14 +130,20 @@ func TestPhaseBetween(t *testing.T) {
 	a := snapshot{at: at, toolCPU: time.Second, hostBusy: 100 * time.Second, server: procSample{CPU: 10 * time.Second, RSS: 30 << 20, HWM: 40 << 20}}
 	b := snapshot{at: at.Add(4 * time.Second), toolCPU: 1500 * time.Millisecond, hostBusy: 105 * time.Second,
 		server: procSample{CPU: 11 * time.Second, RSS: 35 << 20, HWM: 60 << 20}, serverMaxRSS: 61 << 20}
-	got := phaseBetween("create", a, b, true)
+	got := phaseBetween("create", a, b, true, false)
 	// 5 s busy: 0.5 the tool's, 1 the server's, 3.5 someone else's.
 	want := Phase{Name: "create", WallS: 4, ToolCPUS: 0.5, OtherCPUS: 3.5, Server: &PhaseServer{CPUS: 1, CPUPercent: 25, MaxRSSMiB: 61, PeakRSSMiB: 61}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("phaseBetween (-want +got):\n%s", diff)
 	}
-	if got := phaseBetween("create", a, b, false); got.Server != nil || got.OtherCPUS != 4.5 {
+	if got := phaseBetween("create", a, b, false, false); got.Server != nil || got.Database != nil || got.OtherCPUS != 4.5 {
 		t.Errorf("no server watched: server %+v, other CPU %g s, want none and 4.5", got.Server, got.OtherCPUS)
+	}
+	// 2 s of the 3.5 were the database server's.
+	a.database, b.database = 20*time.Second, 22*time.Second
+	want.OtherCPUS, want.Database = 1.5, &PhaseDatabase{CPUS: 2, CPUPercent: 50}
+	if diff := cmp.Diff(want, phaseBetween("create", a, b, true, true)); diff != "" {
+		t.Errorf("phaseBetween with the database (-want +got):\n%s", diff)
 	}
 }
 
@@ -146,8 +161,23 @@ func TestServerSummary(t *testing.T) {
 		t.Errorf("summary %+v", got)
 	}
 
+	if got := l.databaseSummary(); got != nil {
+		t.Errorf("no database watched, summary %+v", got)
+	}
+	l.opts.dbPid = 77
+	for i := range l.rep.Phases {
+		l.rep.Phases[i].Database = &PhaseDatabase{CPUS: float64(i + 1)}
+	}
+	// create 1, ready 2, delete 5, deleted 6: 14 s over 999 tenants.
+	if got := l.databaseSummary(); got == nil || got.PID != 77 || got.CPUPerTenantMS == nil || *got.CPUPerTenantMS != 14.014 {
+		t.Errorf("database summary %+v, want 14.014 ms per tenant", got)
+	}
+
 	l.rep.Phases = l.rep.Phases[:4] // --keep: no delete phases
 	if got := l.serverSummary(); got.CPUPerTenantMS != nil {
 		t.Errorf("without deletes, CPU per tenant %v; want none", *got.CPUPerTenantMS)
+	}
+	if got := l.databaseSummary(); got.CPUPerTenantMS != nil {
+		t.Errorf("without deletes, database CPU per tenant %v; want none", *got.CPUPerTenantMS)
 	}
 }

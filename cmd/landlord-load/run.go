@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/jaxxstorm/landlord/client"
@@ -16,22 +17,8 @@ const sampleEvery = 100 * time.Millisecond
 // progress to stderr. It fails when the run could not finish or any request
 // failed; the report, as far as it got, is written either way.
 func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
-	defer cancel()
-	tr := newTransport(max(opts.concurrency, opts.readers) + 4)
-	c, err := client.New(client.Config{Address: opts.address, Token: opts.token, HTTPClient: tr.client()})
-	if err != nil {
-		return err
-	}
-	mon, err := startMonitor(opts.pid, sampleEvery)
-	if err != nil {
-		return err
-	}
-	defer mon.Close()
-	l := &loader{c: c, opts: opts, mon: mon, progress: stderr}
-	rep, runErr := l.run(ctx)
+	rep, runErr := measure(ctx, opts, stderr)
 	if rep != nil {
-		rep.Connections = tr.connections()
 		var err error
 		if opts.json {
 			err = rep.writeJSON(stdout)
@@ -42,13 +29,38 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 			runErr = err
 		}
 	}
-	if runErr != nil {
-		return runErr
+	return runErr
+}
+
+// measure runs one measurement as opts say, writing progress to progress,
+// and returns its report, as far as it got when it fails (nil when nothing
+// was measured). It fails when the run could not finish or any request
+// failed.
+func measure(ctx context.Context, opts options, progress io.Writer) (*Report, error) {
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
+	defer cancel()
+	tr := newTransport(max(opts.concurrency, opts.readers) + 4)
+	c, err := client.New(client.Config{Address: opts.address, Token: opts.token, HTTPClient: tr.client()})
+	if err != nil {
+		return nil, err
+	}
+	mon, err := startMonitor(opts.pid, opts.dbPid, sampleEvery)
+	if err != nil {
+		return nil, err
+	}
+	defer mon.Close()
+	l := &loader{c: c, opts: opts, mon: mon, progress: progress}
+	rep, err := l.run(ctx)
+	if rep != nil {
+		rep.Connections = tr.connections()
+	}
+	if err != nil {
+		return rep, err
 	}
 	if n := rep.errors(); n > 0 {
-		return fmt.Errorf("%d requests failed", n)
+		return rep, fmt.Errorf("%d requests failed", n)
 	}
-	return nil
+	return rep, nil
 }
 
 // loader runs the phases of one measurement.
@@ -167,6 +179,7 @@ func (l *loader) run(ctx context.Context) (*Report, error) {
 		l.say("all deleted %.3fs after the first delete, %.3fs after the last", l.rep.Deleted.FromFirstS, l.rep.Deleted.FromLastS)
 	}
 	l.rep.Server = l.serverSummary()
+	l.rep.Database = l.databaseSummary()
 	return l.rep, nil
 }
 
@@ -193,13 +206,14 @@ func (l *loader) endPhase(name string) error {
 	if err != nil {
 		return err
 	}
-	l.rep.Phases = append(l.rep.Phases, phaseBetween(name, l.last, s, l.opts.pid != 0))
+	l.rep.Phases = append(l.rep.Phases, phaseBetween(name, l.last, s, l.opts.pid != 0, l.opts.dbPid != 0))
 	l.last = s
 	return nil
 }
 
-// phaseBetween is what was used between snapshots a and b.
-func phaseBetween(name string, a, b snapshot, server bool) Phase {
+// phaseBetween is what was used between snapshots a and b, by the server
+// and the database server when they are watched.
+func phaseBetween(name string, a, b snapshot, server, database bool) Phase {
 	wall := b.at.Sub(a.at)
 	tool := b.toolCPU - a.toolCPU
 	p := Phase{Name: name, WallS: seconds(wall), ToolCPUS: seconds(tool)}
@@ -213,7 +227,13 @@ func phaseBetween(name string, a, b snapshot, server bool) Phase {
 			MaxRSSMiB:  mib(b.serverMaxRSS),
 			// VmHWM is updated lazily, so a sample can pass it.
 			PeakRSSMiB: mib(max(b.server.HWM, b.serverMaxRSS)),
+			MaxAnonMiB: mib(b.serverMaxAnon),
 		}
+	}
+	if database {
+		cpu := b.database - a.database
+		other -= cpu
+		p.Database = &PhaseDatabase{CPUS: seconds(cpu), CPUPercent: percentOf(cpu, wall)}
 	}
 	if a.hostBusy > 0 && b.hostBusy > 0 {
 		p.OtherCPUS = seconds(max(0, other))
@@ -239,6 +259,7 @@ func (l *loader) serverSummary() *Server {
 	seen := 0
 	for _, p := range l.rep.Phases {
 		s.PeakRSSMiB = max(s.PeakRSSMiB, p.Server.PeakRSSMiB)
+		s.PeakAnonMiB = max(s.PeakAnonMiB, p.Server.MaxAnonMiB)
 		switch p.Name {
 		case phaseIdle:
 			s.IdleS = p.WallS
@@ -249,22 +270,52 @@ func (l *loader) serverSummary() *Server {
 			seen++
 		}
 	}
-	if seen == len(lifecyclePhases) && l.rep.Create.OK > 0 {
-		ms := float64(int64(1000*1000*lifecycle/float64(l.rep.Create.OK)+0.5)) / 1000
-		s.CPUPerTenantMS = &ms
-	}
+	s.CPUPerTenantMS = l.perTenant(seen, lifecycle)
 	return s
+}
+
+// databaseSummary sums the phases up, when the database server was
+// watched.
+func (l *loader) databaseSummary() *Database {
+	if l.opts.dbPid == 0 {
+		return nil
+	}
+	var lifecycle float64
+	seen := 0
+	for _, p := range l.rep.Phases {
+		if slices.Contains(lifecyclePhases, p.Name) && p.Database != nil {
+			lifecycle += p.Database.CPUS
+			seen++
+		}
+	}
+	return &Database{PID: l.opts.dbPid, CPUPerTenantMS: l.perTenant(seen, lifecycle)}
+}
+
+// perTenant is cpu seconds over the tenants created, in milliseconds to the
+// microsecond, when seen is every phase of a lifecycle; nil otherwise.
+func (l *loader) perTenant(seen int, cpu float64) *float64 {
+	if seen != len(lifecyclePhases) || l.rep.Create.OK == 0 {
+		return nil
+	}
+	ms := float64(int64(1000*1000*cpu/float64(l.rep.Create.OK)+0.5)) / 1000
+	return &ms
 }
 
 // waitEmpty lists one tenant that opts select every --poll until there is
 // none. A failed tenant stops it: it would never be ready or gone.
 func (l *loader) waitEmpty(ctx context.Context, opts client.ListOptions) (polls int, err error) {
+	return waitNone(ctx, l.c, opts, l.opts.poll)
+}
+
+// waitNone lists one tenant that opts select every poll until there is
+// none. A failed tenant stops it: it would never be ready or gone.
+func waitNone(ctx context.Context, c *client.Client, opts client.ListOptions, poll time.Duration) (polls int, err error) {
 	opts.PageSize = 1
-	t := time.NewTicker(l.opts.poll)
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
 		polls++
-		page, err := l.c.Tenants().List(ctx, opts)
+		page, err := c.Tenants().List(ctx, opts)
 		if err != nil {
 			return polls, err
 		}

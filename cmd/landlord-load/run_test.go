@@ -75,7 +75,7 @@ func TestRun(t *testing.T) {
 	want := "create ready reads delete deleted"
 	if o.pid != 0 {
 		want = "create ready reads idle delete deleted"
-		if rep.Server == nil || rep.Server.CPUPerTenantMS == nil || *rep.Server.CPUPerTenantMS <= 0 || rep.Server.PeakRSSMiB <= 0 || rep.Server.IdleCPUPercent == nil {
+		if rep.Server == nil || rep.Server.CPUPerTenantMS == nil || *rep.Server.CPUPerTenantMS <= 0 || rep.Server.PeakRSSMiB <= 0 || rep.Server.PeakAnonMiB <= 0 || rep.Server.IdleCPUPercent == nil {
 			t.Errorf("server: %+v", rep.Server)
 		}
 	}
@@ -133,6 +133,7 @@ func TestRunRefusesBeforeCreating(t *testing.T) {
 		{"no token", func(o *options) { o.token = "" }, "401"},
 		{"a config the provider refuses", func(o *options) { o.config = json.RawMessage(`{"image":7}`) }, "invalid_compute_config"},
 		{"a pid that is not running", func(o *options) { o.pid = 1 << 30 }, "--pid"},
+		{"a database pid that is not running", func(o *options) { o.dbPid = 1 << 30 }, "--db-pid"},
 		{"no server", func(o *options) { o.address = "127.0.0.1:1" }, "reach the API"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

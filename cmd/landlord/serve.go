@@ -43,7 +43,8 @@ func newServeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the API and the controller",
-		Long: `Run landlord: the HTTP API on --listen and, when elected, the controller.
+		Long: `Run landlord: the HTTP API on --listen and the controller, which shares the
+tenants with the other replicas on the same database.
 
 With no configuration it stores tenants in ./landlord.db, listens on
 127.0.0.1:8080 and runs tenants on the local Docker Engine (DOCKER_HOST or
@@ -138,27 +139,19 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 
-	host, _ := os.Hostname()
-	identity := fmt.Sprintf("%s:%d", host, os.Getpid())
-	copts := controllerOptions(cfg.Controller, identity, log, m)
-	ctrl := controller.New(store, manager, copts)
-	elector, err := controller.NewElector(store.(tenant.LeaseStore), controller.ElectorOptions{Identity: identity, TTL: time.Duration(cfg.Controller.LeaseTTL),
-		RenewEvery: time.Duration(cfg.Controller.LeaseRenew), Logger: log})
+	copts, err := controllerOptions(cfg.Controller, store, log, m)
 	if err != nil {
-		return err
+		return withExitCode(exitUsage, err)
 	}
+	ctrl := controller.New(store, manager, copts)
 	m.WatchQueue(ctrl.QueueDepth)
+	m.WatchPartitions(ctrl.Partitions, ctrl.Members)
 	m.WatchTenants(store.(tenant.StatusCounter), log)
 
 	ready := map[string]func(context.Context) error{}
 	runController := cfg.Controller.Enabled == nil || *cfg.Controller.Enabled
 	if runController {
-		ready["controller"] = func(context.Context) error {
-			if _, ok := elector.Leader(); !ok {
-				return errors.New("no controller leader seen")
-			}
-			return nil
-		}
+		ready["controller"] = func(context.Context) error { return ctrl.Ready() }
 	}
 	server, err := api.New(api.Options{Store: store, Compute: manager, Tokens: tokens, MaxBodyBytes: cfg.API.MaxBodyBytes,
 		IdempotencyLease: time.Duration(cfg.API.IdempotencyLease), Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
@@ -189,7 +182,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	defer cancel()
 	if runController {
 		wg.Go(func() {
-			if err := elector.Run(runCtx, ctrl.Run); err != nil {
+			if err := ctrl.Run(runCtx); err != nil {
 				log.Error("controller stopped", slog.Any("error", err))
 			}
 		})
@@ -344,8 +337,14 @@ func openStore(ctx context.Context, db config.Database, sealer tenant.Sealer, lo
 	}
 }
 
-func controllerOptions(c config.Controller, identity string, log *slog.Logger, m *metrics.Metrics) controller.Options {
-	return controller.Options{
+// controllerOptions are the controller's options from the configuration,
+// with the controller's defaults filled in (the identity among them, which
+// names this replica in the leases and in the history): it shares the
+// tenants with the other replicas through the store's leases (on SQLite,
+// one replica holds every partition). It reports lease timings out of
+// bounds (controller.CheckLease) before anything runs.
+func controllerOptions(c config.Controller, leases tenant.LeaseStore, log *slog.Logger, m *metrics.Metrics) (controller.Options, error) {
+	opts := controller.Options{
 		Workers:          c.Workers,
 		Resync:           time.Duration(c.Resync),
 		Sweep:            time.Duration(c.Sweep),
@@ -353,10 +352,13 @@ func controllerOptions(c config.Controller, identity string, log *slog.Logger, m
 		ProgressDeadline: time.Duration(c.ProgressDeadline),
 		PollInterval:     time.Duration(c.PollInterval),
 		ShutdownTimeout:  time.Duration(c.ShutdownTimeout),
-		Identity:         identity,
+		Leases:           leases,
+		LeaseTTL:         time.Duration(c.LeaseTTL),
+		LeaseRenew:       time.Duration(c.LeaseRenew),
 		Logger:           log,
 		Observer:         m,
-	}
+	}.WithDefaults()
+	return opts, controller.CheckLease(opts.LeaseTTL, opts.LeaseRenew)
 }
 
 // newLogger logs text on a terminal and JSON otherwise.

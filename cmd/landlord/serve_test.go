@@ -14,6 +14,7 @@ import (
 	dockerclient "github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
@@ -65,7 +66,7 @@ func TestServeRunsTheProduct(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	for _, want := range []string{`no Docker Engine answers: using the mock provider`, `"msg":"landlord started"`, `"database":"sqlite:`, `"providers":"mock"`, `"auth":"none (loopback only)"`, `"msg":"lease released"`, `"msg":"landlord stopped"`} {
+	for _, want := range []string{`no Docker Engine answers: using the mock provider`, `"msg":"landlord started"`, `"database":"sqlite:`, `"providers":"mock"`, `"auth":"none (loopback only)"`, `"msg":"partitions released"`, `"msg":"landlord stopped"`} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log lacks %s", want)
 		}
@@ -132,6 +133,10 @@ func TestServeRefusesBadSettings(t *testing.T) {
 		"unknown provider key":   func(c *config.Config) { c.Compute = map[string]any{"mock": map[string]any{"latencyy": "1s"}} },
 		"unknown default":        func(c *config.Config) { c.Compute = map[string]any{"default": "docker2", "mock": map[string]any{}} },
 		"unknown provider asked": func(c *config.Config) { c.SetComputeDefault("docker2") },
+		"lease renewed too seldom": func(c *config.Config) {
+			c.Controller.LeaseTTL = workload.Duration(2 * time.Second)
+			c.Controller.LeaseRenew = workload.Duration(time.Second)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := config.Defaults()

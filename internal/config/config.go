@@ -5,7 +5,6 @@
 package config
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -261,12 +260,11 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// checkLease checks lease_ttl and lease_renew, with their defaults for
-// those unset, as the elector will.
+// checkLease checks lease_ttl and lease_renew, with the controller's
+// defaults for those unset.
 func (c Controller) checkLease() error {
-	ttl := cmp.Or(time.Duration(c.LeaseTTL), controller.DefaultLeaseTTL)
-	renew := cmp.Or(time.Duration(c.LeaseRenew), ttl/3)
-	if err := controller.CheckLease(ttl, renew); err != nil {
+	o := controller.Options{LeaseTTL: time.Duration(c.LeaseTTL), LeaseRenew: time.Duration(c.LeaseRenew)}.WithDefaults()
+	if err := controller.CheckLease(o.LeaseTTL, o.LeaseRenew); err != nil {
 		return fmt.Errorf("controller.lease_ttl and lease_renew: %w", err)
 	}
 	return nil

@@ -50,8 +50,7 @@ type Result struct {
 	RequeueAfter time.Duration
 }
 
-// Controller reconciles tenants. Create one with New and start it with Run
-// (or through an Elector, when several processes share the database).
+// Controller reconciles tenants. Create one with New and start it with Run.
 type Controller struct {
 	store   tenant.Store
 	compute Compute
@@ -61,66 +60,82 @@ type Controller struct {
 	current atomic.Pointer[run] // the running Run, nil when stopped
 }
 
-// run is the state of one Run; a controller elected again starts afresh.
+// run is the state of one Run; a controller run again starts afresh.
 type run struct {
 	queue    workqueue.TypedRateLimitingInterface[string]
-	epoch    int64                   // fencing token of the lease it runs under
-	stopping atomic.Bool             // set on shutdown: workers take no new tenant
-	abort    context.CancelCauseFunc // ends the run at once
-	sweeps   chan struct{}           // asks for a sweep; coalesced
+	stopping atomic.Bool   // set on shutdown: workers take no new tenant
+	sweeps   chan struct{} // asks for a sweep; coalesced
+	// opCtx is the parent of every partition's context: it outlives Run's
+	// own context by the shutdown timeout, so that a graceful stop lets
+	// in-flight operations finish.
+	opCtx context.Context
+	// parts are the partitions worked, each under its lease's epoch.
+	parts  [tenant.Partitions]atomic.Pointer[part]
+	member *member // nil when running alone
 }
 
 // New returns a controller over store and compute.
 func New(store tenant.Store, c Compute, opts Options) *Controller {
-	opts = opts.withDefaults()
+	opts = opts.WithDefaults()
 	return &Controller{store: store, compute: c, opts: opts, log: opts.Logger.With(slog.String("component", "controller"))}
 }
 
 // Enqueue asks for the tenant to be reconciled soon. It is safe to call at
-// any time; it does nothing while the controller is not running.
+// any time; it does nothing while the controller is not running or does
+// not work the tenant's partition.
 func (c *Controller) Enqueue(id string) {
 	if r := c.current.Load(); r != nil {
-		r.queue.Add(id)
+		r.add(id)
 	}
 }
 
-// epoch is the fencing token of the current run; 0 when not running.
-func (c *Controller) epoch() int64 {
-	if r := c.current.Load(); r != nil {
-		return r.epoch
-	}
-	return 0
-}
-
-// Run reconciles until ctx ends. epoch is the fencing token of the lease
-// the controller runs under (0 when it runs alone).
+// Run reconciles until ctx ends.
 //
-// When ctx ends it stops taking work and lets in-flight operations finish
-// for up to ShutdownTimeout. When ctx ends with cause tenant.ErrLeaseLost, or
-// the store refuses a write as fenced, in-flight operations are cancelled at
-// once: another process leads now. Run returns an error wrapping
-// tenant.ErrFenced in the second case, nil otherwise.
-func (c *Controller) Run(ctx context.Context, epoch int64) error {
-	runCtx, abort := context.WithCancelCause(ctx)
-	defer abort(nil)
+// With Options.Leases it works the partitions of the tenants
+// (tenant.Partitions) it holds the leases of, as one member among the
+// replicas sharing them: it acquires the partitions assigned to it (see
+// Assign), hands over those assigned to another once their in-flight
+// reconciles finish, and fences every write to a tenant with the epoch of
+// its partition's lease. A partition whose lease is lost, or whose write
+// the store refuses as fenced, is dropped at once, its in-flight operations
+// cancelled; the others go on. Without Options.Leases it works every
+// partition, unfenced: it must then be the only controller on the store.
+//
+// When ctx ends it stops taking work and, with leases, gives up its member
+// lease at once, so that the others stop assigning partitions to it. It
+// lets in-flight operations finish for up to ShutdownTimeout, renewing the
+// leases of their partitions meanwhile, and releases each partition's
+// lease as soon as that partition's own in-flight operations are done, so
+// that the other replicas take it at once. It
+// returns an error only when it is already running or the lease timings
+// are out of bounds (CheckLease).
+func (c *Controller) Run(ctx context.Context) error {
+	if c.opts.Leases != nil {
+		if err := CheckLease(c.opts.LeaseTTL, c.opts.LeaseRenew); err != nil {
+			return err
+		}
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	// Operations get their own context, so that a graceful stop lets them
+	// finish instead of cutting them off.
+	opCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelOps()
 	r := &run{
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](c.opts.BaseBackoff, c.opts.MaxBackoff),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "tenants"},
 		),
-		epoch:  epoch,
-		abort:  abort,
 		sweeps: make(chan struct{}, 1),
+		opCtx:  opCtx,
+	}
+	if c.opts.Leases != nil {
+		r.member = newMember(c, r)
 	}
 	if !c.current.CompareAndSwap(nil, r) {
 		return errors.New("controller: Run is already running")
 	}
 	defer c.current.Store(nil)
-
-	// Operations get their own context, so that a graceful stop lets them
-	// finish instead of cutting them off.
-	opCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelOps()
 
 	// Listen before the first sweep, so that nothing written in between is
 	// missed.
@@ -130,28 +145,38 @@ func (c *Controller) Run(ctx context.Context, epoch int64) error {
 	loops.Go(func() { c.sweepLoop(runCtx, r) })
 	loops.Go(func() { c.every(runCtx, c.opts.Resync, func(ctx context.Context) error { return c.resync(ctx, r) }) })
 	if w, ok := c.compute.(changeWatcher); ok {
-		loops.Go(func() { w.WatchChanges(runCtx, r.queue.Add) })
+		loops.Go(func() { w.WatchChanges(runCtx, r.add) })
 	}
 
 	var workers sync.WaitGroup
 	for range c.opts.Workers {
 		workers.Go(func() {
-			for c.processNext(opCtx, r) {
+			for c.processNext(r) {
 			}
 		})
 	}
-	c.log.Info("controller started", slog.Int("workers", c.opts.Workers), slog.Int64("epoch", epoch), slog.String("identity", c.opts.Identity))
+	// The member outlives ctx: once ctx ends it leaves the members and
+	// hands over each partition as soon as that partition's in-flight work
+	// is finished or cut off, renewing the leases it still holds meanwhile.
+	// memberCtx ends once the workers are done, so that whatever is still
+	// held then is released at once.
+	memberCtx, leave := context.WithCancel(context.WithoutCancel(ctx))
+	defer leave()
+	var membership sync.WaitGroup
+	if r.member != nil {
+		membership.Go(func() { r.member.run(memberCtx, runCtx.Done()) })
+	} else {
+		for p := range tenant.Partitions {
+			r.gain(p, 0)
+		}
+	}
+	c.log.Info("controller started", slog.Int("workers", c.opts.Workers), slog.String("identity", c.opts.Identity), slog.Bool("shared", c.opts.Leases != nil))
 
 	<-runCtx.Done()
-	cause := context.Cause(runCtx)
 	r.stopping.Store(true)
 	r.queue.ShutDown() // wakes idle workers; busy ones finish their tenant
 	done := make(chan struct{})
 	go func() { workers.Wait(); close(done) }()
-	if errors.Is(cause, tenant.ErrLeaseLost) || errors.Is(cause, tenant.ErrFenced) {
-		c.log.Warn("controller stopping at once: another process leads", slog.Any("cause", cause))
-		cancelOps()
-	}
 	select {
 	case <-done:
 	case <-time.After(c.opts.ShutdownTimeout):
@@ -159,34 +184,47 @@ func (c *Controller) Run(ctx context.Context, epoch int64) error {
 		cancelOps()
 		<-done
 	}
+	leave()
+	membership.Wait()
 	loops.Wait()
 	c.log.Info("controller stopped")
-	if errors.Is(cause, tenant.ErrFenced) {
-		return fmt.Errorf("controller: epoch %d: %w", epoch, cause)
-	}
 	return nil
 }
 
 // processNext reconciles one tenant from the queue; false when the queue is
 // shut down.
-func (c *Controller) processNext(ctx context.Context, r *run) bool {
+func (c *Controller) processNext(r *run) bool {
 	id, shutdown := r.queue.Get()
 	if shutdown {
 		return false
 	}
 	defer r.queue.Done(id)
 	if r.stopping.Load() {
-		return false // stopping: what is still queued is picked up by the next leader's sweep
+		return false // stopping: what is still queued is picked up by the next owner's sweep
 	}
+	pt := r.owner(tenant.PartitionOf(id))
+	if pt == nil || !pt.begin() {
+		// Not worked here (any more): its partition's holder finds it.
+		r.queue.Forget(id)
+		return true
+	}
+	defer pt.end()
 	start := time.Now()
-	res, err := c.reconcileSafely(ctx, id)
+	res, err := c.reconcileSafely(pt.ctx, id, pt.epoch)
 	if c.opts.Observer != nil {
 		c.opts.Observer.ObserveReconcile(resultOf(res, err), time.Since(start))
 	}
 	switch {
 	case errors.Is(err, tenant.ErrFenced):
-		c.log.Error("a write was fenced: another process leads; stopping", slog.String("tenant_id", id), slog.Any("error", err))
-		r.abort(err)
+		if r.lose(pt.p, pt, err) {
+			c.log.Error("a write was fenced: another replica holds the tenant's partition now; dropping the partition",
+				slog.String("tenant_id", id), slog.Int("partition", pt.p), slog.Int64("epoch", pt.epoch), slog.Any("error", err))
+		}
+		r.queue.Forget(id)
+	case pt.ctx.Err() != nil:
+		// The partition was dropped or handed over under this reconcile:
+		// its new holder carries on.
+		r.queue.Forget(id)
 	case err != nil:
 		c.log.Warn("reconcile failed; retrying", slog.String("tenant_id", id), slog.Any("error", err))
 		r.queue.AddRateLimited(id)
@@ -224,9 +262,51 @@ func (c *Controller) QueueDepth() int {
 	return 0
 }
 
+// Partitions is how many partitions the controller works now; 0 when it is
+// not running.
+func (c *Controller) Partitions() int {
+	if r := c.current.Load(); r != nil {
+		return r.held()
+	}
+	return 0
+}
+
+// Members is how many live members the controller saw at its last look at
+// the leases; 1 when it runs alone, 0 when it is not running or has not
+// looked yet.
+func (c *Controller) Members() int {
+	r := c.current.Load()
+	switch {
+	case r == nil:
+		return 0
+	case r.member == nil:
+		return 1
+	}
+	if v := r.member.view.Load(); v != nil {
+		return v.members
+	}
+	return 0
+}
+
+// Ready returns why the tenants' work is not being done, as far as this
+// replica can tell, or nil: the controller is not running; with leases,
+// this replica is not a member, has not seen the leases for a lease TTL,
+// or sees a partition that has had no live holder for longer than a lease
+// TTL (longer than a dead holder takes to be replaced).
+func (c *Controller) Ready() error {
+	r := c.current.Load()
+	switch {
+	case r == nil:
+		return errors.New("the controller is not running")
+	case r.member == nil:
+		return nil
+	}
+	return r.member.ready()
+}
+
 // reconcileSafely turns a panic in a reconcile into an error, so that one
 // tenant cannot take the controller down.
-func (c *Controller) reconcileSafely(ctx context.Context, id string) (res Result, err error) {
+func (c *Controller) reconcileSafely(ctx context.Context, id string, epoch int64) (res Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("reconcile panicked", slog.String("tenant_id", id), slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
@@ -235,7 +315,7 @@ func (c *Controller) reconcileSafely(ctx context.Context, id string) (res Result
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.opts.OperationTimeout)
 	defer cancel()
-	return c.Reconcile(ctx, id)
+	return c.reconcile(ctx, id, epoch)
 }
 
 // subscribe asks the store to announce changes; nil when it cannot.
@@ -262,13 +342,10 @@ func (c *Controller) watch(ctx context.Context, r *run, ch <-chan string) {
 		if id == "" {
 			// Announcements were lost: look for work now, without holding
 			// up the announcements that follow.
-			select {
-			case r.sweeps <- struct{}{}:
-			default:
-			}
+			r.sweepSoon()
 			continue
 		}
-		r.queue.Add(id)
+		r.add(id)
 	}
 }
 
@@ -306,7 +383,8 @@ func (c *Controller) every(ctx context.Context, period time.Duration, fn func(co
 	}
 }
 
-// sweep enqueues every tenant the store says needs work.
+// sweep enqueues every tenant of the partitions worked here that the store
+// says needs work.
 func (c *Controller) sweep(ctx context.Context, r *run) error {
 	after := ""
 	for {
@@ -315,7 +393,7 @@ func (c *Controller) sweep(ctx context.Context, r *run) error {
 			return fmt.Errorf("controller: sweep: %w", err)
 		}
 		for _, id := range ids {
-			r.queue.Add(id)
+			r.add(id)
 		}
 		if len(ids) < tenant.DefaultWorkLimit {
 			return nil
@@ -329,7 +407,8 @@ func (c *Controller) sweep(ctx context.Context, r *run) error {
 // and a read of its row; every other tenant, and a ready one whose workload
 // has drifted or cannot be asked about, is queued for the workers, which
 // look again before they repair anything. Status calls run in parallel, at
-// most Workers at a time.
+// most Workers at a time, each under its partition's context. Tenants of
+// partitions not worked here are left to their holders.
 func (c *Controller) resync(ctx context.Context, r *run) error {
 	limit := make(chan struct{}, c.opts.Workers)
 	var checks sync.WaitGroup
@@ -341,6 +420,10 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 			return fmt.Errorf("controller: resync: %w", err)
 		}
 		for _, t := range page.Tenants {
+			pt := r.working(t.ID)
+			if pt == nil {
+				continue
+			}
 			if t.Status != tenant.StatusReady || t.NeedsWork() || t.DeletionRequestedAt != nil || t.Annotations[PausedAnnotation] == "true" {
 				r.queue.Add(t.ID)
 				continue
@@ -352,6 +435,8 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 			}
 			checks.Go(func() {
 				defer func() { <-limit }()
+				ctx, cancel := context.WithTimeout(pt.ctx, c.opts.OperationTimeout)
+				defer cancel()
 				st, err := c.compute.GetTenantStatus(ctx, t.ComputeRef())
 				if why, err := drift(st, err); why != "" || err != nil {
 					r.queue.Add(t.ID)

@@ -440,7 +440,7 @@ func TestRunAgainAfterStop(t *testing.T) {
 	for round := range 3 {
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error)
-		go func() { done <- c.Run(runCtx, 0) }()
+		go func() { done <- c.Run(runCtx) }()
 		go func() {
 			for range 100 {
 				c.Enqueue(tenant.NewID()) // unknown tenants: harmless
@@ -592,7 +592,7 @@ func TestChangeNotificationWakesTheTenant(t *testing.T) {
 	c := controller.New(e.store, n, opts)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = c.Run(runCtx, 0) }()
+	go func() { defer close(done); _ = c.Run(runCtx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	var notify func(string)
 	select {

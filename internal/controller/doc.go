@@ -16,8 +16,13 @@
 // exponentially with jitter; the attempt count and the time of the next try
 // live in the store, so a restart neither forgets nor hurries a retry.
 //
-// One controller runs at a time among the processes that share a database:
-// an Elector holds a lease (tenant.LeaseStore) whose epoch fences every
-// observation the controller writes, so a paused ex-leader cannot overwrite
-// its successor's results.
+// Replicas that share a database share the tenants: the tenants fall into
+// tenant.Partitions partitions, each with a lease (tenant.LeaseStore), and
+// each replica's controller, a member with a lease of its own, works the
+// partitions it holds. Every replica assigns the partitions alike from the
+// live members (Assign), takes its own when they are free, and hands over
+// the others once their in-flight work is done. The epoch of a partition's
+// lease fences every write the controller makes to its tenants, so a
+// replica that lost a partition cannot overwrite its successor's results;
+// a fenced write drops that partition alone.
 package controller

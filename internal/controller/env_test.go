@@ -92,7 +92,7 @@ func (e *env) run(t testing.TB, opts controller.Options) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := c.Run(runCtx, 0); err != nil {
+		if err := c.Run(runCtx); err != nil {
 			t.Errorf("controller: %v", err)
 		}
 	}()
@@ -209,21 +209,11 @@ func (e *env) waitSettled(t testing.TB, want *tenant.Tenant) {
 	}
 }
 
-// lead runs a controller under an Elector, as landlord serve does.
+// lead runs a controller as a member among replicas, holding every
+// partition, as landlord serve does: every write is fenced.
 func (e *env) lead(t testing.TB, opts controller.Options) {
 	t.Helper()
-	el, err := controller.NewElector(e.store.(tenant.LeaseStore), controller.ElectorOptions{Identity: "bench"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := controller.New(e.store, e.manager, opts)
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := el.Run(runCtx, c.Run); err != nil {
-			t.Errorf("elector: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	opts.Leases = e.store.(tenant.LeaseStore)
+	opts.Identity = "bench"
+	e.run(t, opts)
 }

@@ -1,9 +1,12 @@
 package controller
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // Options configure a Controller. Zero values take the documented defaults.
@@ -34,10 +37,31 @@ type Options struct {
 	// OperationTimeout bounds one provider call. Default 5m.
 	OperationTimeout time.Duration
 	// ShutdownTimeout is how long in-flight operations may run once the
-	// controller is asked to stop. Default 30s.
+	// controller is asked to stop. Default 30s. A partition handed over to
+	// another replica lets its in-flight operations run for this long or
+	// LeaseTTL, whichever is less.
 	ShutdownTimeout time.Duration
-	// Identity names this process in leases and events. Default
-	// "controller@<hostname>:<pid>".
+	// Leases, when set, makes the controller one member among the replicas
+	// sharing these leases: it works only the partitions of the tenants it
+	// holds the leases of (see Run). Nil means it works every tenant alone,
+	// unfenced.
+	Leases tenant.LeaseStore
+	// LeaseTTL is how long a lease lasts without renewal: how long the
+	// others wait for a replica that died before its partitions are taken
+	// over. A replica that has not renewed for LeaseTTL·4/5 steps down from
+	// all its partitions, before anyone may take them. Default 15s; at
+	// least MinLeaseTTL.
+	LeaseTTL time.Duration
+	// LeaseRenew is how often a replica renews its leases (in one call),
+	// looks at the members and acquires or hands over partitions. Default
+	// LeaseTTL/3; at most LeaseTTL·2/5, so that a failed renewal is tried
+	// again before the replica steps down.
+	LeaseRenew time.Duration
+	// Identity names this process in leases and events (the actor of the
+	// status changes it records); it must be unique among the replicas
+	// sharing a database. Default "<hostname>:<random>:<pid>", where the
+	// six random characters keep apart processes that share a hostname and
+	// a pid (containers given one hostname, each its pid 1).
 	Identity string
 	// Logger receives the controller's lines; nil discards them.
 	Logger *slog.Logger
@@ -54,7 +78,10 @@ type ReconcileObserver interface {
 	ObserveReconcile(result string, d time.Duration)
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults returns o with every zero value replaced by its documented
+// default, as New does; an Identity it makes up is random in part, so call
+// it once and keep the result.
+func (o Options) WithDefaults() Options {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -71,12 +98,14 @@ func (o Options) withDefaults() Options {
 	def(&o.PollInterval, 2*time.Second)
 	def(&o.OperationTimeout, 5*time.Minute)
 	def(&o.ShutdownTimeout, 30*time.Second)
+	def(&o.LeaseTTL, DefaultLeaseTTL)
+	def(&o.LeaseRenew, o.LeaseTTL/3)
 	if o.MaxRetries <= 0 {
 		o.MaxRetries = 10
 	}
 	if o.Identity == "" {
 		host, _ := os.Hostname()
-		o.Identity = "controller@" + host + ":" + itoa(os.Getpid())
+		o.Identity = host + ":" + rand.Text()[:6] + ":" + itoa(os.Getpid())
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

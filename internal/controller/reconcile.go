@@ -29,7 +29,21 @@ const pausedMessage = "reconciliation paused by the landlord.io/paused annotatio
 // another provider) is left as it is, its workload untouched, with a status
 // message that says so and what to do: nothing is attempted, retried or
 // failed until the provider is back, when the message goes.
+//
+// Its writes carry the epoch of the tenant's partition lease as the running
+// controller holds it (none when it is not running or runs alone).
 func (c *Controller) Reconcile(ctx context.Context, id string) (Result, error) {
+	var epoch int64
+	if r := c.current.Load(); r != nil {
+		if pt := r.owner(tenant.PartitionOf(id)); pt != nil {
+			epoch = pt.epoch
+		}
+	}
+	return c.reconcile(ctx, id, epoch)
+}
+
+// reconcile is Reconcile with writes fenced by epoch.
+func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Result, error) {
 	t, err := c.store.Get(ctx, id, tenant.GetOptions{IncludeDeleted: true})
 	if errors.Is(err, tenant.ErrNotFound) {
 		return Result{}, nil
@@ -37,7 +51,7 @@ func (c *Controller) Reconcile(ctx context.Context, id string) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("controller: read tenant %s: %w", id, err)
 	}
-	r := &reconcile{c: c, t: t, log: c.log.With(slog.String("tenant_id", t.ID), slog.String("tenant", t.Name))}
+	r := &reconcile{c: c, t: t, epoch: epoch, log: c.log.With(slog.String("tenant_id", t.ID), slog.String("tenant", t.Name))}
 	res, err := r.run(ctx)
 	if errors.Is(err, tenant.ErrConflict) {
 		// The desired state moved on while we worked: look again with it.
@@ -48,9 +62,10 @@ func (c *Controller) Reconcile(ctx context.Context, id string) (Result, error) {
 
 // reconcile is one pass over one tenant.
 type reconcile struct {
-	c   *Controller
-	t   *tenant.Tenant
-	log *slog.Logger
+	c     *Controller
+	t     *tenant.Tenant
+	epoch int64 // of the tenant's partition lease; fences every write
+	log   *slog.Logger
 }
 
 func (r *reconcile) run(ctx context.Context) (Result, error) {
@@ -132,8 +147,8 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	if err != nil {
 		return r.attemptFailed(ctx, op, t.Status, err)
 	}
-	// A fenced write before changing anything on the platform: a controller
-	// that no longer leads stops here.
+	// A fenced write before changing anything on the platform: a replica
+	// that no longer holds the tenant's partition stops here.
 	if err := r.observe(ctx, r.keep(working, fmt.Sprintf("%s generation %d", verb(op), t.Generation))); err != nil {
 		return Result{}, err
 	}
@@ -366,12 +381,12 @@ func (r *reconcile) resume(ctx context.Context) error {
 }
 
 // observe writes an observation for the generation this pass read, fenced
-// by the controller's epoch, and keeps r.t up to date.
+// by the epoch of the tenant's partition lease, and keeps r.t up to date.
 func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
 	ctx, cancel := writeContext(ctx)
 	defer cancel()
 	obs.Generation = r.t.Generation
-	obs.Epoch = r.c.epoch()
+	obs.Epoch = r.epoch
 	obs.Actor = r.c.opts.Identity
 	if obs.ResourceIDs == nil {
 		obs.ResourceIDs = r.t.ResourceIDs
@@ -393,7 +408,7 @@ func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
 func (r *reconcile) event(ctx context.Context, typ tenant.EventType, msg string) error {
 	ctx, cancel := writeContext(ctx)
 	defer cancel()
-	err := r.c.store.AppendEvent(ctx, tenant.Event{TenantID: r.t.ID, Type: typ, Generation: r.t.Generation, Message: msg, Actor: r.c.opts.Identity, Epoch: r.c.epoch()})
+	err := r.c.store.AppendEvent(ctx, tenant.Event{TenantID: r.t.ID, Type: typ, Generation: r.t.Generation, Message: msg, Actor: r.c.opts.Identity, Epoch: r.epoch})
 	if err != nil {
 		return fmt.Errorf("controller: record %s event for tenant %s: %w", typ, r.t.ID, err)
 	}

@@ -89,8 +89,22 @@ func (m *Metrics) ObserveReconcile(result string, d time.Duration) {
 // WatchQueue exports the controller's work-queue depth.
 func (m *Metrics) WatchQueue(depth func() int) {
 	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "landlord_controller_queue_depth", Help: "Tenants waiting in the controller's work queue (0 when this process does not lead).",
+		Name: "landlord_controller_queue_depth", Help: "Tenants waiting in this replica's controller work queue (only tenants of the partitions it holds).",
 	}, func() float64 { return float64(depth()) }))
+}
+
+// WatchPartitions exports how many partitions of the tenants this
+// replica's controller works, and how many replicas it last saw sharing
+// them.
+func (m *Metrics) WatchPartitions(held, members func() int) {
+	m.Registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "landlord_controller_partitions", Help: "Partitions of the tenants whose lease this replica holds and whose tenants it reconciles.",
+		}, func() float64 { return float64(held()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "landlord_controller_members", Help: "Replicas sharing the tenants, as this replica last saw their member leases.",
+		}, func() float64 { return float64(members()) }),
+	)
 }
 
 // WatchTenants exports tenants by status, counted by the store at each

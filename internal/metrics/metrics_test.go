@@ -29,6 +29,7 @@ func TestMetrics(t *testing.T) {
 	m := metrics.New()
 	m.WatchTenants(store, nil)
 	m.WatchQueue(func() int { return 3 })
+	m.WatchPartitions(func() int { return 21 }, func() int { return 3 })
 	m.ObserveHTTP("/v1/tenants/{tenant}", "GET", 200, 2*time.Millisecond)
 	m.ObserveHTTP("", "GET", 404, time.Millisecond)
 	m.ObserveOperation("mock", "provision", "retryable", 10*time.Millisecond)
@@ -41,6 +42,8 @@ func TestMetrics(t *testing.T) {
 		`landlord_tenants{status="requested"} 2`,
 		`landlord_tenants{status="ready"} 0`,
 		`landlord_controller_queue_depth 3`,
+		`landlord_controller_partitions 21`,
+		`landlord_controller_members 3`,
 		`landlord_http_requests_total{code="200",method="GET",route="/v1/tenants/{tenant}"} 1`,
 		`landlord_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
 		`landlord_provider_operations_total{operation="provision",outcome="retryable",provider="mock"} 1`,

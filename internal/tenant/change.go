@@ -100,6 +100,18 @@ func ApplyDeletion(cur *Tenant, version int64, actor string, now time.Time) (*Te
 		return nil, nil, err
 	}
 	now = Timestamp(now)
+	next := deletionOf(cur, StatusDeleting, "", now)
+	events := []Event{
+		{TenantID: cur.ID, Time: now, Type: EventDeleteRequested, Generation: next.Generation, Actor: actor},
+		{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: StatusDeleting, Generation: next.Generation, Actor: actor},
+	}
+	return &next, events, nil
+}
+
+// deletionOf is cur at a new generation whose deletion was requested at
+// now (unless it was before), in status with message: what a deletion
+// request and a forget have in common. now is a Timestamp already.
+func deletionOf(cur *Tenant, status Status, message string, now time.Time) Tenant {
 	next := *cur
 	if next.DeletionRequestedAt == nil {
 		next.DeletionRequestedAt = &now
@@ -107,15 +119,11 @@ func ApplyDeletion(cur *Tenant, version int64, actor string, now time.Time) (*Te
 	next.Generation++
 	next.Version++
 	next.UpdatedAt = now
-	next.Status = StatusDeleting
+	next.Status = status
 	next.StatusChangedAt = now
-	next.StatusMessage = ""
+	next.StatusMessage = message
 	next.Attempts, next.RetryAt = 0, nil
-	events := []Event{
-		{TenantID: cur.ID, Time: now, Type: EventDeleteRequested, Generation: next.Generation, Actor: actor},
-		{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: StatusDeleting, Generation: next.Generation, Actor: actor},
-	}
-	return &next, events, nil
+	return next
 }
 
 // ApplyObservation returns cur with the controller's observation applied and
@@ -274,11 +282,11 @@ func LeaseExpiry(now time.Time, ttl time.Duration) (time.Time, error) {
 }
 
 // CheckFence returns ErrFenced when a write's epoch (an Observation's or an
-// Event's; 0 means unfenced) is stale against the controller lease's current
-// epoch (0 when the lease was never held).
+// Event's; 0 means unfenced) is stale against the current epoch of the
+// tenant's partition lease (FenceLease; 0 when the lease was never held).
 func CheckFence(epoch, leaseEpoch int64) error {
 	if epoch != 0 && epoch != leaseEpoch {
-		return fmt.Errorf("%w: the write carries epoch %d; the controller lease is at epoch %d", ErrFenced, epoch, leaseEpoch)
+		return fmt.Errorf("%w: the write carries epoch %d; the tenant's partition lease is at epoch %d", ErrFenced, epoch, leaseEpoch)
 	}
 	return nil
 }

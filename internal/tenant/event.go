@@ -40,10 +40,11 @@ type Event struct {
 	To         Status    `json:"to,omitempty"`
 	Generation int64     `json:"generation"`
 	Message    string    `json:"message,omitempty"`
-	// Actor is who caused it: an API principal, or "controller".
+	// Actor is who caused it: an API principal, or the identity of the
+	// controller replica that wrote it.
 	Actor string `json:"actor"`
-	// Epoch, when not 0, is the controller lease epoch the writer holds;
-	// AppendEvent refuses it with ErrFenced when the lease has moved on, as
-	// UpdateObserved does. It is not stored.
+	// Epoch, when not 0, is the epoch of the tenant's partition lease
+	// (FenceLease) the writer holds; AppendEvent refuses it with ErrFenced
+	// when the lease has moved on, as UpdateObserved does. It is not stored.
 	Epoch int64 `json:"-"`
 }

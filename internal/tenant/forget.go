@@ -69,20 +69,10 @@ func ApplyForget(cur *Tenant, version int64, actor, message string, now time.Tim
 		return nil, nil, fmt.Errorf("%w: tenant %s is at version %d, not %d", ErrConflict, cur.ID, cur.Version, version)
 	}
 	now = Timestamp(now)
-	next := *cur
-	if next.DeletionRequestedAt == nil {
-		next.DeletionRequestedAt = &now
-	}
-	next.Generation++
-	next.Version++
+	next := deletionOf(cur, StatusDeleted, message, now)
 	next.ObservedGeneration = next.Generation
-	next.UpdatedAt = now
-	next.Status = StatusDeleted
-	next.StatusChangedAt = now
-	next.StatusMessage = message
 	next.DeletedAt = &now
 	next.Endpoints = nil
-	next.Attempts, next.RetryAt = 0, nil
 	events := []Event{
 		{TenantID: cur.ID, Time: now, Type: EventForgotten, Generation: next.Generation, Message: message, Actor: actor},
 		{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: StatusDeleted, Generation: next.Generation, Message: message, Actor: actor},

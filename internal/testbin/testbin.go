@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +63,20 @@ func Report(t testing.TB, who string, err error, envRequire, fix string) {
 	default:
 		t.Skipf("%s: %v.\n%s", who, err, fix)
 	}
+}
+
+// LogTail returns the last n lines of the log at path, without the blank
+// ones it ends with, for a server's failure to quote; none when the log is
+// empty.
+func LogTail(path string, n int) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return nil, nil
+	}
+	lines := strings.Split(s, "\n")
+	return lines[max(0, len(lines)-n):], nil
 }

@@ -39,3 +39,27 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find in the variable's directory = %v; want ErrAbsent naming %s", err, other)
 	}
 }
+
+func TestLogTail(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "server.log")
+	if err := os.WriteFile(log, []byte("one\ntwo\nthree\nfour\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := testbin.LogTail(log, 2); err != nil || strings.Join(got, ",") != "three,four" {
+		t.Errorf("LogTail(2) = %q, %v; want three, four", got, err)
+	}
+	if got, err := testbin.LogTail(log, 10); err != nil || len(got) != 4 {
+		t.Errorf("LogTail(10) = %q, %v; want the 4 lines", got, err)
+	}
+	empty := filepath.Join(dir, "empty.log")
+	if err := os.WriteFile(empty, []byte("\n \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := testbin.LogTail(empty, 2); err != nil || got != nil {
+		t.Errorf("LogTail of an empty log = %q, %v; want none", got, err)
+	}
+	if _, err := testbin.LogTail(filepath.Join(dir, "missing.log"), 2); err == nil {
+		t.Error("LogTail of a missing log: no error")
+	}
+}

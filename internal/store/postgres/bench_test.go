@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -44,26 +43,29 @@ func seedCopy(b *testing.B, ts tenant.Store, n int) {
 	}
 }
 
+// seededPage seeds s with a page of tenants (seedCopy) and returns them.
+func seededPage(b *testing.B, s *Store) []*tenant.Tenant {
+	seedCopy(b, s, tenant.MaxPageSize)
+	page, err := s.List(context.Background(), tenant.ListOptions{PageSize: tenant.MaxPageSize})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return page.Tenants
+}
+
 // BenchmarkUpdateObservedFenced is the controller's write: an observation
-// that carries the controller lease's epoch, so that the store checks the
-// fence in the same transaction as the tenant's row lock.
+// that carries the epoch of its tenant's partition lease, so that the store
+// checks the fence in the same transaction as the tenant's row lock.
 func BenchmarkUpdateObservedFenced(b *testing.B) {
 	s, _ := mustOpen(b, Options{})
 	ctx := context.Background()
-	seedCopy(b, s, tenant.MaxPageSize)
-	page, err := s.List(ctx, tenant.ListOptions{PageSize: tenant.MaxPageSize})
-	if err != nil {
-		b.Fatal(err)
-	}
-	lease, err := s.AcquireLease(ctx, tenant.ControllerLease, "bench", time.Hour)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tenants := seededPage(b, s)
+	fence := holdPartitions(b, s, "bench")
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		t := page.Tenants[(i*7919)%len(page.Tenants)]
-		obs := tenant.Observation{Generation: t.Generation, Status: t.Status, Message: fmt.Sprint("attempt ", i), Actor: "bench", Epoch: lease.Epoch}
+		t := tenants[(i*7919)%len(tenants)]
+		obs := tenant.Observation{Generation: t.Generation, Status: t.Status, Message: fmt.Sprint("attempt ", i), Actor: "bench", Epoch: fence(t.ID)}
 		if _, err := s.UpdateObserved(ctx, t.ID, obs); err != nil {
 			b.Fatal(err)
 		}
@@ -77,15 +79,11 @@ func BenchmarkUpdateObservedFenced(b *testing.B) {
 func BenchmarkUpdateDesired(b *testing.B) {
 	s, _ := mustOpen(b, Options{})
 	ctx := context.Background()
-	seedCopy(b, s, tenant.MaxPageSize)
-	page, err := s.List(ctx, tenant.ListOptions{PageSize: tenant.MaxPageSize})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tenants := seededPage(b, s)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		t := page.Tenants[(i*7919)%len(page.Tenants)]
+		t := tenants[(i*7919)%len(tenants)]
 		next, err := s.UpdateDesired(ctx, t.ID, tenant.DesiredChange{
 			Version: t.Version, ComputeConfig: t.ComputeConfig, Annotations: t.Annotations,
 			Labels: map[string]string{"bench": fmt.Sprint(i)}, Actor: "bench",
@@ -93,7 +91,7 @@ func BenchmarkUpdateDesired(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		page.Tenants[(i*7919)%len(page.Tenants)] = next
+		tenants[(i*7919)%len(tenants)] = next
 		i++
 	}
 }

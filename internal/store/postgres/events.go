@@ -41,7 +41,7 @@ func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 		return execAppendEvent(ctx, s.pool, e)
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := checkFence(ctx, tx, e.Epoch); err != nil {
+		if err := checkFence(ctx, tx, e.TenantID, e.Epoch); err != nil {
 			return fmt.Errorf("postgres: append event to tenant %s: %w", e.TenantID, err)
 		}
 		return execAppendEvent(ctx, tx, e)

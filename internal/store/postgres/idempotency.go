@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,6 +55,23 @@ AND created_at < $3`
 	// that a reservation after a long quiet spell stays quick.
 	sweepLimit = "100"
 )
+
+// createCompleting is completeIdempotent ($1 to $7) and, only if it kept
+// the response, the insert of the tenant (tenantColumns, from $8), of its
+// event (eventArgs but the tenant id, from $28) and the announcement of its
+// id ($35) to watchers: one statement, which returns one row when it
+// created the tenant and none when the reservation was lost.
+var createCompleting = func() string {
+	tenantFrom := 8
+	eventFrom := tenantFrom + len(tenantColumns)
+	notifyArg := eventFrom + eventArgCount - 1
+	return `WITH done AS (` + completeIdempotent + ` RETURNING 1),
+created AS (INSERT INTO tenants (` + strings.Join(tenantColumns, ", ") + `)
+	SELECT ` + placeholders(tenantFrom, len(tenantColumns)) + ` FROM done RETURNING id),
+event AS (INSERT INTO events (` + eventColumns + `)
+	SELECT created.id, ` + placeholders(eventFrom, eventArgCount-1) + ` FROM created)
+SELECT pg_notify('` + watchChannel + `', $` + strconv.Itoa(notifyArg) + `) FROM created`
+}()
 
 // ReserveIdempotent implements tenant.IdempotencyStore. Lease and TTL are
 // judged by the store's clock (Options.Now), which every replica must keep
@@ -111,6 +130,11 @@ func (s *Store) ReserveIdempotent(ctx context.Context, actor, key, requestHash s
 // keeps the response for res, which locks res's row, and creates the tenant
 // as Create does. It returns an error wrapping tenant.ErrReservationLost
 // when res is no longer pending with its token, and Create's errors.
+//
+// Like Create, it is one round trip and one transaction: a single
+// statement (createCompleting) keeps the response and, only if it did,
+// inserts the tenant and its event and announces it. A reservation no
+// longer pending keeps, inserts and announces nothing.
 func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor string, res tenant.IdempotentResponse,
 	respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
 	out, ev, err := tenant.NewTenant(t, actor, s.now())
@@ -121,27 +145,34 @@ func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor st
 	if err != nil {
 		return nil, fmt.Errorf("postgres: create tenant %q: %w", out.Name, err)
 	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		resp, err := respond(out)
+	resp, err := respond(out)
+	if err != nil {
+		return nil, createError(out, err)
+	}
+	done, err := tenant.Completed(res, resp, s.now())
+	if err != nil {
+		return nil, createError(out, err)
+	}
+	h, err := encodeHeader(done.Header)
+	if err != nil {
+		return nil, createError(out, err)
+	}
+	j, err := encodeJSON(row)
+	if err != nil {
+		return nil, createError(out, err)
+	}
+	args := append([]any{res.Actor, res.Key, res.Token, done.Status, h, nonNil(done.Body), done.CreatedAt}, tenantArgs(row, j)...)
+	args = append(args, eventArgs(ev)[1:]...)
+	args = append(args, row.ID)
+	err = s.retry(ctx, func() error {
+		tag, err := s.pool.Exec(ctx, createCompleting, args...)
 		if err != nil {
 			return err
-		}
-		done, err := tenant.Completed(res, resp, s.now())
-		if err != nil {
-			return err
-		}
-		h, err := encodeHeader(done.Header)
-		if err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, completeIdempotent, res.Actor, res.Key, res.Token, done.Status, h, nonNil(done.Body), done.CreatedAt)
-		if err != nil {
-			return fmt.Errorf("keep the response for idempotency key %q: %w", res.Key, err)
 		}
 		if tag.RowsAffected() != 1 {
 			return fmt.Errorf("idempotency key %q: %w", res.Key, tenant.ErrReservationLost)
 		}
-		return write(ctx, tx, true, true, row, []tenant.Event{ev})
+		return nil
 	})
 	if err := createError(out, err); err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ ON CONFLICT (name) DO NOTHING`
 	// releaseLease expires the lease now, by the database's clock; never
 	// later than it would have.
 	releaseLease = `UPDATE leases SET expires_at = LEAST(expires_at, clock_timestamp()) WHERE name = $1 AND holder = $2 AND epoch = $3`
-	// fenceEpoch reads the controller lease's epoch and holds it, FOR KEY SHARE,
+	// fenceEpoch reads the epoch of a tenant's fencing lease and holds it, FOR KEY SHARE,
 	// until the observation's transaction ends: an AcquireLease that would
 	// change hands (FOR UPDATE) waits for the observation to commit, and an
 	// observation waits for an AcquireLease in progress, then sees its
@@ -139,11 +139,12 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string, epoch int
 	return nil
 }
 
-// checkFence refuses, in tx, a write whose epoch (an observation's or an
-// event's) is not the controller lease's (0 when it was never held), and
-// keeps the lease from changing hands until tx ends.
-func checkFence(ctx context.Context, tx pgx.Tx, epoch int64) error {
-	return fenceResult(tx.QueryRow(ctx, fenceEpoch, tenant.ControllerLease), epoch)
+// checkFence refuses, in tx, a write to the tenant whose epoch (an
+// observation's or an event's) is not the epoch of its partition lease
+// (tenant.FenceLease; 0 when it was never held), and keeps the lease from
+// changing hands until tx ends.
+func checkFence(ctx context.Context, tx pgx.Tx, tenantID string, epoch int64) error {
+	return fenceResult(tx.QueryRow(ctx, fenceEpoch, tenant.FenceLease(tenantID)), epoch)
 }
 
 // fenceResult checks epoch against row, the answer to fenceEpoch.
@@ -151,7 +152,7 @@ func fenceResult(row pgx.Row, epoch int64) error {
 	var leaseEpoch int64
 	err := row.Scan(&leaseEpoch)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("read the controller lease: %w", err)
+		return fmt.Errorf("read the partition lease: %w", err)
 	}
 	return tenant.CheckFence(epoch, leaseEpoch)
 }

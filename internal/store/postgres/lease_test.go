@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -66,7 +67,8 @@ func TestFenceWaitsForAcquire(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s, _ := mustOpen(t, Options{})
 			cur := mustCreate(t, s, "fenced")
-			old, err := s.AcquireLease(ctx, tenant.ControllerLease, "replica-a", time.Minute)
+			fence := tenant.FenceLease(cur.ID)
+			old, err := s.AcquireLease(ctx, fence, "replica-a", time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,10 +79,10 @@ func TestFenceWaitsForAcquire(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tx.Rollback(ctx)
-			if _, err := tx.Exec(ctx, `SELECT 1 FROM leases WHERE name = $1 FOR UPDATE`, tenant.ControllerLease); err != nil {
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM leases WHERE name = $1 FOR UPDATE`, fence); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := tx.Exec(ctx, `UPDATE leases SET holder = 'replica-b', epoch = epoch + 1 WHERE name = $1`, tenant.ControllerLease); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE leases SET holder = 'replica-b', epoch = epoch + 1 WHERE name = $1`, fence); err != nil {
 				t.Fatal(err)
 			}
 			result := make(chan error, 1)
@@ -168,4 +170,58 @@ func TestLeaseClock(t *testing.T) {
 	if _, err := a.AcquireLease(ctx, "clocked", "replica-c", time.Minute); !errors.Is(err, tenant.ErrLeaseHeld) {
 		t.Errorf("a stale Release freed the successor's lease: AcquireLease = %v", err)
 	}
+}
+
+// holdPartitions makes holder the holder of every partition lease for an
+// hour and returns the epoch that fences a write to a tenant by its id.
+func holdPartitions(tb testing.TB, s *Store, holder string) func(tenantID string) int64 {
+	tb.Helper()
+	epochs := make([]int64, tenant.Partitions)
+	for p := range tenant.Partitions {
+		l, err := s.AcquireLease(context.Background(), tenant.PartitionLease(p), holder, time.Hour)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		epochs[p] = l.Epoch
+	}
+	return func(id string) int64 { return epochs[tenant.PartitionOf(id)] }
+}
+
+// A replica renews its member lease and all its partition leases in one
+// round trip, whatever their number, and lists the leases in another.
+func TestRenewLeasesRoundTrips(t *testing.T) {
+	trips := &roundTrips{}
+	s, _ := mustOpen(t, Options{Tracer: trips, MaxConns: 1})
+	var held []tenant.Lease
+	for _, name := range append([]string{tenant.MemberLease("replica-a")}, partitionLeases()...) {
+		l, err := s.AcquireLease(ctx, name, "replica-a", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, l)
+	}
+	for round := range 2 { // the first prepares the statements
+		before := trips.n.Load()
+		lost, err := s.RenewLeases(ctx, "replica-a", held, time.Minute)
+		if err != nil || len(lost) != 0 {
+			t.Fatalf("RenewLeases = %v, %v", lost, err)
+		}
+		renew := trips.n.Load() - before
+		before = trips.n.Load()
+		if _, _, err := s.ListLeases(ctx, tenant.PartitionLeasePrefix); err != nil {
+			t.Fatal(err)
+		}
+		list := trips.n.Load() - before
+		if round == 1 && (renew != 1 || list != 1) {
+			t.Errorf("renewing %d leases took %d round trips and listing them %d; want 1 and 1", len(held), renew, list)
+		}
+	}
+}
+
+func partitionLeases() []string {
+	names := make([]string, tenant.Partitions)
+	for p := range names {
+		names[p] = tenant.PartitionLease(p)
+	}
+	return names
 }

@@ -129,8 +129,10 @@ func prefixEnd(prefix string) (string, bool) {
 	return "", false
 }
 
-// listWork's predicate is tenant.Tenant.NeedsWork, and the same as that of
-// the index tenants_work_idx, so that the planner uses it.
+// listWork's predicate is tenant.Tenant.NeedsWork. No index serves it (an
+// index on status would keep status transitions from being HOT updates; see
+// migration 00005): a page walks tenants_live in id order from $1 until it
+// has $2 ids, and a sweep walks it once.
 const listWork = `SELECT id FROM tenants
 WHERE deleted_at IS NULL
   AND (generation <> observed_generation OR status IN ('requested', 'provisioning', 'updating', 'deleting'))

@@ -50,10 +50,7 @@ func TestRoundTrips(t *testing.T) {
 	// One connection, so that the first lifecycle prepares every statement
 	// on the connection the second one is counted on.
 	s, _ := mustOpen(t, Options{Tracer: trips, MaxConns: 1})
-	lease, err := s.AcquireLease(ctx, tenant.ControllerLease, "test", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fence := holdPartitions(t, s, "test")
 	type step struct {
 		name string
 		want int64
@@ -62,7 +59,7 @@ func TestRoundTrips(t *testing.T) {
 	steps := []step{
 		{"create", 1, nil}, // filled in per lifecycle
 		{"fenced observation", 2, func(cur *tenant.Tenant) (*tenant.Tenant, error) {
-			return s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Actor: "test", Epoch: lease.Epoch})
+			return s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Actor: "test", Epoch: fence(cur.ID)})
 		}},
 		{"observation without a fence", 2, func(cur *tenant.Tenant) (*tenant.Tenant, error) {
 			return s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: 1, Status: tenant.StatusReady, Settles: true, Actor: "test"})
@@ -77,7 +74,7 @@ func TestRoundTrips(t *testing.T) {
 			return s.RequestDeletion(ctx, cur.ID, cur.Version, "test")
 		}},
 		{"fenced observation of the deletion", 2, func(cur *tenant.Tenant) (*tenant.Tenant, error) {
-			return s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: cur.Generation, Status: tenant.StatusDeleted, Settles: true, Actor: "test", Epoch: lease.Epoch})
+			return s.UpdateObserved(ctx, cur.ID, tenant.Observation{Generation: cur.Generation, Status: tenant.StatusDeleted, Settles: true, Actor: "test", Epoch: fence(cur.ID)})
 		}},
 	}
 	for round, name := range []string{"warm", "counted"} {
@@ -110,7 +107,7 @@ func TestChangeCancelledBetweenPipelines(t *testing.T) {
 			created := mustCreate(t, s, "cancelled")
 			var epoch int64
 			if fenced {
-				lease, err := s.AcquireLease(ctx, tenant.ControllerLease, "test", time.Hour)
+				lease, err := s.AcquireLease(ctx, tenant.FenceLease(created.ID), "test", time.Hour)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -157,7 +154,7 @@ func TestChangeCancelledBetweenPipelines(t *testing.T) {
 				if _, err := s.UpdateObserved(wctx, created.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Actor: "test", Epoch: epoch}); err != nil {
 					t.Fatalf("the next observation: %v", err)
 				}
-				if _, err := s.AcquireLease(wctx, tenant.ControllerLease, "test", time.Hour); err != nil {
+				if _, err := s.AcquireLease(wctx, tenant.FenceLease(created.ID), "test", time.Hour); err != nil {
 					t.Fatalf("the lease after the cancelled change: %v", err)
 				}
 			}

@@ -37,8 +37,14 @@ const updateTenant = `UPDATE tenants SET compute_config = $2, labels = $3, annot
 	deletion_requested_at = $15, updated_at = $16, deleted_at = $17
 WHERE id = $1`
 
-const insertEvent = `INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+// eventColumns are the columns of an event's row that eventArgs fill, in
+// its order; eventArgCount is their number.
+const (
+	eventColumns  = `tenant_id, time, type, from_status, to_status, generation, message, actor`
+	eventArgCount = 8
+)
+
+const insertEvent = `INSERT INTO events (` + eventColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 
 // notifyTenant announces a change of a tenant's desired state to watchers
 // (see Watch). Sent in the transaction that makes the change, it is

@@ -58,6 +58,11 @@ type Store struct {
 	closed    bool
 	watchers  sync.WaitGroup
 	dropped   atomic.Int64 // announcements dropped on full channels
+
+	// observations hands UpdateObserved's calls to the committers (see
+	// group.go), which end when closing does.
+	observations chan *pendingObservation
+	committers   sync.WaitGroup
 }
 
 // Open connects to the database at url (postgres://… or a keyword/value
@@ -95,17 +100,23 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		s.stopWatch()
 		return nil, err
 	}
+	s.observations = make(chan *pendingObservation)
+	for range groupCommitters {
+		s.committers.Go(s.commitObservations)
+	}
 	return s, nil
 }
 
-// Close ends every watch (closing their channels) and closes the store's
-// connections, waiting for the ones in use to be returned.
+// Close ends every watch (closing their channels), lets the groups of
+// observations in flight commit, and closes the store's connections,
+// waiting for the ones in use to be returned.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	s.stopWatch()
 	s.watchers.Wait()
+	s.committers.Wait()
 	s.pool.Close()
 	return nil
 }

@@ -66,8 +66,10 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 		q = selectTenant + ` WHERE id = $1 AND deleted_at IS NULL`
 	case opts.IncludeDeleted:
 		// The live tenant (deleted_at NULL sorts first in DESC order), else
-		// the most recently deleted.
-		q = selectTenant + ` WHERE name = $1 ORDER BY deleted_at DESC NULLS FIRST, id DESC LIMIT 1`
+		// the most recently deleted. Compared in byte order (the same
+		// equality as the database's collation, which is deterministic) so
+		// that tenants_name_prefix_idx finds the name's rows.
+		q = selectTenant + ` WHERE name COLLATE "C" = $1 ORDER BY deleted_at DESC NULLS FIRST, id DESC LIMIT 1`
 	default:
 		q = selectTenant + ` WHERE name = $1 AND deleted_at IS NULL`
 	}
@@ -103,11 +105,16 @@ func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, a
 // UpdateObserved implements tenant.Store with tenant.ApplyObservation. It
 // returns errors wrapping tenant.ErrNotFound, tenant.ErrConflict (a newer
 // generation exists), tenant.ErrInvalidTransition, tenant.ErrInvalid, or
-// tenant.ErrFenced (obs.Epoch is not the controller lease's epoch).
+// tenant.ErrFenced (obs.Epoch is not that of the lease tenant.FenceLease
+// names for the tenant), or an error that wraps none of them for a
+// panic of the rules or the sealer. Calls made at once may be written in
+// one transaction (see group.go); each returns once its write has
+// committed. A call that gives up (ctx ends) after a committer took it may
+// still be written, since the group's transaction outlives one member's
+// deadline; its fence and generation were checked in that transaction, so
+// the write is the one it would have made had it committed in time.
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
-	return s.change(ctx, "update observed state", id, false, obs.Epoch, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
-		return tenant.ApplyObservation(cur, obs, now)
-	})
+	return s.observe(ctx, id, obs)
 }
 
 // change is every write to an existing tenant: in one transaction it checks
@@ -180,25 +187,53 @@ const beginReadCommitted = "BEGIN ISOLATION LEVEL READ COMMITTED"
 func (s *Store) lockTenant(ctx context.Context, conn *pgxpool.Conn, id string, epoch int64) (*tenant.Tenant, json.RawMessage, error) {
 	b := &pgx.Batch{}
 	b.Queue(beginReadCommitted)
-	if epoch != 0 {
-		b.Queue(fenceEpoch, tenant.ControllerLease)
-	}
-	b.Queue(selectTenant+` WHERE id = $1 FOR UPDATE`, id)
+	queueLock(b, id, epoch)
 	res := conn.SendBatch(ctx, b)
 	defer res.Close()
 	if _, err := res.Exec(); err != nil {
 		return nil, nil, err
 	}
-	if epoch != 0 {
-		if err := fenceResult(res.QueryRow(), epoch); err != nil {
-			return nil, nil, fenceError{err}
-		}
-	}
-	cur, stored, err := s.scanOpen(res.QueryRow())
+	cur, stored, err := s.scanLock(res, epoch)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := res.Close(); err != nil {
+		return nil, nil, err
+	}
+	return cur, stored, nil
+}
+
+// queueLock queues on b, in a transaction begun before, the fence of tenant
+// id (the epoch of its lease, tenant.FenceLease, held FOR KEY SHARE) when
+// epoch is not 0, then the lock of its row (SELECT … FOR UPDATE). change
+// (lockTenant) and a group of observations (commitMembers) both lock so, and
+// scanLock reads the answers.
+func queueLock(b *pgx.Batch, id string, epoch int64) {
+	if epoch != 0 {
+		b.Queue(fenceEpoch, tenant.FenceLease(id))
+	}
+	b.Queue(selectTenant+` WHERE id = $1 FOR UPDATE`, id)
+}
+
+// scanLock reads from res the answers to the queries queueLock queued with
+// epoch: the row, its compute_config opened (and as stored), or a
+// fenceError when the fence refuses epoch or cannot be read. It reads every
+// answer queueLock queued, even after a refusal, so that res is left at the
+// next queries' answers; a refused row is not opened.
+func (s *Store) scanLock(res pgx.BatchResults, epoch int64) (*tenant.Tenant, json.RawMessage, error) {
+	var fenced error
+	if epoch != 0 {
+		fenced = fenceResult(res.QueryRow(), epoch)
+	}
+	cur, err := scanTenant(res.QueryRow())
+	if fenced != nil {
+		return nil, nil, fenceError{fenced}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	stored, err := tenant.OpenStored(s.sealer, cur)
+	if err != nil {
 		return nil, nil, err
 	}
 	return cur, stored, nil

@@ -38,7 +38,7 @@ func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 			return fmt.Errorf("sqlite: append event: %w", err)
 		}
 		if e.Epoch != 0 {
-			epoch, err := s.controllerEpoch(ctx, tx)
+			epoch, err := s.fenceEpoch(ctx, tx, e.TenantID)
 			if err != nil {
 				return err
 			}

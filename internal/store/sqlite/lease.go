@@ -103,9 +103,10 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string, epoch int
 	})
 }
 
-// controllerEpoch is the controller lease's epoch, 0 when never held.
-func (s *Store) controllerEpoch(ctx context.Context, tx *sql.Tx) (int64, error) {
-	l, err := s.readLease(ctx, tx, tenant.ControllerLease)
+// fenceEpoch is the epoch of the lease that fences writes to the tenant
+// (tenant.FenceLease), 0 when never held.
+func (s *Store) fenceEpoch(ctx context.Context, tx *sql.Tx, tenantID string) (int64, error) {
+	l, err := s.readLease(ctx, tx, tenant.FenceLease(tenantID))
 	if l == nil || err != nil {
 		return 0, err
 	}

@@ -108,7 +108,7 @@ func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, a
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
 	next, _, err := s.update(ctx, id, func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		if obs.Epoch != 0 {
-			epoch, err := s.controllerEpoch(ctx, tx)
+			epoch, err := s.fenceEpoch(ctx, tx, id)
 			if err != nil {
 				return nil, nil, err
 			}

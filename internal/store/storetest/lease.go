@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,12 +13,18 @@ func leases(t *testing.T, s tenant.Store) tenant.LeaseStore {
 	t.Helper()
 	ls, ok := s.(tenant.LeaseStore)
 	if !ok {
-		t.Fatalf("%T does not implement tenant.LeaseStore: the controller cannot be elected on it", s)
+		t.Fatalf("%T does not implement tenant.LeaseStore: replicas cannot share the controller's work on it", s)
 	}
 	return ls
 }
 
 func testLeases(t *testing.T, s tenant.Store) {
+	t.Run("AcquireRenewRelease", func(t *testing.T) { testLeaseLifecycle(t, s) })
+	t.Run("ListLeases", func(t *testing.T) { testListLeases(t, s) })
+	t.Run("RenewLeases", func(t *testing.T) { testRenewLeases(t, s) })
+}
+
+func testLeaseLifecycle(t *testing.T, s tenant.Store) {
 	ls := leases(t, s)
 	const ttl = time.Minute
 	a, err := ls.AcquireLease(ctx, "test", "replica-a", ttl)
@@ -86,7 +93,8 @@ func testLeases(t *testing.T, s tenant.Store) {
 func testFencing(t *testing.T, s tenant.Store) {
 	ls := leases(t, s)
 	cur := mustCreate(t, s, newTenant("acme"))
-	old, err := ls.AcquireLease(ctx, tenant.ControllerLease, "replica-a", 10*time.Millisecond)
+	fence := tenant.FenceLease(cur.ID)
+	old, err := ls.AcquireLease(ctx, fence, "replica-a", 10*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +103,7 @@ func testFencing(t *testing.T, s tenant.Store) {
 		t.Fatalf("UpdateObserved with the current epoch: %v", err)
 	}
 	time.Sleep(30 * time.Millisecond)
-	successor, err := ls.AcquireLease(ctx, tenant.ControllerLease, "replica-b", time.Minute)
+	successor, err := ls.AcquireLease(ctx, fence, "replica-b", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +129,188 @@ func testFencing(t *testing.T, s tenant.Store) {
 	if got := len(mustEvents(t, s, cur.ID)); got != before+1 {
 		t.Errorf("%d events after one fenced and one accepted, want %d", got, before+1)
 	}
+
+	// The fence of a tenant is its own partition's lease: the lease of
+	// another partition, at whatever epoch, is not consulted.
+	other := mustCreate(t, s, newTenant("other"))
+	for tenant.PartitionOf(other.ID) == tenant.PartitionOf(cur.ID) {
+		other = mustCreate(t, s, newTenant(fmt.Sprintf("other-%d", time.Now().UnixNano())))
+	}
+	otherLease, err := ls.AcquireLease(ctx, tenant.FenceLease(other.ID), "replica-a", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lease of cur's partition moves on to an epoch other's never had.
+	if err := ls.ReleaseLease(ctx, fence, "replica-b", successor.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := ls.AcquireLease(ctx, fence, "replica-c", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved.Epoch == otherLease.Epoch {
+		t.Fatalf("test set-up: both partition leases at epoch %d", moved.Epoch)
+	}
+	_, err = s.UpdateObserved(ctx, other.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Epoch: moved.Epoch})
+	wantErr(t, "UpdateObserved with the epoch of another partition's lease", err, tenant.ErrFenced)
+	if _, err := s.UpdateObserved(ctx, other.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Epoch: otherLease.Epoch}); err != nil {
+		t.Errorf("UpdateObserved with the epoch of its own partition's lease: %v", err)
+	}
+}
+
+// testListLeases: ListLeases returns the leases with a prefix, in name
+// order, expired ones included, with a clock that judges them.
+func testListLeases(t *testing.T, s tenant.Store) {
+	ls := leases(t, s)
+	before := time.Now()
+	for _, name := range []string{"list/b", "list/a", "list/c", "listed", "other/a"} {
+		if _, err := ls.AcquireLease(ctx, name, "replica-"+name, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	short, err := ls.AcquireLease(ctx, "list/short", "replica-s", 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	got, now, err := ls.ListLeases(ctx, "list/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store's clock may not be ours (PostgreSQL's), but in the tests it
+	// runs on this host.
+	if now.Before(before.Add(-5*time.Second)) || now.After(time.Now().Add(5*time.Second)) || now.Location() != time.UTC {
+		t.Errorf("ListLeases's clock = %v, want about %v, in UTC", now, time.Now())
+	}
+	var names []string
+	for _, l := range got {
+		names = append(names, l.Name)
+		live := l.ExpiresAt.After(now)
+		if live != (l.Name != "list/short") {
+			t.Errorf("lease %s expires at %v, judged by %v: live %v", l.Name, l.ExpiresAt, now, live)
+		}
+		if l.Holder != "replica-"+l.Name && l.Name != "list/short" || l.Epoch < 1 {
+			t.Errorf("listed lease %+v", l)
+		}
+		if l.Name == "list/short" && (l.Holder != "replica-s" || l.Epoch != short.Epoch) {
+			t.Errorf("listed expired lease %+v, want %+v", l, short)
+		}
+	}
+	if want := []string{"list/a", "list/b", "list/c", "list/short"}; !slices.Equal(names, want) {
+		t.Errorf("ListLeases(list/) = %v, want %v", names, want)
+	}
+	if got, _, err := ls.ListLeases(ctx, "nothing/"); err != nil || len(got) != 0 {
+		t.Errorf("ListLeases of a prefix nothing has = %v, %v", got, err)
+	}
+	// A prefix is not a pattern.
+	if got, _, err := ls.ListLeases(ctx, "list%"); err != nil || len(got) != 0 {
+		t.Errorf("ListLeases(list%%) = %v, %v; want none", got, err)
+	}
+	all, _, err := ls.ListLeases(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = names[:0]
+	for _, l := range all {
+		names = append(names, l.Name)
+	}
+	for _, want := range []string{"list/a", "listed", "other/a"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("ListLeases of every lease = %v, without %s", names, want)
+		}
+	}
+}
+
+// testRenewLeases: RenewLeases extends every lease the holder still has at
+// its epoch, at once, and names those it could not.
+func testRenewLeases(t *testing.T, s tenant.Store) {
+	ls := leases(t, s)
+	const ttl = time.Minute
+	var held []tenant.Lease
+	for i := range 40 {
+		l, err := ls.AcquireLease(ctx, fmt.Sprintf("renew/%02d", i), "replica-a", ttl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, l)
+	}
+	// Four are lost in four ways: expired, released, taken over, and held
+	// at another epoch than the one given.
+	expired, err := ls.AcquireLease(ctx, "renew/expired", "replica-a", 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released, err := ls.AcquireLease(ctx, "renew/released", "replica-a", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ls.ReleaseLease(ctx, released.Name, "replica-a", released.Epoch); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := ls.AcquireLease(ctx, "renew/taken", "replica-a", 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if _, err := ls.AcquireLease(ctx, taken.Name, "replica-b", ttl); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := ls.AcquireLease(ctx, "renew/stale", "replica-a", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := stale
+	wrong.Epoch++
+	lostWant := []tenant.Lease{expired, released, taken, wrong}
+	all := append(slices.Clone(held), lostWant...)
+
+	before := time.Now()
+	lost, err := ls.RenewLeases(ctx, "replica-a", all, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lostNames []string
+	for _, l := range lost {
+		lostNames = append(lostNames, l.Name)
+	}
+	if want := []string{"renew/expired", "renew/released", "renew/taken", "renew/stale"}; !slices.Equal(lostNames, want) {
+		t.Errorf("RenewLeases lost %v, want %v", lostNames, want)
+	}
+	listed, now, err := ls.ListLeases(ctx, "renew/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]tenant.Lease{}
+	for _, l := range listed {
+		byName[l.Name] = l
+	}
+	for _, h := range held {
+		l := byName[h.Name]
+		if l.Holder != "replica-a" || l.Epoch != h.Epoch || l.ExpiresAt.Before(before.Add(ttl-5*time.Second)) || !l.ExpiresAt.After(now) {
+			t.Errorf("lease %s after RenewLeases = %+v; want replica-a's at epoch %d, a TTL from %v", h.Name, l, h.Epoch, before)
+		}
+	}
+	if l := byName["renew/taken"]; l.Holder != "replica-b" {
+		t.Errorf("RenewLeases of a lease taken over changed it: %+v", l)
+	}
+	if l := byName["renew/expired"]; l.ExpiresAt.After(now) {
+		t.Errorf("RenewLeases revived an expired lease: %+v", l)
+	}
+	if l := byName["renew/released"]; l.ExpiresAt.After(now) {
+		t.Errorf("RenewLeases revived a released lease: %+v", l)
+	}
+	if l := byName["renew/stale"]; !l.ExpiresAt.Equal(stale.ExpiresAt) {
+		t.Errorf("RenewLeases at the wrong epoch extended the lease: %+v, was %+v", l, stale)
+	}
+	// Another holder renews nothing of replica-a's.
+	if lost, err := ls.RenewLeases(ctx, "replica-b", held[:3], ttl); err != nil || len(lost) != 3 {
+		t.Errorf("RenewLeases of another's leases = %v, %v; want all 3 lost", lost, err)
+	}
+	if lost, err := ls.RenewLeases(ctx, "replica-a", nil, ttl); err != nil || len(lost) != 0 {
+		t.Errorf("RenewLeases of nothing = %v, %v", lost, err)
+	}
+	_, err = ls.RenewLeases(ctx, "replica-a", held, 0)
+	wantErr(t, "RenewLeases with no ttl", err, tenant.ErrInvalid)
 }
 
 func testAttempts(t *testing.T, s tenant.Store) {

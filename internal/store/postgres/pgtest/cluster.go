@@ -3,9 +3,9 @@
 package pgtest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/testbin"
 	"net"
 	"os"
 	"os/exec"
@@ -55,11 +55,14 @@ type cluster struct {
 	// nil until a launch succeeds.
 	proc   *os.Process
 	exited chan struct{}
+	// settings are given to postgres with -c after pgtest's own, which
+	// they override: see StartCluster.
+	settings []string
 }
 
-// startCluster creates and starts a cluster, waiting until it accepts
-// connections. Its errors are unavailableErrors.
-func startCluster() (_ *cluster, err error) {
+// startCluster creates and starts a cluster with the caller's settings,
+// waiting until it accepts connections. Its errors are unavailableErrors.
+func startCluster(settings ...string) (_ *cluster, err error) {
 	binDir, err := findBinDir()
 	if err != nil {
 		return nil, err
@@ -73,7 +76,7 @@ func startCluster() (_ *cluster, err error) {
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	c := &cluster{binDir: binDir, dir: dir, lock: lock}
+	c := &cluster{binDir: binDir, dir: dir, lock: lock, settings: settings}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.stop())
@@ -256,19 +259,22 @@ func (c *cluster) launch(cred *syscall.Credential, port int) error {
 		return fmt.Errorf("create server log: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(filepath.Join(c.binDir, "postgres"),
-		"-D", c.dataDir(),
+	args := []string{"-D", c.dataDir(),
 		"-c", "listen_addresses=127.0.0.1",
-		"-c", "port="+strconv.Itoa(port),
-		"-c", "unix_socket_directories="+c.dir,
-		"-c", "hba_file="+filepath.Join(c.dir, "pg_hba.conf"),
+		"-c", "port=" + strconv.Itoa(port),
+		"-c", "unix_socket_directories=" + c.dir,
+		"-c", "hba_file=" + filepath.Join(c.dir, "pg_hba.conf"),
 		"-c", "max_connections=200",
 		// Nothing outlives the test binary, so durability buys nothing.
 		"-c", "fsync=off",
 		"-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off",
 		"-c", "timezone=UTC",
-	)
+	}
+	for _, s := range c.settings {
+		args = append(args, "-c", s)
+	}
+	cmd := exec.Command(filepath.Join(c.binDir, "postgres"), args...)
 	cmd.Dir = c.dir
 	cmd.Env = serverEnv()
 	cmd.Stdout, cmd.Stderr = log, log
@@ -336,6 +342,14 @@ func (c *cluster) ready() bool {
 		strings.TrimSpace(lines[7]) == "ready"
 }
 
+// pid is the postmaster's process id; 0 when it does not run.
+func (c *cluster) pid() int {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.Pid
+}
+
 // stop stops postgres, if it runs, and removes the cluster directory.
 func (c *cluster) stop() error {
 	c.halt()
@@ -367,17 +381,12 @@ func (c *cluster) halt() {
 // logTail returns the last lines of the log at path, ready to append to
 // an error message.
 func logTail(path string) string {
-	b, err := os.ReadFile(path)
+	lines, err := testbin.LogTail(path, logTailLines)
 	if err != nil {
 		return fmt.Sprintf("\n(no log: %v)", err)
 	}
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
+	if len(lines) == 0 {
 		return ""
 	}
-	lines := bytes.Split(b, []byte("\n"))
-	if len(lines) > logTailLines {
-		lines = lines[len(lines)-logTailLines:]
-	}
-	return fmt.Sprintf("\n%s (last %d lines):\n\t%s", filepath.Base(path), len(lines), bytes.Join(lines, []byte("\n\t")))
+	return fmt.Sprintf("\n%s (last %d lines):\n\t%s", filepath.Base(path), len(lines), strings.Join(lines, "\n\t"))
 }

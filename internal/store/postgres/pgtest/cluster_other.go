@@ -13,8 +13,10 @@ type cluster struct {
 	port   int
 }
 
-func startCluster() (*cluster, error) {
+func startCluster(...string) (*cluster, error) {
 	return nil, unavailable(fmt.Errorf("pgtest starts throwaway clusters only on Unix systems; %s names a server to use instead", EnvURL))
 }
+
+func (c *cluster) pid() int { return 0 }
 
 func (c *cluster) stop() error { return errors.ErrUnsupported }

@@ -14,6 +14,9 @@ type unavailableError struct{ err error }
 func (e *unavailableError) Error() string { return e.err.Error() }
 func (e *unavailableError) Unwrap() error { return e.err }
 
+// Is makes every unavailableError an ErrUnavailable for errors.Is.
+func (e *unavailableError) Is(target error) bool { return target == ErrUnavailable }
+
 // unavailable marks err as a missing server.
 func unavailable(err error) error { return &unavailableError{err} }
 

@@ -54,9 +54,9 @@ func externalServer(raw string) (*server, error) {
 	return &server{admin: u, psql: psql}, nil
 }
 
-// localServer starts a throwaway cluster.
-func localServer() (*server, error) {
-	c, err := startCluster()
+// localServer starts a throwaway cluster with the caller's settings.
+func localServer(settings ...string) (*server, error) {
+	c, err := startCluster(settings...)
 	if err != nil {
 		return nil, err
 	}

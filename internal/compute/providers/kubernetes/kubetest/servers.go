@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/testbin"
 	"net"
 	"net/http"
 	"os"
@@ -210,11 +211,7 @@ func (p *process) alive() error {
 
 // tail is the end of the process's log.
 func (p *process) tail() string {
-	b, _ := os.ReadFile(p.log)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 20 {
-		lines = lines[len(lines)-20:]
-	}
+	lines, _ := testbin.LogTail(p.log, 20)
 	return p.name + " log (" + p.log + "):\n" + strings.Join(lines, "\n")
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/testbin"
 	"net"
 	"os"
 	"os/exec"
@@ -241,11 +242,7 @@ func (a *Agent) alive() error {
 
 // tail is the end of the agent's log.
 func (a *Agent) tail() string {
-	b, _ := os.ReadFile(a.LogPath)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 30 {
-		lines = lines[len(lines)-30:]
-	}
+	lines, _ := testbin.LogTail(a.LogPath, 30)
 	return "nomad agent log (" + a.LogPath + "):\n" + strings.Join(lines, "\n")
 }
 
