@@ -33,3 +33,12 @@ func (s *Compute) Config(ctx context.Context, provider string) (*ComputeConfig, 
 	}
 	return &out, nil
 }
+
+// WhoAmI returns the name and role of the client's token.
+func (c *Client) WhoAmI(ctx context.Context) (*Identity, error) {
+	var out Identity
+	if err := c.do(ctx, request{method: "GET", path: "/v1/whoami"}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

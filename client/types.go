@@ -39,6 +39,8 @@ type (
 	ContainerState = wire.ContainerState
 	// Protocol is an endpoint's transport protocol.
 	Protocol = wire.Protocol
+	// Identity is who a token is: its name and role.
+	Identity = wire.Identity
 	// Problem is an API error body (RFC 9457).
 	Problem = wire.Problem
 	// FieldError is one field at fault in a Problem.

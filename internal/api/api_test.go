@@ -439,6 +439,13 @@ func TestAuth(t *testing.T) {
 	if r := ts.do(t, "GET", "/v1/tenants/acme", "", ""); r.status != 200 {
 		t.Errorf("reader GET: %d", r.status)
 	}
+	for token, want := range map[string]string{readerToken: `{"name":"dashboard","role":"reader"}`, adminToken: `{"name":"ops","role":"admin"}`} {
+		ts.token = token
+		if r := ts.do(t, "GET", "/v1/whoami", "", ""); r.status != 200 || strings.TrimSpace(string(r.body)) != want {
+			t.Errorf("whoami: %d %s, want %s", r.status, r.body, want)
+		}
+	}
+	ts.token = readerToken
 	for _, m := range []string{"POST /v1/tenants", "PUT /v1/tenants/acme", "PATCH /v1/tenants/acme", "DELETE /v1/tenants/acme"} {
 		method, path, _ := strings.Cut(m, " ")
 		if r := ts.do(t, method, path, "application/json", `{"name":"x","compute_config":{"image":"a"}}`); r.status != 403 || r.problem(t).Code != api.CodeForbidden {

@@ -11,6 +11,11 @@ import (
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
+func (s *Server) whoami(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, Identity{Name: actor(r), Role: string(info(r).role)})
+	return nil
+}
+
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, Health{Status: "ok"})
 	return nil

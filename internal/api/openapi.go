@@ -86,6 +86,7 @@ var openAPITags = []struct {
 	paths             []string
 }{
 	{"tenants", "Tenants: their desired state, their history and their live status.", []string{"/v1/tenants"}},
+	{"identity", "Who a token is.", []string{"/v1/whoami"}},
 	{"compute", "The enabled compute providers and the compute_config each accepts.", []string{"/v1/compute"}},
 	{"health", "Liveness, readiness and metrics, for load balancers, orchestrators and monitoring.", []string{"/healthz", "/readyz", "/metrics"}},
 	{"docs", "This document and its rendering for people.", []string{"/v1/openapi.json", "/docs"}},

@@ -31,6 +31,7 @@ var typeNotes = map[reflect.Type]string{
 	reflect.TypeFor[ProviderList]():         "The enabled compute providers.",
 	reflect.TypeFor[ComputeConfig]():        "What a provider accepts as a tenant's compute_config.",
 	reflect.TypeFor[Health]():               "Whether the process, or each of its dependencies, is ready.",
+	reflect.TypeFor[Identity]():             "Who a token is: its name, the actor recorded in history (anonymous on a server without tokens), and its role: admin may read and write, reader may only read.",
 	reflect.TypeFor[Problem]():              "An RFC 9457 problem detail with a stable machine-readable code and every field at fault.",
 	reflect.TypeFor[FieldError]():           "One problem with one field of a request: a JSON pointer into the body, or the name of a parameter or header.",
 	reflect.TypeFor[ComputeStatus]():        "The live state of a tenant's workload, as its provider reports it.",

@@ -41,6 +41,7 @@ func (s *Server) routes() []route {
 		{method: "GET", pattern: "/healthz", operation: "healthz", summary: "The process is up", access: open, response: Health{}, status: 200, handle: s.healthz},
 		{method: "GET", pattern: "/readyz", operation: "readyz", summary: "The database answers, providers are healthy, the controller has a leader", access: read, response: Health{}, status: 200, handle: s.readyz},
 		{method: "GET", pattern: "/metrics", operation: "getMetrics", summary: "Prometheus metrics", access: read, response: metricsBody{}, status: 200, handle: s.metrics},
+		{method: "GET", pattern: "/v1/whoami", operation: "whoami", summary: "Who the token is: its name and role", access: read, response: Identity{}, status: 200, handle: s.whoami},
 		{method: "GET", pattern: "/v1/compute/providers", operation: "listProviders", summary: "The enabled compute providers and their health", access: read, response: ProviderList{}, status: 200, handle: s.listProviders},
 		{method: "GET", pattern: "/v1/compute/config", operation: "getComputeConfig", summary: "A provider's compute_config schema and defaults", access: read, response: ComputeConfig{}, status: 200, handle: s.getComputeConfig},
 		{method: "POST", pattern: "/v1/tenants", operation: "createTenant", summary: "Create a tenant", access: write, request: CreateTenantRequest{}, response: Tenant{}, status: 201, handle: s.createTenant},
@@ -100,6 +101,7 @@ func (s *Server) dispatch(rs []route) http.Handler {
 				return
 			}
 			info(r).actor = who.name
+			info(r).role = who.role
 		}
 		if err := checkQuery(r, rt); err != nil {
 			s.writeProblem(w, r, err)

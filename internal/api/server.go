@@ -121,6 +121,11 @@ func New(opts Options) (*Server, error) {
 // Handler returns the API's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// Wrap gives h what every API request has: a request id, one log line,
+// metrics and a 500 for a panic; for handlers served beside the API (the
+// web console).
+func (s *Server) Wrap(h http.Handler) http.Handler { return s.withRequestID(s.withRecovery(h)) }
+
 // HTTPServer returns an http.Server for h with timeouts that a slow or
 // hostile client cannot exhaust.
 func HTTPServer(addr string, h http.Handler) *http.Server {
@@ -146,6 +151,7 @@ const (
 // who called, and which tenant it was about.
 type requestInfo struct {
 	actor    string
+	role     Role
 	tenantID string
 }
 

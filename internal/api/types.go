@@ -31,6 +31,8 @@ type (
 	ComputeStatus = wire.ComputeStatus
 	// Health is the answer of /healthz and /readyz.
 	Health = wire.Health
+	// Identity is the answer of /v1/whoami.
+	Identity = wire.Identity
 	// Problem is an RFC 9457 problem detail with a stable code.
 	Problem = wire.Problem
 	// FieldError is one problem with one field of a request.
