@@ -81,6 +81,10 @@ type EventOptions struct {
 // is a 409 *Error, a config its provider refuses a 422 *Error with a
 // pointer per violation.
 func (s *Tenants) Create(ctx context.Context, req CreateTenantRequest, opts CreateOptions) (*Tenant, error) {
+	return s.create(ctx, req, opts)
+}
+
+func (s *Tenants) create(ctx context.Context, body any, opts CreateOptions) (*Tenant, error) {
 	q := url.Values{}
 	if opts.DryRun {
 		q.Set("dry_run", "true")
@@ -90,10 +94,17 @@ func (s *Tenants) Create(ctx context.Context, req CreateTenantRequest, opts Crea
 		h.Set("Idempotency-Key", opts.IdempotencyKey)
 	}
 	var out Tenant
-	if err := s.c.do(ctx, request{method: "POST", path: "/v1/tenants", query: q, header: h, body: req}, &out); err != nil {
+	if err := s.c.do(ctx, request{method: "POST", path: "/v1/tenants", query: q, header: h, body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// CreateRaw creates a tenant from a body that is already JSON (a
+// CreateTenantRequest as a file or an editor holds it), sent as it is, so
+// that the API judges every member of it.
+func (s *Tenants) CreateRaw(ctx context.Context, body json.RawMessage, opts CreateOptions) (*Tenant, error) {
+	return s.create(ctx, body, opts)
 }
 
 // Get returns a tenant; an unknown (or, without IncludeDeleted, deleted)
@@ -168,6 +179,13 @@ func (s *Tenants) All(ctx context.Context, opts ListOptions) iter.Seq2[Tenant, e
 // stored value.
 func (s *Tenants) Replace(ctx context.Context, idOrName string, req ReplaceTenantRequest, opts UpdateOptions) (*Tenant, error) {
 	return s.change(ctx, idOrName, "PUT", "application/json", req, opts.IfMatch)
+}
+
+// ReplaceRaw replaces a tenant's desired state with a body that is
+// already JSON (a ReplaceTenantRequest as an editor holds it), sent as it
+// is.
+func (s *Tenants) ReplaceRaw(ctx context.Context, idOrName string, body json.RawMessage, opts UpdateOptions) (*Tenant, error) {
+	return s.change(ctx, idOrName, "PUT", "application/json", body, opts.IfMatch)
 }
 
 // Patch changes a tenant's desired state with a JSON merge patch (RFC 7396)
