@@ -129,6 +129,32 @@ type Watcher interface {
 	Watch(ctx context.Context) (<-chan string, error)
 }
 
+// ChangeFeed is implemented by stores that announce every change a reader of
+// a tenant may want to see at once: what Watch announces (Create,
+// UpdateDesired, RequestDeletion, Forget) and every write by the controller
+// that records an event (UpdateObserved with a status transition,
+// AppendEvent: a pause, a note, a failed attempt, drift). A write that
+// records no event (UpdateObserved with a progress message alone) is not
+// announced: a reader sees it at its next read. Where Watcher serves the
+// controller, which must not be woken by its own observations, ChangeFeed
+// serves readers, such as a console that shows tenants' statuses live, on
+// any replica sharing the store.
+//
+// Announcements are of committed writes only, and may come in bursts (a
+// group of observations committed together); a reader re-reads the tenants
+// it is told of rather than count announcements.
+type ChangeFeed interface {
+	// Changes returns a channel of the ids of tenants that changed — their
+	// desired state, or a write of the controller that recorded an event —
+	// closed when ctx ends or the store closes. An empty id says
+	// announcements were lost: re-read what is shown. Lost are those made
+	// while the receiver had let the channel's buffer fill, while the
+	// store's connection to its database was broken, or (SQLite) by
+	// another process. It returns an error when the store is closed or
+	// cannot listen.
+	Changes(ctx context.Context) (<-chan string, error)
+}
+
 // StatusCounter is implemented by stores that can count tenants by status
 // (for metrics). The count reads every tenant's row, far more than a
 // page's work: on PostgreSQL, which has no index on status since migration
