@@ -70,3 +70,39 @@ func BenchmarkUpdateObservedConcurrent(b *testing.B) {
 	})
 	b.ReportMetric(float64(trips.n.Load()-before)/float64(b.N), "trips/op")
 }
+
+// BenchmarkUpdateObservedConcurrentEvents is BenchmarkUpdateObservedConcurrent
+// with a status transition in every observation, so that each records an
+// event (and is announced on the change feed) rather than a progress
+// message alone. Each goroutine moves tenants of its own between
+// provisioning and ready, unfenced.
+func BenchmarkUpdateObservedConcurrentEvents(b *testing.B) {
+	s, _ := mustOpen(b, Options{})
+	tenants := seededPage(b, s)
+	const goroutines = 16
+	b.SetParallelism(goroutines / 2) // 16 goroutines on 2 cores
+	var gid atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		g := int(gid.Add(1)-1) % goroutines
+		var mine []*tenant.Tenant
+		for i := g; i < len(tenants); i += goroutines {
+			mine = append(mine, tenants[i])
+		}
+		for i := 0; pb.Next(); i++ {
+			t := mine[i%len(mine)]
+			status := tenant.StatusProvisioning
+			if t.Status == tenant.StatusProvisioning {
+				status = tenant.StatusReady
+			}
+			obs := tenant.Observation{Generation: t.Generation, Status: status, Settles: status.Settled(), Actor: "bench"}
+			next, err := s.UpdateObserved(ctx, t.ID, obs)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			mine[i%len(mine)] = next
+		}
+	})
+}

@@ -45,7 +45,12 @@
 // transaction, so only committed changes are announced; Watch listens on a
 // connection of its own (tenant.Watcher). A watcher that falls behind, or
 // whose connection breaks, loses announcements and is told so with an empty
-// id as soon as its channel has room.
+// id as soon as its channel has room. Writes of the controller that record
+// an event (UpdateObserved with a status transition, AppendEvent) are
+// announced on a second channel, landlord_changes, one notification per
+// transaction naming every tenant it wrote; Changes (tenant.ChangeFeed)
+// listens on both channels, Watch on landlord_tenants alone, so that the
+// controller is not woken by its own observations.
 //
 // Responses to requests sent with an Idempotency-Key
 // (tenant.IdempotencyStore) are rows of the table idempotency_keys, keyed by

@@ -14,10 +14,13 @@ import (
 // appendEvent locks the tenant's row, as every write of the tenant does,
 // before the event takes its seq: a tenant's events therefore commit in seq
 // order, and a reader paging after seq n never misses one that commits
-// later with a smaller seq. No row means no tenant: nothing is inserted.
-const appendEvent = `WITH t AS (SELECT id FROM tenants WHERE id = $1 FOR UPDATE)
-INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
-SELECT t.id, $2, $3, $4, $5, $6, $7, $8 FROM t`
+// later with a smaller seq. No row means no tenant: nothing is inserted,
+// nothing announced. Else the event is announced to change feeds ($9, the
+// tenant id as given) when it commits; the statement returns one row.
+const appendEvent = `WITH t AS (SELECT id FROM tenants WHERE id = $1 FOR UPDATE),
+e AS (INSERT INTO events (` + eventColumns + `)
+	SELECT t.id, $2, $3, $4, $5, $6, $7, $8 FROM t RETURNING 1)
+SELECT pg_notify('` + changesChannel + `', $9) FROM e`
 
 // AppendEvent implements tenant.Store. It returns an error wrapping
 // tenant.ErrNotFound when there is no tenant e.TenantID, deleted or not, and
@@ -25,7 +28,8 @@ SELECT t.id, $2, $3, $4, $5, $6, $7, $8 FROM t`
 //
 // An unfenced event is one statement. A fenced one is a transaction that
 // first reads the controller lease FOR KEY SHARE, as UpdateObserved does, so
-// that the lease cannot change hands between the check and the commit.
+// that the lease cannot change hands between the check and the commit. The
+// event is announced to change feeds (Changes) when it commits.
 func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 	if !tenant.IsID(e.TenantID) {
 		return notFound(e.TenantID)
@@ -55,7 +59,7 @@ type execer interface {
 
 // execAppendEvent runs appendEvent on db.
 func execAppendEvent(ctx context.Context, db execer, e tenant.Event) error {
-	tag, err := db.Exec(ctx, appendEvent, eventArgs(e)...)
+	tag, err := db.Exec(ctx, appendEvent, append(eventArgs(e), e.TenantID)...)
 	if err != nil {
 		return fmt.Errorf("postgres: append event to tenant %s: %w", e.TenantID, err)
 	}

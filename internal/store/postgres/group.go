@@ -230,6 +230,7 @@ func (s *Store) commitMembers(members []*pendingObservation) error {
 	}
 	answers := make([]observed, len(members))
 	writes := &pgx.Batch{}
+	var changed []string // the members whose writes record events
 	err = func() error {
 		res := conn.SendBatch(ctx, b)
 		defer res.Close()
@@ -244,14 +245,22 @@ func (s *Store) commitMembers(members []*pendingObservation) error {
 			answers[i] = answer
 			// Queued only now, once the call's rules have run: a call
 			// that panicked has queued nothing.
-			for _, q := range write {
+			for _, q := range write.queries {
 				writes.Queue(q.SQL, q.Arguments...)
+			}
+			if write.recorded {
+				changed = append(changed, p.id)
 			}
 		}
 		return res.Close()
 	}()
 	if err != nil {
 		return err
+	}
+	if len(changed) > 0 {
+		// One announcement for the whole transaction, of every tenant
+		// whose write records an event.
+		writes.Queue(notifyChanged, changedPayload(changed))
 	}
 	writes.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
 		if tag.String() != "COMMIT" {
@@ -278,39 +287,47 @@ func (s *Store) commitMembers(members []*pendingObservation) error {
 	return nil
 }
 
+// memberWrite is what a member of a group writes: the queries, and whether
+// they record an event, which the group's announcement to change feeds
+// then names.
+type memberWrite struct {
+	queries  []*pgx.QueuedQuery
+	recorded bool
+}
+
 // readMember reads p's fence and row from res, the group's first pipeline,
 // and applies p's observation to the row. The answer is the tenant to be
-// written, with the queries that write it, or the call's own failure: its
-// fence's refusal, its tenant unknown, its rule's refusal, or a panic. An
-// error is the transaction's: the group fails.
-func (s *Store) readMember(res pgx.BatchResults, p *pendingObservation) (answer observed, write []*pgx.QueuedQuery, err error) {
+// written, with what writes it, or the call's own failure: its fence's
+// refusal, its tenant unknown, its rule's refusal, or a panic. An error is
+// the transaction's: the group fails.
+func (s *Store) readMember(res pgx.BatchResults, p *pendingObservation) (answer observed, write memberWrite, err error) {
 	defer s.recoverCall(p.id, &answer.err)
 	cur, stored, err := s.scanLock(res, p.obs.Epoch)
 	var fenced fenceError
 	switch {
 	case errors.As(err, &fenced):
-		return observed{err: observeError(p.id, fenced.err)}, nil, nil
+		return observed{err: observeError(p.id, fenced.err)}, memberWrite{}, nil
 	case errors.Is(err, pgx.ErrNoRows):
-		return observed{err: notFound(p.id)}, nil, nil
+		return observed{err: notFound(p.id)}, memberWrite{}, nil
 	case err != nil:
-		return observed{}, nil, err
+		return observed{}, memberWrite{}, err
 	}
 	next, events, err := tenant.ApplyObservation(cur, p.obs, s.now())
 	if err != nil {
-		return observed{err: fmt.Errorf("postgres: %s: %w", updateObservedWhat, err)}, nil, nil
+		return observed{err: fmt.Errorf("postgres: %s: %w", updateObservedWhat, err)}, memberWrite{}, nil
 	}
 	if next == cur && len(events) == 0 {
-		return observed{t: next}, nil, nil // no change: nothing to write, as change
+		return observed{t: next}, memberWrite{}, nil // no change: nothing to write, as change
 	}
 	row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)
 	if err != nil {
-		return observed{err: fmt.Errorf("postgres: %s: %w", updateObservedWhat, err)}, nil, nil
+		return observed{err: fmt.Errorf("postgres: %s: %w", updateObservedWhat, err)}, memberWrite{}, nil
 	}
 	one, err := writeBatch(false, false, row, events)
 	if err != nil {
-		return observed{err: fmt.Errorf("postgres: %s: write tenant %s: %w", updateObservedWhat, p.id, err)}, nil, nil
+		return observed{err: fmt.Errorf("postgres: %s: write tenant %s: %w", updateObservedWhat, p.id, err)}, memberWrite{}, nil
 	}
-	return observed{t: next}, one.QueuedQueries, nil
+	return observed{t: next}, memberWrite{queries: one.QueuedQueries, recorded: len(events) > 0}, nil
 }
 
 // groupContext is the context of a group's transaction: it ends when every

@@ -51,6 +51,34 @@ const insertEvent = `INSERT INTO events (` + eventColumns + `) VALUES ($1, $2, $
 // delivered when, and only if, that transaction commits.
 const notifyTenant = `SELECT pg_notify('` + watchChannel + `', $1)`
 
+// notifyChanged announces to change feeds (see Changes) the tenants a
+// transaction wrote that recorded events without a change of desired state:
+// one notification per transaction, its payload changedPayload's.
+const notifyChanged = `SELECT pg_notify('` + changesChannel + `', $1)`
+
+// maxPayload is the longest payload pg_notify accepts: "shorter than 8000
+// bytes" in PostgreSQL's default configuration.
+const maxPayload = 7999
+
+// idLen is the length of a tenant id (tenant.IsID).
+const idLen = 36
+
+// The ids of a whole group of observations (group.go), joined by commas,
+// fit in one notification: this does not compile otherwise.
+const _ = uint(maxPayload - (maxGroup*(idLen+1) - 1))
+
+// changedPayload is notifyChanged's payload for the tenants ids: the ids
+// joined by commas. Ids that would not fit in one notification (none do
+// that tenant.IsID accepts, in groups of up to maxGroup) give an empty
+// payload, which tells listeners that announcements were lost.
+func changedPayload(ids []string) string {
+	p := strings.Join(ids, ",")
+	if len(p) > maxPayload {
+		return ""
+	}
+	return p
+}
+
 // placeholders returns "$from, …, $(from+n-1)".
 func placeholders(from, n int) string {
 	p := make([]string, n)

@@ -112,7 +112,9 @@ func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, a
 // committed. A call that gives up (ctx ends) after a committer took it may
 // still be written, since the group's transaction outlives one member's
 // deadline; its fence and generation were checked in that transaction, so
-// the write is the one it would have made had it committed in time.
+// the write is the one it would have made had it committed in time. A
+// write that records an event (a status transition) is announced to change
+// feeds (Changes) when it commits, never to watchers.
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
 	return s.observe(ctx, id, obs)
 }
@@ -120,8 +122,9 @@ func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observ
 // change is every write to an existing tenant: in one transaction it checks
 // the fence when epoch is not 0, locks the row, asks apply (a domain rule)
 // what the tenant and its events become, and writes them, with an
-// announcement to watchers when notify is set. apply returning cur itself
-// and no events means no change: nothing is written, nothing announced.
+// announcement to watchers when notify is set, else to change feeds when
+// apply recorded events. apply returning cur itself and no events means no
+// change: nothing is written, nothing announced.
 //
 // The transaction takes two round trips, not four: BEGIN goes to
 // PostgreSQL in one pipeline with the fence and the row lock (lockTenant),
@@ -239,15 +242,19 @@ func (s *Store) scanLock(res pgx.BatchResults, epoch int64) (*tenant.Tenant, jso
 	return cur, stored, nil
 }
 
-// commitWrite sends the update of t, its events and, with notify, its
-// announcement, followed by COMMIT, as one pipeline on conn, whose
-// transaction lockTenant began. A COMMIT that PostgreSQL answers with
-// ROLLBACK (the transaction had failed) is pgx.ErrTxCommitRollback: the
-// write did not happen.
+// commitWrite sends the update of t, its events and its announcement,
+// followed by COMMIT, as one pipeline on conn, whose transaction lockTenant
+// began. The announcement is to watchers with notify, else to change feeds
+// when there are events (a write that records none announces nothing). A
+// COMMIT that PostgreSQL answers with ROLLBACK (the transaction had failed)
+// is pgx.ErrTxCommitRollback: the write did not happen.
 func commitWrite(ctx context.Context, conn *pgxpool.Conn, notify bool, t *tenant.Tenant, events []tenant.Event) error {
 	b, err := writeBatch(false, notify, t, events)
 	if err != nil {
 		return err
+	}
+	if !notify && len(events) > 0 {
+		b.Queue(notifyChanged, t.ID)
 	}
 	b.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
 		if tag.String() != "COMMIT" {

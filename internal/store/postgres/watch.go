@@ -2,9 +2,9 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +15,14 @@ import (
 
 const (
 	// watchChannel is the LISTEN/NOTIFY channel on which Create,
-	// UpdateDesired and RequestDeletion announce the id of the tenant they
-	// changed.
+	// UpdateDesired, RequestDeletion and Forget announce the id of the
+	// tenant they changed.
 	watchChannel = "landlord_tenants"
+	// changesChannel is the channel on which the writes that record an
+	// event but do not announce on watchChannel (UpdateObserved with a
+	// status transition, AppendEvent) announce the tenants they wrote: one
+	// notification per transaction, its payload their ids joined by commas.
+	changesChannel = "landlord_changes"
 	// watchBuffer is how many announcements a watch holds for a receiver
 	// that is busy; more are dropped (and counted) rather than waited for.
 	watchBuffer = 4096
@@ -28,6 +33,22 @@ const (
 	// closeTimeout bounds saying goodbye to the server on a watch's
 	// connection.
 	closeTimeout = 5 * time.Second
+)
+
+// feed is what a watch listens to: its channels, and its name in errors
+// and logs. Watch and Changes differ only in their feed.
+type feed struct {
+	name     string
+	channels []string
+}
+
+var (
+	// desiredFeed is Watch's: desired-state changes only, so that the
+	// controller is not woken by its own observations.
+	desiredFeed = feed{name: "watch", channels: []string{watchChannel}}
+	// changeFeed is Changes': desired-state changes and the writes that
+	// record an event.
+	changeFeed = feed{name: "changes", channels: []string{watchChannel, changesChannel}}
 )
 
 // Watch implements tenant.Watcher with PostgreSQL's LISTEN/NOTIFY. Each
@@ -45,22 +66,39 @@ const (
 // has room for it, so that the receiver sweeps. The channel is closed when
 // ctx ends or the store is closed.
 func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
+	return s.subscribe(ctx, desiredFeed)
+}
+
+// Changes implements tenant.ChangeFeed as Watch implements tenant.Watcher,
+// on a connection of its own that listens on landlord_tenants and
+// landlord_changes, whose payloads of several ids it splits. Writes that
+// record an event send one pg_notify on landlord_changes per transaction:
+// a group of observations committed together (group.go) is one
+// notification of all their tenants. Writes that record no event send
+// none.
+func (s *Store) Changes(ctx context.Context) (<-chan string, error) {
+	return s.subscribe(ctx, changeFeed)
+}
+
+// subscribe starts a watch of f: a connection listening on its channels,
+// and the goroutines that forward what it hears to the channel returned.
+func (s *Store) subscribe(ctx context.Context, f feed) (<-chan string, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, errors.New("postgres: watch: the store is closed")
+		return nil, fmt.Errorf("postgres: %s: the store is closed", f.name)
 	}
 	s.watchers.Add(1)
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(s.closing, cancel)
-	conn, err := s.listen(ctx)
+	conn, err := s.listen(ctx, f)
 	if err != nil {
 		stop()
 		cancel()
 		s.watchers.Done()
-		return nil, fmt.Errorf("postgres: watch: %w", err)
+		return nil, fmt.Errorf("postgres: %s: %w", f.name, err)
 	}
 	ch := make(chan string, watchBuffer)
 	// lost says that announcements were lost; announceLoss turns it into an
@@ -72,7 +110,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 		defer stop()
 		var wg sync.WaitGroup
 		wg.Go(func() { announceLoss(ctx, ch, lost) })
-		s.watch(ctx, conn, ch, lost)
+		s.watch(ctx, f, conn, ch, lost)
 		cancel()
 		wg.Wait()
 		close(ch)
@@ -80,39 +118,52 @@ func (s *Store) Watch(ctx context.Context) (<-chan string, error) {
 	return ch, nil
 }
 
-// DroppedAnnouncements is how many announcements watches have dropped
-// because their receiver had fallen watchBuffer behind.
+// DroppedAnnouncements is how many announcements watches and change feeds
+// have dropped because their receiver had fallen watchBuffer behind.
 func (s *Store) DroppedAnnouncements() int64 { return s.dropped.Load() }
 
-// watch forwards the notifications conn receives to ch until ctx ends,
-// connecting again when the connection breaks. It never blocks on ch: when
-// ch is full, or the connection was lost, it signals lost instead.
-func (s *Store) watch(ctx context.Context, conn *pgx.Conn, ch chan<- string, lost chan<- struct{}) {
+// watch forwards the ids of the notifications conn receives to ch until
+// ctx ends, connecting again when the connection breaks. It never blocks
+// on ch: when ch is full, or the connection was lost, or a notification
+// carries no id, it signals lost instead.
+func (s *Store) watch(ctx context.Context, f feed, conn *pgx.Conn, ch chan<- string, lost chan<- struct{}) {
 	defer func() { closeConn(conn) }()
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err == nil {
-			select {
-			case ch <- n.Payload:
-			default:
-				signal(lost)
-				if s.dropped.Add(1)%1000 == 1 {
-					s.log.WarnContext(ctx, "postgres: watch: receiver is behind; dropping announcements", "dropped", s.dropped.Load())
-				}
+			for id := range strings.SplitSeq(n.Payload, ",") {
+				s.forward(ctx, f, ch, lost, id)
 			}
 			continue
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		s.log.WarnContext(ctx, "postgres: watch: connection lost; reconnecting", "err", err)
+		s.log.WarnContext(ctx, "postgres: "+f.name+": connection lost; reconnecting", "err", err)
 		closeConn(conn)
-		if conn = s.relisten(ctx); conn == nil {
+		if conn = s.relisten(ctx, f); conn == nil {
 			return
 		}
 		// Announcements made while the connection was down are lost: say
 		// so, so that the receiver sweeps.
 		signal(lost)
+	}
+}
+
+// forward sends id on ch without waiting. An empty id (a writer had more
+// to announce than a notification holds) or a full ch signals lost.
+func (s *Store) forward(ctx context.Context, f feed, ch chan<- string, lost chan<- struct{}, id string) {
+	if id == "" {
+		signal(lost)
+		return
+	}
+	select {
+	case ch <- id:
+	default:
+		signal(lost)
+		if s.dropped.Add(1)%1000 == 1 {
+			s.log.WarnContext(ctx, "postgres: "+f.name+": receiver is behind; dropping announcements", "dropped", s.dropped.Load())
+		}
 	}
 }
 
@@ -142,9 +193,9 @@ func announceLoss(ctx context.Context, ch chan<- string, lost <-chan struct{}) {
 	}
 }
 
-// relisten connects and listens again, waiting longer after each failure,
-// until it succeeds (the connection) or ctx ends (nil).
-func (s *Store) relisten(ctx context.Context) *pgx.Conn {
+// relisten connects and listens on f's channels again, waiting longer
+// after each failure, until it succeeds (the connection) or ctx ends (nil).
+func (s *Store) relisten(ctx context.Context, f feed) *pgx.Conn {
 	wait := watchRetryMin
 	for attempt := 1; ; attempt++ {
 		// Wait before the first attempt too, so that a connection that
@@ -155,29 +206,31 @@ func (s *Store) relisten(ctx context.Context) *pgx.Conn {
 			return nil
 		case <-time.After(jittered):
 		}
-		conn, err := s.listen(ctx)
+		conn, err := s.listen(ctx, f)
 		if err == nil {
-			s.log.InfoContext(ctx, "postgres: watch: listening again", "attempt", attempt)
+			s.log.InfoContext(ctx, "postgres: "+f.name+": listening again", "attempt", attempt)
 			return conn
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		s.log.WarnContext(ctx, "postgres: watch: reconnect failed", "attempt", attempt, "err", err)
+		s.log.WarnContext(ctx, "postgres: "+f.name+": reconnect failed", "attempt", attempt, "err", err)
 		wait = min(2*wait, watchRetryMax)
 	}
 }
 
 // listen opens a connection of its own (with the pool's settings) and
-// listens on watchChannel.
-func (s *Store) listen(ctx context.Context) (*pgx.Conn, error) {
+// listens on f's channels.
+func (s *Store) listen(ctx context.Context, f feed) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+watchChannel); err != nil {
-		closeConn(conn)
-		return nil, fmt.Errorf("listen: %w", err)
+	for _, c := range f.channels {
+		if _, err := conn.Exec(ctx, "LISTEN "+c); err != nil {
+			closeConn(conn)
+			return nil, fmt.Errorf("listen on %s: %w", c, err)
+		}
 	}
 	return conn, nil
 }
@@ -188,4 +241,7 @@ func closeConn(conn *pgx.Conn) {
 	conn.Close(ctx)
 }
 
-var _ tenant.Watcher = (*Store)(nil)
+var (
+	_ tenant.Watcher    = (*Store)(nil)
+	_ tenant.ChangeFeed = (*Store)(nil)
+)

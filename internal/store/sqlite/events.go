@@ -16,7 +16,8 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-// AppendEvent records an event; see tenant.Store.
+// AppendEvent records an event, and announces it to change feeds once it
+// has committed; see tenant.Store.
 func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 	if err := tenant.ValidateEvent(e); err != nil {
 		return err
@@ -24,7 +25,7 @@ func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 	if e.Time.IsZero() {
 		e.Time = s.now()
 	}
-	return s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		exists, err := s.txStmt(ctx, tx, tenantExists)
 		if err != nil {
 			return err
@@ -48,6 +49,11 @@ func (s *Store) AppendEvent(ctx context.Context, e tenant.Event) error {
 		}
 		return s.insertEvents(ctx, tx, e)
 	})
+	if err != nil {
+		return err
+	}
+	s.changes.announce(e.TenantID)
+	return nil
 }
 
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs ...tenant.Event) error {

@@ -11,7 +11,7 @@ import (
 // Forget deletes a tenant's record at once, destroying nothing; see
 // tenant.Forgetter.
 func (s *Store) Forget(ctx context.Context, id string, version int64, actor, message string) (*tenant.Tenant, error) {
-	return s.updateAnnounced(ctx, id, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.update(ctx, id, true, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyForget(cur, version, actor, message, s.now())
 	})
 }

@@ -54,7 +54,8 @@ type Store struct {
 	mu    sync.Mutex
 	stmts map[stmtKey]*sql.Stmt
 
-	watch watchers
+	// watch announces to Watch, changes to Changes (watch.go).
+	watch, changes watchers
 
 	// The writer goroutine commits what withTx queues on writes.
 	writes     chan *pendingWrite

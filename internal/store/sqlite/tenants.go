@@ -53,7 +53,7 @@ func (s *Store) create(ctx context.Context, in *tenant.Tenant, actor string, als
 	if err != nil {
 		return nil, err
 	}
-	s.announce(t.ID)
+	s.announceDesired(t.ID)
 	return t, nil
 }
 
@@ -92,21 +92,21 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 
 // UpdateDesired replaces a tenant's desired state; see tenant.Store.
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
-	return s.updateAnnounced(ctx, id, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.update(ctx, id, true, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDesired(cur, change, s.now())
 	})
 }
 
 // RequestDeletion marks a tenant for deletion; see tenant.Store.
 func (s *Store) RequestDeletion(ctx context.Context, id string, version int64, actor string) (*tenant.Tenant, error) {
-	return s.updateAnnounced(ctx, id, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.update(ctx, id, true, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDeletion(cur, version, actor, s.now())
 	})
 }
 
 // UpdateObserved records the controller's observation; see tenant.Store.
 func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observation) (*tenant.Tenant, error) {
-	next, _, err := s.update(ctx, id, func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+	return s.update(ctx, id, false, func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
 		if obs.Epoch != 0 {
 			epoch, err := s.fenceEpoch(ctx, tx, id)
 			if err != nil {
@@ -118,28 +118,22 @@ func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observ
 		}
 		return tenant.ApplyObservation(cur, obs, s.now())
 	})
-	return next, err
-}
-
-// updateAnnounced is update for desired-state changes: watchers hear of
-// the ones that wrote something.
-func (s *Store) updateAnnounced(ctx context.Context, id string, apply func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
-	next, wrote, err := s.update(ctx, id, apply)
-	if wrote {
-		s.announce(id)
-	}
-	return next, err
 }
 
 // update reads a tenant in a write transaction, applies a domain rule and
-// writes the result and its events; it reports whether it wrote. A rule that
-// returns the current tenant and no events writes nothing.
-func (s *Store) update(ctx context.Context, id string, apply func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, bool, error) {
+// writes the result and its events. A rule that returns the current tenant
+// and no events writes nothing. Once the write has committed, it is
+// announced: to watchers and change feeds when desired is set (a change of
+// desired state), else to change feeds when it recorded events (a write
+// that records none announces nothing).
+func (s *Store) update(ctx context.Context, id string, desired bool, apply func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error)) (*tenant.Tenant, error) {
 	if !tenant.IsID(id) {
-		return nil, false, fmt.Errorf("%w: %q is not a tenant id", tenant.ErrNotFound, id)
+		return nil, fmt.Errorf("%w: %q is not a tenant id", tenant.ErrNotFound, id)
 	}
-	var out *tenant.Tenant
-	wrote := false
+	var (
+		out             *tenant.Tenant
+		wrote, recorded bool
+	)
 	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		read, err := s.txStmt(ctx, tx, selectTenantByID)
 		if err != nil {
@@ -160,7 +154,7 @@ func (s *Store) update(ctx context.Context, id string, apply func(ctx context.Co
 		if next == cur && len(evs) == 0 {
 			return nil
 		}
-		wrote = true
+		wrote, recorded = true, len(evs) > 0
 		var (
 			q    string
 			vals []any
@@ -187,9 +181,15 @@ func (s *Store) update(ctx context.Context, id string, apply func(ctx context.Co
 		return s.insertEvents(ctx, tx, evs...)
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	return out, wrote, nil
+	switch {
+	case desired && wrote:
+		s.announceDesired(id)
+	case recorded:
+		s.changes.announce(id)
+	}
+	return out, nil
 }
 
 // updateObserved writes the columns an observation changes, for tenants

@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"Attempts", testAttempts},
 		{"Watch", testWatch},
 		{"WatchOverflow", testWatchOverflow},
+		{"ChangeFeed", testChangeFeed},
 		{"WorkMatchesNeedsWork", testWorkMatchesNeedsWork},
 		{"Idempotency", testIdempotency},
 		{"IdempotencyRelease", testIdempotencyRelease},
