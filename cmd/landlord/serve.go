@@ -31,6 +31,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/ui"
 )
 
 func init() { commands = append(commands, newServeCommand) }
@@ -158,7 +159,15 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	httpServer := api.HTTPServer(cfg.Listen, server.Handler())
+	console, err := newConsole(ctx, store, server, log)
+	if err != nil {
+		return err
+	}
+	defer console.Close()
+	httpServer := api.HTTPServer(cfg.Listen, withConsole(server, console))
+	// Live pages hold their streams open: end them when the server stops,
+	// so that Shutdown does not wait for them.
+	httpServer.RegisterOnShutdown(console.Close)
 
 	auth := "tokens"
 	if len(tokens) == 0 {
@@ -303,6 +312,33 @@ func implicitProvider(ctx context.Context, name string, env providerEnv, log *sl
 		_ = c.Close() // the Engine client goes unused
 	}
 	return newProvider(ctx, mock.Name, env)
+}
+
+// consoleSessionKey names the install key (tenant.KeyStore) that seals the
+// web console's session cookies, the same on every replica.
+const consoleSessionKey = "console-session"
+
+// newConsole makes the web console, live when the store announces changes.
+func newConsole(ctx context.Context, store store, server *api.Server, log *slog.Logger) (*ui.Console, error) {
+	key, err := store.Key(ctx, consoleSessionKey)
+	if err != nil {
+		return nil, fmt.Errorf("database: read the console's key: %w", err)
+	}
+	opts := ui.Options{API: server.Handler(), SessionKey: key, Logger: log}
+	if feed, ok := store.(tenant.ChangeFeed); ok {
+		opts.Changes = feed.Changes
+	}
+	return ui.New(opts)
+}
+
+// withConsole serves the console under /ui/, beside the API, and sends a
+// browser that asks for / to it.
+func withConsole(server *api.Server, console *ui.Console) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(ui.Prefix, server.Wrap(console))
+	mux.Handle("GET /{$}", http.RedirectHandler(ui.Prefix, http.StatusFound))
+	mux.Handle("/", server.Handler())
+	return mux
 }
 
 // configHashKey names the install key (tenant.KeyStore) the Docker provider

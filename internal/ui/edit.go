@@ -1,0 +1,379 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute"
+)
+
+// formView is the create and edit form. Its fields are made from the
+// provider's schema (GET /v1/compute/config) each time it is shown; what it
+// sends is judged by the API alone, whose problems are shown at the fields
+// their pointers name.
+type formView struct {
+	// Tenant is the tenant edited; nil for a create.
+	Tenant    *client.Tenant
+	Provider  string
+	Providers []string
+	// Fields holds the name (create), compute_config, labels and
+	// annotations.
+	Fields *field
+	// Raw is the editor's text when the body is edited as JSON or YAML.
+	Raw     bool
+	RawText string
+	// Notice says why the raw editor is shown.
+	Notice string
+	// Detail and Problems are the API's answer when it refused the body;
+	// Problems are those no field holds (all of them in the raw editor).
+	Detail   string
+	Problems []fieldProblem
+	// Preview is the effective config of a dry run.
+	Preview string
+	// Carried are the config's provider choice (compute_provider), which
+	// the schema does not describe, kept as they are.
+	Carried string
+	CSRF    string
+	Stale   bool
+}
+
+// Action says what a form's button asks for.
+func (f *formView) Action() string {
+	if f.Tenant != nil {
+		return tenantPath(f.Tenant.Name) + "/edit"
+	}
+	return Prefix + "tenants/new"
+}
+
+// form is a form being worked on: the schema of its provider and the body
+// so far.
+type form struct {
+	cc     *client.ComputeConfig
+	schema *node
+	body   object
+}
+
+func (c *Console) newTenant(x *call) error {
+	provider := x.r.URL.Query().Get("provider")
+	f, err := c.loadForm(x, provider)
+	if err != nil {
+		return err
+	}
+	v := c.formView(x, f, nil)
+	if x.r.URL.Query().Get("mode") == "raw" {
+		v.Raw, v.RawText = true, rawText(f.body)
+	}
+	return c.show(x, "form", "New tenant", "tenants", v)
+}
+
+func (c *Console) editTenant(x *call) error {
+	t, err := x.api.Tenants().Get(x.r.Context(), x.r.PathValue("tenant"), client.GetOptions{})
+	if err != nil {
+		return err
+	}
+	f, err := c.loadForm(x, t.ComputeProvider)
+	if err != nil {
+		return err
+	}
+	f.body = object{{Key: "compute_config", Value: must(decodeOrdered(t.ComputeConfig))}}
+	if t.Labels != nil {
+		f.body = append(f.body, member{Key: "labels", Value: mapObject(t.Labels)})
+	}
+	if t.Annotations != nil {
+		f.body = append(f.body, member{Key: "annotations", Value: mapObject(t.Annotations)})
+	}
+	v := c.formView(x, f, t)
+	if bad := f.unrepresentable(); len(bad) > 0 || x.r.URL.Query().Get("mode") == "raw" {
+		v.Raw, v.RawText = true, rawText(f.body)
+		if len(bad) > 0 {
+			v.Notice = "This tenant's config has what the form cannot show (" + strings.Join(bad, ", ") + "), so it is edited as JSON or YAML."
+		}
+	}
+	return c.show(x, "form", "Edit "+t.Name, "tenants", v)
+}
+
+// loadForm reads the provider's schema and defaults through the API.
+func (c *Console) loadForm(x *call, provider string) (*form, error) {
+	cc, err := x.api.Compute().Config(x.r.Context(), provider)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := parseSchema(cc.Schema)
+	if err != nil {
+		return nil, err
+	}
+	return &form{cc: cc, schema: schema, body: object{}}, nil
+}
+
+func (c *Console) formView(x *call, f *form, t *client.Tenant) *formView {
+	v := &formView{Tenant: t, Provider: f.cc.Provider, CSRF: x.sess.CSRF}
+	if providers, err := x.api.Compute().Providers(x.r.Context()); err == nil {
+		for _, p := range providers.Providers {
+			v.Providers = append(v.Providers, p.Name)
+		}
+	}
+	config, _ := f.body.get("compute_config")
+	cfg, _ := config.(object)
+	var carried object
+	cfg = slices.DeleteFunc(slices.Clone(cfg), func(m member) bool {
+		if m.Key == compute.SelectionKey || m.Key == compute.SelectionKeyType {
+			carried = append(carried, m)
+			return true
+		}
+		return false
+	})
+	if len(carried) > 0 {
+		b, _ := json.Marshal(carried)
+		v.Carried = string(b)
+	}
+	defaults, _ := decodeOrdered(f.cc.Defaults)
+	root := &field{Kind: "object"}
+	if t == nil {
+		name, _ := f.body.get("name")
+		root.Children = append(root.Children, &field{Pointer: "/name", Label: "name", Kind: "text", Required: true, Value: scalarText(name),
+			Help: "Lowercase letters, digits and hyphens; unique among tenants."})
+	}
+	cf := fields(f.schema, "compute_config", "/compute_config", true, cfg, defaults)
+	cf.Help = "The workload, as the " + f.cc.Provider + " provider's schema describes it."
+	root.Children = append(root.Children, cf)
+	for _, k := range []string{"labels", "annotations"} {
+		val, _ := f.body.get(k)
+		m := fields(&node{Type: "object", Values: &node{Type: "string"}}, k, "/"+k, false, val, nil)
+		root.Children = append(root.Children, m)
+	}
+	v.Fields = root
+	return v
+}
+
+func (f *form) unrepresentable() []string {
+	config, _ := f.body.get("compute_config")
+	cfg, _ := config.(object)
+	cfg = slices.DeleteFunc(slices.Clone(cfg), func(m member) bool {
+		return m.Key == compute.SelectionKey || m.Key == compute.SelectionKeyType
+	})
+	return unrepresentable(f.schema, "/compute_config", cfg)
+}
+
+// read makes the body from a submitted form.
+func (f *form) read(values url.Values, create bool, carried string) {
+	f.body = object{}
+	if create {
+		f.body = append(f.body, member{Key: "name", Value: strings.TrimSpace(values.Get("/name"))})
+	}
+	cfg, ok := decode(f.schema, "/compute_config", values)
+	if !ok {
+		cfg = object{}
+	}
+	if c, err := decodeOrdered([]byte(carried)); err == nil {
+		if o, ok := c.(object); ok {
+			cfg = append(o, cfg.(object)...)
+		}
+	}
+	f.body = append(f.body, member{Key: "compute_config", Value: cfg})
+	labels := &node{Type: "object", Values: &node{Type: "string"}}
+	for _, k := range []string{"labels", "annotations"} {
+		m, ok := decode(labels, "/"+k, values)
+		if ok || !create {
+			if !ok {
+				m = object{} // the form shows them all: none left means none
+			}
+			f.body = append(f.body, member{Key: k, Value: m})
+		}
+	}
+}
+
+// submitForm handles every button of the form: a change of provider, an
+// item added or removed, a switch between the form and the editor, a
+// preview (a dry run) and the save itself.
+func (c *Console) submitForm(x *call) error {
+	var t *client.Tenant
+	if name := x.r.PathValue("tenant"); name != "" {
+		var err error
+		if t, err = x.api.Tenants().Get(x.r.Context(), name, client.GetOptions{}); err != nil {
+			return err
+		}
+	}
+	provider := x.r.PostFormValue("provider")
+	if t != nil {
+		provider = t.ComputeProvider
+	}
+	f, err := c.loadForm(x, provider)
+	if err != nil {
+		return err
+	}
+	action := x.r.PostFormValue("_action")
+	raw := x.r.PostFormValue("mode") == "raw"
+	var rawErr error
+	if raw {
+		var body any
+		body, rawErr = parseRaw(x.r.PostFormValue("_raw"))
+		if o, ok := body.(object); ok {
+			f.body = o
+		}
+	} else {
+		f.read(x.r.PostForm, t == nil, x.r.PostFormValue("_carried"))
+	}
+	v := c.formView(x, f, t)
+	v.Raw, v.RawText = raw, x.r.PostFormValue("_raw")
+	status := http.StatusOK
+	switch {
+	case action == "form" && rawErr == nil:
+		v.Raw = false
+		if bad := f.unrepresentable(); len(bad) > 0 {
+			v.Raw = true
+			v.Notice = "The form cannot show " + strings.Join(bad, ", ") + ": keep editing it here."
+		}
+	case action == "raw":
+		v.Raw, v.RawText = true, rawText(f.body)
+	case action == "provider" || strings.HasPrefix(action, "add:") || strings.HasPrefix(action, "remove:") || strings.HasPrefix(action, "more:"):
+		f.body = edit(f.body, action)
+		v = c.formView(x, f, t)
+	case rawErr != nil:
+		v.Detail = rawErr.Error()
+		status = http.StatusBadRequest
+	case action == "preview" && t == nil:
+		created, err := x.api.Tenants().CreateRaw(x.r.Context(), mustJSON(f.body), client.CreateOptions{DryRun: true})
+		if status, err = v.problems(err); err != nil {
+			return err
+		}
+		if created != nil {
+			v.Preview = pretty(created.EffectiveConfig)
+		}
+	default:
+		var saved *client.Tenant
+		if t == nil {
+			saved, err = x.api.Tenants().CreateRaw(x.r.Context(), mustJSON(f.body), client.CreateOptions{})
+		} else {
+			version, _ := strconv.ParseInt(x.r.PostFormValue("_version"), 10, 64)
+			saved, err = x.api.Tenants().ReplaceRaw(x.r.Context(), t.ID, mustJSON(f.body), client.UpdateOptions{IfMatch: version})
+		}
+		if status, err = v.problems(err); err != nil {
+			return err
+		}
+		if saved != nil {
+			http.Redirect(x.w, x.r, tenantPath(saved.Name), http.StatusSeeOther)
+			return nil
+		}
+	}
+	if v.Tenant != nil {
+		if version := x.r.PostFormValue("_version"); version != "" {
+			v.Tenant.Version, _ = strconv.ParseInt(version, 10, 64)
+		}
+	}
+	title := "New tenant"
+	if t != nil {
+		title = "Edit " + t.Name
+	}
+	return c.showStatus(x, status, "form", title, "tenants", v)
+}
+
+// problems puts a refusal of the API on the form: each field at fault at
+// its field (in the editor, all in a list). Errors that are not a refusal
+// of the body are returned.
+func (v *formView) problems(err error) (int, error) {
+	var apiErr *client.Error
+	if err == nil {
+		return http.StatusOK, nil
+	}
+	if !errors.As(err, &apiErr) || apiErr.Status < 400 || apiErr.Status >= 500 || apiErr.Status == http.StatusUnauthorized || apiErr.Status == http.StatusForbidden {
+		return 0, err
+	}
+	v.Detail = apiErr.Problem.Detail
+	if apiErr.Status == http.StatusPreconditionFailed {
+		v.Stale = true
+		v.Detail = "Someone changed this tenant since you opened the form; open it again to edit what it is now."
+	}
+	var ps []fieldProblem
+	for _, e := range apiErr.Problem.Errors {
+		ps = append(ps, fieldProblem{Pointer: e.Pointer, Message: e.Message})
+	}
+	if v.Raw {
+		v.Problems = ps
+	} else {
+		v.Problems = place(v.Fields, ps)
+	}
+	return apiErr.Status, nil
+}
+
+// edit adds an empty item to the list at the action's pointer, or removes
+// the item it names; other actions (more: a map's row, which every map
+// shows one more of anyway) change nothing.
+func edit(body object, action string) object {
+	verb, ptr, _ := strings.Cut(action, ":")
+	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	var apply func(v any, segs []string) any
+	apply = func(v any, segs []string) any {
+		if len(segs) == 0 {
+			if items, ok := v.([]any); verb == "add" && (ok || v == nil) {
+				return append(items, object{})
+			}
+			return v
+		}
+		key := strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[0])
+		switch cur := v.(type) {
+		case object:
+			out := slices.Clone(cur)
+			for i := range out {
+				if out[i].Key == key {
+					out[i].Value = apply(out[i].Value, segs[1:])
+					return out
+				}
+			}
+			if verb == "add" && len(segs) == 1 { // the list itself is not there yet
+				return append(out, member{Key: key, Value: apply(nil, nil)})
+			}
+			return out
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(cur) {
+				return cur
+			}
+			if verb == "remove" && len(segs) == 1 {
+				return slices.Delete(slices.Clone(cur), i, i+1)
+			}
+			out := slices.Clone(cur)
+			out[i] = apply(out[i], segs[1:])
+			return out
+		}
+		return v
+	}
+	if verb != "add" && verb != "remove" {
+		return body
+	}
+	out, _ := apply(body, segs).(object)
+	return out
+}
+
+func mapObject(m map[string]string) object {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	o := make(object, len(keys))
+	for i, k := range keys {
+		o[i] = member{Key: k, Value: m[k]}
+	}
+	return o
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // values made by decodeOrdered and decode always encode
+	}
+	return b
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -1,0 +1,234 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jaxxstorm/landlord/client"
+)
+
+// Live updates: the store announces the ids of tenants that changed, on
+// every replica (tenant.ChangeFeed); the hub hands each to the streams of
+// the pages that show it, and each stream reads the tenant again through
+// the API, as its user, and sends the parts of the page that show it,
+// rendered by the templates that made the page, as a server-sent event.
+// Nothing polls.
+
+// hub fans announcements out to streams.
+type hub struct {
+	mu     sync.Mutex
+	subs   map[*stream]struct{}
+	closed bool
+}
+
+// stream is one page's subscription.
+type stream struct {
+	ids map[string]bool
+	ch  chan string
+	// missed says announcements were dropped for want of room: the stream
+	// reads all of its tenants again.
+	missed bool
+}
+
+// streamBuffer is how many announcements a stream may fall behind by.
+const streamBuffer = 256
+
+func newHub() *hub { return &hub{subs: map[*stream]struct{}{}} }
+
+// run hands out announcements until ch closes.
+func (h *hub) run(ch <-chan string) {
+	for id := range ch {
+		h.publish(id)
+	}
+	h.close()
+}
+
+func (h *hub) publish(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if id != "" && !s.ids[id] {
+			continue
+		}
+		select {
+		case s.ch <- id:
+		default:
+			s.missed = true
+		}
+	}
+}
+
+// subscribe returns a stream of the announcements of ids; nil when the hub
+// is closed.
+func (h *hub) subscribe(ids []string) *stream {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	s := &stream{ids: map[string]bool{}, ch: make(chan string, streamBuffer)}
+	for _, id := range ids {
+		s.ids[id] = true
+	}
+	h.subs[s] = struct{}{}
+	return s
+}
+
+func (h *hub) unsubscribe(s *stream) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[s]; ok {
+		delete(h.subs, s)
+		close(s.ch)
+	}
+}
+
+// takeMissed reports and clears the stream's missed mark.
+func (h *hub) takeMissed(s *stream) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := s.missed
+	s.missed = false
+	return m
+}
+
+// close ends every stream.
+func (h *hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for s := range h.subs {
+		delete(h.subs, s)
+		close(s.ch)
+	}
+}
+
+// maxStreamTenants bounds the tenants one stream follows.
+const maxStreamTenants = 200
+
+// heartbeat keeps a stream's connection from looking idle to proxies.
+const heartbeat = 25 * time.Second
+
+// update is the data of one event: the tenant's parts of the page, by
+// element id.
+type update struct {
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	Status    string            `json:"status"`
+	Fragments map[string]string `json:"fragments"`
+}
+
+func (c *Console) liveStream(x *call) error {
+	q := x.r.URL.Query()
+	ids := q["tenant"]
+	view := q.Get("view")
+	if len(ids) > maxStreamTenants || (view != "list" && view != "tenant") {
+		http.Error(x.w, fmt.Sprintf("follow at most %d tenants, with view list or tenant", maxStreamTenants), http.StatusBadRequest)
+		return nil
+	}
+	s := c.live.subscribe(ids)
+	if s == nil {
+		http.Error(x.w, "landlord is stopping", http.StatusServiceUnavailable)
+		return nil
+	}
+	defer c.live.unsubscribe(s)
+	rc := http.NewResponseController(x.w)
+	_ = rc.SetWriteDeadline(time.Time{}) // the server's write timeout is for requests, not streams
+	h := x.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	x.w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprint(x.w, "retry: 2000\n\n"); err != nil {
+		return nil
+	}
+	_ = rc.Flush()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-x.r.Context().Done():
+			return nil
+		case <-c.ctx.Done():
+			return nil
+		case <-tick.C:
+			if _, err := fmt.Fprint(x.w, ": ping\n\n"); err != nil {
+				return nil
+			}
+			_ = rc.Flush()
+		case id, ok := <-s.ch:
+			if !ok {
+				return nil
+			}
+			// Coalesce what else is waiting.
+			pending := []string{id}
+			for more := true; more; {
+				select {
+				case next, ok := <-s.ch:
+					if !ok {
+						return nil
+					}
+					pending = append(pending, next)
+				default:
+					more = false
+				}
+			}
+			if c.live.takeMissed(s) || slices.Contains(pending, "") {
+				pending = ids
+			}
+			slices.Sort(pending)
+			for _, id := range slices.Compact(pending) {
+				if err := c.sendUpdate(x, rc, view, id); err != nil {
+					return nil // the stream ends; the browser connects again
+				}
+			}
+		}
+	}
+}
+
+// sendUpdate reads a tenant and sends its parts of the page.
+func (c *Console) sendUpdate(x *call, rc *http.ResponseController, view, id string) error {
+	u := update{ID: id, Fragments: map[string]string{}}
+	var err error
+	if view == "list" {
+		var t *client.Tenant
+		t, err = x.api.Tenants().Get(x.r.Context(), id, client.GetOptions{IncludeDeleted: true})
+		if err == nil {
+			u.Name, u.Status = t.Name, t.Status
+			u.Fragments["t-"+id], err = c.fragment("tenantRow", tenantRow{*t})
+		}
+	} else {
+		var v *tenantView
+		v, err = c.tenantView(x, id, false)
+		if err == nil {
+			u.Name, u.Status = v.T.Name, v.T.Status
+			for _, part := range []string{"summary", "actions", "history"} {
+				if u.Fragments[part], err = c.fragment(part, v); err != nil {
+					break
+				}
+			}
+		}
+	}
+	var apiErr *client.Error
+	switch {
+	case errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound:
+		return nil
+	case errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
+		_, _ = fmt.Fprint(x.w, "event: signedout\ndata: {}\n\n")
+		_ = rc.Flush()
+		return err
+	case err != nil:
+		c.log.WarnContext(x.r.Context(), "console: live update", "tenant_id", id, "error", err)
+		return nil
+	}
+	data, _ := json.Marshal(u)
+	if _, err := fmt.Fprintf(x.w, "event: tenant\ndata: %s\n\n", data); err != nil {
+		return err
+	}
+	return rc.Flush()
+}

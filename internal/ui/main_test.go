@@ -1,0 +1,182 @@
+package ui_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+	"github.com/jaxxstorm/landlord/internal/ui"
+)
+
+const (
+	adminToken  = "admin-token-0123456789"
+	readerToken = "reader-token-0123456789"
+)
+
+var tokens = []api.Token{{Name: "ops", Secret: adminToken, Role: api.RoleAdmin}, {Name: "support", Secret: readerToken, Role: api.RoleReader}}
+
+// site is the API and the console on a SQLite store and a provider, as
+// landlord serve puts them together.
+type site struct {
+	*httptest.Server
+	store *sqlite.Store
+	// ctrl runs the controller when started.
+	manager *compute.Manager
+}
+
+type siteOptions struct {
+	tokens   []api.Token
+	provider compute.Provider
+}
+
+func newSite(t *testing.T, opts siteOptions) *site {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	p := opts.provider
+	if p == nil {
+		if p, err = mock.New(mock.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := providertest.Manager(t, p, compute.ManagerOptions{})
+	server, err := api.New(api.Options{Store: store, Compute: m, Tokens: opts.tokens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := store.Key(ctx, "console-session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	console, err := ui.New(ui.Options{API: server.Handler(), SessionKey: key, Changes: store.Changes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(console.Close)
+	mux := http.NewServeMux()
+	mux.Handle(ui.Prefix, server.Wrap(console))
+	mux.Handle("/", server.Handler())
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	t.Cleanup(console.Close) // before ts.Close: live streams end first
+	return &site{Server: ts, store: store, manager: m}
+}
+
+// runController reconciles the site's tenants until the test ends.
+func (s *site) runController(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := controller.New(s.store, s.manager, controller.Options{Leases: s.store, LeaseTTL: 2 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = c.Run(ctx)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// createTenant creates a tenant through the API, as ops.
+func (s *site) createTenant(t *testing.T, body string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", s.URL+"/v1/tenants", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct{ ID string }
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 201 || json.Unmarshal(b, &out) != nil {
+		t.Fatalf("create: %d %s", res.StatusCode, b)
+	}
+	return out.ID
+}
+
+// browser is a user of the console: a cookie jar that does not follow
+// redirects, so that tests see them.
+type browser struct {
+	t    *testing.T
+	site *site
+	http *http.Client
+}
+
+func (s *site) browser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, site: s, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+type page struct {
+	status   int
+	header   http.Header
+	body     string
+	location string
+}
+
+func (b *browser) get(path string) page {
+	b.t.Helper()
+	return b.do("GET", path, nil)
+}
+
+// post sends a form, with the CSRF token of the page at from unless the
+// form has one.
+func (b *browser) post(path string, form url.Values) page {
+	b.t.Helper()
+	return b.do("POST", path, form)
+}
+
+func (b *browser) do(method, path string, form url.Values) page {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, b.site.URL+path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := b.http.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	return page{status: res.StatusCode, header: res.Header, body: string(raw), location: res.Header.Get("Location")}
+}
+
+var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is the CSRF token of the session, read from a page's form.
+func (b *browser) csrf(path string) string {
+	b.t.Helper()
+	m := csrfInput.FindStringSubmatch(b.get(path).body)
+	if m == nil {
+		b.t.Fatalf("%s has no form with a CSRF token", path)
+	}
+	return m[1]
+}
+
+func (b *browser) signIn(token string) page {
+	b.t.Helper()
+	return b.post("/ui/signin", url.Values{"csrf": {b.csrf("/ui/signin")}, "token": {token}, "next": {"/ui/"}})
+}

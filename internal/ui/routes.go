@@ -1,0 +1,48 @@
+package ui
+
+import (
+	"embed"
+	"net/http"
+)
+
+//go:embed assets
+var assetFS embed.FS
+
+// routes are the console's pages, under Prefix.
+func (c *Console) routes() map[string]http.Handler {
+	p := c.page
+	return map[string]http.Handler{
+		"GET /ui/{$}":                      p(c.listTenants),
+		"GET /ui/signin":                   http.HandlerFunc(c.signinPage),
+		"POST /ui/signin":                  http.HandlerFunc(c.signin),
+		"POST /ui/signout":                 p(c.signout),
+		"GET /ui/tenants/new":              p(c.newTenant),
+		"POST /ui/tenants/new":             p(c.submitForm),
+		"GET /ui/tenants/{tenant}":         p(c.tenantPage),
+		"GET /ui/tenants/{tenant}/edit":    p(c.editTenant),
+		"POST /ui/tenants/{tenant}/edit":   p(c.submitForm),
+		"POST /ui/tenants/{tenant}/pause":  p(c.pause),
+		"POST /ui/tenants/{tenant}/resume": p(c.resume),
+		"POST /ui/tenants/{tenant}/retry":  p(c.retry),
+		"POST /ui/tenants/{tenant}/delete": p(c.deleteTenant),
+		"GET /ui/providers":                p(c.providersPage),
+		"GET /ui/live":                     p(c.liveStream),
+		"GET /ui/assets/":                  assets(),
+		"/ui/":                             p(c.notFound),
+	}
+}
+
+func (c *Console) notFound(x *call) error {
+	c.renderError(x.w, x.r, x.sess, http.StatusNotFound, "There is no page here. The tenants are on the first page.")
+	return nil
+}
+
+// assets serves the style sheet, scripts and icon embedded in the binary,
+// cached by browsers for an hour.
+func assets() http.Handler {
+	files := http.FileServerFS(assetFS)
+	return http.StripPrefix("/ui", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	}))
+}

@@ -1,0 +1,252 @@
+package ui
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/controller"
+)
+
+// retryAnnotation asks for another attempt at a failed tenant: setting it
+// (to the time) changes the desired state, which the controller tries
+// again, as kubectl rollout restart does with an annotation.
+const retryAnnotation = "landlord.io/retry"
+
+// listPageSize is how many tenants a page of the list shows.
+const listPageSize = 50
+
+type listView struct {
+	Status, Provider, Label, Q string
+	Statuses                   []string
+	Providers                  []string
+	Tenants                    []tenantRow
+	// This and Next are page tokens, FirstURL and NextURL their pages;
+	// Filtered says a filter is set.
+	This, Next        string
+	FirstURL, NextURL string
+	Filtered          bool
+	// Problems are the API's complaints about the filters, by parameter.
+	Problems map[string]string
+	LiveURL  string
+}
+
+// tenantRow is one row of the list, also rendered alone for live updates.
+type tenantRow struct {
+	client.Tenant
+}
+
+func (c *Console) listTenants(x *call) error {
+	q := x.r.URL.Query()
+	v := listView{Status: q.Get("status"), Provider: q.Get("provider"), Label: strings.TrimSpace(q.Get("label")), Q: strings.TrimSpace(q.Get("q")),
+		Statuses: slices.Clone(clientStatuses), This: q.Get("page_token")}
+	v.Filtered = v.Status != "" || v.Provider != "" || v.Label != "" || v.Q != ""
+	opts := client.ListOptions{Provider: v.Provider, NamePrefix: v.Q, PageSize: listPageSize, PageToken: v.This}
+	if v.Status != "" {
+		opts.Statuses = []string{v.Status}
+	}
+	for term := range strings.SplitSeq(v.Label, ",") {
+		if term = strings.TrimSpace(term); term != "" {
+			opts.Labels = append(opts.Labels, term)
+		}
+	}
+	if providers, err := x.api.Compute().Providers(x.r.Context()); err == nil {
+		for _, p := range providers.Providers {
+			v.Providers = append(v.Providers, p.Name)
+		}
+	}
+	list, err := x.api.Tenants().List(x.r.Context(), opts)
+	if problems, ok := parameterProblems(err); ok {
+		v.Problems = problems
+		return c.showStatus(x, http.StatusBadRequest, "tenants", "Tenants", "tenants", v)
+	}
+	if err != nil {
+		return err
+	}
+	ids := url.Values{"view": {"list"}}
+	for _, t := range list.Tenants {
+		v.Tenants = append(v.Tenants, tenantRow{t})
+		ids.Add("tenant", t.ID)
+	}
+	v.Next = list.NextPageToken
+	filters := url.Values{}
+	for k, val := range map[string]string{"q": v.Q, "status": v.Status, "provider": v.Provider, "label": v.Label} {
+		if val != "" {
+			filters.Set(k, val)
+		}
+	}
+	v.FirstURL = Prefix + "?" + filters.Encode()
+	filters.Set("page_token", v.Next)
+	v.NextURL = Prefix + "?" + filters.Encode()
+	v.LiveURL = Prefix + "live?" + ids.Encode()
+	return c.show(x, "tenants", "Tenants", "tenants", v)
+}
+
+var clientStatuses = []string{client.StatusRequested, client.StatusProvisioning, client.StatusReady, client.StatusUpdating, client.StatusDeleting, client.StatusFailed, client.StatusDeleted}
+
+// parameterProblems are the API's complaints about query parameters, by
+// parameter, when err is a 400 that names them.
+func parameterProblems(err error) (map[string]string, bool) {
+	apiErr, ok := err.(*client.Error)
+	if !ok || apiErr.Status != http.StatusBadRequest {
+		return nil, false
+	}
+	out := map[string]string{}
+	for _, f := range apiErr.Problem.Errors {
+		out[f.Parameter] = strings.TrimSpace(out[f.Parameter] + " " + f.Message)
+	}
+	if len(out) == 0 {
+		out[""] = apiErr.Problem.Detail
+	}
+	return out, true
+}
+
+func (c *Console) showStatus(x *call, status int, name, title, nav string, data any) error {
+	c.render(x.w, status, name, view{Title: title, Nav: nav, User: x.sess, CanWrite: x.canWrite(), Data: data})
+	return nil
+}
+
+// tenantView is a tenant's page; its parts are rendered alone for live
+// updates.
+type tenantView struct {
+	T client.Tenant
+	// Events are the latest of its history, newest first.
+	Events   []client.Event
+	Older    bool
+	Workload *client.ComputeStatus
+	// WorkloadNote says why there is no workload to show.
+	WorkloadNote string
+	// Secrets names the secrets that are set, by pointer.
+	Secrets  []string
+	Paused   bool
+	CanWrite bool
+	CSRF     string
+	LiveURL  string
+	// ConfirmError says the name typed to confirm a deletion was wrong.
+	ConfirmError string
+}
+
+// historyShown is how many of a tenant's latest events its page shows.
+const historyShown = 100
+
+func (c *Console) tenantPage(x *call) error {
+	v, err := c.tenantView(x, x.r.PathValue("tenant"), true)
+	if err != nil {
+		return err
+	}
+	return c.show(x, "tenant", v.T.Name, "tenants", v)
+}
+
+// tenantView reads what a tenant's page shows; the workload's live status
+// only with workload (live updates leave it out).
+func (c *Console) tenantView(x *call, idOrName string, workload bool) (*tenantView, error) {
+	ctx := x.r.Context()
+	t, err := x.api.Tenants().Get(ctx, idOrName, client.GetOptions{IncludeDeleted: true})
+	if err != nil {
+		return nil, err
+	}
+	v := &tenantView{T: *t, CanWrite: x.canWrite() && t.Status != client.StatusDeleted, CSRF: x.sess.CSRF,
+		Paused:  t.Annotations[controller.PausedAnnotation] == "true",
+		LiveURL: Prefix + "live?" + url.Values{"view": {"tenant"}, "tenant": {t.ID}}.Encode()}
+	v.Secrets = setSecrets(t.ComputeConfig)
+	for e, err := range x.api.Tenants().AllEvents(ctx, t.ID, client.EventOptions{PageSize: 500}) {
+		if err != nil {
+			return nil, err
+		}
+		v.Events = append(v.Events, e)
+		if len(v.Events) > historyShown {
+			v.Events, v.Older = v.Events[1:], true
+		}
+	}
+	slices.Reverse(v.Events)
+	if workload && t.Status != client.StatusDeleted {
+		st, err := x.api.Tenants().Status(ctx, t.ID)
+		switch {
+		case err == nil:
+			v.Workload = st
+		case client.IsNotFound(err):
+			v.WorkloadNote = "No workload runs for this tenant yet."
+		default:
+			v.WorkloadNote = "The provider did not answer: " + err.Error()
+		}
+	}
+	return v, nil
+}
+
+// setSecrets lists the pointers of the secrets a config sets: the API
+// shows each as "[redacted]", and the page says only that it is set.
+func setSecrets(config json.RawMessage) []string {
+	v, err := decodeOrdered(config)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	var walk func(pointer string, v any)
+	walk = func(pointer string, v any) {
+		switch v := v.(type) {
+		case object:
+			for _, m := range v {
+				walk(pointer+"/"+escape(m.Key), m.Value)
+			}
+		case []any:
+			for i, it := range v {
+				walk(pointer+"/"+strconv.Itoa(i), it)
+			}
+		case string:
+			if v == workload.RedactedValue {
+				out = append(out, pointer)
+			}
+		}
+	}
+	walk("/compute_config", v)
+	return out
+}
+
+// pause, resume and retry change the tenant's annotations with a merge
+// patch, as any client would.
+func (c *Console) pause(x *call) error {
+	return c.annotate(x, controller.PausedAnnotation, "true")
+}
+
+func (c *Console) resume(x *call) error {
+	return c.annotate(x, controller.PausedAnnotation, nil)
+}
+
+func (c *Console) retry(x *call) error {
+	return c.annotate(x, retryAnnotation, c.opts.Now().UTC().Format(time.RFC3339Nano))
+}
+
+func (c *Console) annotate(x *call, key string, value any) error {
+	patch, _ := json.Marshal(map[string]any{"annotations": map[string]any{key: value}})
+	t, err := x.api.Tenants().Patch(x.r.Context(), x.r.PathValue("tenant"), patch, client.UpdateOptions{})
+	if err != nil {
+		return err
+	}
+	http.Redirect(x.w, x.r, tenantPath(t.Name), http.StatusSeeOther)
+	return nil
+}
+
+// deleteTenant deletes the tenant once its name is typed to confirm it.
+func (c *Console) deleteTenant(x *call) error {
+	v, err := c.tenantView(x, x.r.PathValue("tenant"), true)
+	if err != nil {
+		return err
+	}
+	if typed := strings.TrimSpace(x.r.PostFormValue("confirm")); typed != v.T.Name {
+		v.ConfirmError = "Type the tenant's name, " + v.T.Name + ", to delete it."
+		return c.showStatus(x, http.StatusUnprocessableEntity, "tenant", v.T.Name, "tenants", v)
+	}
+	if _, err := x.api.Tenants().Delete(x.r.Context(), v.T.ID, client.DeleteOptions{IfMatch: v.T.Version}); err != nil {
+		return err
+	}
+	http.Redirect(x.w, x.r, tenantPath(v.T.ID), http.StatusSeeOther)
+	return nil
+}
+
+func tenantPath(idOrName string) string { return Prefix + "tenants/" + url.PathEscape(idOrName) }
