@@ -34,6 +34,8 @@ type formView struct {
 	// Problems are those no field holds (all of them in the raw editor).
 	Detail   string
 	Problems []fieldProblem
+	// Placed counts the problems shown at their fields.
+	Placed int
 	// Preview is the effective config of a dry run.
 	Preview string
 	// Carried are the config's provider choice (compute_provider), which
@@ -297,6 +299,7 @@ func (v *formView) problems(err error) (int, error) {
 		v.Problems = ps
 	} else {
 		v.Problems = place(v.Fields, ps)
+		v.Placed = len(ps) - len(v.Problems)
 	}
 	return apiErr.Status, nil
 }

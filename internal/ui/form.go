@@ -128,7 +128,7 @@ func fields(n *node, label, pointer string, required bool, value, defaults any) 
 		items, _ := value.([]any)
 		for i, it := range items {
 			item := fields(n.Items, fmt.Sprintf("%s %d", singular(label), i+1), fmt.Sprintf("%s/%d", pointer, i), false, it, nil)
-			item.Index, item.Removable = i, true
+			item.Index, item.Removable, item.Open = i, true, true
 			f.Items = append(f.Items, item)
 		}
 		f.Open = len(items) > 0

@@ -148,6 +148,13 @@ func (c *Console) liveStream(x *call) error {
 		return nil
 	}
 	_ = rc.Flush()
+	// What changed between the page's render and this subscription would
+	// be missed: send the tenants as they are now, once.
+	for _, id := range ids {
+		if err := c.sendUpdate(x, rc, view, id); err != nil {
+			return nil
+		}
+	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	for {

@@ -151,7 +151,7 @@ func (c *Console) tenantView(x *call, idOrName string, workload bool) (*tenantVi
 	if err != nil {
 		return nil, err
 	}
-	v := &tenantView{T: *t, CanWrite: x.canWrite() && t.Status != client.StatusDeleted, CSRF: x.sess.CSRF,
+	v := &tenantView{T: *t, CanWrite: x.canWrite() && t.Status != client.StatusDeleted && t.Status != client.StatusDeleting, CSRF: x.sess.CSRF,
 		Paused:  t.Annotations[controller.PausedAnnotation] == "true",
 		LiveURL: Prefix + "live?" + url.Values{"view": {"tenant"}, "tenant": {t.ID}}.Encode()}
 	v.Secrets = setSecrets(t.ComputeConfig)
