@@ -23,8 +23,9 @@ type handlerTransport struct {
 }
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	// The API's router writes to the request it serves: give it a copy.
+	req = req.Clone(req.Context())
 	if t.requestID != "" {
-		req = req.Clone(req.Context())
 		req.Header.Set("X-Request-ID", t.requestID)
 	}
 	rec := &recorder{header: http.Header{}}
@@ -71,3 +72,5 @@ func (c *Console) apiAs(token, requestID string) *client.Client {
 		HTTPClient: &http.Client{Transport: handlerTransport{h: c.opts.API, requestID: requestID}}})
 	return cl
 }
+
+var _ http.RoundTripper = handlerTransport{}

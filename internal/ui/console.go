@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -45,6 +46,8 @@ type Console struct {
 	pages   *pages
 	handler http.Handler
 	live    *hub
+	// fed says the store announces changes: pages are live.
+	fed bool
 	// ctx ends when the console closes, ending live streams.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -73,7 +76,7 @@ func New(opts Options) (*Console, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Console{opts: opts, sealer: sealer, log: opts.Logger, pages: pages}
+	c := &Console{opts: opts, sealer: sealer, log: opts.Logger, pages: pages, fed: opts.Changes != nil}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.live = newHub()
 	if opts.Changes != nil {
@@ -145,9 +148,26 @@ type handler func(x *call) error
 // CSRF token.
 func (c *Console) page(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+			if err := r.ParseForm(); err != nil {
+				status := http.StatusBadRequest
+				if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+					status = http.StatusRequestEntityTooLarge
+				}
+				c.renderError(w, r, c.session(r), status, "This form could not be read: "+err.Error())
+				return
+			}
+		}
 		sess := c.session(r)
 		if !sess.signedIn() {
 			me, err := c.apiAs("", w.Header().Get("X-Request-ID")).WhoAmI(r.Context())
+			if err != nil && r.URL.Path == Prefix+"live" {
+				// A stream cannot follow a redirect: tell the page.
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, signedOut)
+				return
+			}
 			if err != nil {
 				c.toSignIn(w, r)
 				return
@@ -169,6 +189,9 @@ func (c *Console) page(h handler) http.Handler {
 func (c *Console) newSession(token string, me *client.Identity) *session {
 	return &session{Token: token, Name: me.Name, Role: me.Role, CSRF: randomToken(), Expires: c.opts.Now().Add(c.opts.SessionTTL).Unix()}
 }
+
+// maxFormBytes bounds a form: the editor's text and its other inputs.
+const maxFormBytes = 2 << 20
 
 // toSignIn sends the user to sign in, and back here afterwards.
 func (c *Console) toSignIn(w http.ResponseWriter, r *http.Request) {

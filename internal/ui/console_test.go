@@ -344,3 +344,103 @@ func TestDeleteNeedsTheNameTyped(t *testing.T) {
 		t.Error("the tenant was not deleted")
 	}
 }
+
+// The list says what the API found wrong with its filters.
+func TestListFilterProblems(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	b := s.browser(t)
+	for _, q := range []string{"page_token=garbage", "status=bogus", "label=%3Dx"} {
+		p := b.get("/ui/?" + q)
+		if p.status != http.StatusBadRequest || !strings.Contains(p.body, `class="alert bad"`) {
+			t.Errorf("%s: %d, no alert", q, p.status)
+		}
+	}
+}
+
+// A secret typed into a form the API refuses is not shown again, yet is
+// kept for the next try; on an edit, an empty secret keeps the stored one.
+func TestTypedSecretsSurviveARefusal(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	b := s.browser(t)
+	const secret = "typed-in-a-refused-form"
+	form := url.Values{"csrf": {b.csrf("/ui/tenants/new")}, "_action": {"save"}, "provider": {"mock"},
+		"/name": {"acme"}, "/compute_config/image": {"nginx"}, "/compute_config/ports/0/container_port": {"0"},
+		"/compute_config/secrets#key": {"TOKEN"}, "/compute_config/secrets#value": {secret}}
+	p := b.post("/ui/tenants/new", form)
+	if p.status != http.StatusUnprocessableEntity || strings.Contains(p.body, secret) {
+		t.Fatalf("refused: %d, shows the secret: %v", p.status, strings.Contains(p.body, secret))
+	}
+	sealed := regexp.MustCompile(`name="_secrets" value="([^"]+)"`).FindStringSubmatch(p.body)
+	if sealed == nil || !strings.Contains(p.body, "typed; leave empty to keep what you typed") {
+		t.Fatal("the typed secret is not carried")
+	}
+	form.Set("_secrets", sealed[1])
+	form.Set("/compute_config/secrets#value", "")
+	form.Set("/compute_config/ports/0/container_port", "80")
+	if p := b.post("/ui/tenants/new", form); p.status != http.StatusSeeOther {
+		t.Fatalf("fixed: %d\n%s", p.status, p.body)
+	}
+	got, _ := s.store.Get(context.Background(), "acme", tenant.GetOptions{})
+	if !strings.Contains(string(got.ComputeConfig), `"TOKEN":"`+secret+`"`) {
+		t.Errorf("stored %s", got.ComputeConfig)
+	}
+}
+
+// An edit carries the version it was opened at, and a button the form
+// does not have is refused rather than taken for a save.
+func TestEditNeedsItsVersionAndAKnownButton(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	s.createTenant(t, `{"name":"acme","compute_config":{"image":"a"}}`)
+	b := s.browser(t)
+	csrf := b.csrf("/ui/tenants/acme")
+	base := url.Values{"csrf": {csrf}, "/compute_config/image": {"b"}}
+	for name, form := range map[string]url.Values{
+		"no version":     with(base, "_action", "save"),
+		"preview":        with(with(base, "_version", "1"), "_action", "preview"),
+		"unknown button": with(with(base, "_version", "1"), "_action", "launch"),
+	} {
+		if p := b.post("/ui/tenants/acme/edit", form); p.status != http.StatusBadRequest {
+			t.Errorf("%s: %d", name, p.status)
+		}
+	}
+	if p := b.post("/ui/tenants/acme/edit", with(with(base, "_version", "7"), "_action", "save")); p.status != http.StatusPreconditionFailed || !strings.Contains(p.body, "Someone changed this tenant") {
+		t.Errorf("a stale version: %d", p.status)
+	}
+	if got, _ := s.store.Get(context.Background(), "acme", tenant.GetOptions{}); got.Version != 1 {
+		t.Errorf("refused edits changed the tenant to version %d", got.Version)
+	}
+}
+
+func with(v url.Values, key, value string) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	out.Set(key, value)
+	return out
+}
+
+// The editor keeps text it cannot read, whichever button is pressed.
+func TestRawEditorKeepsUnreadableText(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	b := s.browser(t)
+	csrf := b.csrf("/ui/tenants/new")
+	for _, action := range []string{"raw", "provider", "add:/compute_config/ports", "save"} {
+		p := b.post("/ui/tenants/new", url.Values{"csrf": {csrf}, "_action": {action}, "mode": {"raw"}, "provider": {"mock"}, "_raw": {"name: [unclosed"}})
+		if !strings.Contains(p.body, "name: [unclosed</textarea>") {
+			t.Errorf("%s: the editor lost its text (%d)", action, p.status)
+		}
+	}
+	if p := b.post("/ui/tenants/new", url.Values{"csrf": {csrf}, "_action": {"save"}, "mode": {"raw"}, "_raw": {"[1]"}}); p.status != http.StatusBadRequest || !strings.Contains(p.body, "must be a JSON object") {
+		t.Errorf("a body that is not an object: %d", p.status)
+	}
+}
+
+// A stream whose session ended says so, rather than redirect.
+func TestLiveStreamOfAnEndedSession(t *testing.T) {
+	s := newSite(t, siteOptions{tokens: tokens})
+	p := s.browser(t).get("/ui/live?view=list")
+	if p.status != 200 || p.header.Get("Content-Type") != "text/event-stream" || !strings.Contains(p.body, "event: signedout") {
+		t.Errorf("%d %s %q", p.status, p.header.Get("Content-Type"), p.body)
+	}
+}

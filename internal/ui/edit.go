@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -43,6 +44,9 @@ type formView struct {
 	Carried string
 	CSRF    string
 	Stale   bool
+	// Secrets carries, sealed, the secrets typed before the form came
+	// back, which the page never holds in the clear.
+	Secrets string
 }
 
 // Action says what a form's button asks for.
@@ -150,7 +154,30 @@ func (c *Console) formView(x *call, f *form, t *client.Tenant) *formView {
 		root.Children = append(root.Children, m)
 	}
 	v.Fields = root
+	typed := map[string]string{}
+	typedSecrets(f.schema, "/compute_config", cfg, typed)
+	if len(typed) > 0 {
+		v.Secrets = c.sealer.sealBytes(secretsAD, mustJSON(typed))
+	}
 	return v
+}
+
+// secretsAD binds the sealed secrets of a form to their purpose.
+var secretsAD = []byte("landlord console form secrets v1")
+
+// secretInputs are what the form's empty secret inputs mean: the tenant's
+// stored secrets (t, on an edit) and those typed before, carried sealed.
+func (c *Console) secretInputs(t *client.Tenant, sealed string) *secretInputs {
+	s := &secretInputs{kept: map[string]bool{}, carried: map[string]string{}}
+	if t != nil {
+		for _, p := range setSecrets(t.ComputeConfig) {
+			s.kept[p] = true
+		}
+	}
+	if plain, ok := c.sealer.openBytes(secretsAD, sealed); ok {
+		_ = json.Unmarshal(plain, &s.carried)
+	}
+	return s
 }
 
 func (f *form) unrepresentable() []string {
@@ -163,12 +190,12 @@ func (f *form) unrepresentable() []string {
 }
 
 // read makes the body from a submitted form.
-func (f *form) read(values url.Values, create bool, carried string) {
+func (f *form) read(values url.Values, create bool, carried string, secrets *secretInputs) {
 	f.body = object{}
 	if create {
 		f.body = append(f.body, member{Key: "name", Value: strings.TrimSpace(values.Get("/name"))})
 	}
-	cfg, ok := decode(f.schema, "/compute_config", values)
+	cfg, ok := decode(f.schema, "/compute_config", values, secrets)
 	if !ok {
 		cfg = object{}
 	}
@@ -180,7 +207,7 @@ func (f *form) read(values url.Values, create bool, carried string) {
 	f.body = append(f.body, member{Key: "compute_config", Value: cfg})
 	labels := &node{Type: "object", Values: &node{Type: "string"}}
 	for _, k := range []string{"labels", "annotations"} {
-		m, ok := decode(labels, "/"+k, values)
+		m, ok := decode(labels, "/"+k, values, nil)
 		if ok || !create {
 			if !ok {
 				m = object{} // the form shows them all: none left means none
@@ -190,15 +217,24 @@ func (f *form) read(values url.Values, create bool, carried string) {
 	}
 }
 
+// maxRawBytes bounds the editor's text, as the API bounds a body.
+const maxRawBytes = 1 << 20
+
 // submitForm handles every button of the form: a change of provider, an
 // item added or removed, a switch between the form and the editor, a
 // preview (a dry run) and the save itself.
 func (c *Console) submitForm(x *call) error {
 	var t *client.Tenant
+	var version int64
 	if name := x.r.PathValue("tenant"); name != "" {
 		var err error
 		if t, err = x.api.Tenants().Get(x.r.Context(), name, client.GetOptions{}); err != nil {
 			return err
+		}
+		// The version the form was opened at: a save checks it (If-Match).
+		if version, err = strconv.ParseInt(x.r.PostFormValue("_version"), 10, 64); err != nil || version < 1 {
+			c.renderError(x.w, x.r, x.sess, http.StatusBadRequest, "This form lacks the version of the tenant it edits: open it again.")
+			return nil
 		}
 	}
 	provider := x.r.PostFormValue("provider")
@@ -211,34 +247,52 @@ func (c *Console) submitForm(x *call) error {
 	}
 	action := x.r.PostFormValue("_action")
 	raw := x.r.PostFormValue("mode") == "raw"
+	text := x.r.PostFormValue("_raw")
 	var rawErr error
-	if raw {
+	switch {
+	case !raw:
+		f.read(x.r.PostForm, t == nil, x.r.PostFormValue("_carried"), c.secretInputs(t, x.r.PostFormValue("_secrets")))
+	case len(text) > maxRawBytes:
+		rawErr = fmt.Errorf("the editor holds %d bytes; a tenant is at most %d", len(text), maxRawBytes)
+	default:
 		var body any
-		body, rawErr = parseRaw(x.r.PostFormValue("_raw"))
+		body, rawErr = parseRaw(text)
 		if o, ok := body.(object); ok {
 			f.body = o
+		} else if rawErr == nil {
+			rawErr = errors.New("the tenant must be a JSON object (or a YAML mapping) of its fields")
 		}
-	} else {
-		f.read(x.r.PostForm, t == nil, x.r.PostFormValue("_carried"))
 	}
 	v := c.formView(x, f, t)
-	v.Raw, v.RawText = raw, x.r.PostFormValue("_raw")
+	v.Raw, v.RawText = raw, text
+	if t != nil {
+		v.Tenant.Version = version
+	}
 	status := http.StatusOK
 	switch {
-	case action == "form" && rawErr == nil:
+	case rawErr != nil && (action == "save" || action == "preview" || action == "form"):
+		v.Detail = rawErr.Error()
+		status = http.StatusBadRequest
+	case rawErr != nil: // another button: keep the text as it is
+	case action == "form":
 		v.Raw = false
 		if bad := f.unrepresentable(); len(bad) > 0 {
 			v.Raw = true
 			v.Notice = "The form cannot show " + strings.Join(bad, ", ") + ": keep editing it here."
 		}
 	case action == "raw":
-		v.Raw, v.RawText = true, rawText(f.body)
+		v.Raw, v.RawText = true, text
+		if !raw {
+			v.RawText = rawText(f.body)
+		}
 	case action == "provider" || strings.HasPrefix(action, "add:") || strings.HasPrefix(action, "remove:") || strings.HasPrefix(action, "more:"):
-		f.body = edit(f.body, action)
-		v = c.formView(x, f, t)
-	case rawErr != nil:
-		v.Detail = rawErr.Error()
-		status = http.StatusBadRequest
+		if !raw {
+			f.body = edit(f.body, action)
+			v = c.formView(x, f, t)
+			if t != nil {
+				v.Tenant.Version = version
+			}
+		}
 	case action == "preview" && t == nil:
 		created, err := x.api.Tenants().CreateRaw(x.r.Context(), mustJSON(f.body), client.CreateOptions{DryRun: true})
 		if status, err = v.problems(err); err != nil {
@@ -247,12 +301,11 @@ func (c *Console) submitForm(x *call) error {
 		if created != nil {
 			v.Preview = pretty(created.EffectiveConfig)
 		}
-	default:
+	case action == "save":
 		var saved *client.Tenant
 		if t == nil {
 			saved, err = x.api.Tenants().CreateRaw(x.r.Context(), mustJSON(f.body), client.CreateOptions{})
 		} else {
-			version, _ := strconv.ParseInt(x.r.PostFormValue("_version"), 10, 64)
 			saved, err = x.api.Tenants().ReplaceRaw(x.r.Context(), t.ID, mustJSON(f.body), client.UpdateOptions{IfMatch: version})
 		}
 		if status, err = v.problems(err); err != nil {
@@ -262,11 +315,12 @@ func (c *Console) submitForm(x *call) error {
 			http.Redirect(x.w, x.r, tenantPath(saved.Name), http.StatusSeeOther)
 			return nil
 		}
+	default:
+		c.renderError(x.w, x.r, x.sess, http.StatusBadRequest, "This form has no button "+strconv.Quote(action)+".")
+		return nil
 	}
-	if v.Tenant != nil {
-		if version := x.r.PostFormValue("_version"); version != "" {
-			v.Tenant.Version, _ = strconv.ParseInt(version, 10, 64)
-		}
+	if v.Secrets != "" && status != http.StatusOK && !v.Raw {
+		v.Notice = strings.TrimSpace(v.Notice + " The secrets you typed are kept, sealed, and not shown: leave their inputs empty to keep them.")
 	}
 	title := "New tenant"
 	if t != nil {
@@ -318,7 +372,7 @@ func edit(body object, action string) object {
 			}
 			return v
 		}
-		key := strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[0])
+		key := unescape(segs[0])
 		switch cur := v.(type) {
 		case object:
 			out := slices.Clone(cur)
@@ -328,8 +382,15 @@ func edit(body object, action string) object {
 					return out
 				}
 			}
-			if verb == "add" && len(segs) == 1 { // the list itself is not there yet
-				return append(out, member{Key: key, Value: apply(nil, nil)})
+			if verb == "add" { // the list, or an object holding it, is not there yet
+				var missing any
+				if len(segs) > 1 {
+					if _, err := strconv.Atoi(segs[1]); err == nil {
+						return out // an item of a list that is not there
+					}
+					missing = object{}
+				}
+				return append(out, member{Key: key, Value: apply(missing, segs[1:])})
 			}
 			return out
 		case []any:

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -47,11 +48,10 @@ type option struct {
 	Selected     bool
 }
 
-// mapRow is one key and value of a map. Kept says the value is a secret
-// that is set, and is kept when its input is left empty.
+// mapRow is one key and value of a map. A secret's value is never shown:
+// Placeholder says whether one is set, and that an empty input keeps it.
 type mapRow struct {
-	Key, Value string
-	Kept       bool
+	Key, Value, Placeholder string
 }
 
 // ID is the field's id in the page.
@@ -89,6 +89,11 @@ func escape(key string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
 }
 
+// unescape undoes escape.
+func unescape(segment string) string {
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(segment)
+}
+
 // fields makes the fields of n for value at pointer; defaults are the
 // operator's defaults at the same place, shown as placeholders.
 func fields(n *node, label, pointer string, required bool, value, defaults any) *field {
@@ -104,9 +109,9 @@ func fields(n *node, label, pointer string, required bool, value, defaults any) 
 			f.Options = options(n, value, f.Placeholder)
 		case n.WriteOnly:
 			f.Kind = "password"
-			if value == workload.RedactedValue {
-				f.Value = ""
-				f.Placeholder = "set; leave empty to keep it"
+			f.Value = "" // never sent back to the browser
+			if p := secretPlaceholder(value); p != "" {
+				f.Placeholder = p
 			}
 		case n.Type == "integer" || n.Type == "number":
 			f.Kind = "number"
@@ -137,14 +142,14 @@ func fields(n *node, label, pointer string, required bool, value, defaults any) 
 		f.Secret = n.Values.WriteOnly
 		if o, ok := value.(object); ok {
 			for _, m := range o {
-				row := mapRow{Key: m.Key, Value: scalarText(m.Value)}
+				row := mapRow{Key: m.Key, Value: scalarText(m.Value), Placeholder: "value"}
 				if f.Secret {
-					row.Kept, row.Value = m.Value == workload.RedactedValue, ""
+					row.Value, row.Placeholder = "", cmp.Or(secretPlaceholder(m.Value), "value")
 				}
 				f.Rows = append(f.Rows, row)
 			}
 		}
-		f.Rows = append(f.Rows, mapRow{}) // room for one more
+		f.Rows = append(f.Rows, mapRow{Placeholder: "value"}) // room for one more
 	default:
 		f.Kind = "object"
 		o, _ := value.(object)
@@ -157,6 +162,19 @@ func fields(n *node, label, pointer string, required bool, value, defaults any) 
 		f.Open = len(o) > 0 || required
 	}
 	return f
+}
+
+// secretPlaceholder says what an empty secret input keeps: the stored
+// secret (the API shows it as "[redacted]"), or one typed before the form
+// came back (carried sealed in the page, see secretInputs).
+func secretPlaceholder(value any) string {
+	switch v, _ := value.(string); {
+	case v == workload.RedactedValue:
+		return "set; leave empty to keep it"
+	case v != "":
+		return "typed; leave empty to keep what you typed"
+	}
+	return ""
 }
 
 func help(n *node) string {
@@ -221,18 +239,47 @@ func singular(label string) string {
 const (
 	keySuffix   = "#key"
 	valueSuffix = "#value"
-	keptSuffix  = "#kept"
 )
+
+// secretInputs say what an empty secret input means: the stored secret
+// (kept, by pointer: the secrets the tenant has), or a secret typed before
+// the form came back with problems (carried), which the page never holds
+// in the clear.
+type secretInputs struct {
+	kept    map[string]bool
+	carried map[string]string
+}
+
+// empty is the value of a secret input left empty at pointer; ok is false
+// when it means nothing.
+func (s *secretInputs) empty(pointer string) (any, bool) {
+	if s == nil {
+		return nil, false
+	}
+	if v, ok := s.carried[pointer]; ok {
+		return v, true
+	}
+	if s.kept[pointer] {
+		return workload.RedactedValue, true // the API keeps the stored secret
+	}
+	return nil, false
+}
 
 // decode reads the value of n at pointer from a submitted form: what was
 // typed, as the schema's shape says to send it. It judges nothing: a
 // number that is not one is sent as the text typed, for the API to report
 // at its pointer. ok is false when nothing was filled in.
-func decode(n *node, pointer string, form url.Values) (v any, ok bool) {
+func decode(n *node, pointer string, form url.Values, secrets *secretInputs) (v any, ok bool) {
 	switch {
 	case n.scalar():
-		text := strings.TrimSpace(form.Get(pointer))
+		text := form.Get(pointer)
+		if !n.WriteOnly {
+			text = strings.TrimSpace(text)
+		}
 		if text == "" {
+			if n.WriteOnly {
+				return secrets.empty(pointer)
+			}
 			return nil, false
 		}
 		return typed(n, text), true
@@ -251,7 +298,7 @@ func decode(n *node, pointer string, form url.Values) (v any, ok bool) {
 	case n.Type == "array":
 		var out []any
 		for _, i := range indexes(pointer, form) {
-			v, ok := decode(n.Items, pointer+"/"+strconv.Itoa(i), form)
+			v, ok := decode(n.Items, pointer+"/"+strconv.Itoa(i), form, secrets)
 			if !ok {
 				v = emptyLike(n.Items) // an item added and left empty: the API says what it lacks
 			}
@@ -260,7 +307,6 @@ func decode(n *node, pointer string, form url.Values) (v any, ok bool) {
 		return out, out != nil
 	case n.Type == "object" && len(n.Properties) == 0 && n.Values != nil:
 		keys, values := form[pointer+keySuffix], form[pointer+valueSuffix]
-		kept := form[pointer+keptSuffix]
 		o := object{}
 		for i, k := range keys {
 			k = strings.TrimSpace(k)
@@ -273,8 +319,10 @@ func decode(n *node, pointer string, form url.Values) (v any, ok bool) {
 			}
 			var v any = val
 			switch {
-			case val == "" && n.Values.WriteOnly && slices.Contains(kept, k):
-				v = workload.RedactedValue // keeps the stored secret
+			case val == "" && n.Values.WriteOnly:
+				if s, ok := secrets.empty(pointer + "/" + escape(k)); ok {
+					v = s
+				}
 			case n.Values.scalar() && val != "":
 				v = typed(n.Values, val)
 			}
@@ -284,7 +332,7 @@ func decode(n *node, pointer string, form url.Values) (v any, ok bool) {
 	default:
 		o := object{}
 		for _, p := range n.Properties {
-			if v, ok := decode(p.node, pointer+"/"+escape(p.Name), form); ok {
+			if v, ok := decode(p.node, pointer+"/"+escape(p.Name), form, secrets); ok {
 				o = append(o, member{Key: p.Name, Value: v})
 			}
 		}
@@ -365,7 +413,7 @@ func place(root *field, problems []fieldProblem) []fieldProblem {
 			if f, ok := byPointer[ptr]; ok && ptr != root.Pointer {
 				msg := p.Message
 				if sub := strings.TrimPrefix(p.Pointer, ptr); sub != "" {
-					msg = strings.TrimPrefix(sub, "/") + ": " + msg
+					msg = unescape(strings.TrimPrefix(sub, "/")) + ": " + msg
 				}
 				f.Errors = append(f.Errors, msg)
 				break
@@ -401,7 +449,10 @@ func unrepresentable(n *node, pointer string, value any) []string {
 		case object, []any:
 			return bad
 		case string:
-			if strings.ContainsAny(v, "\r\n") {
+			// An input cannot hold a line break; the form trims spaces
+			// and sends nothing for an empty input, where "" may mean
+			// something other than the default.
+			if !n.WriteOnly && (v == "" || strings.TrimSpace(v) != v || strings.ContainsAny(v, "\r\n")) {
 				return bad
 			}
 		}
@@ -431,7 +482,7 @@ func unrepresentable(n *node, pointer string, value any) []string {
 			return bad
 		}
 		for _, m := range o {
-			if isComposite(m.Value) || (n.Values.scalar() && unrepresentable(n.Values, "", m.Value) != nil) {
+			if m.Key == "" || strings.TrimSpace(m.Key) != m.Key || isComposite(m.Value) || strings.ContainsAny(scalarText(m.Value), "\r\n") {
 				return []string{pointer + "/" + escape(m.Key)}
 			}
 		}
@@ -460,4 +511,32 @@ func isComposite(v any) bool {
 		return true
 	}
 	return false
+}
+
+// typedSecrets collects the secrets of value, by pointer, that were typed
+// rather than kept: the page carries them sealed when the form comes back.
+func typedSecrets(n *node, pointer string, value any, out map[string]string) {
+	switch {
+	case n.scalar():
+		if v, ok := value.(string); ok && n.WriteOnly && v != "" && v != workload.RedactedValue {
+			out[pointer] = v
+		}
+	case n.Type == "array" && n.Items != nil && !n.Items.scalar():
+		items, _ := value.([]any)
+		for i, it := range items {
+			typedSecrets(n.Items, fmt.Sprintf("%s/%d", pointer, i), it, out)
+		}
+	case n.Type == "object" && len(n.Properties) == 0 && n.Values != nil:
+		o, _ := value.(object)
+		for _, m := range o {
+			typedSecrets(n.Values, pointer+"/"+escape(m.Key), m.Value, out)
+		}
+	case n.Type == "object":
+		o, _ := value.(object)
+		for _, p := range n.Properties {
+			if v, ok := o.get(p.Name); ok {
+				typedSecrets(p.node, pointer+"/"+escape(p.Name), v, out)
+			}
+		}
+	}
 }

@@ -34,9 +34,6 @@ func submit(f *field, form url.Values) {
 		for _, r := range f.Rows {
 			form.Add(f.Pointer+keySuffix, r.Key)
 			form.Add(f.Pointer+valueSuffix, r.Value)
-			if r.Kept {
-				form.Add(f.Pointer+keptSuffix, r.Key)
-			}
 		}
 	case "select":
 		for _, o := range f.Options {
@@ -72,7 +69,11 @@ func TestFormRoundTrip(t *testing.T) {
 		f := fields(schema, "compute_config", "/compute_config", true, value, nil)
 		form := url.Values{}
 		submit(f, form)
-		got, ok := decode(schema, "/compute_config", form)
+		kept := &secretInputs{kept: map[string]bool{}}
+		for _, p := range setSecrets([]byte(config)) {
+			kept.kept[p] = true
+		}
+		got, ok := decode(schema, "/compute_config", form, kept)
 		if !ok {
 			t.Fatalf("%s: nothing read back", config)
 		}
@@ -116,7 +117,7 @@ func TestDecodeSendsWhatWasTyped(t *testing.T) {
 	schema := mockSchema(t)
 	form := url.Values{"/compute_config/image": {" nginx "}, "/compute_config/ports/0/container_port": {"eighty"},
 		"/compute_config/ports/3/container_port": {"8e1"}, "/compute_config/networking/public": {"true"}}
-	got, _ := decode(schema, "/compute_config", form)
+	got, _ := decode(schema, "/compute_config", form, nil)
 	want := `{"image":"nginx","networking":{"public":true},"ports":[{"container_port":"eighty"},{"container_port":8e1}]}`
 	if string(mustJSON(got)) != want {
 		t.Errorf("got %s, want %s", mustJSON(got), want)
@@ -178,5 +179,36 @@ func TestPlace(t *testing.T) {
 	}
 	if len(rest) != 1 || rest[0].Pointer != "/labels/a" {
 		t.Errorf("left over: %v", rest)
+	}
+}
+
+// A secret is never put back in a page: a stored one is kept by an empty
+// input, and one typed before the form came back is carried sealed.
+func TestSecretInputs(t *testing.T) {
+	schema := mockSchema(t)
+	value, _ := decodeOrdered([]byte(`{"image":"a","secrets":{"OLD":"[redacted]","NEW":"typed-secret"}}`))
+	f := fields(schema, "compute_config", "/compute_config", true, value, nil)
+	form := url.Values{}
+	submit(f, form)
+	for _, v := range form["/compute_config/secrets#value"] {
+		if v != "" {
+			t.Fatalf("a secret input holds %q", v)
+		}
+	}
+	typed := map[string]string{}
+	typedSecrets(schema, "/compute_config", value, typed)
+	if len(typed) != 1 || typed["/compute_config/secrets/NEW"] != "typed-secret" {
+		t.Fatalf("typed secrets: %v", typed)
+	}
+	in := &secretInputs{kept: map[string]bool{"/compute_config/secrets/OLD": true}, carried: typed}
+	got, _ := decode(schema, "/compute_config", form, in)
+	if want := `{"image":"a","secrets":{"OLD":"[redacted]","NEW":"typed-secret"}}`; string(mustJSON(got)) != want {
+		t.Errorf("got %s, want %s", mustJSON(got), want)
+	}
+	// Without what the server knows, an empty input is an empty secret,
+	// which the API judges: never a secret the form made up.
+	got, _ = decode(schema, "/compute_config", form, nil)
+	if want := `{"image":"a","secrets":{"OLD":"","NEW":""}}`; string(mustJSON(got)) != want {
+		t.Errorf("got %s, want %s", mustJSON(got), want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -125,10 +126,12 @@ type update struct {
 
 func (c *Console) liveStream(x *call) error {
 	q := x.r.URL.Query()
-	ids := q["tenant"]
 	view := q.Get("view")
-	if len(ids) > maxStreamTenants || (view != "list" && view != "tenant") {
-		http.Error(x.w, fmt.Sprintf("follow at most %d tenants, with view list or tenant", maxStreamTenants), http.StatusBadRequest)
+	ids := slices.Clone(q["tenant"])
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if (view != "list" && view != "tenant") || len(ids) > maxStreamTenants || (view == "tenant" && len(ids) != 1) {
+		http.Error(x.w, fmt.Sprintf("follow one tenant with view=tenant, or at most %d with view=list", maxStreamTenants), http.StatusBadRequest)
 		return nil
 	}
 	s := c.live.subscribe(ids)
@@ -138,16 +141,14 @@ func (c *Console) liveStream(x *call) error {
 	}
 	defer c.live.unsubscribe(s)
 	rc := http.NewResponseController(x.w)
-	_ = rc.SetWriteDeadline(time.Time{}) // the server's write timeout is for requests, not streams
 	h := x.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	x.w.WriteHeader(http.StatusOK)
-	if _, err := fmt.Fprint(x.w, "retry: 2000\n\n"); err != nil {
+	if err := send(rc, x.w, "retry: 2000\n\n"); err != nil {
 		return nil
 	}
-	_ = rc.Flush()
 	// What changed between the page's render and this subscription would
 	// be missed: send the tenants as they are now, once.
 	for _, id := range ids {
@@ -164,10 +165,9 @@ func (c *Console) liveStream(x *call) error {
 		case <-c.ctx.Done():
 			return nil
 		case <-tick.C:
-			if _, err := fmt.Fprint(x.w, ": ping\n\n"); err != nil {
+			if err := send(rc, x.w, ": ping\n\n"); err != nil {
 				return nil
 			}
-			_ = rc.Flush()
 		case id, ok := <-s.ch:
 			if !ok {
 				return nil
@@ -186,7 +186,7 @@ func (c *Console) liveStream(x *call) error {
 				}
 			}
 			if c.live.takeMissed(s) || slices.Contains(pending, "") {
-				pending = ids
+				pending = slices.Clone(ids)
 			}
 			slices.Sort(pending)
 			for _, id := range slices.Compact(pending) {
@@ -226,15 +226,30 @@ func (c *Console) sendUpdate(x *call, rc *http.ResponseController, view, id stri
 	case errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound:
 		return nil
 	case errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
-		_, _ = fmt.Fprint(x.w, "event: signedout\ndata: {}\n\n")
-		_ = rc.Flush()
+		_ = send(rc, x.w, signedOut)
 		return err
 	case err != nil:
 		c.log.WarnContext(x.r.Context(), "console: live update", "tenant_id", id, "error", err)
 		return nil
 	}
 	data, _ := json.Marshal(u)
-	if _, err := fmt.Fprintf(x.w, "event: tenant\ndata: %s\n\n", data); err != nil {
+	return send(rc, x.w, "event: tenant\ndata: "+string(data)+"\n\n")
+}
+
+// signedOut tells a page that its session ended: it reloads, and is sent
+// to sign in.
+const signedOut = "event: signedout\ndata: {}\n\n"
+
+// streamWriteTimeout bounds each write of a stream: the server's write
+// timeout is for requests, not streams, but a browser that stops reading
+// must not hold a stream, and its subscription, for ever.
+const streamWriteTimeout = 10 * time.Second
+
+// send writes one event of a stream and flushes it, within
+// streamWriteTimeout.
+func send(rc *http.ResponseController, w http.ResponseWriter, event string) error {
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if _, err := io.WriteString(w, event); err != nil {
 		return err
 	}
 	return rc.Flush()

@@ -68,7 +68,10 @@ func fromYAML(n *yaml.Node, depth int) (any, error) {
 		}
 		return a, nil
 	case yaml.AliasNode:
-		return fromYAML(n.Alias, depth+1)
+		// An alias would be copied where it is used, and aliases of
+		// aliases multiply: a few hundred bytes can stand for millions of
+		// values. A tenant has no need of them.
+		return nil, fmt.Errorf("line %d: YAML aliases (*%s) are not taken; write the value out", n.Line, n.Value)
 	case yaml.ScalarNode:
 		switch n.ShortTag() {
 		case "!!null":

@@ -37,6 +37,7 @@ var funcs = template.FuncMap{
 	"join":        strings.Join,
 	"add":         func(a, b int) int { return a + b },
 	"singular":    singular,
+	"asset":       asset,
 }
 
 func parsePages() (*pages, error) {

@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
+	"io/fs"
 	"net/http"
+	"strings"
 )
 
 //go:embed assets
@@ -37,12 +41,34 @@ func (c *Console) notFound(x *call) error {
 	return nil
 }
 
-// assets serves the style sheet, scripts and icon embedded in the binary,
-// cached by browsers for an hour.
+// assets serves the style sheet, script and icon embedded in the binary.
+// Pages name them with their content's hash (asset), so browsers may keep
+// them for a year and still get a new one the moment it changes.
 func assets() http.Handler {
 	files := http.FileServerFS(assetFS)
 	return http.StripPrefix("/ui", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no listing
+			return
+		}
+		if r.URL.Query().Get("v") != "" {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		}
 		files.ServeHTTP(w, r)
 	}))
 }
+
+// assetVersions are the hashes of the assets' contents, by name.
+var assetVersions = func() map[string]string {
+	out := map[string]string{}
+	entries, _ := fs.ReadDir(assetFS, "assets")
+	for _, e := range entries {
+		b, _ := fs.ReadFile(assetFS, "assets/"+e.Name())
+		sum := sha256.Sum256(b)
+		out[e.Name()] = hex.EncodeToString(sum[:6])
+	}
+	return out
+}()
+
+// asset is the URL of an asset, with its version.
+func asset(name string) string { return Prefix + "assets/" + name + "?v=" + assetVersions[name] }

@@ -56,20 +56,31 @@ var sessionAD = []byte("landlord console session v1")
 
 func (s *sealer) seal(sess *session) string {
 	plain, _ := json.Marshal(sess)
+	return s.sealBytes(sessionAD, plain)
+}
+
+// sealBytes seals plain for the purpose ad names.
+func (s *sealer) sealBytes(ad, plain []byte) string {
 	nonce := make([]byte, s.aead.NonceSize())
 	_, _ = rand.Read(nonce)
-	return base64.RawURLEncoding.EncodeToString(s.aead.Seal(nonce, nonce, plain, sessionAD))
+	return base64.RawURLEncoding.EncodeToString(s.aead.Seal(nonce, nonce, plain, ad))
+}
+
+// openBytes opens what sealBytes sealed for ad; false for anything else.
+func (s *sealer) openBytes(ad []byte, value string) ([]byte, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(value)
+	if err != nil || len(b) < s.aead.NonceSize() {
+		return nil, false
+	}
+	plain, err := s.aead.Open(nil, b[:s.aead.NonceSize()], b[s.aead.NonceSize():], ad)
+	return plain, err == nil
 }
 
 // open returns the session of a cookie value, or nil when it is not one
 // sealed with this key or has expired.
 func (s *sealer) open(value string, now time.Time) *session {
-	b, err := base64.RawURLEncoding.DecodeString(value)
-	if err != nil || len(b) < s.aead.NonceSize() {
-		return nil
-	}
-	plain, err := s.aead.Open(nil, b[:s.aead.NonceSize()], b[s.aead.NonceSize():], sessionAD)
-	if err != nil {
+	plain, ok := s.openBytes(sessionAD, value)
+	if !ok {
 		return nil
 	}
 	var sess session

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -32,7 +33,9 @@ type listView struct {
 	This, Next        string
 	FirstURL, NextURL string
 	Filtered          bool
-	// Problems are the API's complaints about the filters, by parameter.
+	// Detail and Problems are the API's complaints about the filters,
+	// Problems by parameter.
+	Detail   string
 	Problems map[string]string
 	LiveURL  string
 }
@@ -62,8 +65,11 @@ func (c *Console) listTenants(x *call) error {
 		}
 	}
 	list, err := x.api.Tenants().List(x.r.Context(), opts)
-	if problems, ok := parameterProblems(err); ok {
-		v.Problems = problems
+	if apiErr, ok := errors.AsType[*client.Error](err); ok && apiErr.Status == http.StatusBadRequest {
+		v.Detail, v.Problems = apiErr.Problem.Detail, map[string]string{}
+		for _, f := range apiErr.Problem.Errors {
+			v.Problems[f.Parameter] = strings.TrimSpace(v.Problems[f.Parameter] + " " + f.Message)
+		}
 		return c.showStatus(x, http.StatusBadRequest, "tenants", "Tenants", "tenants", v)
 	}
 	if err != nil {
@@ -84,28 +90,13 @@ func (c *Console) listTenants(x *call) error {
 	v.FirstURL = Prefix + "?" + filters.Encode()
 	filters.Set("page_token", v.Next)
 	v.NextURL = Prefix + "?" + filters.Encode()
-	v.LiveURL = Prefix + "live?" + ids.Encode()
+	if c.fed {
+		v.LiveURL = Prefix + "live?" + ids.Encode()
+	}
 	return c.show(x, "tenants", "Tenants", "tenants", v)
 }
 
 var clientStatuses = []string{client.StatusRequested, client.StatusProvisioning, client.StatusReady, client.StatusUpdating, client.StatusDeleting, client.StatusFailed, client.StatusDeleted}
-
-// parameterProblems are the API's complaints about query parameters, by
-// parameter, when err is a 400 that names them.
-func parameterProblems(err error) (map[string]string, bool) {
-	apiErr, ok := err.(*client.Error)
-	if !ok || apiErr.Status != http.StatusBadRequest {
-		return nil, false
-	}
-	out := map[string]string{}
-	for _, f := range apiErr.Problem.Errors {
-		out[f.Parameter] = strings.TrimSpace(out[f.Parameter] + " " + f.Message)
-	}
-	if len(out) == 0 {
-		out[""] = apiErr.Problem.Detail
-	}
-	return out, true
-}
 
 func (c *Console) showStatus(x *call, status int, name, title, nav string, data any) error {
 	c.render(x.w, status, name, view{Title: title, Nav: nav, User: x.sess, CanWrite: x.canWrite(), Data: data})
@@ -152,8 +143,10 @@ func (c *Console) tenantView(x *call, idOrName string, workload bool) (*tenantVi
 		return nil, err
 	}
 	v := &tenantView{T: *t, CanWrite: x.canWrite() && t.Status != client.StatusDeleted && t.Status != client.StatusDeleting, CSRF: x.sess.CSRF,
-		Paused:  t.Annotations[controller.PausedAnnotation] == "true",
-		LiveURL: Prefix + "live?" + url.Values{"view": {"tenant"}, "tenant": {t.ID}}.Encode()}
+		Paused: t.Annotations[controller.PausedAnnotation] == "true"}
+	if c.fed {
+		v.LiveURL = Prefix + "live?" + url.Values{"view": {"tenant"}, "tenant": {t.ID}}.Encode()
+	}
 	v.Secrets = setSecrets(t.ComputeConfig)
 	for e, err := range x.api.Tenants().AllEvents(ctx, t.ID, client.EventOptions{PageSize: 500}) {
 		if err != nil {
@@ -234,18 +227,22 @@ func (c *Console) annotate(x *call, key string, value any) error {
 
 // deleteTenant deletes the tenant once its name is typed to confirm it.
 func (c *Console) deleteTenant(x *call) error {
-	v, err := c.tenantView(x, x.r.PathValue("tenant"), true)
+	t, err := x.api.Tenants().Get(x.r.Context(), x.r.PathValue("tenant"), client.GetOptions{})
 	if err != nil {
 		return err
 	}
-	if typed := strings.TrimSpace(x.r.PostFormValue("confirm")); typed != v.T.Name {
-		v.ConfirmError = "Type the tenant's name, " + v.T.Name + ", to delete it."
-		return c.showStatus(x, http.StatusUnprocessableEntity, "tenant", v.T.Name, "tenants", v)
+	if typed := strings.TrimSpace(x.r.PostFormValue("confirm")); typed != t.Name {
+		v, err := c.tenantView(x, t.ID, true)
+		if err != nil {
+			return err
+		}
+		v.ConfirmError = "Type the tenant's name, " + t.Name + ", to delete it."
+		return c.showStatus(x, http.StatusUnprocessableEntity, "tenant", t.Name, "tenants", v)
 	}
-	if _, err := x.api.Tenants().Delete(x.r.Context(), v.T.ID, client.DeleteOptions{IfMatch: v.T.Version}); err != nil {
+	if _, err := x.api.Tenants().Delete(x.r.Context(), t.ID, client.DeleteOptions{IfMatch: t.Version}); err != nil {
 		return err
 	}
-	http.Redirect(x.w, x.r, tenantPath(v.T.ID), http.StatusSeeOther)
+	http.Redirect(x.w, x.r, tenantPath(t.ID), http.StatusSeeOther)
 	return nil
 }
 
