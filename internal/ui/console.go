@@ -48,6 +48,9 @@ type Console struct {
 	live    *hub
 	// fed says the store announces changes: pages are live.
 	fed bool
+	mu  sync.Mutex
+	// providers are the enabled providers' names, once read.
+	providers []string
 	// ctx ends when the console closes, ending live streams.
 	ctx    context.Context
 	cancel context.CancelFunc

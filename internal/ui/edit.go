@@ -119,11 +119,7 @@ func (c *Console) loadForm(x *call, provider string) (*form, error) {
 
 func (c *Console) formView(x *call, f *form, t *client.Tenant) *formView {
 	v := &formView{Tenant: t, Provider: f.cc.Provider, CSRF: x.sess.CSRF}
-	if providers, err := x.api.Compute().Providers(x.r.Context()); err == nil {
-		for _, p := range providers.Providers {
-			v.Providers = append(v.Providers, p.Name)
-		}
-	}
+	v.Providers = c.providerNames(x)
 	config, _ := f.body.get("compute_config")
 	cfg, _ := config.(object)
 	var carried object

@@ -1,6 +1,10 @@
 package ui
 
-import "github.com/jaxxstorm/landlord/client"
+import (
+	"slices"
+
+	"github.com/jaxxstorm/landlord/client"
+)
 
 type providerView struct {
 	client.Provider
@@ -42,4 +46,29 @@ func (c *Console) providersPage(x *call) error {
 		out = append(out, v)
 	}
 	return c.show(x, "providers", "Providers", "providers", out)
+}
+
+// providerNames are the enabled providers' names, for the filters and the
+// form. Providers are enabled when landlord starts, so the first answer
+// holds; it is kept, since the API's list asks each provider whether its
+// platform answers, which a page of tenants has no need to wait for.
+func (c *Console) providerNames(x *call) []string {
+	c.mu.Lock()
+	names := c.providers
+	c.mu.Unlock()
+	if names != nil {
+		return slices.Clone(names)
+	}
+	list, err := x.api.Compute().Providers(x.r.Context())
+	if err != nil {
+		return nil // the page shows no choice; the next one asks again
+	}
+	names = []string{}
+	for _, p := range list.Providers {
+		names = append(names, p.Name)
+	}
+	c.mu.Lock()
+	c.providers = names
+	c.mu.Unlock()
+	return slices.Clone(names)
 }

@@ -59,11 +59,7 @@ func (c *Console) listTenants(x *call) error {
 			opts.Labels = append(opts.Labels, term)
 		}
 	}
-	if providers, err := x.api.Compute().Providers(x.r.Context()); err == nil {
-		for _, p := range providers.Providers {
-			v.Providers = append(v.Providers, p.Name)
-		}
-	}
+	v.Providers = c.providerNames(x)
 	list, err := x.api.Tenants().List(x.r.Context(), opts)
 	if apiErr, ok := errors.AsType[*client.Error](err); ok && apiErr.Status == http.StatusBadRequest {
 		v.Detail, v.Problems = apiErr.Problem.Detail, map[string]string{}
