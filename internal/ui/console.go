@@ -51,6 +51,8 @@ type Console struct {
 	mu  sync.Mutex
 	// providers are the enabled providers' names, once read.
 	providers []string
+	// schemas are providers' schemas as the form reads them (schema).
+	schemas map[string]*node
 	// ctx ends when the console closes, ending live streams.
 	ctx    context.Context
 	cancel context.CancelFunc

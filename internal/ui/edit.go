@@ -110,12 +110,37 @@ func (c *Console) loadForm(x *call, provider string) (*form, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema, err := parseSchema(cc.Schema)
+	schema, err := c.schema(cc.Schema)
 	if err != nil {
 		return nil, err
 	}
 	return &form{cc: cc, schema: schema, body: object{}}, nil
 }
+
+// schema is the form's reading of a provider's schema, kept by the
+// schema's text: a provider that changes its schema gets a new one.
+func (c *Console) schema(raw json.RawMessage) (*node, error) {
+	c.mu.Lock()
+	n, ok := c.schemas[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := parseSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.schemas == nil || len(c.schemas) >= maxSchemas {
+		c.schemas = map[string]*node{}
+	}
+	c.schemas[string(raw)] = n
+	c.mu.Unlock()
+	return n, nil
+}
+
+// maxSchemas bounds the schemas kept: one per enabled provider is the need.
+const maxSchemas = 32
 
 func (c *Console) formView(x *call, f *form, t *client.Tenant) *formView {
 	v := &formView{Tenant: t, Provider: f.cc.Provider, CSRF: x.sess.CSRF}

@@ -45,7 +45,7 @@ type siteOptions struct {
 	provider compute.Provider
 }
 
-func newSite(t *testing.T, opts siteOptions) *site {
+func newSite(t testing.TB, opts siteOptions) *site {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
@@ -95,7 +95,7 @@ func (s *site) runController(t *testing.T) {
 }
 
 // createTenant creates a tenant through the API, as ops.
-func (s *site) createTenant(t *testing.T, body string) string {
+func (s *site) createTenant(t testing.TB, body string) string {
 	t.Helper()
 	req, _ := http.NewRequest("POST", s.URL+"/v1/tenants", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -116,12 +116,12 @@ func (s *site) createTenant(t *testing.T, body string) string {
 // browser is a user of the console: a cookie jar that does not follow
 // redirects, so that tests see them.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	site *site
 	http *http.Client
 }
 
-func (s *site) browser(t *testing.T) *browser {
+func (s *site) browser(t testing.TB) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, site: s, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
