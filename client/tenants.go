@@ -73,8 +73,12 @@ type EventOptions struct {
 	// PageSize is how many events a page holds at most (1–500); 0 means the
 	// server's default.
 	PageSize int
-	// PageToken is the NextPageToken of the previous page.
+	// PageToken is the NextPageToken of the previous page, of the same order.
 	PageToken string
+	// Newest lists the history newest first (order=newest), as a page of
+	// the latest events needs; a page token of the other order is a 400
+	// *Error.
+	Newest bool
 }
 
 // Create creates a tenant; the controller then provisions it. A taken name
@@ -226,7 +230,8 @@ func (s *Tenants) Delete(ctx context.Context, idOrName string, opts DeleteOption
 	return &out, nil
 }
 
-// Events returns one page of a tenant's history, oldest first.
+// Events returns one page of a tenant's history, oldest first unless
+// opts.Newest.
 func (s *Tenants) Events(ctx context.Context, idOrName string, opts EventOptions) (*EventList, error) {
 	path, err := pathFor(idOrName, "/events")
 	if err != nil {
@@ -237,6 +242,9 @@ func (s *Tenants) Events(ctx context.Context, idOrName string, opts EventOptions
 	if opts.PageSize > 0 {
 		q.Set("page_size", strconv.Itoa(opts.PageSize))
 	}
+	if opts.Newest {
+		q.Set("order", "newest")
+	}
 	var out EventList
 	if err := s.c.do(ctx, request{method: "GET", path: path, query: q}, &out); err != nil {
 		return nil, err
@@ -245,7 +253,8 @@ func (s *Tenants) Events(ctx context.Context, idOrName string, opts EventOptions
 }
 
 // AllEvents iterates over a tenant's whole history from opts.PageToken on,
-// fetching pages as it goes. It yields an error at most once, then stops.
+// in the order opts asks for, fetching pages as it goes. It yields an error
+// at most once, then stops.
 func (s *Tenants) AllEvents(ctx context.Context, idOrName string, opts EventOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		for {

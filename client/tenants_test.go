@@ -299,6 +299,20 @@ func TestDeleteEvents(t *testing.T) {
 	if len(types) < 3 || types[0] != page.Events[0].Type || !slices.Contains(types, "delete_requested") {
 		t.Errorf("events %v", types)
 	}
+
+	var newest []string
+	for e, err := range c.Tenants().AllEvents(ctx, cur.ID, client.EventOptions{PageSize: 1, Newest: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		newest = append(newest, e.Type)
+	}
+	slices.Reverse(newest)
+	if !slices.Equal(newest, types) {
+		t.Errorf("newest first %v, want the reverse of %v", newest, types)
+	}
+	_, err = c.Tenants().Events(ctx, "acme", client.EventOptions{Newest: true, PageToken: page.NextPageToken})
+	mustAPIError(t, err, http.StatusBadRequest, "invalid_parameter")
 }
 
 func TestStatusAndCompute(t *testing.T) {

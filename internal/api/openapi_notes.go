@@ -61,6 +61,12 @@ func pageSizeSchema() *openapi3.Schema {
 	return s
 }
 
+func eventOrderSchema() *openapi3.Schema {
+	s := openapi3.NewStringSchema().WithEnum(orderOldest, orderNewest)
+	s.Default = orderOldest
+	return s
+}
+
 func statusesSchema() *openapi3.Schema {
 	item := openapi3.NewStringSchema()
 	for _, s := range tenant.Statuses {
@@ -70,8 +76,10 @@ func statusesSchema() *openapi3.Schema {
 }
 
 var (
-	pageSizeParam  = parameter{queryParam("page_size", "How many to return at most.", pageSizeSchema()), badParameter}
-	pageTokenParam = parameter{queryParam("page_token", "The next_page_token of the previous page.", openapi3.NewStringSchema()), badParameter}
+	pageSizeParam   = parameter{queryParam("page_size", "How many to return at most.", pageSizeSchema()), badParameter}
+	pageTokenParam  = parameter{queryParam("page_token", "The next_page_token of the previous page.", openapi3.NewStringSchema()), badParameter}
+	eventOrderParam = parameter{queryParam("order", "oldest lists the history oldest first, newest newest first. "+
+		"A page token continues the order it was returned by; given to the other order it is a 400.", eventOrderSchema()), badParameter}
 
 	dryRunParam = parameter{queryParam("dry_run", "Validate, and answer 200 with the tenant as it would be stored (provider chosen, defaults merged into effective_config); store nothing.",
 		openapi3.NewBoolSchema()), badParameter}
@@ -189,8 +197,8 @@ var operationNotes = map[string]operationNote{
 		problems:    map[int][]string{http.StatusConflict: {CodeVersionConflict}, http.StatusServiceUnavailable: {CodeStorageUnavailable}},
 	},
 	"listTenantEvents": {
-		description: "Oldest first; a deleted tenant's history too.",
-		params:      []parameter{pageSizeParam, pageTokenParam},
+		description: "Oldest first, or newest first with order=newest; a deleted tenant's history too.",
+		params:      []parameter{eventOrderParam, pageSizeParam, pageTokenParam},
 	},
 	"getTenantStatus": {
 		description: "Asks the provider now; nothing is cached.",

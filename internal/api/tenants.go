@@ -382,7 +382,11 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.store.ListEvents(r.Context(), t.ID, tenant.EventListOptions{PageSize: size, PageToken: r.URL.Query().Get("page_token")})
+	newest, err := eventOrder(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.store.ListEvents(r.Context(), t.ID, tenant.EventListOptions{PageSize: size, PageToken: r.URL.Query().Get("page_token"), Newest: newest})
 	if err != nil {
 		return err
 	}
@@ -487,6 +491,26 @@ func boolParam(r *http.Request, name string) (bool, error) {
 			FieldError{Parameter: name, Message: "must be true or false"})
 	}
 	return b, nil
+}
+
+// The values of the order parameter of a tenant's history.
+const (
+	orderOldest = "oldest"
+	orderNewest = "newest"
+)
+
+// eventOrder reports whether the order parameter asks for the newest
+// events first.
+func eventOrder(r *http.Request) (bool, error) {
+	switch v := r.URL.Query().Get("order"); v {
+	case "", orderOldest:
+		return false, nil
+	case orderNewest:
+		return true, nil
+	default:
+		return false, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("order=%q is not %s or %s", v, orderOldest, orderNewest),
+			FieldError{Parameter: "order", Message: fmt.Sprintf("must be %s or %s", orderOldest, orderNewest)})
+	}
 }
 
 func pageSize(r *http.Request) (int, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ClampPageSize applies the default and the cap.
@@ -56,16 +57,37 @@ func DecodeTenantPageToken(token string) (string, error) {
 	return key, err
 }
 
+// newestPrefix marks the key of a newest-first event listing's token, so
+// that a token is not taken for one of the other order, which would page
+// from the wrong end.
+const newestPrefix = "<"
+
+// EncodeEventPageToken returns the token of an event page that ends at seq,
+// continuing newest first when newest is set.
+func EncodeEventPageToken(seq int64, newest bool) string {
+	key := strconv.FormatInt(seq, 10)
+	if newest {
+		key = newestPrefix + key
+	}
+	return EncodePageToken(key)
+}
+
 // DecodeEventPageToken decodes an event listing token, whose key is a
-// sequence number.
-func DecodeEventPageToken(token string) (int64, error) {
+// sequence number: 0 for an empty token. A token of the other order than
+// newest says is an ErrInvalidPageToken.
+func DecodeEventPageToken(token string, newest bool) (int64, error) {
 	key, err := DecodePageToken(token)
 	if err != nil || key == "" {
 		return 0, err
 	}
-	seq, err := strconv.ParseInt(key, 10, 64)
-	if err != nil || seq < 0 {
-		return 0, fmt.Errorf("%w: %q was not returned by an event listing", ErrInvalidPageToken, token)
+	digits, marked := strings.CutPrefix(key, newestPrefix)
+	seq, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || seq < 0 || marked != newest || (newest && seq == 0) {
+		order := "an oldest-first"
+		if newest {
+			order = "a newest-first"
+		}
+		return 0, fmt.Errorf("%w: %q was not returned by %s event listing", ErrInvalidPageToken, token, order)
 	}
 	return seq, nil
 }

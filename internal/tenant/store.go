@@ -66,7 +66,10 @@ type Store interface {
 	// ErrFenced.
 	AppendEvent(ctx context.Context, e Event) error
 
-	// ListEvents returns a tenant's events in order, one page at a time.
+	// ListEvents returns a tenant's events in order (oldest first, or newest
+	// first with opts.Newest), one page at a time. An unknown tenant is
+	// ErrNotFound; a token no listing of that order returned is
+	// ErrInvalidPageToken.
 	ListEvents(ctx context.Context, tenantID string, opts EventListOptions) (*EventPage, error)
 
 	// Close releases the store's connections.
@@ -247,6 +250,10 @@ type WorkOptions struct {
 type EventListOptions struct {
 	PageSize  int
 	PageToken string
+	// Newest lists newest first; the page token of such a listing continues
+	// it newest first, and is an ErrInvalidPageToken to an oldest-first one
+	// (and the other way round).
+	Newest bool
 }
 
 // EventPage is one page of a tenant's events.

@@ -78,7 +78,7 @@ func TestPageTokens(t *testing.T) {
 	if err != nil || got != id {
 		t.Errorf("round trip = %q, %v", got, err)
 	}
-	seq, err := tenant.DecodeEventPageToken(tenant.EncodePageToken("42"))
+	seq, err := tenant.DecodeEventPageToken(tenant.EncodePageToken("42"), false)
 	if err != nil || seq != 42 {
 		t.Errorf("event token = %d, %v", seq, err)
 	}
@@ -87,8 +87,22 @@ func TestPageTokens(t *testing.T) {
 			t.Errorf("DecodeTenantPageToken(%q) = %v", bad, err)
 		}
 	}
-	if _, err := tenant.DecodeEventPageToken(tenant.EncodePageToken("-1")); !errors.Is(err, tenant.ErrInvalidPageToken) {
+	if _, err := tenant.DecodeEventPageToken(tenant.EncodePageToken("-1"), false); !errors.Is(err, tenant.ErrInvalidPageToken) {
 		t.Error("a negative sequence must be refused")
+	}
+	for _, newest := range []bool{false, true} {
+		token := tenant.EncodeEventPageToken(42, newest)
+		if seq, err := tenant.DecodeEventPageToken(token, newest); err != nil || seq != 42 {
+			t.Errorf("event token (newest %t) = %d, %v", newest, seq, err)
+		}
+		if _, err := tenant.DecodeEventPageToken(token, !newest); !errors.Is(err, tenant.ErrInvalidPageToken) {
+			t.Errorf("a token of newest %t taken by a listing of newest %t: %v", newest, !newest, err)
+		}
+	}
+	for _, bad := range []string{tenant.EncodePageToken("<0"), tenant.EncodePageToken("<-1"), tenant.EncodePageToken("<")} {
+		if _, err := tenant.DecodeEventPageToken(bad, true); !errors.Is(err, tenant.ErrInvalidPageToken) {
+			t.Errorf("DecodeEventPageToken(%q, true) = %v", bad, err)
+		}
 	}
 	for in, want := range map[int]int{0: 50, -3: 50, 1: 1, 500: 500, 501: 500} {
 		if got := tenant.ClampPageSize(in); got != want {

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -69,8 +68,16 @@ func execAppendEvent(ctx context.Context, db execer, e tenant.Event) error {
 	return nil
 }
 
-const listEvents = `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor
-FROM events WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+// The listings of a tenant's events, oldest first after a seq, newest first,
+// and newest first before a seq; events_tenant_seq_idx serves each, scanned
+// backwards for the newest.
+const (
+	selectEvents = `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor
+FROM events `
+	listEvents       = selectEvents + `WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+	listEventsNewest = selectEvents + `WHERE tenant_id = $1 ORDER BY seq DESC LIMIT $2`
+	listEventsBefore = selectEvents + `WHERE tenant_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`
+)
 
 // ListEvents implements tenant.Store. It returns an error wrapping
 // tenant.ErrNotFound when there is no tenant tenantID, and
@@ -79,12 +86,19 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	if !tenant.IsID(tenantID) {
 		return nil, notFound(tenantID)
 	}
-	after, err := tenant.DecodeEventPageToken(opts.PageToken)
+	after, err := tenant.DecodeEventPageToken(opts.PageToken, opts.Newest)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list events: %w", err)
 	}
 	size := tenant.ClampPageSize(opts.PageSize)
-	rows, err := s.pool.Query(ctx, listEvents, tenantID, after, size+1)
+	query, args := listEvents, []any{tenantID, after, size + 1}
+	switch {
+	case opts.Newest && after == 0:
+		query, args = listEventsNewest, []any{tenantID, size + 1}
+	case opts.Newest:
+		query = listEventsBefore
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, err)
 	}
@@ -112,7 +126,7 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	page := &tenant.EventPage{Events: events}
 	if len(events) > size {
 		page.Events = events[:size]
-		page.NextPageToken = tenant.EncodePageToken(strconv.FormatInt(events[size-1].Seq, 10))
+		page.NextPageToken = tenant.EncodeEventPageToken(events[size-1].Seq, opts.Newest)
 	}
 	return page, nil
 }

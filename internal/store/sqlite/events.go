@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -14,6 +13,14 @@ const (
 	tenantExists = `SELECT 1 FROM tenants WHERE id = ?`
 	insertEvent  = `INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+	// The listings of a tenant's events, oldest first after a seq, newest
+	// first, and newest first before a seq; the index on (tenant_id, seq)
+	// serves each, scanned backwards for the newest.
+	selectEvents     = `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor FROM events `
+	listEventsAfter  = selectEvents + `WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`
+	listEventsNewest = selectEvents + `WHERE tenant_id = ? ORDER BY seq DESC LIMIT ?`
+	listEventsBefore = selectEvents + `WHERE tenant_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`
 )
 
 // AppendEvent records an event, and announces it to change feeds once it
@@ -75,7 +82,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs ...tenant.Even
 
 // ListEvents returns a page of a tenant's events; see tenant.Store.
 func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.EventListOptions) (*tenant.EventPage, error) {
-	after, err := tenant.DecodeEventPageToken(opts.PageToken)
+	after, err := tenant.DecodeEventPageToken(opts.PageToken, opts.Newest)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +99,14 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list events: %w", err)
 	}
-	rows, err := s.query(ctx, `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor
-		FROM events WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`, tenantID, after, size+1)
+	query, args := listEventsAfter, []any{tenantID, after, size + 1}
+	switch {
+	case opts.Newest && after == 0:
+		query, args = listEventsNewest, []any{tenantID, size + 1}
+	case opts.Newest:
+		query = listEventsBefore
+	}
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list events: %w", err)
 	}
@@ -113,7 +126,7 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	}
 	if len(page.Events) > size {
 		page.Events = page.Events[:size]
-		page.NextPageToken = tenant.EncodePageToken(strconv.FormatInt(page.Events[size-1].Seq, 10))
+		page.NextPageToken = tenant.EncodeEventPageToken(page.Events[size-1].Seq, opts.Newest)
 	}
 	return page, nil
 }

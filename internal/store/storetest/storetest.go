@@ -43,6 +43,7 @@ func Run(t *testing.T, open Opener) {
 		{"PaginationDuringCreates", testPaginationDuringCreates},
 		{"ListWork", testListWork},
 		{"Events", testEvents},
+		{"EventsNewest", testEventsNewest},
 		{"Leases", testLeases},
 		{"Fencing", testFencing},
 		{"Attempts", testAttempts},
