@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -442,5 +443,27 @@ func TestLiveStreamOfAnEndedSession(t *testing.T) {
 	p := s.browser(t).get("/ui/live?view=list")
 	if p.status != 200 || p.header.Get("Content-Type") != "text/event-stream" || !strings.Contains(p.body, "event: signedout") {
 		t.Errorf("%d %s %q", p.status, p.header.Get("Content-Type"), p.body)
+	}
+}
+
+// A tenant's page shows the newest 100 events of its history, newest
+// first, and says there are older ones.
+func TestHistoryNewestFirst(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	id := s.createTenant(t, `{"name":"acme","compute_config":{"image":"a"}}`)
+	for i := range 120 {
+		if err := s.store.AppendEvent(context.Background(), tenant.Event{TenantID: id, Type: tenant.EventNote, Message: fmt.Sprintf("note %03d", i), Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := s.browser(t).get("/ui/tenants/acme")
+	if n := strings.Count(p.body, `<li class="event `); n != 100 {
+		t.Errorf("%d events shown", n)
+	}
+	if i, j := strings.Index(p.body, "note 119"), strings.Index(p.body, "note 118"); i < 0 || j < i || strings.Contains(p.body, "note 019") {
+		t.Error("the history is not the newest 100, newest first")
+	}
+	if !strings.Contains(p.body, "Older events") {
+		t.Error("the page does not say there are older events")
 	}
 }

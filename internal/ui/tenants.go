@@ -144,16 +144,11 @@ func (c *Console) tenantView(x *call, idOrName string, workload bool) (*tenantVi
 		v.LiveURL = Prefix + "live?" + url.Values{"view": {"tenant"}, "tenant": {t.ID}}.Encode()
 	}
 	v.Secrets = setSecrets(t.ComputeConfig)
-	for e, err := range x.api.Tenants().AllEvents(ctx, t.ID, client.EventOptions{PageSize: 500}) {
-		if err != nil {
-			return nil, err
-		}
-		v.Events = append(v.Events, e)
-		if len(v.Events) > historyShown {
-			v.Events, v.Older = v.Events[1:], true
-		}
+	events, err := x.api.Tenants().Events(ctx, t.ID, client.EventOptions{Newest: true, PageSize: historyShown})
+	if err != nil {
+		return nil, err
 	}
-	slices.Reverse(v.Events)
+	v.Events, v.Older = events.Events, events.NextPageToken != ""
 	if workload && t.Status != client.StatusDeleted {
 		st, err := x.api.Tenants().Status(ctx, t.ID)
 		switch {
