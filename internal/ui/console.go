@@ -151,7 +151,19 @@ type handler func(x *call) error
 // made at once for a server without tokens (the API answers whoami without
 // one), else the user is sent to sign in. Forms must carry the session's
 // CSRF token.
-func (c *Console) page(h handler) http.Handler {
+func (c *Console) page(h handler) http.Handler { return c.serve(h, c.toSignIn) }
+
+// stream serves a live stream like a page, but tells a browser without a
+// session so in the stream, which cannot follow a redirect.
+func (c *Console) stream(h handler) http.Handler {
+	return c.serve(h, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, signedOut)
+	})
+}
+
+// serve serves h to a signed-in user, and signedOut to anyone else.
+func (c *Console) serve(h handler, signedOut http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
@@ -167,14 +179,8 @@ func (c *Console) page(h handler) http.Handler {
 		sess := c.session(r)
 		if !sess.signedIn() {
 			me, err := c.apiAs("", w.Header().Get("X-Request-ID")).WhoAmI(r.Context())
-			if err != nil && r.URL.Path == Prefix+"live" {
-				// A stream cannot follow a redirect: tell the page.
-				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = io.WriteString(w, signedOut)
-				return
-			}
 			if err != nil {
-				c.toSignIn(w, r)
+				signedOut(w, r)
 				return
 			}
 			sess = c.newSession("", me)

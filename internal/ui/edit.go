@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // formView is the create and edit form. Its fields are made from the
@@ -87,7 +89,11 @@ func (c *Console) editTenant(x *call) error {
 	if err != nil {
 		return err
 	}
-	f.body = object{{Key: "compute_config", Value: must(decodeOrdered(t.ComputeConfig))}}
+	cfg, err := decodeOrdered(t.ComputeConfig)
+	if err != nil {
+		return fmt.Errorf("ui: the config of tenant %s: %w", t.ID, err)
+	}
+	f.body = object{{Key: "compute_config", Value: cfg}}
 	if t.Labels != nil {
 		f.body = append(f.body, member{Key: "labels", Value: mapObject(t.Labels)})
 	}
@@ -145,16 +151,7 @@ const maxSchemas = 32
 func (c *Console) formView(x *call, f *form, t *client.Tenant) *formView {
 	v := &formView{Tenant: t, Provider: f.cc.Provider, CSRF: x.sess.CSRF}
 	v.Providers = c.providerNames(x)
-	config, _ := f.body.get("compute_config")
-	cfg, _ := config.(object)
-	var carried object
-	cfg = slices.DeleteFunc(slices.Clone(cfg), func(m member) bool {
-		if m.Key == compute.SelectionKey || m.Key == compute.SelectionKeyType {
-			carried = append(carried, m)
-			return true
-		}
-		return false
-	})
+	cfg, carried := f.config()
 	if len(carried) > 0 {
 		b, _ := json.Marshal(carried)
 		v.Carried = string(b)
@@ -201,12 +198,24 @@ func (c *Console) secretInputs(t *client.Tenant, sealed string) *secretInputs {
 	return s
 }
 
+// config is the body's compute_config as the form shows it, and apart
+// the provider choice (compute_provider), which the schema does not
+// describe and the form carries as it is.
+func (f *form) config() (cfg, choice object) {
+	v, _ := f.body.get("compute_config")
+	all, _ := v.(object)
+	for _, m := range all {
+		if m.Key == compute.SelectionKey || m.Key == compute.SelectionKeyType {
+			choice = append(choice, m)
+		} else {
+			cfg = append(cfg, m)
+		}
+	}
+	return cfg, choice
+}
+
 func (f *form) unrepresentable() []string {
-	config, _ := f.body.get("compute_config")
-	cfg, _ := config.(object)
-	cfg = slices.DeleteFunc(slices.Clone(cfg), func(m member) bool {
-		return m.Key == compute.SelectionKey || m.Key == compute.SelectionKeyType
-	})
+	cfg, _ := f.config()
 	return unrepresentable(f.schema, "/compute_config", cfg)
 }
 
@@ -393,7 +402,7 @@ func edit(body object, action string) object {
 			}
 			return v
 		}
-		key := unescape(segs[0])
+		key := violation.Unescape(segs[0])
 		switch cur := v.(type) {
 		case object:
 			out := slices.Clone(cur)
@@ -436,14 +445,9 @@ func edit(body object, action string) object {
 }
 
 func mapObject(m map[string]string) object {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	o := make(object, len(keys))
-	for i, k := range keys {
-		o[i] = member{Key: k, Value: m[k]}
+	o := object{}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		o = append(o, member{Key: k, Value: m[k]})
 	}
 	return o
 }
@@ -454,11 +458,4 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // values made by decodeOrdered and decode always encode
 	}
 	return b
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }

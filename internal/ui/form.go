@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // field is one input, or group of inputs, of a form, as the templates
@@ -84,16 +85,6 @@ func (f *field) Invalid() bool {
 	return false
 }
 
-// escape escapes a key for a JSON pointer (RFC 6901).
-func escape(key string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
-}
-
-// unescape undoes escape.
-func unescape(segment string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(segment)
-}
-
 // fields makes the fields of n for value at pointer; defaults are the
 // operator's defaults at the same place, shown as placeholders.
 func fields(n *node, label, pointer string, required bool, value, defaults any) *field {
@@ -157,7 +148,7 @@ func fields(n *node, label, pointer string, required bool, value, defaults any) 
 		for _, p := range n.Properties {
 			v, _ := o.get(p.Name)
 			dv, _ := d.get(p.Name)
-			f.Children = append(f.Children, fields(p.node, p.Name, pointer+"/"+escape(p.Name), p.Required, v, dv))
+			f.Children = append(f.Children, fields(p.node, p.Name, pointer+"/"+violation.Escape(p.Name), p.Required, v, dv))
 		}
 		f.Open = len(o) > 0 || required
 	}
@@ -320,7 +311,7 @@ func decode(n *node, pointer string, form url.Values, secrets *secretInputs) (v 
 			var v any = val
 			switch {
 			case val == "" && n.Values.WriteOnly:
-				if s, ok := secrets.empty(pointer + "/" + escape(k)); ok {
+				if s, ok := secrets.empty(pointer + "/" + violation.Escape(k)); ok {
 					v = s
 				}
 			case n.Values.scalar() && val != "":
@@ -332,7 +323,7 @@ func decode(n *node, pointer string, form url.Values, secrets *secretInputs) (v 
 	default:
 		o := object{}
 		for _, p := range n.Properties {
-			if v, ok := decode(p.node, pointer+"/"+escape(p.Name), form, secrets); ok {
+			if v, ok := decode(p.node, pointer+"/"+violation.Escape(p.Name), form, secrets); ok {
 				o = append(o, member{Key: p.Name, Value: v})
 			}
 		}
@@ -413,7 +404,7 @@ func place(root *field, problems []fieldProblem) []fieldProblem {
 			if f, ok := byPointer[ptr]; ok && ptr != root.Pointer {
 				msg := p.Message
 				if sub := strings.TrimPrefix(p.Pointer, ptr); sub != "" {
-					msg = unescape(strings.TrimPrefix(sub, "/")) + ": " + msg
+					msg = violation.Unescape(strings.TrimPrefix(sub, "/")) + ": " + msg
 				}
 				f.Errors = append(f.Errors, msg)
 				break
@@ -483,7 +474,7 @@ func unrepresentable(n *node, pointer string, value any) []string {
 		}
 		for _, m := range o {
 			if m.Key == "" || strings.TrimSpace(m.Key) != m.Key || isComposite(m.Value) || strings.ContainsAny(scalarText(m.Value), "\r\n") {
-				return []string{pointer + "/" + escape(m.Key)}
+				return []string{pointer + "/" + violation.Escape(m.Key)}
 			}
 		}
 	default:
@@ -495,10 +486,10 @@ func unrepresentable(n *node, pointer string, value any) []string {
 		for _, m := range o {
 			i := slices.IndexFunc(n.Properties, func(p *property) bool { return p.Name == m.Key })
 			if i < 0 {
-				out = append(out, pointer+"/"+escape(m.Key))
+				out = append(out, pointer+"/"+violation.Escape(m.Key))
 				continue
 			}
-			out = append(out, unrepresentable(n.Properties[i].node, pointer+"/"+escape(m.Key), m.Value)...)
+			out = append(out, unrepresentable(n.Properties[i].node, pointer+"/"+violation.Escape(m.Key), m.Value)...)
 		}
 		return out
 	}
@@ -529,13 +520,13 @@ func typedSecrets(n *node, pointer string, value any, out map[string]string) {
 	case n.Type == "object" && len(n.Properties) == 0 && n.Values != nil:
 		o, _ := value.(object)
 		for _, m := range o {
-			typedSecrets(n.Values, pointer+"/"+escape(m.Key), m.Value, out)
+			typedSecrets(n.Values, pointer+"/"+violation.Escape(m.Key), m.Value, out)
 		}
 	case n.Type == "object":
 		o, _ := value.(object)
 		for _, p := range n.Properties {
 			if v, ok := o.get(p.Name); ok {
-				typedSecrets(p.node, pointer+"/"+escape(p.Name), v, out)
+				typedSecrets(p.node, pointer+"/"+violation.Escape(p.Name), v, out)
 			}
 		}
 	}

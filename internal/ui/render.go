@@ -91,7 +91,11 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, v view)
 }
 
 func (c *Console) show(x *call, name, title, nav string, data any) error {
-	c.render(x.w, http.StatusOK, name, view{Title: title, Nav: nav, User: x.sess, CanWrite: x.canWrite(), Data: data})
+	return c.showStatus(x, http.StatusOK, name, title, nav, data)
+}
+
+func (c *Console) showStatus(x *call, status int, name, title, nav string, data any) error {
+	c.render(x.w, status, name, view{Title: title, Nav: nav, User: x.sess, CanWrite: x.canWrite(), Data: data})
 	return nil
 }
 

@@ -30,7 +30,7 @@ func (c *Console) routes() map[string]http.Handler {
 		"POST /ui/tenants/{tenant}/retry":  p(c.retry),
 		"POST /ui/tenants/{tenant}/delete": p(c.deleteTenant),
 		"GET /ui/providers":                p(c.providersPage),
-		"GET /ui/live":                     p(c.liveStream),
+		"GET /ui/live":                     c.stream(c.liveStream),
 		"GET /ui/assets/":                  assets(),
 		"/ui/":                             p(c.notFound),
 	}

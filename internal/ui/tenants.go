@@ -13,6 +13,7 @@ import (
 	"github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // retryAnnotation asks for another attempt at a failed tenant: setting it
@@ -94,11 +95,6 @@ func (c *Console) listTenants(x *call) error {
 
 var clientStatuses = []string{client.StatusRequested, client.StatusProvisioning, client.StatusReady, client.StatusUpdating, client.StatusDeleting, client.StatusFailed, client.StatusDeleted}
 
-func (c *Console) showStatus(x *call, status int, name, title, nav string, data any) error {
-	c.render(x.w, status, name, view{Title: title, Nav: nav, User: x.sess, CanWrite: x.canWrite(), Data: data})
-	return nil
-}
-
 // tenantView is a tenant's page; its parts are rendered alone for live
 // updates.
 type tenantView struct {
@@ -176,7 +172,7 @@ func setSecrets(config json.RawMessage) []string {
 		switch v := v.(type) {
 		case object:
 			for _, m := range v {
-				walk(pointer+"/"+escape(m.Key), m.Value)
+				walk(pointer+"/"+violation.Escape(m.Key), m.Value)
 			}
 		case []any:
 			for i, it := range v {

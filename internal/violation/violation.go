@@ -140,6 +140,16 @@ func Escape(token string) string {
 	return escaper.Replace(token)
 }
 
+var unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
+// Unescape undoes Escape: "~1" becomes "/" and "~0" becomes "~".
+func Unescape(token string) string {
+	if !strings.Contains(token, "~") {
+		return token
+	}
+	return unescaper.Replace(token)
+}
+
 // Pointer joins reference tokens into a JSON pointer, escaping each.
 func Pointer(tokens ...string) string {
 	var b strings.Builder

@@ -80,3 +80,14 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeRoundTrip(t *testing.T) {
+	for token, escaped := range map[string]string{"plain": "plain", "a/b": "a~1b", "m~n": "m~0n", "~1": "~01", "/~": "~1~0"} {
+		if got := violation.Escape(token); got != escaped {
+			t.Errorf("Escape(%q) = %q, want %q", token, got, escaped)
+		}
+		if got := violation.Unescape(escaped); got != token {
+			t.Errorf("Unescape(%q) = %q, want %q", escaped, got, token)
+		}
+	}
+}
