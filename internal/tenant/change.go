@@ -32,18 +32,20 @@ func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 		id = NewID()
 	}
 	out := &Tenant{
-		ID:              id,
-		Name:            t.Name,
-		Provider:        t.Provider,
-		ComputeConfig:   config,
-		Labels:          maps.Clone(t.Labels),
-		Annotations:     maps.Clone(t.Annotations),
-		Status:          StatusRequested,
-		StatusChangedAt: now,
-		Generation:      1,
-		Version:         1,
-		CreatedAt:       now,
-		UpdatedAt:       now,
+		ID:                id,
+		Name:              t.Name,
+		Provider:          t.Provider,
+		ComputeConfig:     config,
+		Labels:            maps.Clone(t.Labels),
+		Annotations:       maps.Clone(t.Annotations),
+		Plan:              clonePlan(t.Plan),
+		MaintenanceWindow: cloneWindow(t.MaintenanceWindow),
+		Status:            StatusRequested,
+		StatusChangedAt:   now,
+		Generation:        1,
+		Version:           1,
+		CreatedAt:         now,
+		UpdatedAt:         now,
 	}
 	if err := Validate(out); err != nil {
 		return nil, Event{}, err
@@ -69,10 +71,13 @@ func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []
 	next.ComputeConfig = config
 	next.Labels = maps.Clone(change.Labels)
 	next.Annotations = maps.Clone(change.Annotations)
+	next.Plan = clonePlan(change.Plan)
+	next.MaintenanceWindow = cloneWindow(change.MaintenanceWindow)
 	if err := Validate(&next); err != nil {
 		return nil, nil, err
 	}
-	if sameJSON(cur.ComputeConfig, next.ComputeConfig) && sameMap(cur.Labels, next.Labels) && sameMap(cur.Annotations, next.Annotations) {
+	if sameJSON(cur.ComputeConfig, next.ComputeConfig) && sameMap(cur.Labels, next.Labels) && sameMap(cur.Annotations, next.Annotations) &&
+		samePlan(cur.Plan, next.Plan) && sameWindow(cur.MaintenanceWindow, next.MaintenanceWindow) {
 		return cur, nil, nil
 	}
 	now = Timestamp(now)

@@ -71,6 +71,8 @@ func Validate(t *Tenant) error {
 	validateConfig(t.ComputeConfig, &errs)
 	validateLabels("/labels", t.Labels, true, &errs)
 	validateLabels("/annotations", t.Annotations, false, &errs)
+	validatePlan(t.Plan, &errs)
+	validateWindow(t.MaintenanceWindow, &errs)
 	return errs.Err(ErrInvalid)
 }
 

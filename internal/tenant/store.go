@@ -14,8 +14,8 @@ import (
 type Store interface {
 	// Create stores a new tenant in status requested, with generation and
 	// version 1 and a "created" event. Only ID (a new one is drawn when
-	// empty), Name, Provider, ComputeConfig, Labels and Annotations are read
-	// from t. An id already used is ErrConflict. It returns
+	// empty), Name, Provider, ComputeConfig, Labels, Annotations, Plan and
+	// MaintenanceWindow are read from t. An id already used is ErrConflict. It returns
 	// ErrNameTaken when a tenant that is not deleted has the name, and an
 	// error wrapping ErrInvalid when t breaks the rules (see Validate).
 	Create(ctx context.Context, t *Tenant, actor string) (*Tenant, error)
@@ -185,6 +185,8 @@ type ListOptions struct {
 	Provider   string
 	Labels     map[string]string // every key=value must match
 	NamePrefix string
+	// Plan lists the tenants that follow the named plan.
+	Plan string
 	// IncludeDeleted lists deleted tenants too; a Statuses filter that names
 	// deleted implies it.
 	IncludeDeleted bool
@@ -207,7 +209,10 @@ type DesiredChange struct {
 	ComputeConfig json.RawMessage
 	Labels        map[string]string
 	Annotations   map[string]string
-	Actor         string
+	// Plan and MaintenanceWindow replace the tenant's (nil: none).
+	Plan              *PlanRef
+	MaintenanceWindow *Window
+	Actor             string
 	// Message describes the change for the event, optionally.
 	Message string
 }

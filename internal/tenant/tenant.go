@@ -22,6 +22,11 @@ type Tenant struct {
 	ComputeConfig json.RawMessage   `json:"compute_config"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	Annotations   map[string]string `json:"annotations,omitempty"`
+	// Plan is the plan the tenant follows, if any: ComputeConfig then holds
+	// the tenant's overrides of the plan version's config.
+	Plan *PlanRef `json:"plan,omitempty"`
+	// MaintenanceWindow, when set, is when rollouts may change the tenant.
+	MaintenanceWindow *Window `json:"maintenance_window,omitempty"`
 	// DeletionRequestedAt is set when deletion is asked for.
 	DeletionRequestedAt *time.Time `json:"deletion_requested_at,omitempty"`
 	// Generation counts changes to the desired state, from 1.

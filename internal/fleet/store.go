@@ -1,0 +1,149 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Store persists plans, their versions, rollouts, their members and their
+// events, in the database that holds the tenants (a rollout's move of a
+// tenant commits with the tenant's change). Implementations are safe for
+// concurrent use and behave identically; internal/store/storetest checks
+// them.
+type Store interface {
+	// CreatePlan stores a new plan with no version. Only Name, Provider and
+	// Description are read from p. A name in use is ErrExists; a plan
+	// breaking ValidatePlan wraps ErrInvalid.
+	CreatePlan(ctx context.Context, p *Plan, actor string) (*Plan, error)
+	// GetPlan returns the named plan, or ErrNotFound.
+	GetPlan(ctx context.Context, name string) (*Plan, error)
+	// ListPlans returns every plan, in name order.
+	ListPlans(ctx context.Context) ([]*Plan, error)
+	// DeletePlan deletes a plan and its versions. ErrInUse when a tenant
+	// that is not deleted follows it or a rollout of it is active;
+	// ErrNotFound when there is no such plan. Finished rollouts of it are
+	// deleted with it.
+	DeletePlan(ctx context.Context, name string) error
+
+	// PublishVersion stores config as the plan's next version (Latest+1)
+	// and returns it; the first version also becomes the plan's Current.
+	// ErrNotFound when there is no such plan.
+	PublishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string) (*Version, error)
+	// GetVersion returns one version of a plan, or ErrNotFound.
+	GetVersion(ctx context.Context, plan string, version int64) (*Version, error)
+	// ListVersions returns a plan's versions, oldest first; ErrNotFound
+	// when there is no such plan.
+	ListVersions(ctx context.Context, plan string) ([]*Version, error)
+
+	// CreateRollout stores a new rollout in state running at its first
+	// wave, with its members (all pending) and a "started" event. ID (a
+	// new one is drawn when empty), Spec, Waves, CreatedBy are read from r.
+	// ErrConflict when the plan has an active rollout; ErrNotFound when the
+	// plan or the target version does not exist.
+	CreateRollout(ctx context.Context, r *Rollout, members []Member) (*Rollout, error)
+	// GetRollout returns a rollout, or ErrNotFound.
+	GetRollout(ctx context.Context, id string) (*Rollout, error)
+	// ListRollouts returns rollouts, newest first.
+	ListRollouts(ctx context.Context, opts RolloutListOptions) ([]*Rollout, error)
+	// Members returns a rollout's members in wave order, then tenant id
+	// order; ErrNotFound when there is no such rollout.
+	Members(ctx context.Context, id string) ([]Member, error)
+	// AddMembers adds members to an active rollout (pending); tenants that
+	// are members already are left as they are.
+	AddMembers(ctx context.Context, id string, members []Member) error
+	// UpdateRollout writes r's State, Wave, BakeFrom, Rollback, Message
+	// and FinishedAt, and events, when r.Version is the stored version
+	// (else ErrConflict), and returns the rollout with its version bumped.
+	// A rollout that becomes completed makes its target the plan's Current
+	// version in the same transaction.
+	UpdateRollout(ctx context.Context, r *Rollout, events ...Event) (*Rollout, error)
+	// UpdateMember writes a member's State, FinishedAt and Message, and
+	// events, when the stored member is in state expect (else
+	// ErrConflict).
+	UpdateMember(ctx context.Context, id string, m Member, expect MemberState, events ...Event) error
+	// MoveTenant applies mv to a member's tenant in one transaction:
+	// ApplyMove decides, and the tenant's change, its events, the member
+	// and the rollout events commit together or not at all. It returns the
+	// member as stored. ErrConflict when the member is not in state
+	// mv.Expect (another controller moved it).
+	MoveTenant(ctx context.Context, id string, mv Move) (Member, error)
+	// ListEvents returns a rollout's events, oldest first, after seq
+	// (0: from the first), at most limit (0: all).
+	ListEvents(ctx context.Context, id string, after int64, limit int) ([]Event, error)
+}
+
+// RolloutListOptions filter ListRollouts. Empty fields do not filter.
+type RolloutListOptions struct {
+	Plan string
+	// Active lists only active rollouts.
+	Active bool
+	// Limit caps the number returned; 0 is 100.
+	Limit int
+}
+
+// Move is one change of a member's tenant to another version of the plan.
+type Move struct {
+	TenantID string
+	// Expect is the member's state the move starts from: pending to move a
+	// tenant forward, changing, done or failed to roll it back. Another is
+	// ErrConflict.
+	Expect MemberState
+	// To is the plan version to set and State the member's state after
+	// (changing or rolled_back).
+	To    int64
+	State MemberState
+	Actor string
+	// Message is the tenant event's message, and the rollout event's.
+	Message string
+}
+
+// ApplyMove is the rule of a move, for stores to call in the transaction
+// that reads cur (the tenant) and m (its member, of rollout r): it returns
+// the tenant to write (nil when it is not to change) and its events, and
+// the member and the rollout event to write. A tenant that is deleting or
+// deleted, follows another plan or none, or (moving forward) is pinned, is
+// not changed, and the member is skipped saying why.
+func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
+	if m.State != mv.Expect {
+		return nil, nil, m, Event{}, fmt.Errorf("%w: tenant %s is %s in rollout %s, not %s", ErrConflict, m.TenantID, m.State, r.ID, mv.Expect)
+	}
+	now = tenant.Timestamp(now)
+	ev := Event{RolloutID: r.ID, Time: now, TenantID: m.TenantID, TenantName: m.TenantName, Wave: m.Wave, Actor: mv.Actor}
+	skip := ""
+	switch {
+	case cur.DeletionRequestedAt != nil || cur.Status == tenant.StatusDeleted:
+		skip = "the tenant is being deleted"
+	case cur.Plan == nil || cur.Plan.Name != r.Spec.Plan:
+		skip = "the tenant no longer follows plan " + r.Spec.Plan
+	case cur.Plan.Pinned && mv.State == MemberChanging:
+		skip = fmt.Sprintf("the tenant is pinned to %s", cur.Plan)
+	}
+	if skip != "" {
+		m.State, m.FinishedAt, m.Message = MemberSkipped, &now, skip
+		ev.Type, ev.Message = EventSkipped, skip
+		return nil, nil, m, ev, nil
+	}
+	plan := *cur.Plan
+	plan.Version = mv.To
+	next, events, err := tenant.ApplyDesired(cur, tenant.DesiredChange{
+		Version: cur.Version, ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
+		Plan: &plan, MaintenanceWindow: cur.MaintenanceWindow, Actor: mv.Actor, Message: mv.Message,
+	}, now)
+	if err != nil {
+		return nil, nil, m, Event{}, err
+	}
+	m.State, m.Generation, m.ChangedAt, m.FinishedAt, m.Message = mv.State, next.Generation, &now, nil, ""
+	ev.Type, ev.Message = EventChanged, mv.Message
+	if mv.State == MemberRolledBack {
+		m.FinishedAt = &now
+		ev.Type = EventRolledBack
+	}
+	if next == cur {
+		next = nil // already at the version: nothing to write
+	}
+	return next, events, m, ev, nil
+}
