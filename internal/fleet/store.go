@@ -71,9 +71,11 @@ type Store interface {
 	// member as stored. ErrConflict when the member is not in state
 	// mv.Expect (another controller moved it).
 	MoveTenant(ctx context.Context, id string, mv Move) (Member, error)
-	// ListEvents returns a rollout's events, oldest first, after seq
-	// (0: from the first), at most limit (0: all).
-	ListEvents(ctx context.Context, id string, after int64, limit int) ([]Event, error)
+	// ListRolloutEvents returns a rollout's events, oldest first, after
+	// seq (0: from the first), at most limit (0: all); ErrNotFound when
+	// there is no such rollout. (Not ListEvents: the stores implement
+	// tenant.Store too, whose ListEvents lists a tenant's events.)
+	ListRolloutEvents(ctx context.Context, id string, after int64, limit int) ([]Event, error)
 }
 
 // RolloutListOptions filter ListRollouts. Empty fields do not filter.
