@@ -117,20 +117,29 @@ func (s *Schema) checkDefaults(raw json.RawMessage) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("defaults must be a JSON object or null: %w", err)
 	}
-	var errs violation.List
-	for _, key := range slices.Sorted(maps.Keys(defaults)) {
-		at := "/" + violation.Escape(key)
-		sub, ok := s.compiled.Properties[key]
-		if !ok {
-			errs.Add(at, "is not a field of the config schema; tenant defaults may set any of %s", strings.Join(slices.Sorted(maps.Keys(s.compiled.Properties)), ", "))
-			continue
-		}
-		errs = append(errs, prefixed(at, violationsOf(sub.Validate(defaults[key])))...)
-	}
-	if err := errs.Err(ErrInvalidSpec); err != nil {
+	if err := s.checkFields(defaults, "tenant defaults").Err(ErrInvalidSpec); err != nil {
 		return nil, err
 	}
 	return defaults, nil
+}
+
+// checkFields checks each key of a fragment of config (defaults, a plan's
+// config) against the schema's property of that name, reporting every
+// problem with the pointer of its key: the fields the schema requires may
+// be left to the tenant. what names the fragment in the message of an
+// unknown key.
+func (s *Schema) checkFields(fragment map[string]any, what string) violation.List {
+	var errs violation.List
+	for _, key := range slices.Sorted(maps.Keys(fragment)) {
+		at := "/" + violation.Escape(key)
+		sub, ok := s.compiled.Properties[key]
+		if !ok {
+			errs.Add(at, "is not a field of the config schema; %s may set any of %s", what, strings.Join(slices.Sorted(maps.Keys(s.compiled.Properties)), ", "))
+			continue
+		}
+		errs = append(errs, prefixed(at, violationsOf(sub.Validate(fragment[key])))...)
+	}
+	return errs
 }
 
 // Get returns the provider called name, or a *ProviderNotFoundError.

@@ -19,6 +19,10 @@ type ResolveRequest struct {
 	Generation int64
 	// ComputeConfig is the tenant's compute_config, a JSON object.
 	ComputeConfig json.RawMessage
+	// Plan is the config of the plan version the tenant follows (a JSON
+	// object that passed CheckPlanConfig), or empty: it is merged over the
+	// provider's defaults and under ComputeConfig.
+	Plan json.RawMessage
 	// Previous is the tenant's stored compute_config when ComputeConfig
 	// replaces it: secrets sent back as "[redacted]" keep their values from
 	// it. Empty for a new tenant and for the controller.
@@ -46,9 +50,9 @@ type Resolution struct {
 
 // Resolve is the one step between a tenant's compute_config and its
 // provider. It chooses the provider, restores secrets sent back redacted,
-// merges the provider's defaults under the tenant's values, validates the
-// result against the provider's schema, decodes the portable workload and
-// checks its rules and the provider's capabilities, has the provider decode
+// merges the provider's defaults and then the tenant's plan version (if any)
+// under the tenant's values, validates the result against the provider's
+// schema, decodes the portable workload and checks its rules and the provider's capabilities, has the provider decode
 // and check its own fields (ConfigDecoder, else ValidateConfig), checks the
 // spec with the provider's Validate, and fingerprints the config. Everything
 // downstream uses the spec and never parses the config again.
@@ -89,9 +93,17 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 		}
 	}
 	removeSelection(config)
+	base := entry.defaults
+	if len(req.Plan) > 0 {
+		plan, err := workload.DecodeObject(req.Plan, "plan config")
+		if err != nil {
+			return nil, fmt.Errorf("compute: the tenant's plan: %w", err)
+		}
+		base = workload.MergeObjects(base, plan)
+	}
 	// Merge even without defaults: the patch semantics drop the tenant's
 	// nulls, so null means "absent" whatever the operator configured.
-	merged := workload.MergeObjects(entry.defaults, config)
+	merged := workload.MergeObjects(base, config)
 	if err := entry.schema.ValidateValue(merged); err != nil {
 		return nil, err
 	}

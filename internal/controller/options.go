@@ -67,6 +67,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Plans gives the config of the plan versions tenants follow; a tenant
+	// that follows a plan fails while it is nil.
+	Plans PlanVersions
 	// Observer, if set, is told of every reconcile.
 	Observer ReconcileObserver
 }

@@ -139,9 +139,13 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 			return r.await(ctx, working, st)
 		}
 	}
+	plan, err := r.planConfig(ctx)
+	if err != nil {
+		return r.attemptFailed(ctx, op, t.Status, err)
+	}
 	res, err := r.c.compute.Resolve(ctx, compute.ResolveRequest{
 		TenantID: t.ID, TenantName: t.Name, Generation: t.Generation,
-		ComputeConfig: t.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider,
+		ComputeConfig: t.ComputeConfig, Plan: plan, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider,
 		ResourceIDs: t.ResourceIDs,
 	})
 	if err != nil {

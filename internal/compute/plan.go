@@ -1,0 +1,42 @@
+package compute
+
+import (
+	"encoding/json"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+// CheckPlanConfig checks the config of a plan version for provider: a JSON
+// object whose every key is a field of the provider's schema with a valid
+// value, as the provider's defaults are checked (the fields the schema
+// requires may be left to each tenant). It holds no provider choice (a
+// plan's provider is the plan's) and no secret: a plan's config is shown to
+// every reader and shared by all its tenants; secrets belong in each
+// tenant's own compute_config. Errors are violations of kind ErrInvalidSpec
+// with pointers relative to the config, or a *ProviderNotFoundError.
+func (m *Manager) CheckPlanConfig(provider string, config json.RawMessage) error {
+	entry, err := m.registry.get(provider)
+	if err != nil {
+		return err
+	}
+	fragment, err := workload.DecodeObject(config, "plan config")
+	if err != nil {
+		return invalidSpec(err)
+	}
+	var errs violation.List
+	for _, key := range []string{SelectionKey, SelectionKeyType} {
+		if _, ok := fragment[key]; ok {
+			errs.Add("/"+key, "a plan's provider is the plan's own (%s); remove this field", provider)
+			delete(fragment, key)
+		}
+	}
+	errs = append(errs, entry.schema.checkFields(fragment, "a plan")...)
+	if entry.schema.MayHoldSecrets(config) {
+		_, _ = entry.schema.MapSecrets(fragment, func(at string, v any) (any, error) {
+			errs.Add(at, "is a secret (writeOnly): a plan is shown to every reader and shared by its tenants; set secrets in each tenant's own compute_config")
+			return v, nil
+		})
+	}
+	return errs.Err(ErrInvalidSpec)
+}

@@ -1,0 +1,189 @@
+package fleet
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Decision is what one step of a rollout does, to be applied in order:
+// members settled (Store.UpdateMember), tenants moved (Store.MoveTenant),
+// then the rollout's update (Store.UpdateRollout), which is to be written
+// only when every settle and move before it was.
+type Decision struct {
+	Settles []Settle
+	Moves   []Move
+	// Rollout is the rollout with its new State, Wave, BakeFrom, Message
+	// and FinishedAt, or nil when they do not change; Events go with it.
+	Rollout *Rollout
+	Events  []Event
+	// Waiting are the pending members of the wave in progress whose
+	// maintenance window is closed, by tenant id, with when it next opens
+	// (zero when it cannot be known).
+	Waiting map[string]time.Time
+}
+
+// Settle is a member's new state, written when it is still in Expect.
+type Settle struct {
+	Member Member
+	Expect MemberState
+	Event  Event
+}
+
+// Step decides the next step of an active rollout from its members and
+// their tenants as they are now (tenants by id; a member whose tenant is
+// missing was deleted or forgotten). It never trusts a status older than a
+// member's change: a member is done only when its tenant is ready at the
+// generation that carries the new version (or a later one) and has
+// settled it.
+//
+// A running rollout moves the pending members of the wave in progress
+// whose maintenance window is open, at most the wave's MaxInFlight
+// changing at once; halts when more members have failed than its budget;
+// and, once every member of the wave is done, failed or skipped and has
+// baked for Spec.Bake, starts the next wave, or completes. A paused or
+// halted rollout only follows the members already changed. An aborting
+// rollout moves its changed members back to their versions, then is
+// aborted.
+func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now time.Time, actor string) Decision {
+	now = tenant.Timestamp(now)
+	d := Decision{}
+	event := func(typ EventType, m *Member, format string, args ...any) Event {
+		e := Event{RolloutID: r.ID, Time: now, Type: typ, Wave: r.Wave, Message: fmt.Sprintf(format, args...), Actor: actor}
+		if m != nil {
+			e.TenantID, e.TenantName, e.Wave = m.TenantID, m.TenantName, m.Wave
+		}
+		return e
+	}
+	settle := func(m *Member, state MemberState, typ EventType, format string, args ...any) {
+		expect := m.State
+		m.State, m.FinishedAt, m.Message = state, &now, fmt.Sprintf(format, args...)
+		d.Settles = append(d.Settles, Settle{Member: *m, Expect: expect, Event: event(typ, m, "%s", m.Message)})
+	}
+	members = append([]Member(nil), members...) // settled here, not in the caller's slice
+
+	if r.State == StateAborting {
+		for _, m := range members {
+			switch m.State {
+			case MemberChanging, MemberDone, MemberFailed:
+				d.Moves = append(d.Moves, Move{TenantID: m.TenantID, Expect: m.State, To: m.From, State: MemberRolledBack, Actor: actor,
+					Message: fmt.Sprintf("rollout %s aborted: plan %s back to version %d", r.ID, r.Spec.Plan, m.From)})
+			}
+		}
+		next := *r
+		next.State, next.FinishedAt = StateAborted, &now
+		d.Rollout, d.Events = &next, []Event{event(EventAborted, nil, "%d tenants rolled back", len(d.Moves))}
+		return d
+	}
+
+	deadline := r.Spec.deadline()
+	for i := range members {
+		m := &members[i]
+		t := tenants[m.TenantID]
+		gone := t == nil || t.DeletionRequestedAt != nil || t.Status == tenant.StatusDeleted
+		switch m.State {
+		case MemberPending:
+			if gone && m.Wave <= r.Wave {
+				settle(m, MemberSkipped, EventSkipped, "the tenant is deleted")
+			}
+		case MemberChanging:
+			switch {
+			case gone:
+				settle(m, MemberSkipped, EventSkipped, "the tenant is deleted")
+			case t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation:
+				settle(m, MemberDone, EventDone, "ready at generation %d", t.ObservedGeneration)
+			case t.Status == tenant.StatusFailed && t.ObservedGeneration >= m.Generation:
+				settle(m, MemberFailed, EventFailed, "failed at generation %d: %s", t.ObservedGeneration, t.StatusMessage)
+			case m.ChangedAt != nil && now.Sub(*m.ChangedAt) >= deadline:
+				settle(m, MemberFailed, EventFailed, "not ready at generation %d within %s (status %s, observed generation %d)",
+					m.Generation, deadline, t.Status, t.ObservedGeneration)
+			}
+		case MemberFailed:
+			// A tenant fixed since (a new override, a retry) stops counting
+			// against the budget: a halted rollout can then be resumed.
+			if !gone && t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation {
+				settle(m, MemberDone, EventDone, "recovered: ready at generation %d", t.ObservedGeneration)
+			}
+		case MemberDone:
+			// A tenant that fails while its wave bakes, or later, counts
+			// against the budget.
+			if !gone && t.Status == tenant.StatusFailed && t.ObservedGeneration >= m.Generation {
+				settle(m, MemberFailed, EventFailed, "failed at generation %d after it was ready: %s", t.ObservedGeneration, t.StatusMessage)
+			}
+		}
+	}
+
+	next := *r
+	changed := false
+	if failed := Failed(members); len(failed) > r.Spec.MaxFailures && r.State == StateRunning {
+		next.State = StateHalted
+		next.Message = fmt.Sprintf("halted: %d tenants failed, more than the failure budget of %d: %s; resume to go on, or abort",
+			len(failed), r.Spec.MaxFailures, strings.Join(failed, ", "))
+		d.Rollout, d.Events = &next, []Event{event(EventHalted, nil, "%s", next.Message)}
+		return d
+	}
+	if r.State != StateRunning {
+		return d
+	}
+
+	wave := r.Wave
+	if wave < len(r.Waves) {
+		limit := r.Waves[wave].MaxInFlight
+		inFlight, open := 0, 0
+		for _, m := range members {
+			if m.Wave == wave && (m.State == MemberChanging || m.State == MemberPending) {
+				open++
+				if m.State == MemberChanging {
+					inFlight++
+				}
+			}
+		}
+		for i := range members {
+			m := &members[i]
+			if m.Wave != wave || m.State != MemberPending || limit > 0 && inFlight >= limit {
+				continue
+			}
+			t := tenants[m.TenantID]
+			if ok, opens := t.MaintenanceWindow.Open(now); !ok {
+				if d.Waiting == nil {
+					d.Waiting = map[string]time.Time{}
+				}
+				d.Waiting[m.TenantID] = opens
+				continue
+			}
+			inFlight++
+			d.Moves = append(d.Moves, Move{TenantID: m.TenantID, Expect: MemberPending, To: r.Spec.To, State: MemberChanging, Actor: actor,
+				Message: fmt.Sprintf("rollout %s, wave %s: plan %s version %d to %d", r.ID, r.Waves[wave].Name, r.Spec.Plan, m.From, r.Spec.To)})
+		}
+		if open > 0 {
+			return d
+		}
+		// Every member of the wave is done, failed or skipped: bake.
+		if next.BakeFrom == nil {
+			next.BakeFrom, changed = &now, true
+			if r.Spec.Bake > 0 {
+				d.Events = append(d.Events, event(EventWaveBaking, nil, "wave %s: every tenant settled; baking for %s", r.Waves[wave].Name, r.Spec.Bake))
+			}
+		}
+		if now.Sub(*next.BakeFrom) >= r.Spec.Bake {
+			next.Wave, next.BakeFrom, changed = wave+1, nil, true
+			if next.Wave < len(r.Waves) {
+				e := event(EventWaveStarted, nil, "wave %s: %d tenants", r.Waves[next.Wave].Name, r.Waves[next.Wave].Size)
+				e.Wave = next.Wave
+				d.Events = append(d.Events, e)
+			}
+		}
+	}
+	if next.Wave >= len(r.Waves) {
+		c := Count(members, -1)
+		next.State, next.FinishedAt, next.Message, changed = StateCompleted, &now, "", true
+		d.Events = append(d.Events, event(EventCompleted, nil, "plan %s is at version %d: %d tenants done, %d failed, %d skipped",
+			r.Spec.Plan, r.Spec.To, c[MemberDone], c[MemberFailed], c[MemberSkipped]))
+	}
+	if changed {
+		d.Rollout = &next
+	}
+	return d
+}

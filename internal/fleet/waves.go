@@ -1,0 +1,186 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+// RestWave is the name of the wave that takes the tenants the spec's waves
+// leave.
+const RestWave = "rest"
+
+// ValidateSpec checks a rollout's spec, reporting every problem with its
+// JSON pointer.
+func ValidateSpec(s Spec) error {
+	var errs violation.List
+	if err := tenant.ValidateName(s.Plan); err != nil {
+		errs.Add("/plan", "%s", strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": "))
+	}
+	if s.To < 1 {
+		errs.Add("/to_version", "must be at least 1")
+	}
+	if s.From < 0 {
+		errs.Add("/from_version", "must be at least 1, or left out for every version")
+	} else if s.From != 0 && s.From == s.To {
+		errs.Add("/from_version", "is the version the rollout moves to")
+	}
+	if s.MaxFailures < 0 {
+		errs.Add("/max_failures", "must be at least 0")
+	}
+	if s.Bake < 0 {
+		errs.Add("/bake", "must not be negative")
+	}
+	if s.Deadline < 0 {
+		errs.Add("/deadline", "must not be negative")
+	}
+	names := map[string]bool{}
+	for i, w := range s.Waves {
+		at := fmt.Sprintf("/waves/%d", i)
+		name := waveName(w, i)
+		if err := tenant.ValidateName(name); err != nil {
+			errs.Add(at+"/name", "%s", strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": "))
+		} else if names[name] || name == RestWave && i < len(s.Waves)-1 {
+			errs.Add(at+"/name", "%s names another wave", violation.Quote(name))
+		}
+		names[name] = true
+		if err := tenant.ValidateSelector(w.Selector); err != nil {
+			for _, v := range violation.Of(err) {
+				errs.Add(at+"/selector"+v.Pointer, "%s", v.Message)
+			}
+		}
+		switch {
+		case w.Count != 0 && w.Percent != 0:
+			errs.Add(at+"/percent", "set count or percent, not both")
+		case w.Count < 0:
+			errs.Add(at+"/count", "must be at least 1, or left out for no limit")
+		case w.Percent < 0 || w.Percent > 100:
+			errs.Add(at+"/percent", "must be from 1 to 100, or left out for no limit")
+		}
+		if w.MaxInFlight < 0 {
+			errs.Add(at+"/max_in_flight", "must be at least 1, or left out for the whole wave")
+		}
+	}
+	return errs.Err(ErrInvalid)
+}
+
+func waveName(w Wave, i int) string {
+	if w.Name != "" {
+		return w.Name
+	}
+	return fmt.Sprintf("wave-%d", i+1)
+}
+
+// Selection is how a rollout's spec sorts the tenants that follow its plan.
+type Selection struct {
+	// Candidates are the tenants the rollout takes, in id order.
+	Candidates []*tenant.Tenant
+	// Pinned are tenants pinned to a version: left alone.
+	Pinned []*tenant.Tenant
+	// Current are tenants already on the target version (or, with From
+	// set, on another version than From): left alone.
+	Current []*tenant.Tenant
+}
+
+// Select sorts tenants (those following spec.Plan, in id order) into those
+// the rollout takes and those it leaves. Tenants being deleted are left
+// out altogether.
+func Select(spec Spec, tenants []*tenant.Tenant) Selection {
+	var s Selection
+	for _, t := range tenants {
+		switch {
+		case t.Plan == nil || t.Plan.Name != spec.Plan || t.DeletionRequestedAt != nil || t.Status == tenant.StatusDeleted:
+		case t.Plan.Pinned:
+			s.Pinned = append(s.Pinned, t)
+		case t.Plan.Version == spec.To || spec.From != 0 && t.Plan.Version != spec.From:
+			s.Current = append(s.Current, t)
+		default:
+			s.Candidates = append(s.Candidates, t)
+		}
+	}
+	return s
+}
+
+// Assign puts candidates (in id order) into the spec's waves, as Wave
+// describes, and returns the waves with their sizes and the members. A wave
+// may be empty; tenants no wave takes form a last wave named RestWave.
+func Assign(spec Spec, candidates []*tenant.Tenant) ([]AssignedWave, []Member) {
+	taken := make([]bool, len(candidates))
+	waves := make([]AssignedWave, 0, len(spec.Waves)+1)
+	members := make([]Member, 0, len(candidates))
+	take := func(w Wave, limit int) {
+		i := len(waves)
+		aw := AssignedWave{Wave: w}
+		aw.Name = waveName(w, i)
+		for j, t := range candidates {
+			if taken[j] || limit >= 0 && aw.Size >= limit || !matches(w.Selector, t.Labels) {
+				continue
+			}
+			taken[j] = true
+			aw.Size++
+			members = append(members, Member{TenantID: t.ID, TenantName: t.Name, Wave: i, State: MemberPending, From: t.Plan.Version})
+		}
+		waves = append(waves, aw)
+	}
+	for _, w := range spec.Waves {
+		limit := -1
+		switch {
+		case w.Count > 0:
+			limit = w.Count
+		case w.Percent > 0:
+			limit = (w.Percent*len(candidates) + 99) / 100
+		}
+		take(w, limit)
+	}
+	if slices.Contains(taken, false) || len(waves) == 0 {
+		take(Wave{Name: RestWave}, -1)
+	}
+	return waves, members
+}
+
+func matches(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Counts are a rollout's members by state.
+type Counts map[MemberState]int
+
+// Count counts members by state, of one wave or (wave < 0) of all.
+func Count(members []Member, wave int) Counts {
+	c := Counts{}
+	for _, m := range members {
+		if wave < 0 || m.Wave == wave {
+			c[m.State]++
+		}
+	}
+	return c
+}
+
+// Failed returns the members that failed, by name, for messages.
+func Failed(members []Member) []string {
+	var out []string
+	for _, m := range members {
+		if m.State == MemberFailed {
+			out = append(out, m.TenantName)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// deadline is the spec's member deadline, or the default.
+func (s Spec) deadline() time.Duration {
+	if s.Deadline > 0 {
+		return s.Deadline
+	}
+	return DefaultDeadline
+}
