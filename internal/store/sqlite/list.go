@@ -35,6 +35,9 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	if opts.Provider != "" {
 		where, args = append(where, "provider = ?"), append(args, opts.Provider)
 	}
+	if opts.Plan != "" {
+		where, args = append(where, "plan_name = ?"), append(args, opts.Plan)
+	}
 	if opts.NamePrefix != "" {
 		// A range on the name index, not LIKE: the prefix is text, never a
 		// pattern. Names compare as bytes, and 0xFF follows every byte of

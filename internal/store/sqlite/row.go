@@ -11,7 +11,8 @@ import (
 
 // tenantColumns is the column list every tenant query selects, in the order
 // scanTenant reads.
-const tenantColumns = `id, name, provider, compute_config, labels, annotations, status, status_message,
+const tenantColumns = `id, name, provider, compute_config, labels, annotations,
+	plan_name, plan_version, plan_pinned, maintenance_window, status, status_message,
 	generation, observed_generation, version, resource_ids, endpoints,
 	status_changed_at, attempts, retry_at,
 	deletion_requested_at, created_at, updated_at, deleted_at`
@@ -24,8 +25,12 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 		config, labels, annotations, ids, endps string
 		retryAt, deletionRequested, deleted     sql.NullInt64
 		statusChanged, created, updated         int64
+		planName, window                        sql.NullString
+		planVersion                             sql.NullInt64
+		planPinned                              bool
 	)
-	err := row.Scan(&t.ID, &t.Name, &t.Provider, &config, &labels, &annotations, &t.Status, &t.StatusMessage,
+	err := row.Scan(&t.ID, &t.Name, &t.Provider, &config, &labels, &annotations,
+		&planName, &planVersion, &planPinned, &window, &t.Status, &t.StatusMessage,
 		&t.Generation, &t.ObservedGeneration, &t.Version, &ids, &endps,
 		&statusChanged, &t.Attempts, &retryAt,
 		&deletionRequested, &created, &updated, &deleted)
@@ -48,6 +53,15 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 	if len(t.Endpoints) == 0 {
 		t.Endpoints = nil
 	}
+	if planName.Valid {
+		t.Plan = &tenant.PlanRef{Name: planName.String, Version: planVersion.Int64, Pinned: planPinned}
+	}
+	if window.Valid {
+		t.MaintenanceWindow = &tenant.Window{}
+		if err := json.Unmarshal([]byte(window.String), t.MaintenanceWindow); err != nil {
+			return nil, fmt.Errorf("sqlite: tenant %s: decode maintenance_window: %w", t.ID, err)
+		}
+	}
 	t.StatusChangedAt, t.RetryAt = fromMicros(statusChanged), fromNullMicros(retryAt)
 	t.CreatedAt, t.UpdatedAt = fromMicros(created), fromMicros(updated)
 	t.DeletionRequestedAt, t.DeletedAt = fromNullMicros(deletionRequested), fromNullMicros(deleted)
@@ -56,8 +70,16 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 
 // tenantValues returns t's column values in tenantColumns order.
 func tenantValues(t *tenant.Tenant) []any {
+	var planName, planVersion, window any // NULL when none
+	pinned := false
+	if t.Plan != nil {
+		planName, planVersion, pinned = t.Plan.Name, t.Plan.Version, t.Plan.Pinned
+	}
+	if t.MaintenanceWindow != nil {
+		window = jsonText(t.MaintenanceWindow, "{}")
+	}
 	return []any{t.ID, t.Name, t.Provider, string(t.ComputeConfig), jsonText(t.Labels, "{}"), jsonText(t.Annotations, "{}"),
-		string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
+		planName, planVersion, pinned, window, string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
 		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
 		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt),
 		nullMicros(t.DeletionRequestedAt), micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt)}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,8 +213,17 @@ func observedValues(t *tenant.Tenant) []any {
 func onlyObserved(cur, next *tenant.Tenant) bool {
 	return cur.Name == next.Name && cur.Provider == next.Provider && bytes.Equal(cur.ComputeConfig, next.ComputeConfig) &&
 		maps.Equal(cur.Labels, next.Labels) && maps.Equal(cur.Annotations, next.Annotations) &&
+		samePlan(cur.Plan, next.Plan) && sameWindow(cur.MaintenanceWindow, next.MaintenanceWindow) &&
 		cur.Generation == next.Generation && cur.Version == next.Version &&
 		cur.CreatedAt.Equal(next.CreatedAt) && sameTime(cur.DeletionRequestedAt, next.DeletionRequestedAt) && sameTime(cur.DeletedAt, next.DeletedAt)
+}
+
+func samePlan(a, b *tenant.PlanRef) bool {
+	return a == b || (a != nil && b != nil && *a == *b)
+}
+
+func sameWindow(a, b *tenant.Window) bool {
+	return a == b || (a != nil && b != nil && slices.Equal(a.Days, b.Days) && a.Start == b.Start && a.End == b.End && a.TimeZone == b.TimeZone)
 }
 
 func sameTime(a, b *time.Time) bool {

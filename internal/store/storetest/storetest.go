@@ -60,6 +60,17 @@ func Run(t *testing.T, open Opener) {
 		{"CountByProvider", testCountByProvider},
 		{"Forget", testForget},
 		{"Keys", testKeys},
+		{"PlanFields", testPlanFields},
+		{"Plans", testPlans},
+		{"PlanVersions", testPlanVersions},
+		{"PublishConcurrently", testPublishConcurrently},
+		{"Rollouts", testRollouts},
+		{"RolloutMembers", testRolloutMembers},
+		{"RolloutEvents", testRolloutEvents},
+		{"MoveTenant", testMoveTenant},
+		{"MoveTenantSkips", testMoveTenantSkips},
+		{"MoveTenantAnnounces", testMoveTenantAnnounces},
+		{"MoveTenantConcurrently", testMoveTenantConcurrently},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
