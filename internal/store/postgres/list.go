@@ -77,6 +77,9 @@ func listQuery(opts tenant.ListOptions, after string, size int) (q string, args 
 	if opts.Provider != "" {
 		where = append(where, "provider = "+arg(opts.Provider))
 	}
+	if opts.Plan != "" {
+		where = append(where, "plan_name = "+arg(opts.Plan))
+	}
 	if len(opts.Labels) > 0 {
 		sel, err := json.Marshal(opts.Labels)
 		if err != nil {

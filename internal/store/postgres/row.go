@@ -19,6 +19,7 @@ import (
 // selectTenant, insertTenant, tenantArgs and scanTenant.
 var tenantColumns = []string{
 	"id", "name", "provider", "compute_config", "labels", "annotations",
+	"plan_name", "plan_version", "plan_pinned", "maintenance_window",
 	"status", "status_message", "status_changed_at", "generation", "observed_generation", "version",
 	"resource_ids", "endpoints", "attempts", "retry_at",
 	"deletion_requested_at", "created_at", "updated_at", "deleted_at",
@@ -30,11 +31,14 @@ var selectTenant = "SELECT " + strings.Join(tenantColumns, ", ") + " FROM tenant
 var insertTenant = "INSERT INTO tenants (" + strings.Join(tenantColumns, ", ") + ") VALUES (" + placeholders(1, len(tenantColumns)) + ")"
 
 // updateTenant writes every column a tenant's life can change; id, name,
-// provider and created_at are fixed on create.
+// provider and created_at are fixed on create. An observation writes the
+// desired columns as they are, which keeps its update HOT although
+// tenants_plan_idx reads plan_name: PostgreSQL compares the values.
 const updateTenant = `UPDATE tenants SET compute_config = $2, labels = $3, annotations = $4,
-	status = $5, status_message = $6, status_changed_at = $7, generation = $8, observed_generation = $9, version = $10,
-	resource_ids = $11, endpoints = $12, attempts = $13, retry_at = $14,
-	deletion_requested_at = $15, updated_at = $16, deleted_at = $17
+	plan_name = $5, plan_version = $6, plan_pinned = $7, maintenance_window = $8,
+	status = $9, status_message = $10, status_changed_at = $11, generation = $12, observed_generation = $13, version = $14,
+	resource_ids = $15, endpoints = $16, attempts = $17, retry_at = $18,
+	deletion_requested_at = $19, updated_at = $20, deleted_at = $21
 WHERE id = $1`
 
 // eventColumns are the columns of an event's row that eventArgs fill, in
@@ -91,6 +95,7 @@ func placeholders(from, n int) string {
 // tenantArgs are t's values for tenantColumns.
 func tenantArgs(t *tenant.Tenant, j jsonColumns) []any {
 	return []any{t.ID, t.Name, t.Provider, []byte(t.ComputeConfig), j.labels, j.annotations,
+		j.planName, j.planVersion, j.planPinned, j.window,
 		string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
 		j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
 		t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt}
@@ -124,6 +129,7 @@ func writeBatch(create, notify bool, t *tenant.Tenant, events []tenant.Event) (*
 		b.Queue(insertTenant, tenantArgs(t, j)...)
 	} else {
 		b.Queue(updateTenant, t.ID, []byte(t.ComputeConfig), j.labels, j.annotations,
+			j.planName, j.planVersion, j.planPinned, j.window,
 			string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
 			j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
 			t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt)
@@ -138,9 +144,13 @@ func writeBatch(create, notify bool, t *tenant.Tenant, events []tenant.Event) (*
 }
 
 // jsonColumns are a tenant's JSONB columns other than compute_config, which
-// the domain keeps as JSON already.
+// the domain keeps as JSON already, and its plan's columns.
 type jsonColumns struct {
 	labels, annotations, resourceIDs, endpoints []byte
+	// planName, planVersion and window are NULL (nil) when the tenant
+	// has no plan, no window.
+	planName, planVersion, window any
+	planPinned                    bool
 }
 
 func encodeJSON(t *tenant.Tenant) (jsonColumns, error) {
@@ -156,6 +166,14 @@ func encodeJSON(t *tenant.Tenant) (jsonColumns, error) {
 	}
 	if j.resourceIDs, err = encodeMap(t.ResourceIDs); err != nil {
 		return j, fmt.Errorf("postgres: encode resource ids: %w", err)
+	}
+	if t.Plan != nil {
+		j.planName, j.planVersion, j.planPinned = t.Plan.Name, t.Plan.Version, t.Plan.Pinned
+	}
+	if t.MaintenanceWindow != nil {
+		if j.window, err = json.Marshal(t.MaintenanceWindow); err != nil {
+			return j, fmt.Errorf("postgres: encode maintenance window: %w", err)
+		}
 	}
 	j.endpoints = []byte("[]")
 	if len(t.Endpoints) > 0 {
@@ -175,9 +193,13 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 	var (
 		t                                        tenant.Tenant
 		config, labels, annotations, resourceIDs []byte
-		endpoints                                []byte
+		endpoints, window                        []byte
+		planName                                 *string
+		planVersion                              *int64
+		planPinned                               bool
 	)
 	err := row.Scan(&t.ID, &t.Name, &t.Provider, &config, &labels, &annotations,
+		&planName, &planVersion, &planPinned, &window,
 		&t.Status, &t.StatusMessage, &t.StatusChangedAt, &t.Generation, &t.ObservedGeneration, &t.Version,
 		&resourceIDs, &endpoints, &t.Attempts, &t.RetryAt,
 		&t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
@@ -203,6 +225,15 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 	}
 	if t.Endpoints, err = decodeEndpoints(endpoints); err != nil {
 		return nil, fmt.Errorf("postgres: tenant %s: endpoints: %w", t.ID, err)
+	}
+	if planName != nil && planVersion != nil {
+		t.Plan = &tenant.PlanRef{Name: *planName, Version: *planVersion, Pinned: planPinned}
+	}
+	if window != nil {
+		t.MaintenanceWindow = &tenant.Window{}
+		if err := json.Unmarshal(window, t.MaintenanceWindow); err != nil {
+			return nil, fmt.Errorf("postgres: tenant %s: maintenance_window: %w", t.ID, err)
+		}
 	}
 	t.StatusChangedAt = t.StatusChangedAt.UTC()
 	t.CreatedAt = t.CreatedAt.UTC()

@@ -170,12 +170,16 @@ func (s *Store) PublishVersion(ctx context.Context, plan string, config json.Raw
 
 // versionConfig checks a version's config (a JSON object) and message
 // (at most fleet.MaxDescription bytes), and returns the config compacted.
-// Both stores check so: a config the database cannot hold or compare is
-// refused as invalid, not as a failure of the database.
+// Both stores check so: a config one of the databases cannot hold
+// (PostgreSQL's JSONB refuses \u0000) is refused as invalid, not as a
+// failure of the database.
 func versionConfig(config json.RawMessage, message string) (json.RawMessage, error) {
 	var b bytes.Buffer
 	if err := json.Compact(&b, config); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
 		return nil, fmt.Errorf("%w: a version's config must be a JSON object", fleet.ErrInvalid)
+	}
+	if bytes.Contains(b.Bytes(), []byte(`\u0000`)) {
+		return nil, fmt.Errorf("%w: a version's config must not hold NUL characters", fleet.ErrInvalid)
 	}
 	if len(message) > fleet.MaxDescription {
 		return nil, fmt.Errorf("%w: a version's message must be at most %d bytes", fleet.ErrInvalid, fleet.MaxDescription)

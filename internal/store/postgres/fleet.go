@@ -1,0 +1,212 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// Plans and their versions (fleet.Store); rollouts are in rollouts.go.
+
+const (
+	planColumns = `name, provider, description, latest_version, current_version, created_at, updated_at, created_by`
+	selectPlan  = `SELECT ` + planColumns + ` FROM plans WHERE name = $1`
+	insertPlan  = `INSERT INTO plans (` + planColumns + `) VALUES ($1, $2, $3, 0, 0, $4, $4, $5)`
+
+	versionColumns = `plan, version, config, message, created_at, created_by`
+	// nextVersion numbers a plan's next version. Its row lock makes
+	// concurrent publishers wait for each other, and each, at READ
+	// COMMITTED, then updates the row its predecessor left: every one gets
+	// a number of its own, none fails. The first version becomes the plan's
+	// current one.
+	nextVersion = `UPDATE plans SET latest_version = latest_version + 1,
+	current_version = CASE WHEN current_version = 0 THEN latest_version + 1 ELSE current_version END, updated_at = $2
+WHERE name = $1 RETURNING latest_version`
+	insertVersion = `INSERT INTO plan_versions (` + versionColumns + `) VALUES ($1, $2, $3, $4, $5, $6)`
+)
+
+func scanPlan(row pgx.Row) (*fleet.Plan, error) {
+	var p fleet.Plan
+	if err := row.Scan(&p.Name, &p.Provider, &p.Description, &p.Latest, &p.Current, &p.CreatedAt, &p.UpdatedAt, &p.CreatedBy); err != nil {
+		return nil, err
+	}
+	p.CreatedAt, p.UpdatedAt = p.CreatedAt.UTC(), p.UpdatedAt.UTC()
+	return &p, nil
+}
+
+func scanVersion(row pgx.Row) (*fleet.Version, error) {
+	var (
+		v      fleet.Version
+		config []byte
+	)
+	if err := row.Scan(&v.Plan, &v.Version, &config, &v.Message, &v.CreatedAt, &v.CreatedBy); err != nil {
+		return nil, err
+	}
+	// JSONB prints spaces; return the compact text, as for tenants.
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, config); err != nil {
+		return nil, fmt.Errorf("plan %s version %d: config: %w", v.Plan, v.Version, err)
+	}
+	v.Config, v.CreatedAt = compact.Bytes(), v.CreatedAt.UTC()
+	return &v, nil
+}
+
+// CreatePlan implements fleet.Store. A name in use is fleet.ErrExists; a
+// plan breaking fleet.ValidatePlan wraps fleet.ErrInvalid.
+func (s *Store) CreatePlan(ctx context.Context, in *fleet.Plan, actor string) (*fleet.Plan, error) {
+	now := tenant.Timestamp(s.now())
+	p := &fleet.Plan{Name: in.Name, Provider: in.Provider, Description: in.Description, CreatedAt: now, UpdatedAt: now, CreatedBy: actor}
+	if err := fleet.ValidatePlan(p); err != nil {
+		return nil, err
+	}
+	err := s.retry(ctx, func() error {
+		_, err := s.pool.Exec(ctx, insertPlan, p.Name, p.Provider, p.Description, now, actor)
+		return err
+	})
+	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "plans_pkey" {
+		return nil, fmt.Errorf("postgres: create plan %q: %w", p.Name, fleet.ErrExists)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: create plan %q: %w", p.Name, err)
+	}
+	return p, nil
+}
+
+// GetPlan implements fleet.Store.
+func (s *Store) GetPlan(ctx context.Context, name string) (*fleet.Plan, error) {
+	p, err := scanPlan(s.pool.QueryRow(ctx, selectPlan, name))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: plan %q: %w", name, fleet.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: get plan %q: %w", name, unavailable(err))
+	}
+	return p, nil
+}
+
+// ListPlans implements fleet.Store.
+func (s *Store) ListPlans(ctx context.Context) ([]*fleet.Plan, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+planColumns+` FROM plans ORDER BY name COLLATE "C"`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list plans: %w", unavailable(err))
+	}
+	plans, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*fleet.Plan, error) { return scanPlan(row) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list plans: %w", unavailable(err))
+	}
+	return plans, nil
+}
+
+// DeletePlan implements fleet.Store. The plan's row is locked first, so
+// that a rollout cannot start while the plan is deleted; tenants are not
+// locked, and one that starts to follow the plan meanwhile keeps a plan
+// that no longer exists, as it could after any check the API makes.
+func (s *Store) DeletePlan(ctx context.Context, name string) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var followed, active bool
+		err := tx.QueryRow(ctx, `SELECT
+	EXISTS (SELECT 1 FROM tenants WHERE plan_name = p.name AND deleted_at IS NULL),
+	EXISTS (SELECT 1 FROM rollouts WHERE plan = p.name AND state IN `+activeStates+`)
+FROM plans p WHERE name = $1 FOR UPDATE`, name).Scan(&followed, &active)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return fmt.Errorf("postgres: plan %q: %w", name, fleet.ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("postgres: delete plan %q: %w", name, err)
+		case followed:
+			return fmt.Errorf("postgres: delete plan %q: %w: tenants follow it", name, fleet.ErrInUse)
+		case active:
+			return fmt.Errorf("postgres: delete plan %q: %w: a rollout of it has not finished", name, fleet.ErrInUse)
+		}
+		// Versions and rollouts (with their members and events) cascade.
+		if _, err := tx.Exec(ctx, `DELETE FROM plans WHERE name = $1`, name); err != nil {
+			return fmt.Errorf("postgres: delete plan %q: %w", name, err)
+		}
+		return nil
+	})
+	return err
+}
+
+// PublishVersion implements fleet.Store. config must be a JSON object and
+// message at most fleet.MaxDescription bytes (else fleet.ErrInvalid).
+func (s *Store) PublishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string) (*fleet.Version, error) {
+	compact, err := versionConfig(config, message)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: publish version of plan %q: %w", plan, err)
+	}
+	now := tenant.Timestamp(s.now())
+	v := &fleet.Version{Plan: plan, Config: compact, Message: message, CreatedAt: now, CreatedBy: actor}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, nextVersion, plan, now).Scan(&v.Version)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("postgres: plan %q: %w", plan, fleet.ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("postgres: publish version of plan %q: %w", plan, err)
+		}
+		if _, err := tx.Exec(ctx, insertVersion, plan, v.Version, []byte(compact), message, now, actor); err != nil {
+			return fmt.Errorf("postgres: publish version %d of plan %q: %w", v.Version, plan, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// versionConfig checks a version's config (a JSON object) and message (at
+// most fleet.MaxDescription bytes), and returns the config compacted, as
+// the SQLite store does.
+func versionConfig(config json.RawMessage, message string) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, config); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+		return nil, fmt.Errorf("%w: a version's config must be a JSON object", fleet.ErrInvalid)
+	}
+	if bytes.Contains(b.Bytes(), []byte(`\u0000`)) {
+		return nil, fmt.Errorf("%w: a version's config must not hold NUL characters", fleet.ErrInvalid)
+	}
+	if len(message) > fleet.MaxDescription {
+		return nil, fmt.Errorf("%w: a version's message must be at most %d bytes", fleet.ErrInvalid, fleet.MaxDescription)
+	}
+	return b.Bytes(), nil
+}
+
+// GetVersion implements fleet.Store.
+func (s *Store) GetVersion(ctx context.Context, plan string, version int64) (*fleet.Version, error) {
+	v, err := scanVersion(s.pool.QueryRow(ctx, `SELECT `+versionColumns+` FROM plan_versions WHERE plan = $1 AND version = $2`, plan, version))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: plan %q version %d: %w", plan, version, fleet.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: get plan %q version %d: %w", plan, version, unavailable(err))
+	}
+	return v, nil
+}
+
+// ListVersions implements fleet.Store.
+func (s *Store) ListVersions(ctx context.Context, plan string) ([]*fleet.Version, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+versionColumns+` FROM plan_versions WHERE plan = $1 ORDER BY version`, plan)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list versions of plan %q: %w", plan, unavailable(err))
+	}
+	versions, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*fleet.Version, error) { return scanVersion(row) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list versions of plan %q: %w", plan, unavailable(err))
+	}
+	if len(versions) == 0 {
+		if _, err := s.GetPlan(ctx, plan); err != nil {
+			return nil, err
+		}
+	}
+	return versions, nil
+}
+
+var _ fleet.Store = (*Store)(nil)
