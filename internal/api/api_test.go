@@ -19,6 +19,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -66,7 +67,8 @@ func serveOn(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (c
 	}
 	m := providertest.Manager(t, p, compute.ManagerOptions{Logger: logger})
 	mx := metrics.New()
-	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: tokens, Logger: logger, Observer: mx, Metrics: mx.Handler()})
+	fl, _ := store.(fleet.Store) // plans and rollouts, where the store keeps them
+	s, err := api.New(api.Options{Store: store, Fleet: fl, Compute: m, Tokens: tokens, Logger: logger, Observer: mx, Metrics: mx.Handler()})
 	if err != nil {
 		t.Fatal(err)
 	}

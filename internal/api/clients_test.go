@@ -138,7 +138,7 @@ func TestUnknownQueryParameters(t *testing.T) {
 				unknown = append(unknown, e.Parameter)
 			}
 			want := []string{"statuss", "zz"}
-			if op != "listTenants" && op != "listTenantEvents" {
+			if op != "listTenants" && op != "listTenantEvents" && op != "listRolloutEvents" {
 				want = []string{"page_size", "statuss", "zz"}
 			}
 			if p.Code != api.CodeInvalidParameter || !cmp.Equal(unknown, want) || !strings.Contains(p.Detail, "zz") {

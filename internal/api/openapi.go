@@ -86,6 +86,8 @@ var openAPITags = []struct {
 	paths             []string
 }{
 	{"tenants", "Tenants: their desired state, their history and their live status.", []string{"/v1/tenants"}},
+	{"plans", "Plans: named, versioned fragments of compute_config that tenants follow; a published version never changes.", []string{"/v1/plans"}},
+	{"rollouts", "Rollouts: moving a plan's tenants to another version in waves, gated on their health, with a fleet plan first (dry_run).", []string{"/v1/rollouts"}},
 	{"identity", "Who a token is.", []string{"/v1/whoami"}},
 	{"compute", "The enabled compute providers and the compute_config each accepts.", []string{"/v1/compute"}},
 	{"health", "Liveness, readiness and metrics, for load balancers, orchestrators and monitoring.", []string{"/healthz", "/readyz", "/metrics"}},
@@ -226,9 +228,9 @@ func operation(gen *schemaGenerator, rt route) (*openapi3.Operation, error) {
 			problems.add(status, codes...)
 		}
 	}
-	if conditional(rt) {
-		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: ifMatchParam.param})
-		for status, codes := range ifMatchParam.problems {
+	if p := conditional(rt); p != nil {
+		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Value: p.param})
+		for status, codes := range p.problems {
 			problems.add(status, codes...)
 		}
 	}
@@ -246,7 +248,7 @@ func operation(gen *schemaGenerator, rt route) (*openapi3.Operation, error) {
 			types = []string{contentMergePatch, contentJSON}
 		}
 		op.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{
-			Required: true,
+			Required: !rt.bodyOptional,
 			Content:  openapi3.NewContentWithSchemaRef(body, types),
 		}}
 		problems.add(http.StatusBadRequest, CodeInvalidBody)
@@ -263,8 +265,11 @@ func operation(gen *schemaGenerator, rt route) (*openapi3.Operation, error) {
 	ok := &openapi3.Response{Content: content, Headers: responseHeaders()}
 	desc := statusDoc(rt.status, notes.success)
 	ok.Description = &desc
-	if _, isTenant := rt.response.(Tenant); isTenant {
+	switch rt.response.(type) {
+	case Tenant:
 		ok.Headers["ETag"] = etagHeader
+	case Rollout:
+		ok.Headers["ETag"] = rolloutETagHeader
 	}
 	if rt.status == http.StatusCreated {
 		ok.Headers["Location"] = locationHeader
@@ -298,11 +303,17 @@ func operation(gen *schemaGenerator, rt route) (*openapi3.Operation, error) {
 	return op, nil
 }
 
-// conditional tells whether a route changes a tenant and so honours
-// If-Match.
-func conditional(rt route) bool {
-	return strings.Contains(rt.pattern, "{tenant}") &&
-		(rt.method == http.MethodPut || rt.method == http.MethodPatch || rt.method == http.MethodDelete)
+// conditional returns the If-Match parameter of a route that changes a
+// tenant or a rollout, and nil for the others.
+func conditional(rt route) *parameter {
+	switch {
+	case strings.Contains(rt.pattern, "{tenant}") &&
+		(rt.method == http.MethodPut || rt.method == http.MethodPatch || rt.method == http.MethodDelete):
+		return &ifMatchParam
+	case strings.HasPrefix(rt.pattern, "/v1/rollouts/{rollout}/") && rt.method == http.MethodPost:
+		return &rolloutIfMatchParam
+	}
+	return nil
 }
 
 func responseContent(gen *schemaGenerator, body any) (openapi3.Content, error) {
@@ -356,13 +367,14 @@ var problemDoc = map[int]string{
 	http.StatusUnauthorized:          "no bearer token, or one that is not valid (the answer carries WWW-Authenticate)",
 	http.StatusForbidden:             "the token may only read",
 	http.StatusNotFound:              "what the request names does not exist",
-	http.StatusConflict:              "the request conflicts with the tenant's current state",
-	http.StatusPreconditionFailed:    "the tenant changed since the ETag sent in If-Match was read; read it again",
+	http.StatusConflict:              "the request conflicts with the current state of what it names",
+	http.StatusPreconditionFailed:    "what the request changes changed since the ETag sent in If-Match was read; read it again",
 	http.StatusRequestEntityTooLarge: "the body is larger than the server's limit (1 MiB unless configured); the rest is not read",
 	http.StatusUnprocessableEntity:   "the request is well-formed but cannot be accepted; errors name every violation",
 	http.StatusInternalServerError:   "landlord could not handle the request; the request id finds the cause in its log",
 	http.StatusBadGateway:            "the compute provider did not answer",
 	http.StatusServiceUnavailable:    "the compute provider is not enabled on this server",
+	http.StatusNotImplemented:        "this server keeps no plans or rollouts",
 }
 
 // problemResponse is a problem+json answer that carries one of codes.

@@ -81,7 +81,7 @@ var (
 	eventOrderParam = parameter{queryParam("order", "oldest lists the history oldest first, newest newest first. "+
 		"A page token continues the order it was returned by; given to the other order it is a 400.", eventOrderSchema()), badParameter}
 
-	dryRunParam = parameter{queryParam("dry_run", "Validate, and answer 200 with the tenant as it would be stored (provider chosen, defaults merged into effective_config); store nothing.",
+	dryRunParam = parameter{queryParam("dry_run", "Validate, and answer 200 with the tenant as it would be stored (provider chosen, defaults merged into effective_config, its layers in config_layers); store nothing.",
 		openapi3.NewBoolSchema()), badParameter}
 	includeDeletedParam = parameter{queryParam("include_deleted", "Find a deleted tenant too; without it, a deleted tenant is a 404.",
 		openapi3.NewBoolSchema()), badParameter}
@@ -108,6 +108,18 @@ var (
 		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeIdempotencyPending},
 			http.StatusUnprocessableEntity: {CodeIdempotencyMismatch}}}
 
+	rolloutIfMatchParam = parameter{headerParam("If-Match", "Act only if the rollout's version is still this ETag (from an ETag header), else answer 412. "+
+		"Without it (or with *), a concurrent change (by the controller, say) is retried on the new state, or answered 409."),
+		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}}}
+	planFilterParam    = parameter{param: queryParam("plan", "Only tenants that follow this plan.", openapi3.NewStringSchema())}
+	rolloutPlanParam   = parameter{param: queryParam("plan", "Only rollouts of this plan.", openapi3.NewStringSchema())}
+	activeParam        = parameter{queryParam("active", "Only rollouts that have not finished (running, paused, halted, aborting).", openapi3.NewBoolSchema()), badParameter}
+	rolloutDryRunParam = parameter{queryParam("dry_run", "Answer 200 with the fleet plan: what the rollout would do, tenant by tenant (waves, effective config changes, "+
+		"the provider's action, maintenance windows, pinned and current tenants, counts); start nothing.", openapi3.NewBoolSchema()), badParameter}
+	afterParam = parameter{queryParam("after", "Only events after this seq (the seq of the last event read); 0 or absent from the first.",
+		openapi3.NewIntegerSchema().WithMin(0)), badParameter}
+	rolloutEventsPageParam = parameter{queryParam("page_size", "How many events to return at most; the most when absent.", openapi3.NewIntegerSchema().WithMin(1).WithMax(tenant.MaxPageSize)), badParameter}
+
 	ifMatchParam = parameter{headerParam("If-Match", "Change the tenant only if its version is still this ETag (from an ETag header), else answer 412. "+
 		"Without it (or with *), a concurrent change is retried on the new state, or answered 409."),
 		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}}}
@@ -121,6 +133,18 @@ func pathParameter(name string) (parameter, error) {
 		p.Description = "The tenant's id or name."
 		p.Schema = openapi3.NewStringSchema().NewRef()
 		return parameter{p, map[int][]string{http.StatusNotFound: {CodeTenantNotFound}}}, nil
+	case "plan":
+		p.Description = "The plan's name."
+		p.Schema = openapi3.NewStringSchema().NewRef()
+		return parameter{p, map[int][]string{http.StatusNotFound: {CodePlanNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}}, nil
+	case "version":
+		p.Description = "The version's number, from 1."
+		p.Schema = openapi3.NewIntegerSchema().WithMin(1).NewRef()
+		return parameter{p, map[int][]string{http.StatusNotFound: {CodePlanVersionNotFound}}}, nil
+	case "rollout":
+		p.Description = "The rollout's id."
+		p.Schema = openapi3.NewStringSchema().NewRef()
+		return parameter{p, map[int][]string{http.StatusNotFound: {CodeRolloutNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}}, nil
 	case "asset":
 		s := openapi3.NewStringSchema()
 		for _, a := range docsAssetNames() {
@@ -137,8 +161,11 @@ var (
 	etagHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
 		Description: "The tenant's version, for If-Match.", Schema: openapi3.NewStringSchema().NewRef(),
 	}}}
+	rolloutETagHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+		Description: "The rollout's version, for If-Match.", Schema: openapi3.NewStringSchema().NewRef(),
+	}}}
 	locationHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-		Description: "The new tenant's path.", Schema: openapi3.NewStringSchema().NewRef(),
+		Description: "The path of what was created.", Schema: openapi3.NewStringSchema().NewRef(),
 	}}}
 	replayedHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
 		Description: "true when this is the earlier response to a request with the same Idempotency-Key.",
@@ -149,8 +176,19 @@ var (
 // changeProblems are the problems of a change to a tenant's desired state.
 var changeProblems = map[int][]string{
 	http.StatusConflict:            {CodeTenantDeleting, CodeVersionConflict},
-	http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound},
+	http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidPlan},
 	http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+	http.StatusNotImplemented:      {CodeFleetUnavailable},
+}
+
+// planDoc says how a change treats plan and maintenance_window.
+const planDoc = "A tenant that follows a plan is validated with the plan version's config merged between the operator's defaults and its compute_config, " +
+	"on every change: an override that does not suit the plan is a 422. "
+
+// rolloutActionProblems are the problems of a rollout's actions.
+var rolloutActionProblems = map[int][]string{
+	http.StatusConflict:           {CodeRolloutState, CodeVersionConflict},
+	http.StatusServiceUnavailable: {CodeStorageUnavailable},
 }
 
 // operationNotes are keyed by operation.
@@ -164,30 +202,105 @@ var operationNotes = map[string]operationNote{
 		problems:    map[int][]string{http.StatusNotFound: {CodeNotFound}},
 	},
 	"createTenant": {
-		description: "The tenant is validated in full (name rules, the provider's JSON Schema and rules, on the config merged with the operator's defaults) before anything is stored; the controller then provisions it.",
-		params:      []parameter{dryRunParam, idempotencyKeyParam},
-		success:     "the tenant, as stored",
-		headers:     openapi3.Headers{"Idempotent-Replayed": replayedHeader},
-		also:        []otherResponse{{http.StatusOK, "dry_run=true: the tenant as it would be stored, with effective_config; nothing is stored", Tenant{}}},
+		description: "The tenant is validated in full (name rules, the provider's JSON Schema and rules, on the config merged with the operator's defaults and, for a tenant that follows a plan, the plan version's config) before anything is stored; the controller then provisions it. " +
+			"A tenant that follows a plan runs on the plan's provider; plan.version left out is the plan's current version.",
+		params:  []parameter{dryRunParam, idempotencyKeyParam},
+		success: "the tenant, as stored",
+		headers: openapi3.Headers{"Idempotent-Replayed": replayedHeader},
+		also:    []otherResponse{{http.StatusOK, "dry_run=true: the tenant as it would be stored, with effective_config; nothing is stored", Tenant{}}},
 		problems: map[int][]string{
 			http.StatusBadRequest:          {CodeInvalidName},
 			http.StatusConflict:            {CodeNameTaken},
-			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound},
+			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidPlan},
 			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+			http.StatusNotImplemented:      {CodeFleetUnavailable},
 		},
 	},
 	"listTenants": {
 		description: "Deleted tenants are listed only with include_deleted=true, or when status names deleted.",
-		params:      []parameter{statusParam, providerFilterParam, labelParam, namePrefixParam, listDeletedParam, pageSizeParam, pageTokenParam},
+		params:      []parameter{statusParam, providerFilterParam, labelParam, namePrefixParam, planFilterParam, listDeletedParam, pageSizeParam, pageTokenParam},
+	},
+	"createPlan": {
+		description: "A plan has no version until one is published. Its provider is the server's default provider unless the request names one; it never changes.",
+		success:     "the plan, as stored",
+		problems: map[int][]string{
+			http.StatusConflict:            {CodePlanExists},
+			http.StatusUnprocessableEntity: {CodeInvalidBody, CodeProviderNotFound},
+			http.StatusNotImplemented:      {CodeFleetUnavailable},
+			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+		},
+	},
+	"listPlans": {description: "In name order.", problems: map[int][]string{http.StatusNotImplemented: {CodeFleetUnavailable}}},
+	"getPlan":   {},
+	"deletePlan": {
+		description: "Deletes the plan, its versions and its finished rollouts. A plan that tenants follow, or with a rollout that has not finished, is a 409 plan_in_use saying which, and what to do.",
+		success:     "the plan is deleted",
+		problems:    map[int][]string{http.StatusConflict: {CodePlanInUse}, http.StatusServiceUnavailable: {CodeStorageUnavailable}},
+	},
+	"publishPlanVersion": {
+		description: "The config is checked against the plan's provider's schema (every field it names must be the provider's, with a valid value; the fields the schema requires may be left to each tenant). " +
+			"A plan's config is shown to every reader and shared by its tenants: a secret (a writeOnly field) or a provider choice in it is refused. " +
+			"The first version becomes the plan's current version; later ones reach tenants only through rollouts.",
+		success: "the version, as stored",
+		problems: map[int][]string{
+			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidBody},
+			http.StatusNotImplemented:      {CodeFleetUnavailable},
+			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+		},
+	},
+	"listPlanVersions": {description: "Oldest first."},
+	"getPlanVersion":   {},
+	"createRollout": {
+		description: "Takes every tenant that follows the plan and is not pinned, deleting or already at the target version (or, with from_version, on another version), " +
+			"puts them into the waves in order (label selector, then count or percent; those no wave takes form a last wave, rest), " +
+			"and checks that each resolves at the target version with its own overrides: one that does not makes it a 422 plan_version_breaks_tenants naming each tenant and its problems, and nothing starts. " +
+			"The elected controller then changes the tenants wave by wave, only inside their maintenance windows, at most max_in_flight at once; a tenant is done when it is ready at the generation that carries the new version. " +
+			"Each wave bakes for bake before the next; more than max_failures failed tenants (failed, or not ready within deadline) halt the rollout. A plan has at most one rollout that has not finished.",
+		params:  []parameter{rolloutDryRunParam},
+		success: "the rollout, started",
+		also:    []otherResponse{{http.StatusOK, "dry_run=true: the fleet plan; nothing is started", FleetPlan{}}},
+		problems: map[int][]string{
+			http.StatusConflict:            {CodeRolloutActive},
+			http.StatusUnprocessableEntity: {CodeInvalidBody, CodePlanBreaksTenants},
+			http.StatusNotImplemented:      {CodeFleetUnavailable},
+			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+		},
+	},
+	"listRollouts": {
+		description: "Newest first, at most 100. Lists do not show the members waiting for their windows (waiting); GET a rollout for them.",
+		params:      []parameter{rolloutPlanParam, activeParam},
+		problems:    map[int][]string{http.StatusNotImplemented: {CodeFleetUnavailable}},
+	},
+	"getRollout":         {description: "With its waves, its members' counts by state, the failed ones and those waiting for their maintenance windows."},
+	"listRolloutMembers": {description: "In wave order, then tenant id order."},
+	"listRolloutEvents": {
+		description: "Oldest first: the rollout's start, its waves, each tenant's change, completion, failure or skip, and every pause, resume, halt and abort, with who did it.",
+		params:      []parameter{afterParam, rolloutEventsPageParam},
+	},
+	"pauseRollout": {
+		description: "A running rollout changes no more tenants until it is resumed; tenants already changing go on, and are followed.",
+		problems:    rolloutActionProblems,
+	},
+	"resumeRollout": {
+		description: "A paused or halted rollout goes on. A halted rollout whose failed tenants are still more than its budget halts again: fix or delete them first, or abort.",
+		problems:    rolloutActionProblems,
+	},
+	"abortRollout": {
+		description: "Ends a running, paused or halted rollout. With rollback, tenants it changed are moved back to their versions by the controller (the rollout is aborting, then aborted); " +
+			"without, they stay at the target version. The body may be left out (no rollback).",
+		problems: rolloutActionProblems,
 	},
 	"getTenant": {params: []parameter{includeDeletedParam}},
 	"replaceTenant": {
-		description: "labels and annotations left out (or null) are kept; {} removes them all. A change that alters nothing answers 200 without bumping generation.",
-		problems:    changeProblems,
+		description: "labels and annotations left out (or null) are kept; {} removes them all. plan and maintenance_window left out (or null) are kept. " + planDoc +
+			"A change that alters nothing answers 200 without bumping generation.",
+		problems: changeProblems,
 	},
 	"patchTenant": {
-		description: "A change that alters nothing answers 200 without bumping generation.",
-		problems:    changeProblems,
+		description: "plan null makes the tenant leave its plan (its compute_config alone, over the defaults, must then be valid); plan {\"pinned\": true} pins it at its version, " +
+			"{\"version\": 3, \"pinned\": true} pins it at version 3, {\"pinned\": false} lets rollouts move it again; a new plan name starts at that plan's current version unless version is given. " +
+			"maintenance_window null removes the window. " + planDoc + "A change that alters nothing answers 200 without bumping generation.",
+		problems: changeProblems,
 	},
 	"deleteTenant": {
 		description: "The controller destroys the tenant's workload; the tenant keeps its record and history. Repeating the request is harmless.",

@@ -79,6 +79,7 @@ func TestOpenAPIGolden(t *testing.T) {
 func TestOpenAPIRoutes(t *testing.T) {
 	ts := newServer(t, roleTokens...)
 	doc, _ := mustOpenAPI(t, ts)
+	ts.plan(t, "example-fleet", `{"image":"example.com/app:1"}`) // createRollout's
 
 	var table, documented []string
 	for _, r := range api.Routes() {
@@ -154,14 +155,22 @@ func TestOpenAPIRoutes(t *testing.T) {
 // Example requests, by operation, that succeed.
 var (
 	exampleBody = map[string]string{
-		"createTenant":  `{"name":"example-new","compute_config":{"image":"example.com/app:1"}}`,
-		"replaceTenant": `{"compute_config":{"image":"example.com/app:2"},"labels":{"tier":"gold"}}`,
-		"patchTenant":   `{"labels":{"tier":null}}`,
+		"createTenant":       `{"name":"example-new","compute_config":{"image":"example.com/app:1"}}`,
+		"replaceTenant":      `{"compute_config":{"image":"example.com/app:2"},"labels":{"tier":"gold"}}`,
+		"patchTenant":        `{"labels":{"tier":null}}`,
+		"createPlan":         `{"name":"example-new","provider":"mock","description":"an example"}`,
+		"publishPlanVersion": `{"config":{"image":"example.com/app:2"},"message":"a new image"}`,
+		"createRollout":      `{"plan":"example-fleet","waves":[{"name":"canary","count":1},{"percent":30}],"bake":"1m","max_failures":1}`,
+		"abortRollout":       `{"rollback":true}`,
 	}
 	exampleType = map[string]string{
-		"createTenant":  "application/json",
-		"replaceTenant": "application/json",
-		"patchTenant":   "application/merge-patch+json",
+		"createTenant":       "application/json",
+		"replaceTenant":      "application/json",
+		"patchTenant":        "application/merge-patch+json",
+		"createPlan":         "application/json",
+		"publishPlanVersion": "application/json",
+		"createRollout":      "application/json",
+		"abortRollout":       "application/json",
 	}
 )
 
@@ -189,6 +198,9 @@ var exampleStatuses = map[string]int{
 	"deleteTenant": http.StatusAccepted,
 	// No controller provisions the tenant here, so it has no workload.
 	"getTenantStatus": http.StatusNotFound,
+	// The example rollout is running, not paused.
+	"resumeRollout": http.StatusConflict,
+	"createRollout": http.StatusCreated,
 }
 
 var exampleTenants atomic.Int64
@@ -201,8 +213,16 @@ func examplePath(t *testing.T, ts *testServer, path string, op *openapi3.Operati
 	t.Helper()
 	return templateParam.ReplaceAllStringFunc(path, func(m string) string {
 		name := m[1 : len(m)-1]
-		if name == "tenant" {
+		switch name {
+		case "tenant":
 			return ts.create(t, "example-"+strconv.FormatInt(exampleTenants.Add(1), 10), `{"image":"example.com/app:1"}`).Name
+		case "plan":
+			return ts.plan(t, "example-plan-"+strconv.FormatInt(exampleTenants.Add(1), 10), `{"image":"example.com/app:1"}`)
+		case "version":
+			return "1"
+		case "rollout":
+			plan := ts.plan(t, "example-plan-"+strconv.FormatInt(exampleTenants.Add(1), 10), `{"image":"example.com/app:1"}`)
+			return ts.startRollout(t, `{"plan":"`+plan+`"}`).ID
 		}
 		if op != nil {
 			if p := op.Parameters.GetByInAndName(openapi3.ParameterInPath, name); p != nil && p.Schema != nil && len(p.Schema.Value.Enum) > 0 {
@@ -220,6 +240,12 @@ func mustBeDocumented(t *testing.T, op *openapi3.Operation, res response) {
 	doc := op.Responses.Status(res.status)
 	if doc == nil {
 		t.Errorf("%s answered %d, which it does not document: %s", op.OperationID, res.status, res.body)
+		return
+	}
+	if res.status == http.StatusNoContent {
+		if len(res.body) > 0 || doc.Value.Content != nil {
+			t.Errorf("%s 204: a body %q, documented content %v", op.OperationID, res.body, doc.Value.Content)
+		}
 		return
 	}
 	mediaType, _, _ := strings.Cut(res.header.Get("Content-Type"), ";")

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -41,6 +42,16 @@ const (
 	CodeStorageUnavailable   = "storage_unavailable"
 	CodeSecretUnreadable     = "secret_unreadable"
 	CodeInternal             = "internal"
+	CodeFleetUnavailable     = "fleet_unavailable"
+	CodePlanNotFound         = "plan_not_found"
+	CodePlanVersionNotFound  = "plan_version_not_found"
+	CodeRolloutNotFound      = "rollout_not_found"
+	CodePlanExists           = "plan_exists"
+	CodePlanInUse            = "plan_in_use"
+	CodeInvalidPlan          = "invalid_plan"
+	CodePlanBreaksTenants    = "plan_version_breaks_tenants"
+	CodeRolloutActive        = "rollout_active"
+	CodeRolloutState         = "rollout_state"
 )
 
 func problem(status int, code, detail string, errs ...FieldError) *Problem {
@@ -105,6 +116,19 @@ var problemTable = []problemRow{
 		detail: "the compute provider could not provision the workload"},
 	{err: compute.ErrUpdateFailed, name: "compute.ErrUpdateFailed", status: http.StatusBadGateway, code: CodeUnavailable,
 		detail: "the compute provider could not update the workload"},
+	{err: fleet.ErrNotFound, name: "fleet.ErrNotFound", status: http.StatusNotFound, code: CodeNotFound,
+		detail: "no such plan, plan version or rollout; list them with GET /v1/plans, GET /v1/plans/{plan}/versions and GET /v1/rollouts"},
+	{err: fleet.ErrExists, name: "fleet.ErrExists", status: http.StatusConflict, code: CodePlanExists,
+		detail: "a plan with this name exists already; choose another name",
+		fields: func(error) []FieldError { return []FieldError{{Pointer: "/name", Message: "is taken"}} }},
+	{err: fleet.ErrConflict, name: "fleet.ErrConflict", status: http.StatusConflict, code: CodeVersionConflict,
+		detail: "the plan or rollout changed while the request was handled; read it again and retry"},
+	{err: fleet.ErrInUse, name: "fleet.ErrInUse", status: http.StatusConflict, code: CodePlanInUse,
+		detail: "the plan is in use: tenants that are not deleted follow it, or a rollout of it has not finished; " +
+			"move its tenants off it (PATCH each with {\"plan\": null}, or to another plan) and finish or abort its rollouts, then delete it"},
+	{err: fleet.ErrInvalid, name: "fleet.ErrInvalid", status: http.StatusUnprocessableEntity, code: CodeInvalidBody,
+		detail: "the request breaks the plan or rollout rules", fields: violationsAt("")},
+	{err: fleet.ErrState, name: "fleet.ErrState", status: http.StatusConflict, code: CodeRolloutState},
 	{err: errUpstream, name: "a provider's own error while a request reads from it", status: http.StatusBadGateway, code: CodeUnavailable,
 		detail: "the compute provider did not answer"},
 }

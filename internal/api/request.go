@@ -86,6 +86,18 @@ func decodeStrict(body []byte, dst any) error {
 			}
 		}
 	}
+	if err == nil && nestsStructs(reflect.TypeOf(dst).Elem()) {
+		// encoding/json ignores unknown members of nested objects (a
+		// wave's, a plan's): shape finds them.
+		var doc any
+		if decodeNumbers(body, &doc) == nil {
+			s := shape{unknown: "unknown field"}
+			s.check(doc, reflect.TypeOf(dst).Elem(), "")
+			if len(s.errs) > 0 {
+				err = errUnknownField
+			}
+		}
+	}
 	if err == nil {
 		if err = json.Unmarshal(body, dst); err == nil {
 			return nil
@@ -113,6 +125,31 @@ func decodeStrict(body []byte, dst any) error {
 }
 
 var errUnknownField = errors.New("unknown field")
+
+// nestsStructs reports whether a request type has a struct below its top
+// level (in a field, a slice or a map), whose unknown members only shape
+// finds.
+func nestsStructs(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	var below func(t reflect.Type) bool
+	below = func(t reflect.Type) bool {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			return t != rawMessageType && below(t.Elem())
+		case reflect.Struct:
+			return true
+		}
+		return false
+	}
+	for i := range t.NumField() {
+		if below(t.Field(i).Type) {
+			return true
+		}
+	}
+	return false
+}
 
 // jsonFields returns the JSON names of the fields of the struct dst points
 // to; nil when it is not a struct (a map takes any key).
@@ -153,9 +190,11 @@ func decodeNumbers(raw []byte, v any) error {
 // tenantPatch is the shape of a PATCH body: null removes a label or an
 // annotation, or all of them.
 type tenantPatch struct {
-	ComputeConfig json.RawMessage    `json:"compute_config"`
-	Labels        map[string]*string `json:"labels"`
-	Annotations   map[string]*string `json:"annotations"`
+	ComputeConfig     json.RawMessage    `json:"compute_config"`
+	Labels            map[string]*string `json:"labels"`
+	Annotations       map[string]*string `json:"annotations"`
+	Plan              *PlanChoice        `json:"plan"`
+	MaintenanceWindow *MaintenanceWindow `json:"maintenance_window"`
 }
 
 // decodePatch reads a PATCH body as decodeStrict reads others, into the
@@ -172,7 +211,7 @@ func decodePatch(body []byte) (map[string]json.RawMessage, error) {
 	if _, ok := doc.(map[string]any); !ok {
 		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: found "+valueKind(doc))
 	}
-	s := shape{unknown: "unknown field; a patch may change compute_config, labels and annotations"}
+	s := shape{unknown: "unknown field; a patch may change compute_config, labels, annotations, plan and maintenance_window"}
 	s.check(doc, reflect.TypeFor[tenantPatch](), "")
 	if len(s.errs) > 0 {
 		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the patch has unknown fields or values of the wrong type", sortErrors(s.errs)...)

@@ -21,6 +21,8 @@ type route struct {
 	request, response any
 	// status is the success status.
 	status int
+	// bodyOptional says the request body may be left out.
+	bodyOptional bool
 	// query are the query parameters the operation reads (queryNames),
 	// found once, when the routes are grouped.
 	query  []string
@@ -52,6 +54,21 @@ func (s *Server) routes() []route {
 		{method: "DELETE", pattern: "/v1/tenants/{tenant}", operation: "deleteTenant", summary: "Delete a tenant", access: write, response: Tenant{}, status: 202, handle: s.deleteTenant},
 		{method: "GET", pattern: "/v1/tenants/{tenant}/events", operation: "listTenantEvents", summary: "A tenant's history", access: read, response: EventList{}, status: 200, handle: s.listEvents},
 		{method: "GET", pattern: "/v1/tenants/{tenant}/status", operation: "getTenantStatus", summary: "A tenant's live workload status from its provider", access: read, response: ComputeStatus{}, status: 200, handle: s.getStatus},
+		{method: "POST", pattern: "/v1/plans", operation: "createPlan", summary: "Create a plan", access: write, request: CreatePlanRequest{}, response: Plan{}, status: 201, handle: s.createPlan},
+		{method: "GET", pattern: "/v1/plans", operation: "listPlans", summary: "List plans", access: read, response: PlanList{}, status: 200, handle: s.listPlans},
+		{method: "GET", pattern: "/v1/plans/{plan}", operation: "getPlan", summary: "Get a plan", access: read, response: Plan{}, status: 200, handle: s.getPlanRoute},
+		{method: "DELETE", pattern: "/v1/plans/{plan}", operation: "deletePlan", summary: "Delete a plan and its versions", access: write, status: 204, handle: s.deletePlan},
+		{method: "POST", pattern: "/v1/plans/{plan}/versions", operation: "publishPlanVersion", summary: "Publish a plan's next version", access: write, request: PublishVersionRequest{}, response: PlanVersion{}, status: 201, handle: s.publishVersion},
+		{method: "GET", pattern: "/v1/plans/{plan}/versions", operation: "listPlanVersions", summary: "List a plan's versions", access: read, response: PlanVersionList{}, status: 200, handle: s.listVersions},
+		{method: "GET", pattern: "/v1/plans/{plan}/versions/{version}", operation: "getPlanVersion", summary: "Get one version of a plan", access: read, response: PlanVersion{}, status: 200, handle: s.getVersionRoute},
+		{method: "POST", pattern: "/v1/rollouts", operation: "createRollout", summary: "Start a rollout of a plan's version, or plan one (dry_run)", access: write, request: CreateRolloutRequest{}, response: Rollout{}, status: 201, handle: s.createRollout},
+		{method: "GET", pattern: "/v1/rollouts", operation: "listRollouts", summary: "List rollouts, newest first", access: read, response: RolloutList{}, status: 200, handle: s.listRollouts},
+		{method: "GET", pattern: "/v1/rollouts/{rollout}", operation: "getRollout", summary: "Get a rollout and where it stands", access: read, response: Rollout{}, status: 200, handle: s.getRolloutRoute},
+		{method: "GET", pattern: "/v1/rollouts/{rollout}/members", operation: "listRolloutMembers", summary: "A rollout's tenants and their states", access: read, response: RolloutMemberList{}, status: 200, handle: s.listMembers},
+		{method: "GET", pattern: "/v1/rollouts/{rollout}/events", operation: "listRolloutEvents", summary: "A rollout's history", access: read, response: RolloutEventList{}, status: 200, handle: s.listRolloutEvents},
+		{method: "POST", pattern: "/v1/rollouts/{rollout}/pause", operation: "pauseRollout", summary: "Pause a running rollout", access: write, response: Rollout{}, status: 200, handle: s.pauseRollout},
+		{method: "POST", pattern: "/v1/rollouts/{rollout}/resume", operation: "resumeRollout", summary: "Resume a paused or halted rollout", access: write, response: Rollout{}, status: 200, handle: s.resumeRollout},
+		{method: "POST", pattern: "/v1/rollouts/{rollout}/abort", operation: "abortRollout", summary: "Abort a rollout, optionally rolling its changed tenants back", access: write, request: AbortRolloutRequest{}, bodyOptional: true, response: Rollout{}, status: 200, handle: s.abortRollout},
 		{method: "GET", pattern: "/v1/openapi.json", operation: "getOpenAPI", summary: "This API's OpenAPI 3.1 document", access: open, response: openAPIDocument{}, status: 200, handle: s.openAPI},
 		{method: "GET", pattern: "/docs", operation: "getDocs", summary: "This API's reference, rendered from the OpenAPI document for people", access: open, response: docsPageBody{}, status: 200, handle: s.docs},
 		{method: "GET", pattern: "/docs/{asset}", operation: "getDocsAsset", summary: "A script or style sheet of the reference page", access: open, response: docsAssetBody{}, status: 200, handle: s.docsAsset},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -20,6 +21,7 @@ import (
 type Compute interface {
 	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
 	RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error)
+	CheckPlanConfig(provider string, config json.RawMessage) error
 	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
 	Registry() *compute.Registry
 	DefaultProvider() string
@@ -31,6 +33,10 @@ var _ Compute = (*compute.Manager)(nil)
 type Options struct {
 	Store   tenant.Store
 	Compute Compute
+	// Fleet stores plans and rollouts (usually the same database as Store).
+	// Without it the /v1/plans and /v1/rollouts routes, and a tenant
+	// change that names a plan, answer 501 fleet_unavailable.
+	Fleet fleet.Store
 	// Tokens are the bearer tokens accepted; none means every request is
 	// the anonymous admin (serve on loopback only; see CheckListen).
 	Tokens []Token
@@ -65,6 +71,7 @@ type HTTPObserver interface {
 // Server serves API v1.
 type Server struct {
 	store   tenant.Store
+	fleet   fleet.Store
 	idem    tenant.IdempotencyStore
 	compute Compute
 	auth    *authenticator
@@ -105,7 +112,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: opts.Store, idem: idem, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
+	s := &Server{store: opts.Store, fleet: opts.Fleet, idem: idem, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
 	mux := http.NewServeMux()
 	for pattern, rs := range groupRoutes(s.routes()) {
 		mux.Handle(pattern, s.dispatch(rs))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -49,10 +50,30 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		return problem(http.StatusBadRequest, CodeInvalidName, "the name is not valid",
 			FieldError{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
 	}
-	t := &tenant.Tenant{ID: tenant.NewID(), Name: req.Name, Labels: req.Labels, Annotations: req.Annotations}
+	t := &tenant.Tenant{ID: tenant.NewID(), Name: req.Name, Labels: req.Labels, Annotations: req.Annotations,
+		MaintenanceWindow: domainWindow(req.MaintenanceWindow)}
+	if err := tenant.ValidateWindow(t.MaintenanceWindow); err != nil {
+		return err
+	}
+	var provider string
+	var planConfig json.RawMessage
+	if req.Plan != nil {
+		ref, err := choosePlan(nil, req.Plan)
+		if err != nil {
+			return err
+		}
+		ref, plan, version, err := s.planLayer(r.Context(), ref, "")
+		if err != nil {
+			return err
+		}
+		if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
+			return err
+		}
+		t.Plan, provider, planConfig = ref, plan.Provider, version.Config
+	}
 	res, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
 		TenantID: t.ID, TenantName: t.Name, Generation: 1,
-		ComputeConfig: req.ComputeConfig, Labels: t.Labels, Annotations: t.Annotations,
+		ComputeConfig: req.ComputeConfig, Plan: planConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: provider,
 	})
 	if err != nil {
 		return err
@@ -71,6 +92,9 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		}
 		out := s.render(would)
 		if out.EffectiveConfig, err = s.compute.RedactConfig(res.Spec.ProviderType, res.Spec.ProviderConfig); err != nil {
+			return err
+		}
+		if out.ConfigLayers, err = s.configLayers(res.Spec.ProviderType, planConfig, res.Config); err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, out)
@@ -129,7 +153,7 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	opts := tenant.ListOptions{Provider: q.Get("provider"), NamePrefix: q.Get("name_prefix"), PageToken: q.Get("page_token")}
+	opts := tenant.ListOptions{Provider: q.Get("provider"), NamePrefix: q.Get("name_prefix"), Plan: q.Get("plan"), PageToken: q.Get("page_token")}
 	for _, v := range q["status"] {
 		for _, st := range strings.Split(v, ",") {
 			if !tenant.Status(st).Valid() {
@@ -192,16 +216,32 @@ func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 		v, ok := sent[member]
 		return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 	}
-	return s.change(w, r, func(cur *tenant.Tenant) (ReplaceTenantRequest, error) {
-		next := req
+	return s.change(w, r, func(cur *tenant.Tenant) (desired, error) {
+		next := desired{ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
+			MaintenanceWindow: domainWindow(req.MaintenanceWindow)}
 		if !given("labels") {
 			next.Labels = cur.Labels
 		}
 		if !given("annotations") {
 			next.Annotations = cur.Annotations
 		}
-		return next, nil
+		if !given("maintenance_window") {
+			next.MaintenanceWindow = cur.MaintenanceWindow
+		}
+		var err error
+		next.Plan, err = choosePlan(cur.Plan, req.Plan)
+		return next, err
 	})
+}
+
+// desired is a tenant's desired state as a change makes it; a Plan whose
+// Version is 0 is to get the plan's current version.
+type desired struct {
+	ComputeConfig     json.RawMessage
+	Labels            map[string]string
+	Annotations       map[string]string
+	Plan              *tenant.PlanRef
+	MaintenanceWindow *tenant.Window
 }
 
 func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
@@ -213,9 +253,10 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.change(w, r, func(cur *tenant.Tenant) (ReplaceTenantRequest, error) {
+	return s.change(w, r, func(cur *tenant.Tenant) (desired, error) {
 		// Fields the patch does not name stay exactly as stored.
-		next := ReplaceTenantRequest{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations}
+		next := desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
+			Plan: clonePlanRef(cur.Plan), MaintenanceWindow: cur.MaintenanceWindow}
 		if raw, ok := patch["compute_config"]; ok {
 			merged, err := mergeJSON(cur.ComputeConfig, raw)
 			if err != nil {
@@ -234,6 +275,16 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 		}
 		if raw, ok := patch["annotations"]; ok {
 			if next.Annotations, err = mergeStrings(cur.Annotations, raw, "/annotations"); err != nil {
+				return next, err
+			}
+		}
+		if raw, ok := patch["plan"]; ok {
+			if next.Plan, err = patchPlan(cur.Plan, raw); err != nil {
+				return next, err
+			}
+		}
+		if raw, ok := patch["maintenance_window"]; ok {
+			if next.MaintenanceWindow, err = patchWindow(cur.MaintenanceWindow, raw); err != nil {
 				return next, err
 			}
 		}
@@ -288,7 +339,7 @@ func mergeStrings(cur map[string]string, raw json.RawMessage, at string) (map[st
 // change applies a new desired state made from the current tenant. With
 // If-Match, a tenant that changed meanwhile is a 412; without, a concurrent
 // change is retried on the new state a few times, then is a 409.
-func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *tenant.Tenant) (ReplaceTenantRequest, error)) error {
+func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *tenant.Tenant) (desired, error)) error {
 	ifMatch, err := parseIfMatch(r)
 	if err != nil {
 		return err
@@ -312,18 +363,36 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *t
 		if err != nil {
 			return err
 		}
+		if err := tenant.ValidateWindow(req.MaintenanceWindow); err != nil {
+			return err
+		}
+		// Every change resolves with the plan layer: an override that no
+		// longer validates with the plan is refused here.
+		var planConfig json.RawMessage
+		if req.Plan != nil {
+			var plan *fleet.Plan
+			var version *fleet.Version
+			if req.Plan, plan, version, err = s.planLayer(r.Context(), req.Plan, cur.Provider); err != nil {
+				return err
+			}
+			if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
+				return err
+			}
+			planConfig = version.Config
+		}
 		// Secrets sent back as they were shown ("[redacted]") keep their
 		// stored values (Previous).
 		res, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
 			TenantID: cur.ID, TenantName: cur.Name, Generation: cur.Generation + 1,
-			ComputeConfig: req.ComputeConfig, Previous: cur.ComputeConfig,
+			ComputeConfig: req.ComputeConfig, Plan: planConfig, Previous: cur.ComputeConfig,
 			Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
 		})
 		if err != nil {
 			return err
 		}
 		updated, err := s.store.UpdateDesired(r.Context(), cur.ID, tenant.DesiredChange{
-			Version: cur.Version, ComputeConfig: res.Config, Labels: req.Labels, Annotations: req.Annotations, Actor: actor(r),
+			Version: cur.Version, ComputeConfig: res.Config, Labels: req.Labels, Annotations: req.Annotations,
+			Plan: req.Plan, MaintenanceWindow: req.MaintenanceWindow, Actor: actor(r),
 		})
 		switch {
 		case errors.Is(err, tenant.ErrConflict) && !ifMatch.any():
@@ -426,6 +495,7 @@ func (s *Server) render(t *tenant.Tenant) Tenant {
 	}
 	return Tenant{
 		ID: t.ID, Name: t.Name, ComputeProvider: t.Provider, ComputeConfig: config,
+		Plan: wirePlan(t.Plan), MaintenanceWindow: wireWindow(t.MaintenanceWindow),
 		Labels: t.Labels, Annotations: t.Annotations,
 		Status: string(t.Status), StatusMessage: t.StatusMessage,
 		Generation: t.Generation, ObservedGeneration: t.ObservedGeneration, Version: t.Version,

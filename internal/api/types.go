@@ -33,6 +33,60 @@ type (
 	Health = wire.Health
 	// Identity is the answer of /v1/whoami.
 	Identity = wire.Identity
+	// TenantPlan is the plan a tenant follows.
+	TenantPlan = wire.TenantPlan
+	// PlanChoice is the plan a request asks a tenant to follow.
+	PlanChoice = wire.PlanChoice
+	// MaintenanceWindow is a tenant's weekly maintenance window.
+	MaintenanceWindow = wire.MaintenanceWindow
+	// ConfigLayers are the layers of a tenant's effective config.
+	ConfigLayers = wire.ConfigLayers
+	// Plan is a named line of compute config versions.
+	Plan = wire.Plan
+	// PlanList lists the plans.
+	PlanList = wire.PlanList
+	// CreatePlanRequest is the body of POST /v1/plans.
+	CreatePlanRequest = wire.CreatePlanRequest
+	// PlanVersion is one published version of a plan.
+	PlanVersion = wire.PlanVersion
+	// PlanVersionList lists a plan's versions.
+	PlanVersionList = wire.PlanVersionList
+	// PublishVersionRequest is the body of POST /v1/plans/{plan}/versions.
+	PublishVersionRequest = wire.PublishVersionRequest
+	// WaveSpec chooses the members of a wave.
+	WaveSpec = wire.WaveSpec
+	// CreateRolloutRequest is the body of POST /v1/rollouts.
+	CreateRolloutRequest = wire.CreateRolloutRequest
+	// AbortRolloutRequest is the body of POST /v1/rollouts/{rollout}/abort.
+	AbortRolloutRequest = wire.AbortRolloutRequest
+	// Rollout is a rollout as the API shows it.
+	Rollout = wire.Rollout
+	// RolloutWave is a wave of a rollout as assigned.
+	RolloutWave = wire.RolloutWave
+	// WaitingTenant is a member waiting for its maintenance window.
+	WaitingTenant = wire.WaitingTenant
+	// RolloutList lists rollouts.
+	RolloutList = wire.RolloutList
+	// RolloutMember is one tenant of a rollout.
+	RolloutMember = wire.RolloutMember
+	// RolloutMemberList lists a rollout's members.
+	RolloutMemberList = wire.RolloutMemberList
+	// RolloutEvent is one entry of a rollout's history.
+	RolloutEvent = wire.RolloutEvent
+	// RolloutEventList is a page of a rollout's history.
+	RolloutEventList = wire.RolloutEventList
+	// ConfigChange is one difference between two effective configs.
+	ConfigChange = wire.ConfigChange
+	// FleetPlan is what a rollout would do: a dry run's answer.
+	FleetPlan = wire.FleetPlan
+	// FleetPlanWave is one wave of a fleet plan.
+	FleetPlanWave = wire.FleetPlanWave
+	// FleetPlanTenant is what a rollout would do to one tenant.
+	FleetPlanTenant = wire.FleetPlanTenant
+	// FleetPlanCounts sum up a fleet plan.
+	FleetPlanCounts = wire.FleetPlanCounts
+	// PlanTenant is a tenant a rollout leaves alone.
+	PlanTenant = wire.PlanTenant
 	// Problem is an RFC 9457 problem detail with a stable code.
 	Problem = wire.Problem
 	// FieldError is one problem with one field of a request.

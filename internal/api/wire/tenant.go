@@ -15,21 +15,29 @@ type Tenant struct {
 	ComputeConfig json.RawMessage `json:"compute_config"`
 	// EffectiveConfig is the config the provider gets (operator defaults
 	// merged under it, secrets redacted); shown for dry runs.
-	EffectiveConfig    json.RawMessage   `json:"effective_config,omitempty"`
-	Labels             map[string]string `json:"labels,omitempty"`
-	Annotations        map[string]string `json:"annotations,omitempty"`
-	Status             string            `json:"status"`
-	StatusMessage      string            `json:"status_message,omitempty"`
-	Generation         int64             `json:"generation"`
-	ObservedGeneration int64             `json:"observed_generation"`
-	Version            int64             `json:"version"`
-	Attempts           int               `json:"attempts,omitempty"`
-	RetryAt            *time.Time        `json:"retry_at,omitempty"`
-	ResourceIDs        map[string]string `json:"resource_ids,omitempty"`
-	Endpoints          []Endpoint        `json:"endpoints,omitempty"`
-	CreatedAt          time.Time         `json:"created_at"`
-	UpdatedAt          time.Time         `json:"updated_at"`
-	DeletedAt          *time.Time        `json:"deleted_at,omitempty"`
+	EffectiveConfig json.RawMessage `json:"effective_config,omitempty"`
+	// ConfigLayers are the layers merged into EffectiveConfig; shown for
+	// dry runs.
+	ConfigLayers *ConfigLayers `json:"config_layers,omitempty"`
+	// Plan is the plan the tenant follows, if any: ComputeConfig then
+	// holds the tenant's overrides of the plan version's config.
+	Plan *TenantPlan `json:"plan,omitempty"`
+	// MaintenanceWindow, when set, is when rollouts may change the tenant.
+	MaintenanceWindow  *MaintenanceWindow `json:"maintenance_window,omitempty"`
+	Labels             map[string]string  `json:"labels,omitempty"`
+	Annotations        map[string]string  `json:"annotations,omitempty"`
+	Status             string             `json:"status"`
+	StatusMessage      string             `json:"status_message,omitempty"`
+	Generation         int64              `json:"generation"`
+	ObservedGeneration int64              `json:"observed_generation"`
+	Version            int64              `json:"version"`
+	Attempts           int                `json:"attempts,omitempty"`
+	RetryAt            *time.Time         `json:"retry_at,omitempty"`
+	ResourceIDs        map[string]string  `json:"resource_ids,omitempty"`
+	Endpoints          []Endpoint         `json:"endpoints,omitempty"`
+	CreatedAt          time.Time          `json:"created_at"`
+	UpdatedAt          time.Time          `json:"updated_at"`
+	DeletedAt          *time.Time         `json:"deleted_at,omitempty"`
 }
 
 // Tenant statuses: the values of Tenant.Status, Event.From and Event.To.
@@ -52,16 +60,24 @@ type CreateTenantRequest struct {
 	ComputeConfig json.RawMessage   `json:"compute_config"`
 	Labels        map[string]string `json:"labels,omitempty"`
 	Annotations   map[string]string `json:"annotations,omitempty"`
+	// Plan makes the tenant follow a plan: its compute_config then holds
+	// overrides of the plan version's config.
+	Plan              *PlanChoice        `json:"plan,omitempty"`
+	MaintenanceWindow *MaintenanceWindow `json:"maintenance_window,omitempty"`
 }
 
 // ReplaceTenantRequest is the body of PUT /v1/tenants/{tenant}: the
 // desired state. A secret value sent back as "[redacted]" keeps the stored
 // secret. Labels and Annotations left nil are not sent, and the tenant keeps
-// its own; an empty map is sent as {} and clears them.
+// its own; an empty map is sent as {} and clears them. Plan and
+// MaintenanceWindow left nil are not sent either, and the tenant keeps
+// its own.
 type ReplaceTenantRequest struct {
-	ComputeConfig json.RawMessage   `json:"compute_config"`
-	Labels        map[string]string `json:"labels,omitzero"`
-	Annotations   map[string]string `json:"annotations,omitzero"`
+	ComputeConfig     json.RawMessage    `json:"compute_config"`
+	Labels            map[string]string  `json:"labels,omitzero"`
+	Annotations       map[string]string  `json:"annotations,omitzero"`
+	Plan              *PlanChoice        `json:"plan,omitempty"`
+	MaintenanceWindow *MaintenanceWindow `json:"maintenance_window,omitempty"`
 }
 
 // TenantList is a page of tenants.

@@ -1,0 +1,305 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/api/wire"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+// createRollout starts a rollout of a plan, or, with dry_run, answers what
+// it would do tenant by tenant (the fleet plan). Either way every tenant
+// it would change must resolve at the target version, with its own
+// overrides: one that does not makes the request a 422 naming it, and
+// nothing starts.
+func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needFleet(); err != nil {
+		return err
+	}
+	dryRun, err := boolParam(r, "dry_run")
+	if err != nil {
+		return err
+	}
+	body, err := s.readRaw(w, r, contentJSON)
+	if err != nil {
+		return err
+	}
+	var req CreateRolloutRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	spec, plan, target, err := s.rolloutSpec(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	tenants, err := s.followers(r.Context(), plan.Name)
+	if err != nil {
+		return err
+	}
+	sel := fleet.Select(spec, tenants)
+	waves, members := fleet.Assign(spec, sel.Candidates)
+	moves, err := s.resolveMoves(r.Context(), plan, target, sel.Candidates, dryRun)
+	if err != nil {
+		return err
+	}
+	if dryRun {
+		writeJSON(w, http.StatusOK, s.fleetPlan(spec, plan, sel, waves, members, moves))
+		return nil
+	}
+	created, err := s.fleet.CreateRollout(r.Context(), &fleet.Rollout{Spec: spec, Waves: waves, CreatedBy: actor(r)}, members)
+	if errors.Is(err, fleet.ErrConflict) {
+		return s.rolloutActive(r.Context(), plan.Name)
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/v1/rollouts/"+created.ID)
+	return s.writeRollout(w, r, http.StatusCreated, created)
+}
+
+// rolloutSpec reads a rollout request into a spec, with the plan and the
+// target version, reporting every problem at once (422, each at its
+// pointer).
+func (s *Server) rolloutSpec(ctx context.Context, req CreateRolloutRequest) (fleet.Spec, *fleet.Plan, *fleet.Version, error) {
+	spec := fleet.Spec{Plan: req.Plan, From: req.FromVersion, To: req.ToVersion, MaxFailures: req.MaxFailures, Deadline: fleet.DefaultDeadline}
+	for _, wv := range req.Waves {
+		spec.Waves = append(spec.Waves, fleet.Wave{Name: wv.Name, Selector: wv.Selector, Count: wv.Count, Percent: wv.Percent, MaxInFlight: wv.MaxInFlight})
+	}
+	var errs violation.List
+	duration := func(at, v string, into *time.Duration) {
+		if v == "" {
+			return
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs.Add(at, "%s is not a duration such as 10m or 1h30m", violation.Quote(v))
+			return
+		}
+		*into = d
+	}
+	duration("/bake", req.Bake, &spec.Bake)
+	duration("/deadline", req.Deadline, &spec.Deadline)
+	var plan *fleet.Plan
+	var target *fleet.Version
+	if tenant.ValidateName(req.Plan) == nil {
+		p, err := s.fleet.GetPlan(ctx, req.Plan)
+		switch {
+		case errors.Is(err, fleet.ErrNotFound):
+			var fe FieldError
+			var pr *Problem
+			if errors.As(s.noSuchPlan(ctx, req.Plan), &pr) && len(pr.Errors) > 0 {
+				fe = pr.Errors[0]
+			}
+			errs.Add("/plan", "%s", fe.Message)
+		case err != nil:
+			return spec, nil, nil, err
+		default:
+			plan = p
+		}
+	}
+	if plan != nil {
+		if spec.To == 0 {
+			spec.To = plan.Latest
+		}
+		switch {
+		case plan.Latest == 0:
+			errs.Add("/to_version", "plan %s has no version yet; publish one with POST /v1/plans/%s/versions", plan.Name, plan.Name)
+		case spec.To > plan.Latest:
+			errs.Add("/to_version", "plan %s has no version %d; its versions are 1 to %d", plan.Name, spec.To, plan.Latest)
+		case spec.To >= 1:
+			v, err := s.fleet.GetVersion(ctx, plan.Name, spec.To)
+			if errors.Is(err, fleet.ErrNotFound) {
+				errs.Add("/to_version", "plan %s has no version %d", plan.Name, spec.To)
+			} else if err != nil {
+				return spec, nil, nil, err
+			}
+			target = v
+		}
+		if spec.From > plan.Latest {
+			errs.Add("/from_version", "plan %s has no version %d; its versions are 1 to %d", plan.Name, spec.From, plan.Latest)
+		}
+	}
+	check := spec
+	if check.To == 0 && len(errs) > 0 {
+		check.To = 1 // the missing target is reported already
+	}
+	errs = append(errs, violation.Of(fleet.ValidateSpec(check))...)
+	if err := errs.Err(fleet.ErrInvalid); err != nil {
+		return spec, nil, nil, err
+	}
+	return spec, plan, target, nil
+}
+
+// followers lists every tenant that follows the plan, page by page.
+func (s *Server) followers(ctx context.Context, plan string) ([]*tenant.Tenant, error) {
+	var out []*tenant.Tenant
+	opts := tenant.ListOptions{Plan: plan, PageSize: tenant.MaxPageSize}
+	for {
+		page, err := s.store.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Tenants...)
+		if page.NextPageToken == "" {
+			return out, nil
+		}
+		opts.PageToken = page.NextPageToken
+	}
+}
+
+// move is what a rollout would do to one tenant's effective config.
+type move struct {
+	changes []compute.Change
+	same    bool // the effective config does not change
+}
+
+// resolveMoves resolves each candidate's effective config at the target
+// version; with diff, also at its current version, and compares them. A
+// candidate that does not resolve at the target makes it a 422 naming
+// every such tenant and its problems.
+func (s *Server) resolveMoves(ctx context.Context, plan *fleet.Plan, target *fleet.Version, candidates []*tenant.Tenant, diff bool) (map[string]move, error) {
+	versions := map[int64]json.RawMessage{target.Version: target.Config}
+	out := map[string]move{}
+	var broken []FieldError
+	var names []string
+	for _, t := range candidates {
+		req := compute.ResolveRequest{TenantID: t.ID, TenantName: t.Name, Generation: t.Generation + 1, ComputeConfig: t.ComputeConfig,
+			Plan: target.Config, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider, ResourceIDs: t.ResourceIDs}
+		to, err := s.compute.Resolve(ctx, req)
+		if err != nil {
+			names = append(names, t.Name)
+			broken = append(broken, tenantProblems(t, err)...)
+			continue
+		}
+		if !diff {
+			continue
+		}
+		cur, ok := versions[t.Plan.Version]
+		if !ok {
+			v, err := s.fleet.GetVersion(ctx, plan.Name, t.Plan.Version)
+			if err != nil && !errors.Is(err, fleet.ErrNotFound) {
+				return nil, err
+			}
+			if v != nil {
+				cur = v.Config
+			}
+			versions[t.Plan.Version] = cur
+		}
+		req.Plan, req.Generation = cur, t.Generation
+		from, err := s.compute.Resolve(ctx, req)
+		if err != nil {
+			// Its current config no longer resolves (the operator's
+			// defaults changed): everything may change.
+			out[t.ID] = move{changes: []compute.Change{{Field: "compute_config", From: "(does not resolve now)", To: "(resolves)"}}}
+			continue
+		}
+		out[t.ID] = move{changes: compute.Diff(from.Spec, to.Spec), same: from.Spec.ConfigHash == to.Spec.ConfigHash}
+	}
+	if len(broken) > 0 {
+		return nil, problem(http.StatusUnprocessableEntity, CodePlanBreaksTenants,
+			fmt.Sprintf("version %d of plan %s does not validate with the compute_config of %d tenants (%s); change their overrides, or publish a version that suits them, then start the rollout; nothing was started",
+				target.Version, plan.Name, len(names), strings.Join(names, ", ")), broken...)
+	}
+	return out, nil
+}
+
+// tenantProblems words what keeps a tenant from resolving, one field
+// error for each problem, naming the tenant.
+func tenantProblems(t *tenant.Tenant, err error) []FieldError {
+	who := fmt.Sprintf("tenant %s (%s)", t.Name, t.ID)
+	vs := violation.Of(err)
+	if len(vs) == 0 {
+		msg := err.Error()
+		if p := problemFor(err); p != nil {
+			msg = p.Detail
+		}
+		return []FieldError{{Pointer: "/to_version", Message: who + ": " + msg}}
+	}
+	out := make([]FieldError, len(vs))
+	for i, v := range vs {
+		out[i] = FieldError{Pointer: "/to_version", Message: fmt.Sprintf("%s: compute_config%s %s", who, v.Pointer, v.Message)}
+	}
+	return out
+}
+
+// rolloutActive is the 409 for a plan that has an active rollout already.
+func (s *Server) rolloutActive(ctx context.Context, plan string) error {
+	detail := fmt.Sprintf("plan %s has a rollout that has not finished; let it finish, or abort it, first", plan)
+	if active, err := s.fleet.ListRollouts(ctx, fleet.RolloutListOptions{Plan: plan, Active: true}); err == nil && len(active) > 0 {
+		detail = fmt.Sprintf("plan %s has rollout %s, which is %s; let it finish, or abort it (POST /v1/rollouts/%s/abort), first",
+			plan, active[0].ID, active[0].State, active[0].ID)
+	}
+	return problem(http.StatusConflict, CodeRolloutActive, detail)
+}
+
+// fleetPlan is the answer to a dry run: what the rollout would do, tenant
+// by tenant.
+func (s *Server) fleetPlan(spec fleet.Spec, plan *fleet.Plan, sel fleet.Selection, waves []fleet.AssignedWave, members []fleet.Member, moves map[string]move) FleetPlan {
+	now := s.opts.Now()
+	inPlace := false
+	if d, err := s.compute.Registry().Describe(plan.Provider); err == nil && d.Capabilities != nil {
+		inPlace = d.Capabilities.InPlaceUpdate
+	}
+	byID := map[string]*tenant.Tenant{}
+	for _, t := range sel.Candidates {
+		byID[t.ID] = t
+	}
+	out := FleetPlan{Plan: plan.Name, Provider: plan.Provider, FromVersion: spec.From, ToVersion: spec.To,
+		Waves: make([]FleetPlanWave, len(waves)), Pinned: planTenants(sel.Pinned), Current: planTenants(sel.Current),
+		Counts: FleetPlanCounts{Waves: map[string]int{}, Tenants: len(members), Pinned: len(sel.Pinned), Current: len(sel.Current), Actions: map[string]int{}}}
+	for i, wv := range waves {
+		out.Waves[i] = FleetPlanWave{Name: wv.Name, Size: wv.Size, Tenants: []FleetPlanTenant{}}
+		out.Counts.Waves[wv.Name] = wv.Size
+	}
+	for _, m := range members {
+		t := byID[m.TenantID]
+		mv := moves[m.TenantID]
+		pt := FleetPlanTenant{ID: t.ID, Name: t.Name, FromVersion: m.From, ToVersion: spec.To, Wave: waves[m.Wave].Name,
+			Changes: make([]ConfigChange, len(mv.changes)), Action: providerAction(mv, inPlace)}
+		for i, c := range mv.changes {
+			pt.Changes[i] = ConfigChange{Field: c.Field, From: c.From, To: c.To}
+		}
+		open, opens := t.MaintenanceWindow.Open(now)
+		pt.WindowOpen = open
+		if !open {
+			out.Counts.OutOfWindow++
+			if !opens.IsZero() {
+				at := opens.UTC()
+				pt.WindowOpensAt = &at
+			}
+		}
+		out.Counts.Actions[pt.Action]++
+		out.Waves[m.Wave].Tenants = append(out.Waves[m.Wave].Tenants, pt)
+	}
+	return out
+}
+
+// providerAction is what the provider would do to a workload whose config
+// moves as mv says.
+func providerAction(mv move, inPlace bool) string {
+	switch {
+	case len(mv.changes) == 0 && mv.same:
+		return wire.ActionNone
+	case inPlace:
+		return wire.ActionInPlace
+	default:
+		return wire.ActionReplace
+	}
+}
+
+func planTenants(ts []*tenant.Tenant) []PlanTenant {
+	out := make([]PlanTenant, len(ts))
+	for i, t := range ts {
+		out[i] = PlanTenant{ID: t.ID, Name: t.Name, Version: t.Plan.Version}
+	}
+	return out
+}

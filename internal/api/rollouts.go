@@ -1,0 +1,278 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+// maxRolloutEvents is the most events one page of a rollout's history holds.
+const maxRolloutEvents = tenant.MaxPageSize
+
+func (s *Server) listRollouts(w http.ResponseWriter, r *http.Request) error {
+	if err := s.needFleet(); err != nil {
+		return err
+	}
+	active, err := boolParam(r, "active")
+	if err != nil {
+		return err
+	}
+	rollouts, err := s.fleet.ListRollouts(r.Context(), fleet.RolloutListOptions{Plan: r.URL.Query().Get("plan"), Active: active})
+	if err != nil {
+		return err
+	}
+	out := RolloutList{Rollouts: make([]Rollout, len(rollouts))}
+	for i, ro := range rollouts {
+		members, err := s.fleet.Members(r.Context(), ro.ID)
+		if err != nil && !errors.Is(err, fleet.ErrNotFound) { // deleted meanwhile: shown without members
+			return err
+		}
+		out.Rollouts[i] = renderRollout(ro, members, nil)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getRolloutRoute(w http.ResponseWriter, r *http.Request) error {
+	ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
+	if err != nil {
+		return err
+	}
+	return s.writeRollout(w, r, http.StatusOK, ro)
+}
+
+// writeRollout answers with the rollout, its members' counts and the
+// members waiting for their windows, and its version as ETag.
+func (s *Server) writeRollout(w http.ResponseWriter, r *http.Request, status int, ro *fleet.Rollout) error {
+	members, err := s.fleet.Members(r.Context(), ro.ID)
+	if err != nil {
+		return s.rolloutError(err, ro.ID)
+	}
+	waiting, err := s.waiting(r.Context(), ro, members)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", etag(ro.Version))
+	writeJSON(w, status, renderRollout(ro, members, waiting))
+	return nil
+}
+
+// waiting lists the pending members of the wave in progress of a running
+// rollout whose maintenance window is closed now.
+func (s *Server) waiting(ctx context.Context, ro *fleet.Rollout, members []fleet.Member) ([]WaitingTenant, error) {
+	if ro.State != fleet.StateRunning && ro.State != fleet.StatePaused && ro.State != fleet.StateHalted {
+		return nil, nil
+	}
+	now := s.opts.Now()
+	var out []WaitingTenant
+	for _, m := range members {
+		if m.Wave != ro.Wave || m.State != fleet.MemberPending {
+			continue
+		}
+		t, err := s.store.Get(ctx, m.TenantID, tenant.GetOptions{})
+		if errors.Is(err, tenant.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if open, opens := t.MaintenanceWindow.Open(now); !open {
+			wt := WaitingTenant{TenantID: m.TenantID, TenantName: m.TenantName}
+			if !opens.IsZero() {
+				at := opens.UTC()
+				wt.OpensAt = &at
+			}
+			out = append(out, wt)
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
+	ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
+	if err != nil {
+		return err
+	}
+	members, err := s.fleet.Members(r.Context(), ro.ID)
+	if err != nil {
+		return s.rolloutError(err, ro.ID)
+	}
+	out := RolloutMemberList{Members: make([]RolloutMember, len(members))}
+	for i, m := range members {
+		out.Members[i] = RolloutMember{TenantID: m.TenantID, TenantName: m.TenantName, Wave: m.Wave, WaveName: waveName(ro, m.Wave),
+			State: string(m.State), FromVersion: m.From, Generation: m.Generation, ChangedAt: m.ChangedAt, FinishedAt: m.FinishedAt, Message: m.Message}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) listRolloutEvents(w http.ResponseWriter, r *http.Request) error {
+	ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
+	if err != nil {
+		return err
+	}
+	var after int64
+	if v := r.URL.Query().Get("after"); v != "" {
+		if after, err = strconv.ParseInt(v, 10, 64); err != nil || after < 0 {
+			return problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("after=%s is not an event's seq", violation.Quote(v)),
+				FieldError{Parameter: "after", Message: "must be a number from 0: the seq of the last event read"})
+		}
+	}
+	size, err := pageSize(r)
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		size = maxRolloutEvents
+	}
+	events, err := s.fleet.ListRolloutEvents(r.Context(), ro.ID, after, size)
+	if err != nil {
+		return s.rolloutError(err, ro.ID)
+	}
+	out := RolloutEventList{Events: make([]RolloutEvent, len(events))}
+	for i, e := range events {
+		out.Events[i] = RolloutEvent{Seq: e.Seq, Time: e.Time, Type: string(e.Type), TenantID: e.TenantID, TenantName: e.TenantName,
+			Wave: e.Wave, Message: e.Message, Actor: e.Actor}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) pauseRollout(w http.ResponseWriter, r *http.Request) error {
+	return s.act(w, r, func(ro *fleet.Rollout, _ []fleet.Member, now time.Time) (*fleet.Rollout, fleet.Event, error) {
+		return fleet.Pause(ro, actor(r), now)
+	}, false)
+}
+
+func (s *Server) resumeRollout(w http.ResponseWriter, r *http.Request) error {
+	return s.act(w, r, func(ro *fleet.Rollout, _ []fleet.Member, now time.Time) (*fleet.Rollout, fleet.Event, error) {
+		return fleet.Resume(ro, actor(r), now)
+	}, false)
+}
+
+func (s *Server) abortRollout(w http.ResponseWriter, r *http.Request) error {
+	var req AbortRolloutRequest
+	if r.ContentLength != 0 {
+		body, err := s.readRaw(w, r, contentJSON)
+		if err != nil {
+			return err
+		}
+		if len(body) > 0 {
+			if err := decodeStrict(body, &req); err != nil {
+				return err
+			}
+		}
+	}
+	return s.act(w, r, func(ro *fleet.Rollout, members []fleet.Member, now time.Time) (*fleet.Rollout, fleet.Event, error) {
+		return fleet.Abort(ro, members, req.Rollback, actor(r), now)
+	}, true)
+}
+
+// act applies an action to the rollout the path names. With If-Match, a
+// rollout that changed meanwhile is a 412; without, a concurrent change is
+// retried on the new state a few times, then is a 409.
+func (s *Server) act(w http.ResponseWriter, r *http.Request, action func(*fleet.Rollout, []fleet.Member, time.Time) (*fleet.Rollout, fleet.Event, error), needMembers bool) error {
+	ifMatch, err := parseIfMatch(r)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
+		if err != nil {
+			return err
+		}
+		if !ifMatch.matches(ro.Version) {
+			return rolloutPreconditionFailed(ro.Version)
+		}
+		var members []fleet.Member
+		if needMembers {
+			if members, err = s.fleet.Members(r.Context(), ro.ID); err != nil {
+				return s.rolloutError(err, ro.ID)
+			}
+		}
+		next, ev, err := action(ro, members, s.opts.Now())
+		if err != nil {
+			return err
+		}
+		updated, err := s.fleet.UpdateRollout(r.Context(), next, ev)
+		switch {
+		case errors.Is(err, fleet.ErrConflict) && !ifMatch.any():
+			return rolloutPreconditionFailed(0)
+		case errors.Is(err, fleet.ErrConflict) && attempt < 3:
+			continue
+		case err != nil:
+			return s.rolloutError(err, ro.ID)
+		}
+		return s.writeRollout(w, r, http.StatusOK, updated)
+	}
+}
+
+func rolloutPreconditionFailed(current int64) error {
+	detail := "the rollout changed since the ETag in If-Match was read; read it again"
+	if current > 0 {
+		detail += fmt.Sprintf(" (it is now %s)", etag(current))
+	}
+	return problem(http.StatusPreconditionFailed, CodePreconditionFailed, detail)
+}
+
+// getRollout reads a rollout; a missing one is a 404 rollout_not_found.
+func (s *Server) getRollout(ctx context.Context, id string) (*fleet.Rollout, error) {
+	if err := s.needFleet(); err != nil {
+		return nil, err
+	}
+	ro, err := s.fleet.GetRollout(ctx, id)
+	if err != nil {
+		return nil, s.rolloutError(err, id)
+	}
+	return ro, nil
+}
+
+func (s *Server) rolloutError(err error, id string) error {
+	if errors.Is(err, fleet.ErrNotFound) {
+		return problem(http.StatusNotFound, CodeRolloutNotFound, fmt.Sprintf("there is no rollout %s; GET /v1/rollouts lists them", violation.Quote(id)))
+	}
+	return err
+}
+
+func waveName(ro *fleet.Rollout, i int) string {
+	if i >= 0 && i < len(ro.Waves) {
+		return ro.Waves[i].Name
+	}
+	return ""
+}
+
+func counts(c fleet.Counts) map[string]int {
+	out := make(map[string]int, len(c))
+	for state, n := range c {
+		out[string(state)] = n
+	}
+	return out
+}
+
+// renderRollout is the API's view of a rollout and its members.
+func renderRollout(ro *fleet.Rollout, members []fleet.Member, waiting []WaitingTenant) Rollout {
+	deadline := ro.Spec.Deadline
+	if deadline == 0 {
+		deadline = fleet.DefaultDeadline
+	}
+	out := Rollout{
+		ID: ro.ID, Plan: ro.Spec.Plan, FromVersion: ro.Spec.From, ToVersion: ro.Spec.To, State: string(ro.State),
+		Wave: ro.Wave, WaveName: waveName(ro, ro.Wave), Waves: make([]RolloutWave, len(ro.Waves)),
+		Bake: ro.Spec.Bake.String(), Deadline: deadline.String(), MaxFailures: ro.Spec.MaxFailures,
+		Counts: counts(fleet.Count(members, -1)), Failed: fleet.Failed(members), Waiting: waiting,
+		BakeFrom: ro.BakeFrom, Rollback: ro.Rollback, Message: ro.Message, Version: ro.Version,
+		CreatedBy: ro.CreatedBy, CreatedAt: ro.CreatedAt, UpdatedAt: ro.UpdatedAt, FinishedAt: ro.FinishedAt,
+	}
+	for i, wv := range ro.Waves {
+		out.Waves[i] = RolloutWave{Name: wv.Name, Selector: wv.Selector, Count: wv.Count, Percent: wv.Percent, MaxInFlight: wv.MaxInFlight,
+			Size: wv.Size, Counts: counts(fleet.Count(members, i))}
+	}
+	return out
+}
