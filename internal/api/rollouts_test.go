@@ -1,0 +1,279 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+)
+
+// fleetOf makes n tenants on plan standard v1 (t00…, the first labelled
+// ring=canary), a pinned one and one already on v2, with v2 published.
+func fleetOf(t *testing.T, ts *testServer, n int) {
+	t.Helper()
+	ts.plan(t, "standard", `{"image":"example.com/app:1","env":{"TIER":"standard"}}`)
+	for i := range n {
+		labels := `{}`
+		if i == 0 {
+			labels = `{"ring":"canary"}`
+		}
+		res := ts.do(t, "POST", "/v1/tenants", "application/json",
+			fmt.Sprintf(`{"name":"t%02d","compute_config":{"env":{"OWN":"%d"}},"labels":%s,"plan":{"name":"standard"}}`, i, i, labels))
+		if res.status != http.StatusCreated {
+			t.Fatalf("create t%02d: %d %s", i, res.status, res.body)
+		}
+	}
+	ts.publish(t, "standard", `{"image":"example.com/app:2","env":{"TIER":"standard"}}`)
+	for _, body := range []string{
+		`{"name":"pinned","compute_config":{},"plan":{"name":"standard","version":1,"pinned":true}}`,
+		`{"name":"current","compute_config":{},"plan":{"name":"standard","version":2}}`,
+	} {
+		if res := ts.do(t, "POST", "/v1/tenants", "application/json", body); res.status != http.StatusCreated {
+			t.Fatalf("create: %d %s", res.status, res.body)
+		}
+	}
+}
+
+const threeWaves = `{"plan":"standard","waves":[{"name":"canary","selector":{"ring":"canary"},"count":1},{"name":"thirty","percent":30},{"name":"rest"}],"bake":"10m","max_failures":1}`
+
+func TestFleetPlan(t *testing.T) {
+	ts := newServer(t)
+	fleetOf(t, ts, 10)
+	// t05's window is closed now: it opens in two hours, for an hour.
+	now := time.Now().UTC()
+	window := fmt.Sprintf(`{"maintenance_window":{"start":%q,"end":%q}}`, now.Add(2*time.Hour).Format("15:04"), now.Add(3*time.Hour).Format("15:04"))
+	if res := ts.do(t, "PATCH", "/v1/tenants/t05", "application/merge-patch+json", window); res.status != 200 {
+		t.Fatalf("window: %d %s", res.status, res.body)
+	}
+
+	res := ts.do(t, "POST", "/v1/rollouts?dry_run=true", "application/json", threeWaves)
+	if res.status != http.StatusOK {
+		t.Fatalf("dry run: %d %s", res.status, res.body)
+	}
+	var fp api.FleetPlan
+	mustDecode(t, res, &fp)
+	var sizes []int
+	for _, w := range fp.Waves {
+		sizes = append(sizes, w.Size)
+		if len(w.Tenants) != w.Size {
+			t.Errorf("wave %s: size %d, %d tenants", w.Name, w.Size, len(w.Tenants))
+		}
+	}
+	if !slices.Equal(sizes, []int{1, 3, 6}) || fp.Waves[0].Tenants[0].Name != "t00" || fp.ToVersion != 2 {
+		t.Fatalf("waves %v (canary %+v), want 1/3/6 with t00 first, to version 2", sizes, fp.Waves[0].Tenants)
+	}
+	c := fp.Counts
+	if c.Tenants != 10 || c.Pinned != 1 || c.Current != 1 || c.OutOfWindow != 1 || c.Waves["thirty"] != 3 || c.Actions["update in place"] != 10 {
+		t.Errorf("counts %+v", c)
+	}
+	if len(fp.Pinned) != 1 || fp.Pinned[0].Name != "pinned" || len(fp.Current) != 1 || fp.Current[0].Name != "current" {
+		t.Errorf("pinned %+v, current %+v", fp.Pinned, fp.Current)
+	}
+	for _, w := range fp.Waves {
+		for _, pt := range w.Tenants {
+			if pt.FromVersion != 1 || pt.ToVersion != 2 || pt.Wave != w.Name || pt.Action != "update in place" {
+				t.Errorf("%s: %+v", pt.Name, pt)
+			}
+			if !slices.ContainsFunc(pt.Changes, func(ch api.ConfigChange) bool {
+				return strings.HasSuffix(ch.Field, "/image") && ch.From == "example.com/app:1" && ch.To == "example.com/app:2"
+			}) {
+				t.Errorf("%s: changes %+v do not name the image", pt.Name, pt.Changes)
+			}
+			if (pt.Name == "t05") == pt.WindowOpen || (pt.Name == "t05") != (pt.WindowOpensAt != nil) {
+				t.Errorf("%s: window open %v, opens at %v", pt.Name, pt.WindowOpen, pt.WindowOpensAt)
+			}
+		}
+	}
+	var list api.RolloutList
+	mustDecode(t, ts.do(t, "GET", "/v1/rollouts", "", ""), &list)
+	if len(list.Rollouts) != 0 {
+		t.Errorf("a dry run started a rollout: %+v", list.Rollouts)
+	}
+
+	// Started: 201, and a second is a 409.
+	res = ts.do(t, "POST", "/v1/rollouts", "application/json", threeWaves)
+	if res.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.status, res.body)
+	}
+	var ro api.Rollout
+	mustDecode(t, res, &ro)
+	if res.header.Get("Location") != "/v1/rollouts/"+ro.ID || res.header.Get("ETag") != fmt.Sprintf(`"%d"`, ro.Version) {
+		t.Errorf("Location %q, ETag %q", res.header.Get("Location"), res.header.Get("ETag"))
+	}
+	if ro.State != "running" || ro.WaveName != "canary" || len(ro.Waves) != 3 || ro.Waves[1].Size != 3 || ro.Bake != "10m0s" || ro.Deadline != "15m0s" ||
+		ro.MaxFailures != 1 || ro.Counts["pending"] != 10 || ro.Waves[0].Counts["pending"] != 1 {
+		t.Errorf("rollout %+v", ro)
+	}
+	p := expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", threeWaves), 409, api.CodeRolloutActive)
+	if !strings.Contains(p.Detail, ro.ID) {
+		t.Errorf("the 409 does not name the active rollout: %s", p.Detail)
+	}
+	var members api.RolloutMemberList
+	mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/members", "", ""), &members)
+	if len(members.Members) != 10 || members.Members[0].TenantName != "t00" || members.Members[0].WaveName != "canary" || members.Members[0].State != "pending" {
+		t.Errorf("members %+v", members.Members)
+	}
+	var events api.RolloutEventList
+	mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/events", "", ""), &events)
+	if len(events.Events) == 0 || events.Events[0].Type != "started" {
+		t.Errorf("events %+v", events.Events)
+	}
+	mustDecode(t, ts.do(t, "GET", fmt.Sprintf("/v1/rollouts/%s/events?after=%d", ro.ID, events.Events[len(events.Events)-1].Seq), "", ""), &events)
+	if len(events.Events) != 0 {
+		t.Errorf("events after the last: %+v", events.Events)
+	}
+	mustDecode(t, ts.do(t, "GET", "/v1/rollouts?plan=standard&active=true", "", ""), &list)
+	if len(list.Rollouts) != 1 || list.Rollouts[0].ID != ro.ID {
+		t.Errorf("active rollouts: %+v", list.Rollouts)
+	}
+	expectProblem(t, ts.do(t, "GET", "/v1/rollouts/nope", "", ""), 404, api.CodeRolloutNotFound)
+	expectProblem(t, ts.do(t, "GET", "/v1/rollouts?active=maybe", "", ""), 400, api.CodeInvalidParameter, "active")
+	expectProblem(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/events?after=-1", "", ""), 400, api.CodeInvalidParameter, "after")
+}
+
+func TestRolloutActions(t *testing.T) {
+	ts := newServer(t, roleTokens...)
+	fleetOf(t, ts, 3)
+	ro := ts.startRollout(t, `{"plan":"standard"}`)
+	act := func(action, body string, headers ...string) response {
+		t.Helper()
+		return ts.do(t, "POST", "/v1/rollouts/"+ro.ID+"/"+action, "application/json", body, headers...)
+	}
+	state := func(res response) string {
+		t.Helper()
+		if res.status != 200 {
+			t.Fatalf("%d %s", res.status, res.body)
+		}
+		var out api.Rollout
+		mustDecode(t, res, &out)
+		return out.State
+	}
+	reader := *ts
+	reader.token = readerToken
+	expectProblem(t, reader.do(t, "POST", "/v1/rollouts/"+ro.ID+"/pause", "", ""), 403, api.CodeForbidden)
+	expectProblem(t, act("resume", ""), 409, api.CodeRolloutState)
+	expectProblem(t, act("pause", "", "If-Match", `"99"`), 412, api.CodePreconditionFailed)
+	if got := state(act("pause", "", "If-Match", fmt.Sprintf(`"%d"`, ro.Version))); got != "paused" {
+		t.Errorf("pause: %s", got)
+	}
+	p := expectProblem(t, act("pause", ""), 409, api.CodeRolloutState)
+	if !strings.Contains(p.Detail, "paused") || !strings.Contains(p.Detail, "running") {
+		t.Errorf("an illegal pause does not say which states allow it: %s", p.Detail)
+	}
+	if got := state(act("resume", "")); got != "running" {
+		t.Errorf("resume: %s", got)
+	}
+	expectProblem(t, act("abort", `{"rollback":"yes"}`), 400, api.CodeInvalidBody, "/rollback")
+	expectProblem(t, act("abort", `{"rollbak":true}`), 400, api.CodeInvalidBody, "/rollbak")
+	// Nothing was changed: an abort with rollback ends it at once.
+	res := act("abort", `{"rollback":true}`)
+	if got := state(res); got != "aborted" {
+		t.Errorf("abort: %s", got)
+	}
+	expectProblem(t, act("abort", ""), 409, api.CodeRolloutState)
+	expectProblem(t, act("resume", ""), 409, api.CodeRolloutState)
+	var events api.RolloutEventList
+	mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/events", "", ""), &events)
+	var types []string
+	for _, e := range events.Events {
+		types = append(types, e.Type+"/"+e.Actor)
+	}
+	if want := []string{"paused/ops", "resumed/ops", "aborted/ops"}; !slices.Equal(types[len(types)-3:], want) {
+		t.Errorf("events %v, want them to end %v", types, want)
+	}
+	// The plan is free for another rollout; an abort without a body works.
+	ro = ts.startRollout(t, `{"plan":"standard"}`)
+	if res := ts.do(t, "POST", "/v1/rollouts/"+ro.ID+"/abort", "", ""); res.status != 200 {
+		t.Errorf("abort without a body: %d %s", res.status, res.body)
+	}
+}
+
+// A plan version that no longer validates with a tenant's overrides is
+// refused before anything starts, naming the tenant.
+func TestRolloutRefusesBrokenTenants(t *testing.T) {
+	ts := newServer(t)
+	ts.plan(t, "standard", `{"image":"example.com/app:1"}`)
+	ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"relies","compute_config":{},"plan":{"name":"standard"}}`)
+	ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"owns","compute_config":{"image":"own:1"},"plan":{"name":"standard"}}`)
+	ts.publish(t, "standard", `{"env":{"A":"1"}}`) // no image: relies has none of its own
+	for _, path := range []string{"/v1/rollouts", "/v1/rollouts?dry_run=true"} {
+		p := expectProblem(t, ts.do(t, "POST", path, "application/json", `{"plan":"standard"}`), 422, api.CodePlanBreaksTenants, "/to_version")
+		if !strings.Contains(p.Detail, "relies") || strings.Contains(p.Detail, "owns") || !strings.Contains(p.Errors[0].Message, "relies") ||
+			!strings.Contains(p.Errors[0].Message, "image") {
+			t.Errorf("%s: the problem does not name relies and its problem alone: %s %+v", path, p.Detail, p.Errors)
+		}
+	}
+	var list api.RolloutList
+	mustDecode(t, ts.do(t, "GET", "/v1/rollouts", "", ""), &list)
+	if len(list.Rollouts) != 0 {
+		t.Errorf("a refused rollout started: %+v", list.Rollouts)
+	}
+}
+
+func TestRolloutBadBodies(t *testing.T) {
+	ts := newServer(t)
+	ts.plan(t, "standard", `{"image":"example.com/app:1"}`)
+	for _, tt := range []struct {
+		name, body string
+		status     int
+		code       string
+		want       []string
+	}{
+		{"unknown field", `{"plan":"standard","bogus":1}`, 400, api.CodeInvalidBody, []string{"/bogus"}},
+		{"unknown wave field", `{"plan":"standard","waves":[{"name":"a","size":1}]}`, 400, api.CodeInvalidBody, []string{"/waves/0/size"}},
+		{"waves not a list", `{"plan":"standard","waves":"canary"}`, 400, api.CodeInvalidBody, []string{"/waves"}},
+		{"a count of the wrong type", `{"plan":"standard","waves":[{"count":"1"}]}`, 400, api.CodeInvalidBody, []string{"/waves/0/count"}},
+		{"bad durations", `{"plan":"standard","bake":"10 minutes","deadline":"soon"}`, 422, api.CodeInvalidBody, []string{"/bake", "/deadline"}},
+		{"a negative duration", `{"plan":"standard","bake":"-1m"}`, 422, api.CodeInvalidBody, []string{"/bake"}},
+		{"bad waves", `{"plan":"standard","waves":[{"name":"a","percent":150},{"name":"a","count":1,"percent":1}]}`, 422, api.CodeInvalidBody, []string{"/waves/0/percent", "/waves/1/name", "/waves/1/percent"}},
+		{"no such version", `{"plan":"standard","to_version":9}`, 422, api.CodeInvalidBody, []string{"/to_version"}},
+		{"from the target", `{"plan":"standard","from_version":1,"to_version":1}`, 422, api.CodeInvalidBody, []string{"/from_version"}},
+		{"no such plan", `{"plan":"gold"}`, 422, api.CodeInvalidBody, []string{"/plan"}},
+		{"no plan", `{}`, 422, api.CodeInvalidBody, []string{"/plan"}},
+		{"not an object", `[]`, 400, api.CodeInvalidBody, nil},
+		{"bad failures", `{"plan":"standard","max_failures":-1}`, 422, api.CodeInvalidBody, []string{"/max_failures"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", tt.body), tt.status, tt.code, tt.want...)
+		})
+	}
+}
+
+// Without a fleet store, plans and rollouts answer 501, as does a tenant
+// that names a plan; tenants without one are served as ever.
+func TestWithoutFleet(t *testing.T) {
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	p, err := mock.New(mock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := api.New(api.Options{Store: store, Compute: providertest.Manager(t, p, compute.ManagerOptions{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	ts := &testServer{Server: hs, store: store}
+	for _, req := range [][3]string{
+		{"GET", "/v1/plans", ""}, {"POST", "/v1/plans", `{"name":"standard"}`}, {"GET", "/v1/rollouts/x", ""},
+		{"POST", "/v1/tenants", `{"name":"acme","compute_config":{},"plan":{"name":"standard"}}`},
+	} {
+		expectProblem(t, ts.do(t, req[0], req[1], "application/json", req[2]), http.StatusNotImplemented, api.CodeFleetUnavailable)
+	}
+	ts.create(t, "plain", `{"image":"a"}`)
+}
