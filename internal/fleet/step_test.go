@@ -285,7 +285,7 @@ func TestAbortRollsBack(t *testing.T) {
 
 func TestMoveTwiceIsConflict(t *testing.T) {
 	tenants := fleetOf(1)
-	r := &Rollout{ID: "r1", Spec: Spec{Plan: "standard", To: 2}}
+	r := &Rollout{ID: "r1", Spec: Spec{Plan: "standard", To: 2}, State: StateRunning}
 	m := Member{TenantID: tenants[0].ID, State: MemberPending, From: 1}
 	mv := Move{TenantID: m.TenantID, Expect: MemberPending, To: 2, State: MemberChanging}
 	next, evs, m2, _, err := ApplyMove(r, tenants[0], m, mv, t0)

@@ -106,12 +106,23 @@ type Move struct {
 // ApplyMove is the rule of a move, for stores to call in the transaction
 // that reads cur (the tenant) and m (its member, of rollout r): it returns
 // the tenant to write (nil when it is not to change) and its events, and
-// the member and the rollout event to write. A tenant that is deleting or
+// the member and the rollout event to write. Tenants move forward only in
+// a running rollout and back only in an aborting one (else ErrState). A
+// tenant that is deleting or
 // deleted, follows another plan or none, or (moving forward) is pinned, is
 // not changed, and the member is skipped saying why.
 func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
 	if m.State != mv.Expect {
 		return nil, nil, m, Event{}, fmt.Errorf("%w: tenant %s is %s in rollout %s, not %s", ErrConflict, m.TenantID, m.State, r.ID, mv.Expect)
+	}
+	// A driver that read the rollout before it was paused or aborted must
+	// not move a tenant after.
+	allowed := StateRunning
+	if mv.State == MemberRolledBack {
+		allowed = StateAborting
+	}
+	if r.State != allowed {
+		return nil, nil, m, Event{}, fmt.Errorf("%w: rollout %s is %s", ErrState, r.ID, r.State)
 	}
 	now = tenant.Timestamp(now)
 	ev := Event{RolloutID: r.ID, Time: now, TenantID: m.TenantID, TenantName: m.TenantName, Wave: m.Wave, Actor: mv.Actor}

@@ -99,11 +99,27 @@ func testMoveTenant(t *testing.T, s tenant.Store) {
 	}
 	sameTenant(t, "Get of a tenant at the target already", mustGet(t, s, there.ID), there)
 
-	// Rolling back.
+	// Rolling back: only an aborting rollout moves tenants back, and only
+	// a running one moves them forward.
 	back := fleet.Move{TenantID: cur.ID, Expect: fleet.MemberChanging, To: 1, State: fleet.MemberRolledBack, Actor: "bob", Message: "abort"}
+	if _, err := f.MoveTenant(ctx, r.ID, back); !errors.Is(err, fleet.ErrState) {
+		t.Errorf("a rollback in a running rollout: %v, want ErrState", err)
+	}
+	stored, err := f.GetRollout(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored.State, stored.Rollback = fleet.StateAborting, true
+	if _, err := f.UpdateRollout(ctx, stored); err != nil {
+		t.Fatal(err)
+	}
 	m, err = f.MoveTenant(ctx, r.ID, back)
 	if err != nil {
 		t.Fatal(err)
+	}
+	again := fleet.Move{TenantID: there.ID, Expect: fleet.MemberChanging, To: 2, State: fleet.MemberChanging}
+	if _, err := f.MoveTenant(ctx, r.ID, again); !errors.Is(err, fleet.ErrState) {
+		t.Errorf("a forward move in an aborting rollout: %v, want ErrState", err)
 	}
 	rolled := mustGet(t, s, cur.ID)
 	if rolled.Plan.Version != 1 || rolled.Generation != moved.Generation+1 || m.State != fleet.MemberRolledBack || m.FinishedAt == nil || m.Generation != rolled.Generation {
