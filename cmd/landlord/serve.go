@@ -26,7 +26,9 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/metrics"
+	"github.com/jaxxstorm/landlord/internal/rollout"
 	"github.com/jaxxstorm/landlord/internal/secretbox"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
@@ -144,17 +146,22 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
+	copts.Plans = store
 	ctrl := controller.New(store, manager, copts)
+	// The rollouts are driven by one replica at a time, beside its
+	// controller, under the controller's identity.
+	rollouts := rollout.New(store, store, rollout.Options{Leases: store, LeaseTTL: copts.LeaseTTL, Identity: copts.Identity, Logger: log})
 	m.WatchQueue(ctrl.QueueDepth)
 	m.WatchPartitions(ctrl.Partitions, ctrl.Members)
 	m.WatchTenants(store.(tenant.StatusCounter), log)
+	m.WatchRollouts(store, log)
 
 	ready := map[string]func(context.Context) error{}
 	runController := cfg.Controller.Enabled == nil || *cfg.Controller.Enabled
 	if runController {
 		ready["controller"] = func(context.Context) error { return ctrl.Ready() }
 	}
-	server, err := api.New(api.Options{Store: store, Compute: manager, Tokens: tokens, MaxBodyBytes: cfg.API.MaxBodyBytes,
+	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: manager, Tokens: tokens, MaxBodyBytes: cfg.API.MaxBodyBytes,
 		IdempotencyLease: time.Duration(cfg.API.IdempotencyLease), Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
 	if err != nil {
 		return err
@@ -195,6 +202,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 				log.Error("controller stopped", slog.Any("error", err))
 			}
 		})
+		wg.Go(func() { _ = rollouts.Run(runCtx) })
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()
@@ -349,6 +357,7 @@ const configHashKey = "docker-config-hash"
 // store is what serve needs of a database.
 type store interface {
 	tenant.Store
+	fleet.Store
 	tenant.LeaseStore
 	tenant.StatusCounter
 	tenant.KeyStore

@@ -1,0 +1,271 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// LeaseName is the lease whose holder drives the rollouts.
+const LeaseName = "rollouts"
+
+// Options configure a Driver. Zero values take the documented defaults.
+type Options struct {
+	// Interval is how often every active rollout is stepped. Default 2s.
+	Interval time.Duration
+	// Leases, when set, makes the driver step rollouts only while it holds
+	// the lease LeaseName, so that one replica among those sharing the
+	// database drives them. Nil means it drives them alone.
+	Leases tenant.LeaseStore
+	// LeaseTTL is how long the lease lasts without renewal. Default 15s.
+	LeaseTTL time.Duration
+	// Identity names this process in the lease and is the actor of the
+	// changes it makes. Default "rollouts@<hostname>:<pid>".
+	Identity string
+	// Logger receives the driver's lines; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.Interval <= 0 {
+		o.Interval = 2 * time.Second
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 15 * time.Second
+	}
+	if o.Identity == "" {
+		host, _ := os.Hostname()
+		o.Identity = fmt.Sprintf("rollouts@%s:%d", host, os.Getpid())
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Driver steps the active rollouts. Create one with New.
+type Driver struct {
+	tenants tenant.Store
+	fleet   fleet.Store
+	opts    Options
+	log     *slog.Logger
+	lease   *tenant.Lease // held, when Leases is set
+}
+
+// New returns a driver of the rollouts in plans over the tenants in
+// tenants (the same database).
+func New(tenants tenant.Store, plans fleet.Store, opts Options) *Driver {
+	opts = opts.withDefaults()
+	return &Driver{tenants: tenants, fleet: plans, opts: opts, log: opts.Logger.With(slog.String("component", "rollouts"))}
+}
+
+// Run steps the rollouts every Interval until ctx ends, then gives the
+// lease up.
+func (d *Driver) Run(ctx context.Context) error {
+	tick := time.NewTicker(d.opts.Interval)
+	defer tick.Stop()
+	defer d.release()
+	for {
+		if d.lead(ctx) {
+			if err := d.Tick(ctx); err != nil && ctx.Err() == nil {
+				d.log.Warn("rollout step failed; trying again at the next tick", slog.Any("error", err))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// lead reports whether this driver holds the lease (or needs none),
+// acquiring or renewing it.
+func (d *Driver) lead(ctx context.Context) bool {
+	if d.opts.Leases == nil {
+		return true
+	}
+	var (
+		l   tenant.Lease
+		err error
+	)
+	if d.lease != nil {
+		l, err = d.opts.Leases.RenewLease(ctx, LeaseName, d.opts.Identity, d.lease.Epoch, d.opts.LeaseTTL)
+	} else {
+		l, err = d.opts.Leases.AcquireLease(ctx, LeaseName, d.opts.Identity, d.opts.LeaseTTL)
+	}
+	switch {
+	case err == nil:
+		if d.lease == nil {
+			d.log.Info("driving the rollouts", slog.Int64("epoch", l.Epoch))
+		}
+		d.lease = &l
+		return true
+	case errors.Is(err, tenant.ErrLeaseHeld):
+	case errors.Is(err, tenant.ErrLeaseLost):
+		d.log.Warn("lost the rollouts lease; another replica drives them")
+	default:
+		if ctx.Err() == nil {
+			d.log.Warn("cannot read the rollouts lease", slog.Any("error", err))
+		}
+	}
+	d.lease = nil
+	return false
+}
+
+func (d *Driver) release() {
+	if d.lease == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.opts.Leases.ReleaseLease(ctx, LeaseName, d.opts.Identity, d.lease.Epoch); err != nil {
+		d.log.Warn("cannot release the rollouts lease; it expires", slog.Any("error", err))
+	}
+	d.lease = nil
+}
+
+// Tick steps every active rollout once.
+func (d *Driver) Tick(ctx context.Context) error {
+	active, err := d.fleet.ListRollouts(ctx, fleet.RolloutListOptions{Active: true})
+	if err != nil {
+		return fmt.Errorf("rollouts: list active rollouts: %w", err)
+	}
+	var errs []error
+	for _, r := range active {
+		if err := d.step(ctx, r); err != nil {
+			errs = append(errs, fmt.Errorf("rollout %s: %w", r.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// step decides and applies one step of r.
+func (d *Driver) step(ctx context.Context, r *fleet.Rollout) error {
+	members, err := d.fleet.Members(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	following, err := d.following(ctx, r.Spec.Plan)
+	if err != nil {
+		return err
+	}
+	tenants, err := d.tenantsOf(ctx, members, following)
+	if err != nil {
+		return err
+	}
+	dec := fleet.Step(r, members, tenants, d.opts.Now(), d.opts.Identity)
+	log := d.log.With(slog.String("rollout", r.ID), slog.String("plan", r.Spec.Plan))
+	complete := true // every settle and move was written
+	for _, s := range dec.Settles {
+		err := d.fleet.UpdateMember(ctx, r.ID, s.Member, s.Expect, s.Event)
+		if errors.Is(err, fleet.ErrConflict) {
+			complete = false
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		log.Info("rollout member "+string(s.Member.State), slog.String("tenant_id", s.Member.TenantID), slog.String("tenant", s.Member.TenantName), slog.String("message", s.Member.Message))
+	}
+	for _, mv := range dec.Moves {
+		m, err := d.fleet.MoveTenant(ctx, r.ID, mv)
+		if errors.Is(err, fleet.ErrConflict) || errors.Is(err, fleet.ErrState) || errors.Is(err, tenant.ErrConflict) {
+			complete = false // moved by another, paused meanwhile, or the tenant changed: look again
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		log.Info("rollout member "+string(m.State), slog.String("tenant_id", m.TenantID), slog.String("tenant", m.TenantName),
+			slog.Int64("to_version", mv.To), slog.Int64("generation", m.Generation), slog.String("message", m.Message))
+	}
+	if !complete || dec.Rollout == nil {
+		return nil
+	}
+	next := dec.Rollout
+	if next.State == fleet.StateCompleted {
+		// Tenants that began to follow the plan during the rollout join
+		// its last wave rather than be left behind.
+		if late := newcomers(r, members, following); len(late) > 0 {
+			log.Info("tenants joined the plan during the rollout; adding them to its last wave", slog.Int("tenants", len(late)))
+			return d.fleet.AddMembers(ctx, r.ID, late)
+		}
+	}
+	if _, err := d.fleet.UpdateRollout(ctx, next, dec.Events...); err != nil && !errors.Is(err, fleet.ErrConflict) {
+		return err
+	}
+	if next.State != r.State || next.Wave != r.Wave {
+		log.Info("rollout "+string(next.State), slog.Int("wave", next.Wave), slog.String("message", next.Message))
+	}
+	return nil
+}
+
+// following lists the tenants that follow plan, in id order.
+func (d *Driver) following(ctx context.Context, plan string) ([]*tenant.Tenant, error) {
+	var out []*tenant.Tenant
+	opts := tenant.ListOptions{Plan: plan, PageSize: tenant.MaxPageSize}
+	for {
+		page, err := d.tenants.List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the tenants of plan %s: %w", plan, err)
+		}
+		out = append(out, page.Tenants...)
+		if page.NextPageToken == "" {
+			return out, nil
+		}
+		opts.PageToken = page.NextPageToken
+	}
+}
+
+// tenantsOf maps the members' tenants by id: those that follow the plan,
+// and those read one by one that no longer do (a member whose tenant is
+// missing from the map is deleted or forgotten).
+func (d *Driver) tenantsOf(ctx context.Context, members []fleet.Member, following []*tenant.Tenant) (map[string]*tenant.Tenant, error) {
+	out := make(map[string]*tenant.Tenant, len(following))
+	for _, t := range following {
+		out[t.ID] = t
+	}
+	for _, m := range members {
+		if _, ok := out[m.TenantID]; ok || m.State == fleet.MemberSkipped || m.State == fleet.MemberRolledBack {
+			continue
+		}
+		t, err := d.tenants.Get(ctx, m.TenantID, tenant.GetOptions{IncludeDeleted: true})
+		if errors.Is(err, tenant.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read tenant %s: %w", m.TenantID, err)
+		}
+		out[t.ID] = t
+	}
+	return out, nil
+}
+
+// newcomers are the tenants of the plan the rollout would take now that
+// are not its members, as members of its last wave.
+func newcomers(r *fleet.Rollout, members []fleet.Member, following []*tenant.Tenant) []fleet.Member {
+	known := make(map[string]bool, len(members))
+	for _, m := range members {
+		known[m.TenantID] = true
+	}
+	var out []fleet.Member
+	last := len(r.Waves) - 1
+	for _, t := range fleet.Select(r.Spec, following).Candidates {
+		if !known[t.ID] {
+			out = append(out, fleet.Member{TenantID: t.ID, TenantName: t.Name, Wave: last, State: fleet.MemberPending, From: t.Plan.Version})
+		}
+	}
+	return out
+}
