@@ -41,6 +41,8 @@ type ListOptions struct {
 	Labels []string
 	// NamePrefix keeps tenants whose name starts with it.
 	NamePrefix string
+	// Plan keeps tenants that follow this plan.
+	Plan string
 	// IncludeDeleted lists deleted tenants too.
 	IncludeDeleted bool
 	// PageSize is how many tenants a page holds at most (1–500); 0 means
@@ -140,6 +142,7 @@ func (s *Tenants) List(ctx context.Context, opts ListOptions) (*TenantList, erro
 	}
 	setNonEmpty(q, "provider", opts.Provider)
 	setNonEmpty(q, "name_prefix", opts.NamePrefix)
+	setNonEmpty(q, "plan", opts.Plan)
 	setNonEmpty(q, "page_token", opts.PageToken)
 	if opts.IncludeDeleted {
 		q.Set("include_deleted", "true")

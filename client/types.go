@@ -45,6 +45,71 @@ type (
 	Problem = wire.Problem
 	// FieldError is one field at fault in a Problem.
 	FieldError = wire.FieldError
+
+	// TenantPlan is the plan a tenant follows.
+	TenantPlan = wire.TenantPlan
+	// PlanChoice is the plan a create, replace or patch asks a tenant to
+	// follow.
+	PlanChoice = wire.PlanChoice
+	// MaintenanceWindow is a weekly window in which rollouts may change a
+	// tenant.
+	MaintenanceWindow = wire.MaintenanceWindow
+	// ConfigLayers are the layers of a tenant's effective config.
+	ConfigLayers = wire.ConfigLayers
+	// Plan is a named line of compute config versions for one provider.
+	Plan = wire.Plan
+	// PlanList lists the plans.
+	PlanList = wire.PlanList
+	// CreatePlanRequest is the body of a plan's create.
+	CreatePlanRequest = wire.CreatePlanRequest
+	// PlanVersion is one published, immutable version of a plan.
+	PlanVersion = wire.PlanVersion
+	// PlanVersionList lists a plan's versions, oldest first.
+	PlanVersionList = wire.PlanVersionList
+	// PublishVersionRequest is the body of a version's publish.
+	PublishVersionRequest = wire.PublishVersionRequest
+	// WaveSpec chooses the members of one wave of a rollout.
+	WaveSpec = wire.WaveSpec
+	// CreateRolloutRequest is the body of a rollout's start or plan.
+	CreateRolloutRequest = wire.CreateRolloutRequest
+	// AbortRolloutRequest is the body of a rollout's abort.
+	AbortRolloutRequest = wire.AbortRolloutRequest
+	// Rollout is a rollout and where it stands.
+	Rollout = wire.Rollout
+	// RolloutWave is a wave of a rollout, with its members by state.
+	RolloutWave = wire.RolloutWave
+	// RolloutList lists rollouts, newest first.
+	RolloutList = wire.RolloutList
+	// RolloutMember is one tenant of a rollout.
+	RolloutMember = wire.RolloutMember
+	// RolloutMemberList lists a rollout's members, in wave order.
+	RolloutMemberList = wire.RolloutMemberList
+	// RolloutEvent is one entry of a rollout's own history.
+	RolloutEvent = wire.RolloutEvent
+	// RolloutEventList is a page of a rollout's history, oldest first.
+	RolloutEventList = wire.RolloutEventList
+	// WaitingTenant is a member waiting for its maintenance window.
+	WaitingTenant = wire.WaitingTenant
+	// FleetPlan is what a rollout would do, tenant by tenant.
+	FleetPlan = wire.FleetPlan
+	// FleetPlanWave is one wave of a fleet plan.
+	FleetPlanWave = wire.FleetPlanWave
+	// FleetPlanTenant is what a rollout would do to one tenant.
+	FleetPlanTenant = wire.FleetPlanTenant
+	// FleetPlanCounts sum up a fleet plan.
+	FleetPlanCounts = wire.FleetPlanCounts
+	// PlanTenant is a tenant of a plan that a rollout leaves alone.
+	PlanTenant = wire.PlanTenant
+	// ConfigChange is one difference between two effective configs.
+	ConfigChange = wire.ConfigChange
+)
+
+// What a fleet plan says a provider would do to a tenant's workload, the
+// values of FleetPlanTenant.Action.
+const (
+	ActionNone    = wire.ActionNone
+	ActionInPlace = wire.ActionInPlace
+	ActionReplace = wire.ActionReplace
 )
 
 // Tenant statuses.
@@ -90,4 +155,25 @@ const (
 const (
 	ProtocolTCP = wire.ProtocolTCP
 	ProtocolUDP = wire.ProtocolUDP
+)
+
+// Rollout states, the values of Rollout.State.
+const (
+	RolloutRunning   = wire.RolloutRunning
+	RolloutPaused    = wire.RolloutPaused
+	RolloutHalted    = wire.RolloutHalted
+	RolloutAborting  = wire.RolloutAborting
+	RolloutAborted   = wire.RolloutAborted
+	RolloutCompleted = wire.RolloutCompleted
+)
+
+// Member states, the values of RolloutMember.State and the keys of
+// Rollout.Counts and RolloutWave.Counts.
+const (
+	MemberPending    = wire.MemberPending
+	MemberChanging   = wire.MemberChanging
+	MemberDone       = wire.MemberDone
+	MemberFailed     = wire.MemberFailed
+	MemberSkipped    = wire.MemberSkipped
+	MemberRolledBack = wire.MemberRolledBack
 )

@@ -13,13 +13,15 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/rollout"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 )
 
 // Options configure a Server.
 type Options struct {
-	// Controller runs the controller with short intervals, so that tenants
-	// move on to ready, failed or deleted within a moment.
+	// Controller runs the controller and the rollout driver with short
+	// intervals, so that tenants move on to ready, failed or deleted, and
+	// rollouts through their waves, within a moment.
 	Controller bool
 	// Tokens are the API's bearer tokens, each name to its secret; all are
 	// admins. None means no authentication.
@@ -82,7 +84,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 	for name, secret := range opts.Tokens {
 		tokens = append(tokens, api.Token{Name: name, Secret: secret, Role: api.RoleAdmin})
 	}
-	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: tokens})
+	s, err := api.New(api.Options{Store: store, Fleet: store, Compute: m, Tokens: tokens})
 	if err != nil {
 		t.Fatalf("clienttest: %v", err)
 	}
@@ -95,8 +97,9 @@ func NewServer(t testing.TB, opts Options) *Server {
 	return srv
 }
 
-// StartController runs the controller, with short intervals, until the test
-// ends; Options.Controller starts it with the server.
+// StartController runs the controller and the rollout driver, with short
+// intervals, until the test ends; Options.Controller starts them with the
+// server.
 func (s *Server) StartController(t testing.TB) {
 	t.Helper()
 	{
@@ -109,6 +112,7 @@ func (s *Server) StartController(t testing.TB) {
 			Sweep:           time.Hour,
 			ShutdownTimeout: 10 * time.Second,
 			Observer:        s.opts.Observer,
+			Plans:           s.Store,
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -118,6 +122,14 @@ func (s *Server) StartController(t testing.TB) {
 				t.Errorf("clienttest: controller: %v", err)
 			}
 		}()
+		t.Cleanup(func() { cancel(); <-done })
+	}
+	{
+		// The rollouts are driven beside the controller, as in serve.
+		d := rollout.New(s.Store, s.Store, rollout.Options{Interval: 10 * time.Millisecond})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = d.Run(ctx) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
 }

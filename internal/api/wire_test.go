@@ -18,6 +18,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -124,6 +125,27 @@ func TestTenantStatusesWire(t *testing.T) {
 	}
 	if len(named) != len(tenant.Statuses) {
 		t.Errorf("this test names %d tenant statuses, the tenant package has %d", len(named), len(tenant.Statuses))
+	}
+}
+
+// TestRolloutStatesWire checks that the wire's rollout and member states
+// are the fleet package's.
+func TestRolloutStatesWire(t *testing.T) {
+	for s, w := range map[fleet.State]string{
+		fleet.StateRunning: wire.RolloutRunning, fleet.StatePaused: wire.RolloutPaused, fleet.StateHalted: wire.RolloutHalted,
+		fleet.StateAborting: wire.RolloutAborting, fleet.StateAborted: wire.RolloutAborted, fleet.StateCompleted: wire.RolloutCompleted,
+	} {
+		if string(s) != w {
+			t.Errorf("wire rollout state %q is fleet state %q", w, s)
+		}
+	}
+	for s, w := range map[fleet.MemberState]string{
+		fleet.MemberPending: wire.MemberPending, fleet.MemberChanging: wire.MemberChanging, fleet.MemberDone: wire.MemberDone,
+		fleet.MemberFailed: wire.MemberFailed, fleet.MemberSkipped: wire.MemberSkipped, fleet.MemberRolledBack: wire.MemberRolledBack,
+	} {
+		if string(s) != w {
+			t.Errorf("wire member state %q is fleet member state %q", w, s)
+		}
 	}
 }
 

@@ -289,3 +289,24 @@ type FleetPlan struct {
 	Current     []PlanTenant    `json:"current"`
 	Counts      FleetPlanCounts `json:"counts"`
 }
+
+// Rollout states, the values of Rollout.State (fleet.State).
+const (
+	RolloutRunning   = "running"
+	RolloutPaused    = "paused"
+	RolloutHalted    = "halted"
+	RolloutAborting  = "aborting"
+	RolloutAborted   = "aborted"
+	RolloutCompleted = "completed"
+)
+
+// Member states, the values of RolloutMember.State and the keys of
+// Rollout.Counts (fleet.MemberState).
+const (
+	MemberPending    = "pending"
+	MemberChanging   = "changing"
+	MemberDone       = "done"
+	MemberFailed     = "failed"
+	MemberSkipped    = "skipped"
+	MemberRolledBack = "rolled_back"
+)

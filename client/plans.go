@@ -1,0 +1,111 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+)
+
+// Plans is the plans resource of the API: named lines of compute config
+// versions that tenants follow.
+type Plans struct {
+	c *Client
+}
+
+// Plans is the plans resource.
+func (c *Client) Plans() *Plans { return &Plans{c: c} }
+
+// Create creates a plan, without versions. A taken name is a 409 *Error
+// (code plan_exists).
+func (s *Plans) Create(ctx context.Context, req CreatePlanRequest) (*Plan, error) {
+	var out Plan
+	if err := s.c.do(ctx, request{method: "POST", path: "/v1/plans", body: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// List lists every plan.
+func (s *Plans) List(ctx context.Context) (*PlanList, error) {
+	var out PlanList
+	if err := s.c.do(ctx, request{method: "GET", path: "/v1/plans"}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Get returns a plan; an unknown one is a 404 *Error.
+func (s *Plans) Get(ctx context.Context, name string) (*Plan, error) {
+	path, err := planPath(name)
+	if err != nil {
+		return nil, err
+	}
+	var out Plan
+	if err := s.c.do(ctx, request{method: "GET", path: path}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Delete deletes a plan and its versions. A plan that tenants follow, or
+// whose rollout has not finished, is a 409 *Error (code plan_in_use).
+func (s *Plans) Delete(ctx context.Context, name string) error {
+	path, err := planPath(name)
+	if err != nil {
+		return err
+	}
+	return s.c.do(ctx, request{method: "DELETE", path: path}, nil)
+}
+
+// Publish publishes the plan's next version. A config the plan's provider
+// refuses is a 422 *Error with a pointer per violation.
+func (s *Plans) Publish(ctx context.Context, name string, req PublishVersionRequest) (*PlanVersion, error) {
+	path, err := planPath(name, "/versions")
+	if err != nil {
+		return nil, err
+	}
+	var out PlanVersion
+	if err := s.c.do(ctx, request{method: "POST", path: path, body: req}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Versions lists the plan's versions, oldest first.
+func (s *Plans) Versions(ctx context.Context, name string) (*PlanVersionList, error) {
+	path, err := planPath(name, "/versions")
+	if err != nil {
+		return nil, err
+	}
+	var out PlanVersionList
+	if err := s.c.do(ctx, request{method: "GET", path: path}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Version returns one version of the plan; an unknown one is a 404 *Error.
+func (s *Plans) Version(ctx context.Context, name string, version int64) (*PlanVersion, error) {
+	path, err := planPath(name, "/versions/"+strconv.FormatInt(version, 10))
+	if err != nil {
+		return nil, err
+	}
+	var out PlanVersion
+	if err := s.c.do(ctx, request{method: "GET", path: path}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// planPath is the escaped path of a plan.
+func planPath(name string, rest ...string) (string, error) {
+	if name == "" {
+		return "", errors.New("client: a plan name is required")
+	}
+	p := "/v1/plans/" + url.PathEscape(name)
+	for _, r := range rest {
+		p += r
+	}
+	return p, nil
+}
