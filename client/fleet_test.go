@@ -28,11 +28,11 @@ func TestPlansAndRollout(t *testing.T) {
 		t.Errorf("a second create: %v, want a 409", err)
 	}
 	for _, img := range []string{"app:1", "app:2"} {
-		if _, err := plans.Publish(ctx, "standard", client.PublishVersionRequest{Config: json.RawMessage(fmt.Sprintf(`{"image":%q}`, img))}); err != nil {
+		if _, err := plans.Publish(ctx, "standard", client.PublishVersionRequest{Config: json.RawMessage(fmt.Sprintf(`{"image":%q}`, img))}, client.PublishOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = plans.Publish(ctx, "standard", client.PublishVersionRequest{Config: json.RawMessage(`{"image":7}`)})
+	_, err = plans.Publish(ctx, "standard", client.PublishVersionRequest{Config: json.RawMessage(`{"image":7}`)}, client.PublishOptions{})
 	if e := asError(t, err); e.Status != http.StatusUnprocessableEntity || len(e.Problem.Errors) == 0 || e.Problem.Errors[0].Pointer != "/config/image" {
 		t.Errorf("a bad version: %v, want a 422 at /config/image", err)
 	}
@@ -84,11 +84,11 @@ func TestPlansAndRollout(t *testing.T) {
 		t.Errorf("a plan started a rollout: %+v, %v", list, err)
 	}
 
-	ro, err := rollouts.Start(ctx, req)
+	ro, err := rollouts.Start(ctx, req, client.StartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rollouts.Start(ctx, req); !client.IsConflict(err) {
+	if _, err := rollouts.Start(ctx, req, client.StartOptions{}); !client.IsConflict(err) {
 		t.Errorf("a second rollout of the plan: %v, want a 409", err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ro.State != client.RolloutCompleted; time.Sleep(10 * time.Millisecond) {
@@ -139,7 +139,7 @@ func TestRolloutActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, img := range []string{"app:1", "app:2"} {
-		if _, err := c.Plans().Publish(ctx, "standard", client.PublishVersionRequest{Config: json.RawMessage(fmt.Sprintf(`{"image":%q}`, img))}); err != nil {
+		if _, err := c.Plans().Publish(ctx, "standard", client.PublishVersionRequest{Config: json.RawMessage(fmt.Sprintf(`{"image":%q}`, img))}, client.PublishOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,7 +149,7 @@ func TestRolloutActions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ro, err := c.Rollouts().Start(ctx, client.CreateRolloutRequest{Plan: "standard", Bake: "1h", Waves: []client.WaveSpec{{Count: 1}, {}}})
+	ro, err := c.Rollouts().Start(ctx, client.CreateRolloutRequest{Plan: "standard", Bake: "1h", Waves: []client.WaveSpec{{Count: 1}, {}}}, client.StartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,15 +58,22 @@ func (s *Plans) Delete(ctx context.Context, name string) error {
 	return s.c.do(ctx, request{method: "DELETE", path: path}, nil)
 }
 
+// PublishOptions modify a publish.
+type PublishOptions struct {
+	// IdempotencyKey makes retries safe: the same key and body within 24
+	// hours get the first answer again, without publishing another version.
+	IdempotencyKey string
+}
+
 // Publish publishes the plan's next version. A config the plan's provider
 // refuses is a 422 *Error with a pointer per violation.
-func (s *Plans) Publish(ctx context.Context, name string, req PublishVersionRequest) (*PlanVersion, error) {
+func (s *Plans) Publish(ctx context.Context, name string, req PublishVersionRequest, opts PublishOptions) (*PlanVersion, error) {
 	path, err := planPath(name, "/versions")
 	if err != nil {
 		return nil, err
 	}
 	var out PlanVersion
-	if err := s.c.do(ctx, request{method: "POST", path: path, body: req}, &out); err != nil {
+	if err := s.c.do(ctx, request{method: "POST", path: path, header: idempotencyHeader(opts.IdempotencyKey), body: req}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -45,11 +45,18 @@ func (s *Rollouts) Plan(ctx context.Context, req CreateRolloutRequest) (*FleetPl
 	return &out, nil
 }
 
+// StartOptions modify a rollout's start.
+type StartOptions struct {
+	// IdempotencyKey makes retries safe: the same key and body within 24
+	// hours get the first answer again, without starting another rollout.
+	IdempotencyKey string
+}
+
 // Start starts a rollout; the server's elected controller then drives it.
 // A plan with a rollout that has not finished is a 409 *Error.
-func (s *Rollouts) Start(ctx context.Context, req CreateRolloutRequest) (*Rollout, error) {
+func (s *Rollouts) Start(ctx context.Context, req CreateRolloutRequest, opts StartOptions) (*Rollout, error) {
 	var out Rollout
-	if err := s.c.do(ctx, request{method: "POST", path: "/v1/rollouts", body: req}, &out); err != nil {
+	if err := s.c.do(ctx, request{method: "POST", path: "/v1/rollouts", header: idempotencyHeader(opts.IdempotencyKey), body: req}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -95,12 +95,8 @@ func (s *Tenants) create(ctx context.Context, body any, opts CreateOptions) (*Te
 	if opts.DryRun {
 		q.Set("dry_run", "true")
 	}
-	h := http.Header{}
-	if opts.IdempotencyKey != "" {
-		h.Set("Idempotency-Key", opts.IdempotencyKey)
-	}
 	var out Tenant
-	if err := s.c.do(ctx, request{method: "POST", path: "/v1/tenants", query: q, header: h, body: body}, &out); err != nil {
+	if err := s.c.do(ctx, request{method: "POST", path: "/v1/tenants", query: q, header: idempotencyHeader(opts.IdempotencyKey), body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -297,6 +293,13 @@ func setNonEmpty(q url.Values, key, value string) {
 	if value != "" {
 		q.Set(key, value)
 	}
+}
+
+func idempotencyHeader(key string) http.Header {
+	if key == "" {
+		return nil
+	}
+	return http.Header{"Idempotency-Key": {key}}
 }
 
 func ifMatchHeader(version int64) http.Header {
