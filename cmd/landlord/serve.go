@@ -149,8 +149,13 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	copts.Plans = store
 	ctrl := controller.New(store, manager, copts)
 	// The rollouts are driven by one replica at a time, beside its
-	// controller, under the controller's identity.
-	rollouts := rollout.New(store, store, rollout.Options{Leases: store, LeaseTTL: copts.LeaseTTL, Identity: copts.Identity, Logger: log})
+	// controller, under the controller's identity, woken by tenants'
+	// changes.
+	ropts := rollout.Options{Leases: store, LeaseTTL: copts.LeaseTTL, Identity: copts.Identity, Logger: log}
+	if feed, ok := store.(tenant.ChangeFeed); ok {
+		ropts.Changes = feed
+	}
+	rollouts := rollout.New(store, store, ropts)
 	m.WatchQueue(ctrl.QueueDepth)
 	m.WatchPartitions(ctrl.Partitions, ctrl.Members)
 	m.WatchTenants(store.(tenant.StatusCounter), log)

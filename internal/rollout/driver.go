@@ -19,6 +19,11 @@ const LeaseName = "rollouts"
 type Options struct {
 	// Interval is how often every active rollout is stepped. Default 2s.
 	Interval time.Duration
+	// Changes, when set, wakes the driver as soon as a tenant changes
+	// (one becoming ready at its new generation, say) while rollouts are
+	// active, so that a wave moves on without waiting for the next
+	// Interval. The store's ChangeFeed, typically.
+	Changes tenant.ChangeFeed
 	// Leases, when set, makes the driver step rollouts only while it holds
 	// the lease LeaseName, so that one replica among those sharing the
 	// database drives them. Nil means it drives them alone.
@@ -61,7 +66,15 @@ type Driver struct {
 	opts    Options
 	log     *slog.Logger
 	lease   *tenant.Lease // held, when Leases is set
+	// active is how many rollouts the last tick found active: changes of
+	// tenants wake the driver only while some are.
+	active int
 }
+
+// coalesce is how long the driver lets tenants' changes gather after the
+// first wakes it, so that a burst of them (a wave's tenants turning ready
+// together) costs one step.
+const coalesce = 50 * time.Millisecond
 
 // New returns a driver of the rollouts in plans over the tenants in
 // tenants (the same database).
@@ -70,22 +83,90 @@ func New(tenants tenant.Store, plans fleet.Store, opts Options) *Driver {
 	return &Driver{tenants: tenants, fleet: plans, opts: opts, log: opts.Logger.With(slog.String("component", "rollouts"))}
 }
 
-// Run steps the rollouts every Interval until ctx ends, then gives the
-// lease up.
+// Run steps the rollouts every Interval, at once again after a step that
+// decided something, and soon after tenants change (Options.Changes) while
+// rollouts are active, until ctx ends; then it gives the lease up.
 func (d *Driver) Run(ctx context.Context) error {
 	tick := time.NewTicker(d.opts.Interval)
 	defer tick.Stop()
 	defer d.release()
+	changes := d.subscribe(ctx)
 	for {
+		again := false
 		if d.lead(ctx) {
-			if err := d.Tick(ctx); err != nil && ctx.Err() == nil {
+			decided, err := d.tick(ctx)
+			if err != nil && ctx.Err() == nil {
 				d.log.Warn("rollout step failed; trying again at the next tick", slog.Any("error", err))
 			}
+			// What a step decided may let the next decide more at once;
+			// after an error, wait for the tick.
+			again = decided && err == nil
 		}
+		if again && ctx.Err() == nil {
+			continue
+		}
+		if !d.wait(ctx, tick.C, changes) {
+			return nil
+		}
+	}
+}
+
+// subscribe returns the channel of tenants' changes, or nil (never ready)
+// without a feed or when the feed cannot be read: the ticks alone then
+// drive the rollouts.
+func (d *Driver) subscribe(ctx context.Context) <-chan string {
+	if d.opts.Changes == nil {
+		return nil
+	}
+	ch, err := d.opts.Changes.Changes(ctx)
+	if err != nil {
+		d.log.Warn("cannot follow tenants' changes; stepping rollouts every interval only",
+			slog.Duration("interval", d.opts.Interval), slog.Any("error", err))
+		return nil
+	}
+	return ch
+}
+
+// wait waits for the next tick, or for a tenant's change while rollouts
+// are active, and reports whether to go on.
+func (d *Driver) wait(ctx context.Context, tick <-chan time.Time, changes <-chan string) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-tick.C:
+			return false
+		case <-tick:
+			return true
+		case _, ok := <-changes:
+			if !ok {
+				changes = nil // the feed ended (the store closes): ticks go on
+				continue
+			}
+			if d.active == 0 {
+				continue
+			}
+			t := time.NewTimer(coalesce)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return false
+			case <-t.C:
+			}
+			drain(changes)
+			return true
+		}
+	}
+}
+
+// drain empties ch of what has gathered: one step reads every tenant anew.
+func drain(ch <-chan string) {
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		default:
+			return
 		}
 	}
 }
@@ -138,34 +219,50 @@ func (d *Driver) release() {
 
 // Tick steps every active rollout once.
 func (d *Driver) Tick(ctx context.Context) error {
+	_, err := d.tick(ctx)
+	return err
+}
+
+// tick steps every active rollout once and reports whether any step
+// decided something.
+func (d *Driver) tick(ctx context.Context) (bool, error) {
 	active, err := d.fleet.ListRollouts(ctx, fleet.RolloutListOptions{Active: true})
 	if err != nil {
-		return fmt.Errorf("rollouts: list active rollouts: %w", err)
+		return false, fmt.Errorf("rollouts: list active rollouts: %w", err)
 	}
-	var errs []error
+	d.active = len(active)
+	var (
+		errs    []error
+		decided bool
+	)
 	for _, r := range active {
-		if err := d.step(ctx, r); err != nil {
+		did, err := d.step(ctx, r)
+		decided = decided || did
+		if err != nil {
 			errs = append(errs, fmt.Errorf("rollout %s: %w", r.ID, err))
 		}
 	}
-	return errors.Join(errs...)
+	return decided, errors.Join(errs...)
 }
 
-// step decides and applies one step of r.
-func (d *Driver) step(ctx context.Context, r *fleet.Rollout) error {
+// step decides and applies one step of r, and reports whether it decided
+// anything: then its next step may decide more at once (a wave done starts
+// the next; a member settled frees a place in flight).
+func (d *Driver) step(ctx context.Context, r *fleet.Rollout) (bool, error) {
 	members, err := d.fleet.Members(ctx, r.ID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	following, err := d.following(ctx, r.Spec.Plan)
 	if err != nil {
-		return err
+		return false, err
 	}
 	tenants, err := d.tenantsOf(ctx, members, following)
 	if err != nil {
-		return err
+		return false, err
 	}
 	dec := fleet.Step(r, members, tenants, d.opts.Now(), d.opts.Identity)
+	decided := len(dec.Settles) > 0 || len(dec.Moves) > 0 || dec.Rollout != nil
 	log := d.log.With(slog.String("rollout", r.ID), slog.String("plan", r.Spec.Plan))
 	complete := true // every settle and move was written
 	for _, s := range dec.Settles {
@@ -175,7 +272,7 @@ func (d *Driver) step(ctx context.Context, r *fleet.Rollout) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return true, err
 		}
 		log.Info("rollout member "+string(s.Member.State), slog.String("tenant_id", s.Member.TenantID), slog.String("tenant", s.Member.TenantName), slog.String("message", s.Member.Message))
 	}
@@ -186,13 +283,13 @@ func (d *Driver) step(ctx context.Context, r *fleet.Rollout) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return true, err
 		}
 		log.Info("rollout member "+string(m.State), slog.String("tenant_id", m.TenantID), slog.String("tenant", m.TenantName),
 			slog.Int64("to_version", mv.To), slog.Int64("generation", m.Generation), slog.String("message", m.Message))
 	}
 	if !complete || dec.Rollout == nil {
-		return nil
+		return decided, nil
 	}
 	next := dec.Rollout
 	if next.State == fleet.StateCompleted {
@@ -200,16 +297,16 @@ func (d *Driver) step(ctx context.Context, r *fleet.Rollout) error {
 		// its last wave rather than be left behind.
 		if late := newcomers(r, members, following); len(late) > 0 {
 			log.Info("tenants joined the plan during the rollout; adding them to its last wave", slog.Int("tenants", len(late)))
-			return d.fleet.AddMembers(ctx, r.ID, late)
+			return true, d.fleet.AddMembers(ctx, r.ID, late)
 		}
 	}
 	if _, err := d.fleet.UpdateRollout(ctx, next, dec.Events...); err != nil && !errors.Is(err, fleet.ErrConflict) {
-		return err
+		return true, err
 	}
 	if next.State != r.State || next.Wave != r.Wave {
 		log.Info("rollout "+string(next.State), slog.Int("wave", next.Wave), slog.String("message", next.Message))
 	}
-	return nil
+	return true, nil
 }
 
 // following lists the tenants that follow plan, in id order.

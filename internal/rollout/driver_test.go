@@ -116,8 +116,14 @@ func newEnv(t *testing.T, s store, c *clock) *env {
 
 // drive runs a driver until the test ends.
 func (e *env) drive(t *testing.T, identity string) (stop func()) {
-	d := rollout.New(e.s, e.s, rollout.Options{Interval: 5 * time.Millisecond, Identity: identity, Now: e.clock.now, Leases: e.s.(tenant.LeaseStore),
-		Logger: slog.New(slog.NewTextHandler(logWriter{t}, nil))})
+	return e.driveWith(t, rollout.Options{Interval: 5 * time.Millisecond, Identity: identity})
+}
+
+// driveWith runs a driver with opts, on the test's clock, store and log,
+// until the test ends.
+func (e *env) driveWith(t *testing.T, opts rollout.Options) (stop func()) {
+	opts.Now, opts.Leases, opts.Logger = e.clock.now, e.s.(tenant.LeaseStore), slog.New(slog.NewTextHandler(logWriter{t}, nil))
+	d := rollout.New(e.s, e.s, opts)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = d.Run(runCtx) }()
@@ -351,6 +357,24 @@ func TestPinsAndWindows(t *testing.T) {
 		}
 		if got := e.get(t, tenants[1].ID); got.Plan.Version != 1 || got.Generation != 1 {
 			t.Errorf("pinned t01 changed: v%d, generation %d", got.Plan.Version, got.Generation)
+		}
+	})
+}
+
+// TestChangesWakeTheDriver steps a rollout whose driver ticks once an
+// hour: after its first step, only the tenants' changes can move it on.
+func TestChangesWakeTheDriver(t *testing.T) {
+	stores(t, func(t *testing.T, s store, c *clock) {
+		e := newEnv(t, s, c)
+		e.plan(t, "app:1", "app:2")
+		tenants := e.tenants(t, 4, nil)
+		r := e.start(t, fleet.Spec{Plan: "standard", To: 2, Waves: []fleet.Wave{{Name: "one", Count: 1}, {Name: "two", MaxInFlight: 1}}})
+		e.driveWith(t, rollout.Options{Interval: time.Hour, Identity: "driver-1", Changes: s.(tenant.ChangeFeed)})
+		e.await(t, "the rollout to complete", func() bool { return e.rollout(t, r.ID).State == fleet.StateCompleted })
+		for _, tn := range tenants {
+			if got := e.get(t, tn.ID); got.Plan.Version != 2 || got.ObservedGeneration != 2 {
+				t.Errorf("%s: plan %s at observed generation %d", tn.Name, got.Plan, got.ObservedGeneration)
+			}
 		}
 	})
 }
