@@ -1,0 +1,157 @@
+package chaos_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	llclient "github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/servetest"
+	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
+)
+
+// The size of a rollout killed mid-wave: enough tenants for a wave to be
+// in flight when the kill lands, few enough for CI.
+const (
+	rolloutKillTenants = 12
+	rolloutKillKills   = 3
+	// rolloutKillTimeout bounds one database's run.
+	rolloutKillTimeout = 3 * time.Minute
+)
+
+// rolloutKillConfig runs tenants on the mock provider; a short lease lets
+// the process started after a kill drive the rollouts soon (the killed
+// one never released its lease).
+const rolloutKillConfig = `compute:
+  default: mock
+  mock: {}
+controller:
+  lease_ttl: 2s
+`
+
+// TestKillMidRollout is issue 21's crash test: a rollout of 12 tenants in
+// waves (2, then the rest 3 at a time), each update taking 300 ms on the
+// mock, is interrupted by SIGKILL of landlord serve three times mid-wave,
+// each time started again on the same database. The rollout must finish
+// with every tenant at the new version, ready at the generation that
+// carries it, and changed exactly once: one desired-state change in its
+// history and one "tenant_changed" event in the rollout's.
+func TestKillMidRollout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Run("sqlite", func(t *testing.T) { killMidRollout(t, "") })
+	t.Run("postgres", func(t *testing.T) { killMidRollout(t, pgtest.NewDatabase(t)) })
+}
+
+func killMidRollout(t *testing.T, database string) {
+	p := servetest.New(t, servetest.Options{Config: rolloutKillConfig, Database: database})
+	p.Start()
+	ctx, cancel := context.WithTimeout(t.Context(), rolloutKillTimeout)
+	defer cancel()
+	c := p.Client()
+
+	if _, err := c.Plans().Create(ctx, llclient.CreatePlanRequest{Name: "standard"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, image := range []string{"app:1", "app:2"} {
+		config := json.RawMessage(fmt.Sprintf(`{"image":%q,"x-mock":{"latency":"300ms"}}`, image))
+		if _, err := c.Plans().Publish(ctx, "standard", llclient.PublishVersionRequest{Config: config}, llclient.PublishOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := make([]string, rolloutKillTenants)
+	for i := range ids {
+		tn, err := c.Tenants().Create(ctx, llclient.CreateTenantRequest{Name: fmt.Sprintf("t%02d", i), ComputeConfig: json.RawMessage(`{}`),
+			Plan: &llclient.PlanChoice{Name: "standard"}}, llclient.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = tn.ID
+	}
+	for _, id := range ids {
+		if _, err := c.Tenants().Wait(ctx, id, llclient.UntilReady, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	ro, err := c.Rollouts().Start(ctx, llclient.CreateRolloutRequest{Plan: "standard", ToVersion: 2,
+		Waves: []llclient.WaveSpec{{Name: "first", Count: 2}, {Name: "rest", MaxInFlight: 3}}}, llclient.StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kill when the rollout is in its second wave with tenants changing
+	// and others still to change, at each step further on.
+	for k := 1; k <= rolloutKillKills; k++ {
+		done := 2 + k*(rolloutKillTenants-2)/(rolloutKillKills+1)
+		got := awaitRollout(ctx, t, c, ro.ID, func(r *llclient.Rollout) bool {
+			return r.Wave == 1 && r.Counts[llclient.MemberDone] >= done && r.Counts[llclient.MemberChanging] > 0
+		})
+		p.Kill()
+		t.Logf("kill %d: wave %s, %v", k, got.WaveName, got.Counts)
+		p.Start()
+	}
+	final := awaitRollout(ctx, t, c, ro.ID, func(r *llclient.Rollout) bool { return r.State != llclient.RolloutRunning })
+	if final.State != llclient.RolloutCompleted || final.Counts[llclient.MemberDone] != rolloutKillTenants {
+		t.Fatalf("rollout %s with %v: %s; want completed with %d done", final.State, final.Counts, final.Message, rolloutKillTenants)
+	}
+
+	changed := map[string]int{}
+	events, err := c.Rollouts().Events(ctx, ro.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events.Events {
+		if ev.Type == "tenant_changed" {
+			changed[ev.TenantID]++
+		}
+	}
+	for i, id := range ids {
+		tn, err := c.Tenants().Get(ctx, id, llclient.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tn.Plan == nil || tn.Plan.Version != 2 || tn.Generation != 2 {
+			t.Errorf("t%02d: plan %+v at generation %d; want version 2 at generation 2", i, tn.Plan, tn.Generation)
+		}
+		if changed[id] != 1 {
+			t.Errorf("t%02d: %d changed events in the rollout's history, want 1", i, changed[id])
+		}
+		updates := 0
+		for ev, err := range c.Tenants().AllEvents(ctx, id, llclient.EventOptions{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Type == "updated" {
+				updates++
+			}
+		}
+		if updates != 1 {
+			t.Errorf("t%02d: %d desired-state changes in its history, want 1", i, updates)
+		}
+		// Ready at the generation that carries v2: the controller of the
+		// last process converged it, whatever the kills interrupted.
+		if _, err := c.Tenants().Wait(ctx, id, llclient.UntilReady, nil); err != nil {
+			t.Errorf("t%02d: %v", i, err)
+		}
+	}
+}
+
+// awaitRollout polls a rollout until cond holds; it fails the test when
+// ctx ends first.
+func awaitRollout(ctx context.Context, t *testing.T, c *llclient.Client, id string, cond func(*llclient.Rollout) bool) *llclient.Rollout {
+	t.Helper()
+	for {
+		r, err := c.Rollouts().Get(ctx, id)
+		if err == nil && cond(r) {
+			return r
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gave up waiting for rollout %s: %+v, %v", id, r, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
