@@ -78,6 +78,32 @@ type Store interface {
 	ListRolloutEvents(ctx context.Context, id string, after int64, limit int) ([]Event, error)
 }
 
+// IdempotencyStore is a Store that keeps, with a write, the response to
+// the request that made it, for that request's reservation of an
+// Idempotency-Key (tenant.IdempotencyStore reserves and releases keys). The
+// write and the response commit in one transaction or not at all: a retry
+// after a crash gets the response, or does the write, never both.
+//
+// Each method is its Store method that first checks the reservation res,
+// then writes, then keeps the response respond makes of what it stored. It
+// returns an error wrapping tenant.ErrReservationLost, having written
+// nothing, when res is no longer pending with its token (taken over,
+// released or completed); otherwise the Store method's errors and
+// respond's. respond may be called more than once (a transaction retried).
+type IdempotencyStore interface {
+	// CreatePlanIdempotent is CreatePlan keeping the response to it.
+	CreatePlanIdempotent(ctx context.Context, p *Plan, actor string, res tenant.IdempotentResponse,
+		respond func(*Plan) (tenant.IdempotentResponse, error)) (*Plan, error)
+	// PublishVersionIdempotent is PublishVersion keeping the response
+	// to it.
+	PublishVersionIdempotent(ctx context.Context, plan string, config json.RawMessage, message, actor string, res tenant.IdempotentResponse,
+		respond func(*Version) (tenant.IdempotentResponse, error)) (*Version, error)
+	// CreateRolloutIdempotent is CreateRollout keeping the response to
+	// it.
+	CreateRolloutIdempotent(ctx context.Context, r *Rollout, members []Member, res tenant.IdempotentResponse,
+		respond func(*Rollout) (tenant.IdempotentResponse, error)) (*Rollout, error)
+}
+
 // RolloutListOptions filter ListRollouts. Empty fields do not filter.
 type RolloutListOptions struct {
 	Plan string

@@ -61,15 +61,39 @@ func scanVersion(row pgx.Row) (*fleet.Version, error) {
 // CreatePlan implements fleet.Store. A name in use is fleet.ErrExists; a
 // plan breaking fleet.ValidatePlan wraps fleet.ErrInvalid.
 func (s *Store) CreatePlan(ctx context.Context, in *fleet.Plan, actor string) (*fleet.Plan, error) {
+	return s.createPlan(ctx, in, actor, nil)
+}
+
+// CreatePlanIdempotent implements fleet.IdempotencyStore: CreatePlan
+// keeping the response to it, in one transaction.
+func (s *Store) CreatePlanIdempotent(ctx context.Context, in *fleet.Plan, actor string, res tenant.IdempotentResponse,
+	respond func(*fleet.Plan) (tenant.IdempotentResponse, error)) (*fleet.Plan, error) {
+	return s.createPlan(ctx, in, actor, &keeping[*fleet.Plan]{res, respond})
+}
+
+func (s *Store) createPlan(ctx context.Context, in *fleet.Plan, actor string, k *keeping[*fleet.Plan]) (*fleet.Plan, error) {
 	now := tenant.Timestamp(s.now())
 	p := &fleet.Plan{Name: in.Name, Provider: in.Provider, Description: in.Description, CreatedAt: now, UpdatedAt: now, CreatedBy: actor}
 	if err := fleet.ValidatePlan(p); err != nil {
 		return nil, err
 	}
-	err := s.retry(ctx, func() error {
-		_, err := s.pool.Exec(ctx, insertPlan, p.Name, p.Provider, p.Description, now, actor)
-		return err
-	})
+	var err error
+	if k == nil {
+		err = s.retry(ctx, func() error {
+			_, err := s.pool.Exec(ctx, insertPlan, p.Name, p.Provider, p.Description, now, actor)
+			return err
+		})
+	} else {
+		err = s.inTx(ctx, func(tx pgx.Tx) error {
+			if err := k.hold(ctx, tx); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, insertPlan, p.Name, p.Provider, p.Description, now, actor); err != nil {
+				return err
+			}
+			return k.keep(ctx, tx, p, s.now())
+		})
+	}
 	if code, constraint := pgCode(err); code == codeUniqueViolation && constraint == "plans_pkey" {
 		return nil, fmt.Errorf("postgres: create plan %q: %w", p.Name, fleet.ErrExists)
 	}
@@ -137,6 +161,17 @@ FROM plans p WHERE name = $1 FOR UPDATE`, name).Scan(&followed, &active)
 // PublishVersion implements fleet.Store. config must be a JSON object and
 // message at most fleet.MaxDescription bytes (else fleet.ErrInvalid).
 func (s *Store) PublishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string) (*fleet.Version, error) {
+	return s.publishVersion(ctx, plan, config, message, actor, nil)
+}
+
+// PublishVersionIdempotent implements fleet.IdempotencyStore:
+// PublishVersion keeping the response to it, in one transaction.
+func (s *Store) PublishVersionIdempotent(ctx context.Context, plan string, config json.RawMessage, message, actor string,
+	res tenant.IdempotentResponse, respond func(*fleet.Version) (tenant.IdempotentResponse, error)) (*fleet.Version, error) {
+	return s.publishVersion(ctx, plan, config, message, actor, &keeping[*fleet.Version]{res, respond})
+}
+
+func (s *Store) publishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string, k *keeping[*fleet.Version]) (*fleet.Version, error) {
 	compact, err := versionConfig(config, message)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: publish version of plan %q: %w", plan, err)
@@ -144,6 +179,9 @@ func (s *Store) PublishVersion(ctx context.Context, plan string, config json.Raw
 	now := tenant.Timestamp(s.now())
 	v := &fleet.Version{Plan: plan, Config: compact, Message: message, CreatedAt: now, CreatedBy: actor}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := k.hold(ctx, tx); err != nil {
+			return err
+		}
 		err := tx.QueryRow(ctx, nextVersion, plan, now).Scan(&v.Version)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("postgres: plan %q: %w", plan, fleet.ErrNotFound)
@@ -154,7 +192,7 @@ func (s *Store) PublishVersion(ctx context.Context, plan string, config json.Raw
 		if _, err := tx.Exec(ctx, insertVersion, plan, v.Version, []byte(compact), message, now, actor); err != nil {
 			return fmt.Errorf("postgres: publish version %d of plan %q: %w", v.Version, plan, err)
 		}
-		return nil
+		return k.keep(ctx, tx, v, s.now())
 	})
 	if err != nil {
 		return nil, err
@@ -209,4 +247,7 @@ func (s *Store) ListVersions(ctx context.Context, plan string) ([]*fleet.Version
 	return versions, nil
 }
 
-var _ fleet.Store = (*Store)(nil)
+var (
+	_ fleet.Store            = (*Store)(nil)
+	_ fleet.IdempotencyStore = (*Store)(nil)
+)

@@ -41,6 +41,10 @@ WHERE i.created_at < $6 OR (i.status = 0 AND i.created_at < $7)`
 	// the transaction, and then find the response.
 	completeIdempotent = `UPDATE idempotency_keys SET status = $4, header = $5, body = $6, created_at = $7
 WHERE actor = $1 AND key = $2 AND token = $3 AND status = 0`
+	// holdIdempotent locks a reservation still pending with its token
+	// ($3), so that it cannot be taken over before the transaction ends.
+	holdIdempotent = `SELECT 1 FROM idempotency_keys
+WHERE actor = $1 AND key = $2 AND token = $3 AND status = 0 FOR NO KEY UPDATE`
 	releaseIdempotent = `DELETE FROM idempotency_keys WHERE actor = $1 AND key = $2 AND token = $3 AND status = 0`
 	// sweepIdempotent deletes up to sweepLimit expired rows other than
 	// the one being reserved (which reserveIdempotent replaces). Rows
@@ -178,6 +182,65 @@ func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor st
 		return nil, err
 	}
 	return out, nil
+}
+
+// keeping is the response a write of the fleet keeps, in its transaction,
+// for the reservation res (fleet.IdempotencyStore); nil for a write
+// without one.
+//
+// The write's transaction locks the reservation first (hold), then writes,
+// then keeps the response (keep). A reservation no longer pending fails
+// the write before it is done, with tenant.ErrReservationLost rather than
+// with what the write would break (a plan name taken, an active rollout):
+// the API then answers with the response of the request that took the key
+// over. The lock makes a concurrent takeover wait for the transaction, and
+// then find the response. The reservation's lock comes before any of the
+// fleet's, and ReserveIdempotent takes no other: no deadlock.
+type keeping[T any] struct {
+	res     tenant.IdempotentResponse
+	respond func(T) (tenant.IdempotentResponse, error)
+}
+
+func (k *keeping[T]) hold(ctx context.Context, tx pgx.Tx) error {
+	if k == nil {
+		return nil
+	}
+	var one int
+	err := tx.QueryRow(ctx, holdIdempotent, k.res.Actor, k.res.Key, k.res.Token).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("postgres: idempotency key %q: %w", k.res.Key, tenant.ErrReservationLost)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: lock idempotency key %q: %w", k.res.Key, err)
+	}
+	return nil
+}
+
+// keep keeps the response to what the write stored, v, at now.
+func (k *keeping[T]) keep(ctx context.Context, tx pgx.Tx, v T, now time.Time) error {
+	if k == nil {
+		return nil
+	}
+	resp, err := k.respond(v)
+	if err != nil {
+		return err
+	}
+	done, err := tenant.Completed(k.res, resp, now)
+	if err != nil {
+		return err
+	}
+	h, err := encodeHeader(done.Header)
+	if err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, completeIdempotent, k.res.Actor, k.res.Key, k.res.Token, done.Status, h, nonNil(done.Body), done.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("postgres: keep the response for idempotency key %q: %w", k.res.Key, err)
+	}
+	if tag.RowsAffected() != 1 { // held: cannot happen
+		return fmt.Errorf("postgres: idempotency key %q: %w", k.res.Key, tenant.ErrReservationLost)
+	}
+	return nil
 }
 
 // ReleaseIdempotent implements tenant.IdempotencyStore.

@@ -142,6 +142,17 @@ func queueRolloutEvents(b *pgx.Batch, id string, now time.Time, events ...fleet.
 // fleet.ErrConflict (the unique index rollouts_active_plan_key decides
 // between concurrent creates).
 func (s *Store) CreateRollout(ctx context.Context, in *fleet.Rollout, members []fleet.Member) (*fleet.Rollout, error) {
+	return s.createRollout(ctx, in, members, nil)
+}
+
+// CreateRolloutIdempotent implements fleet.IdempotencyStore: CreateRollout
+// keeping the response to it, in one transaction.
+func (s *Store) CreateRolloutIdempotent(ctx context.Context, in *fleet.Rollout, members []fleet.Member, res tenant.IdempotentResponse,
+	respond func(*fleet.Rollout) (tenant.IdempotentResponse, error)) (*fleet.Rollout, error) {
+	return s.createRollout(ctx, in, members, &keeping[*fleet.Rollout]{res, respond})
+}
+
+func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []fleet.Member, k *keeping[*fleet.Rollout]) (*fleet.Rollout, error) {
 	now := tenant.Timestamp(s.now())
 	r := &fleet.Rollout{ID: in.ID, Spec: in.Spec, Waves: in.Waves, State: fleet.StateRunning, Version: 1,
 		CreatedBy: in.CreatedBy, CreatedAt: now, UpdatedAt: now}
@@ -166,6 +177,9 @@ func (s *Store) CreateRollout(ctx context.Context, in *fleet.Rollout, members []
 	}
 	plan := r.Spec.Plan
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := k.hold(ctx, tx); err != nil {
+			return err
+		}
 		var planExists, versionExists bool
 		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = $1),
 	EXISTS (SELECT 1 FROM plan_versions WHERE plan = $1 AND version = $2)`, plan, r.Spec.To).Scan(&planExists, &versionExists)
@@ -192,7 +206,7 @@ func (s *Store) CreateRollout(ctx context.Context, in *fleet.Rollout, members []
 		case err != nil:
 			return fmt.Errorf("postgres: create rollout of plan %q: %w", plan, err)
 		}
-		return nil
+		return k.keep(ctx, tx, r, s.now())
 	})
 	if err != nil {
 		return nil, err

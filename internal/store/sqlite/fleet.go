@@ -56,12 +56,26 @@ func scanVersion(row scanner) (*fleet.Version, error) {
 
 // CreatePlan stores a new plan; see fleet.Store.
 func (s *Store) CreatePlan(ctx context.Context, in *fleet.Plan, actor string) (*fleet.Plan, error) {
+	return s.createPlan(ctx, in, actor, nil)
+}
+
+// CreatePlanIdempotent stores a new plan and keeps the response to it;
+// see fleet.IdempotencyStore.
+func (s *Store) CreatePlanIdempotent(ctx context.Context, in *fleet.Plan, actor string, res tenant.IdempotentResponse,
+	respond func(*fleet.Plan) (tenant.IdempotentResponse, error)) (*fleet.Plan, error) {
+	return s.createPlan(ctx, in, actor, &keeping[*fleet.Plan]{res, respond})
+}
+
+func (s *Store) createPlan(ctx context.Context, in *fleet.Plan, actor string, k *keeping[*fleet.Plan]) (*fleet.Plan, error) {
 	now := tenant.Timestamp(s.now())
 	p := &fleet.Plan{Name: in.Name, Provider: in.Provider, Description: in.Description, CreatedAt: now, UpdatedAt: now, CreatedBy: actor}
 	if err := fleet.ValidatePlan(p); err != nil {
 		return nil, err
 	}
 	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := k.hold(ctx, s, tx); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, insertPlan, p.Name, p.Provider, p.Description, micros(now), micros(now), actor)
 		if isPrimaryKeyViolation(err) {
 			return fmt.Errorf("sqlite: create plan %q: %w", p.Name, fleet.ErrExists)
@@ -69,7 +83,7 @@ func (s *Store) CreatePlan(ctx context.Context, in *fleet.Plan, actor string) (*
 		if err != nil {
 			return fmt.Errorf("sqlite: create plan %q: %w", p.Name, err)
 		}
-		return nil
+		return k.keep(ctx, s, tx, p)
 	})
 	if err != nil {
 		return nil, err
@@ -143,6 +157,17 @@ func (s *Store) DeletePlan(ctx context.Context, name string) error {
 
 // PublishVersion stores a plan's next version; see fleet.Store.
 func (s *Store) PublishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string) (*fleet.Version, error) {
+	return s.publishVersion(ctx, plan, config, message, actor, nil)
+}
+
+// PublishVersionIdempotent stores a plan's next version and keeps the
+// response to it; see fleet.IdempotencyStore.
+func (s *Store) PublishVersionIdempotent(ctx context.Context, plan string, config json.RawMessage, message, actor string,
+	res tenant.IdempotentResponse, respond func(*fleet.Version) (tenant.IdempotentResponse, error)) (*fleet.Version, error) {
+	return s.publishVersion(ctx, plan, config, message, actor, &keeping[*fleet.Version]{res, respond})
+}
+
+func (s *Store) publishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string, k *keeping[*fleet.Version]) (*fleet.Version, error) {
 	compact, err := versionConfig(config, message)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: publish version of plan %q: %w", plan, err)
@@ -150,6 +175,9 @@ func (s *Store) PublishVersion(ctx context.Context, plan string, config json.Raw
 	now := tenant.Timestamp(s.now())
 	v := &fleet.Version{Plan: plan, Config: compact, Message: message, CreatedAt: now, CreatedBy: actor}
 	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := k.hold(ctx, s, tx); err != nil {
+			return err
+		}
 		err := tx.QueryRowContext(ctx, nextVersion, micros(now), plan).Scan(&v.Version)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("sqlite: plan %q: %w", plan, fleet.ErrNotFound)
@@ -160,7 +188,7 @@ func (s *Store) PublishVersion(ctx context.Context, plan string, config json.Raw
 		if _, err := tx.ExecContext(ctx, insertVersion, plan, v.Version, string(compact), message, micros(now), actor); err != nil {
 			return fmt.Errorf("sqlite: publish version %d of plan %q: %w", v.Version, plan, err)
 		}
-		return nil
+		return k.keep(ctx, s, tx, v)
 	})
 	if err != nil {
 		return nil, err
@@ -229,4 +257,7 @@ func (s *Store) ListVersions(ctx context.Context, plan string) ([]*fleet.Version
 	return versions, nil
 }
 
-var _ fleet.Store = (*Store)(nil)
+var (
+	_ fleet.Store            = (*Store)(nil)
+	_ fleet.IdempotencyStore = (*Store)(nil)
+)

@@ -31,6 +31,8 @@ const (
 	// taken over or released.
 	completeIdempotent = `UPDATE idempotency_keys SET status = ?, header = ?, body = ?, created_at = ?
 		WHERE actor = ? AND key = ? AND token = ? AND status = 0`
+	// holdIdempotent finds a reservation still pending with its token.
+	holdIdempotent    = `SELECT 1 FROM idempotency_keys WHERE actor = ? AND key = ? AND token = ? AND status = 0`
 	releaseIdempotent = `DELETE FROM idempotency_keys WHERE actor = ? AND key = ? AND token = ? AND status = 0`
 	// Each reservation clears a few expired rows, so that the table does not
 	// grow.
@@ -85,27 +87,78 @@ func (s *Store) CreateIdempotent(ctx context.Context, in *tenant.Tenant, actor s
 		if err != nil {
 			return err
 		}
-		done, err := tenant.Completed(res, resp, s.now())
-		if err != nil {
-			return err
-		}
-		header, err := encodeHeader(done.Header)
-		if err != nil {
-			return err
-		}
-		complete, err := s.txStmt(ctx, tx, completeIdempotent)
-		if err != nil {
-			return err
-		}
-		r, err := complete.ExecContext(ctx, done.Status, header, nonNil(done.Body), micros(done.CreatedAt), res.Actor, res.Key, res.Token)
-		if err != nil {
-			return fmt.Errorf("sqlite: keep the response for idempotency key %q: %w", res.Key, err)
-		}
-		if n, _ := r.RowsAffected(); n != 1 {
-			return fmt.Errorf("sqlite: idempotency key %q: %w", res.Key, tenant.ErrReservationLost)
-		}
-		return nil
+		return s.keepResponse(ctx, tx, res, resp)
 	})
+}
+
+// keepResponse completes the reservation res with resp, in the transaction
+// of the write resp answers: tenant.ErrReservationLost when res is no
+// longer pending with its token.
+func (s *Store) keepResponse(ctx context.Context, tx *sql.Tx, res, resp tenant.IdempotentResponse) error {
+	done, err := tenant.Completed(res, resp, s.now())
+	if err != nil {
+		return err
+	}
+	header, err := encodeHeader(done.Header)
+	if err != nil {
+		return err
+	}
+	complete, err := s.txStmt(ctx, tx, completeIdempotent)
+	if err != nil {
+		return err
+	}
+	r, err := complete.ExecContext(ctx, done.Status, header, nonNil(done.Body), micros(done.CreatedAt), res.Actor, res.Key, res.Token)
+	if err != nil {
+		return fmt.Errorf("sqlite: keep the response for idempotency key %q: %w", res.Key, err)
+	}
+	if n, _ := r.RowsAffected(); n != 1 {
+		return fmt.Errorf("sqlite: idempotency key %q: %w", res.Key, tenant.ErrReservationLost)
+	}
+	return nil
+}
+
+// keeping is the response a write of the fleet keeps, in its transaction,
+// for the reservation res (fleet.IdempotencyStore); nil for a write
+// without one.
+type keeping[T any] struct {
+	res     tenant.IdempotentResponse
+	respond func(T) (tenant.IdempotentResponse, error)
+}
+
+// hold checks, before the write, that the reservation is still pending
+// with its token: a write whose reservation was lost is not done, and
+// fails with tenant.ErrReservationLost rather than with what it would
+// break (a plan name taken, an active rollout) — by the request that
+// took the key over, whose response the API then answers with.
+func (k *keeping[T]) hold(ctx context.Context, s *Store, tx *sql.Tx) error {
+	if k == nil {
+		return nil
+	}
+	hold, err := s.txStmt(ctx, tx, holdIdempotent)
+	if err != nil {
+		return err
+	}
+	var one int
+	err = hold.QueryRowContext(ctx, k.res.Actor, k.res.Key, k.res.Token).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlite: idempotency key %q: %w", k.res.Key, tenant.ErrReservationLost)
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: read idempotency key %q: %w", k.res.Key, err)
+	}
+	return nil
+}
+
+// keep keeps the response to what the write stored, v.
+func (k *keeping[T]) keep(ctx context.Context, s *Store, tx *sql.Tx, v T) error {
+	if k == nil {
+		return nil
+	}
+	resp, err := k.respond(v)
+	if err != nil {
+		return err
+	}
+	return s.keepResponse(ctx, tx, k.res, resp)
 }
 
 // ReleaseIdempotent frees a reservation; see tenant.IdempotencyStore.

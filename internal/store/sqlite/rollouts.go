@@ -89,6 +89,17 @@ func nullTime(t *time.Time) sql.NullInt64 {
 
 // CreateRollout stores a new rollout with its members; see fleet.Store.
 func (s *Store) CreateRollout(ctx context.Context, in *fleet.Rollout, members []fleet.Member) (*fleet.Rollout, error) {
+	return s.createRollout(ctx, in, members, nil)
+}
+
+// CreateRolloutIdempotent stores a new rollout with its members and keeps
+// the response to it; see fleet.IdempotencyStore.
+func (s *Store) CreateRolloutIdempotent(ctx context.Context, in *fleet.Rollout, members []fleet.Member, res tenant.IdempotentResponse,
+	respond func(*fleet.Rollout) (tenant.IdempotentResponse, error)) (*fleet.Rollout, error) {
+	return s.createRollout(ctx, in, members, &keeping[*fleet.Rollout]{res, respond})
+}
+
+func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []fleet.Member, k *keeping[*fleet.Rollout]) (*fleet.Rollout, error) {
 	now := tenant.Timestamp(s.now())
 	r := &fleet.Rollout{ID: in.ID, Spec: in.Spec, Waves: in.Waves, State: fleet.StateRunning, Version: 1,
 		CreatedBy: in.CreatedBy, CreatedAt: now, UpdatedAt: now}
@@ -108,6 +119,9 @@ func (s *Store) CreateRollout(ctx context.Context, in *fleet.Rollout, members []
 	waves := jsonText(r.Waves, "[]")
 	plan := r.Spec.Plan
 	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := k.hold(ctx, s, tx); err != nil {
+			return err
+		}
 		var planExists, versionExists bool
 		err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = ?1),
 			EXISTS (SELECT 1 FROM plan_versions WHERE plan = ?1 AND version = ?2)`, plan, r.Spec.To).Scan(&planExists, &versionExists)
@@ -132,7 +146,10 @@ func (s *Store) CreateRollout(ctx context.Context, in *fleet.Rollout, members []
 		if err := addMembers(ctx, tx, r.ID, members); err != nil {
 			return err
 		}
-		return insertRolloutEvents(ctx, tx, r.ID, now, fleet.Event{Type: fleet.EventStarted, Actor: r.CreatedBy})
+		if err := insertRolloutEvents(ctx, tx, r.ID, now, fleet.Event{Type: fleet.EventStarted, Actor: r.CreatedBy}); err != nil {
+			return err
+		}
+		return k.keep(ctx, s, tx, r)
 	})
 	if err != nil {
 		return nil, err

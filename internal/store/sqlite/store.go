@@ -231,7 +231,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 // transaction it is taken, so nothing could be prepared on it then.
 var writeQueries = []string{insertTenant, updateTenant, updateObserved, selectTenantByID, insertEvent, tenantExists,
 	selectLease, upsertLease, renewLease, releaseLease,
-	selectIdempotent, reserveIdempotent, completeIdempotent, releaseIdempotent, expireIdempotent,
+	selectIdempotent, reserveIdempotent, completeIdempotent, holdIdempotent, releaseIdempotent, expireIdempotent,
 	selectKey, insertKey, selectConfigs, rewriteConfig, savepoint, rollbackToSavepoint, releaseSavepoint}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.

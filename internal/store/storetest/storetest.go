@@ -71,6 +71,9 @@ func Run(t *testing.T, open Opener) {
 		{"MoveTenantSkips", testMoveTenantSkips},
 		{"MoveTenantAnnounces", testMoveTenantAnnounces},
 		{"MoveTenantConcurrently", testMoveTenantConcurrently},
+		{"FleetIdempotency", testFleetIdempotency},
+		{"FleetIdempotentAtomic", testFleetIdempotentAtomic},
+		{"FleetIdempotencyConcurrent", testFleetIdempotencyConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
