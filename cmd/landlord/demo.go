@@ -115,7 +115,9 @@ func newDemoServeCommand() *cobra.Command {
 		Long: `Serve the demo page on --listen until SIGTERM or SIGINT: the tenant's name (the
 first argument), the other arguments, the host name and the names of the
 environment variables, never their values (secrets are environment variables
-too, and nothing tells them apart). /healthz answers ok.`,
+too, and nothing tells them apart), but for DEMO_MESSAGE's, shown as the
+message (a plan's version can set it; never put a secret in it). /healthz
+answers ok.`,
 		Example:           `  landlord demo serve acme --listen 127.0.0.1:8081`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
@@ -129,7 +131,7 @@ too, and nothing tells them apart). /healthz answers ok.`,
 			}
 			listen = ":" + port
 		}
-		page := demo.Page{Started: time.Now(), EnvNames: demo.EnvNames(os.Environ())}
+		page := demo.Page{Started: time.Now(), EnvNames: demo.EnvNames(os.Environ()), Message: os.Getenv(demo.MessageVariable)}
 		if len(args) > 0 {
 			page.Tenant, page.Args = args[0], args[1:]
 		}

@@ -25,7 +25,15 @@ type Page struct {
 	Started time.Time
 	// Version is landlord's version.
 	Version string
+	// Message is the value of the environment variable MessageVariable,
+	// the one value the page shows: a plan can set it to say which
+	// version a tenant runs. It is meant to be public: never put a
+	// secret in it.
+	Message string
 }
+
+// MessageVariable is the environment variable whose value the page shows.
+const MessageVariable = "DEMO_MESSAGE"
 
 // EnvNames returns the names of environ's "NAME=value" entries, sorted,
 // without their values.
@@ -63,11 +71,11 @@ func Handler(p Page) http.Handler {
 
 // view is the page as its templates read it.
 type view struct {
-	Title, Args, Host, Started, Version, EnvNote string
+	Title, Args, Host, Started, Version, EnvNote, Message string
 	EnvNames                                     []string
 }
 
-const envNote = "names only: secrets reach a container as environment variables too, and from inside it nothing tells them apart, so no value is shown"
+const envNote = "names only: secrets reach a container as environment variables too, and from inside it nothing tells them apart, so no value is shown but " + MessageVariable + "'s, as the message"
 
 func (p Page) view() view {
 	title := "landlord demo: tenant " + p.Tenant
@@ -79,7 +87,7 @@ func (p Page) view() view {
 		args = "(none)"
 	}
 	return view{Title: title, Args: args, Host: p.Host, Started: p.Started.UTC().Format(time.RFC3339),
-		Version: p.Version, EnvNote: envNote, EnvNames: p.EnvNames}
+		Version: p.Version, EnvNote: envNote, EnvNames: p.EnvNames, Message: p.Message}
 }
 
 // Text is the page as plain text.
@@ -90,6 +98,9 @@ func (p Page) Text() string {
 	fmt.Fprintf(&b, "host:     %s\n", v.Host)
 	fmt.Fprintf(&b, "started:  %s\n", v.Started)
 	fmt.Fprintf(&b, "args:     %s\n", v.Args)
+	if v.Message != "" {
+		fmt.Fprintf(&b, "message:  %s\n", v.Message)
+	}
 	fmt.Fprintf(&b, "served by landlord demo serve, %s\n\n", v.Version)
 	fmt.Fprintf(&b, "environment (%s):\n", v.EnvNote)
 	for _, name := range v.EnvNames {
@@ -107,6 +118,7 @@ var pageHTML = template.Must(template.New("page").Parse(`<!doctype html>
 <dt>host</dt><dd><code>{{.Host}}</code></dd>
 <dt>started</dt><dd>{{.Started}}</dd>
 <dt>args</dt><dd><code>{{.Args}}</code></dd>
+{{if .Message}}<dt>message</dt><dd>{{.Message}}</dd>{{end}}
 <dt>environment</dt><dd><p>{{.EnvNote}}.</p><ul>{{range .EnvNames}}<li><code>{{.}}</code></li>{{end}}</ul></dd>
 </dl>
 <p>Served by <code>landlord demo serve</code>, {{.Version}}.</p>

@@ -16,7 +16,7 @@ func TestPage(t *testing.T) {
 	const secret = "s3cr3t-value-of-a-secret"
 	environ := []string{"PATH=/usr/bin", "DB_PASSWORD=" + secret, "GREETING=hello there", "EMPTY=", "WITH_EQUALS=a=b"}
 	page := Page{Tenant: "acme", Args: []string{"--mode", "gold"}, Host: "3cb00b661039", EnvNames: EnvNames(environ),
-		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Version: "landlord v1.2.3"}
+		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Version: "landlord v1.2.3", Message: "plan standard v2 <new>"}
 	if want := []string{"DB_PASSWORD", "EMPTY", "GREETING", "PATH", "WITH_EQUALS"}; !slices.Equal(page.EnvNames, want) {
 		t.Errorf("EnvNames = %q, want %q", page.EnvNames, want)
 	}
@@ -28,7 +28,7 @@ func TestPage(t *testing.T) {
 			t.Errorf("Accept %q: Content-Type %q", accept, ctype)
 		}
 		for _, want := range []string{"tenant acme", "3cb00b661039", "--mode gold", "2026-01-02T03:04:05Z", "landlord v1.2.3",
-			"DB_PASSWORD", "GREETING", "PATH", "WITH_EQUALS", "names only"} {
+			"DB_PASSWORD", "GREETING", "PATH", "WITH_EQUALS", "names only", "plan standard v2"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("Accept %q: the page lacks %q:\n%s", accept, want, body)
 			}
@@ -38,6 +38,15 @@ func TestPage(t *testing.T) {
 				t.Errorf("Accept %q: the page shows the value %q:\n%s", accept, value, body)
 			}
 		}
+	}
+	if body, _ := get(t, srv.URL+"/", "text/html"); !strings.Contains(body, "v2 &lt;new&gt;") {
+		t.Errorf("the HTML page does not escape the message:\n%s", body)
+	}
+	if body, _ := get(t, srv.URL+"/", ""); !strings.Contains(body, "message:  plan standard v2 <new>\n") {
+		t.Errorf("the text page lacks the message line:\n%s", body)
+	}
+	if strings.Contains((Page{}).Text(), "message:") {
+		t.Error("a page without a message has a message line")
 	}
 	if body, _ := get(t, srv.URL+"/healthz", ""); body != "ok\n" {
 		t.Errorf("/healthz = %q", body)
