@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -21,13 +22,34 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	for _, name := range []string{"a", "b"} {
-		if _, err := store.Create(ctx, &tenant.Tenant{Name: name, Provider: "mock", ComputeConfig: []byte(`{"image":"x"}`)}, "test"); err != nil {
+	// Two tenants on a plan, and a rollout of them in two waves.
+	if _, err := store.CreatePlan(ctx, &fleet.Plan{Name: "standard", Provider: "mock"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := store.PublishVersion(ctx, "standard", []byte(`{"image":"x"}`), "", "test"); err != nil {
 			t.Fatal(err)
 		}
 	}
+	for _, name := range []string{"a", "b"} {
+		if _, err := store.Create(ctx, &tenant.Tenant{Name: name, Provider: "mock", ComputeConfig: []byte(`{"image":"x"}`),
+			Plan: &tenant.PlanRef{Name: "standard", Version: 1}}, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := store.List(ctx, tenant.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := fleet.Spec{Plan: "standard", From: 1, To: 2, Waves: []fleet.Wave{{Name: "one", Count: 1}}}
+	waves, members := fleet.Assign(spec, fleet.Select(spec, page.Tenants).Candidates)
+	ro, err := store.CreateRollout(ctx, &fleet.Rollout{Spec: spec, Waves: waves, CreatedBy: "test"}, members)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := metrics.New()
 	m.WatchTenants(store, nil)
+	m.WatchRollouts(store, nil)
 	m.WatchQueue(func() int { return 3 })
 	m.WatchPartitions(func() int { return 21 }, func() int { return 3 })
 	m.ObserveHTTP("/v1/tenants/{tenant}", "GET", 200, 2*time.Millisecond)
@@ -48,6 +70,10 @@ func TestMetrics(t *testing.T) {
 		`landlord_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
 		`landlord_provider_operations_total{operation="provision",outcome="retryable",provider="mock"} 1`,
 		`landlord_reconciles_total{result="done"} 1`,
+		`landlord_rollout_info{from_version="1",plan="standard",rollout="` + ro.ID + `",state="running",to_version="2"} 1`,
+		`landlord_rollout_wave{plan="standard",rollout="` + ro.ID + `"} 0`,
+		`landlord_rollout_members{plan="standard",rollout="` + ro.ID + `",state="pending"} 2`,
+		`landlord_rollout_members{plan="standard",rollout="` + ro.ID + `",state="done"} 0`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(string(body), want) {
