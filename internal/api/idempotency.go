@@ -108,6 +108,46 @@ func (s *Server) answerLost(w http.ResponseWriter, r *http.Request, h *heldKey) 
 	return s.answerKept(w, kept, h.res.RequestHash)
 }
 
+// writeKept does a request's write and answers with the response respond
+// makes of what it stored. A request that holds its key (held) writes with
+// keeping instead, which stores that response for the key in the write's
+// transaction; one whose reservation was lost meanwhile is answered as
+// answerLost says. The write's errors are returned, for the caller to
+// word.
+func writeKept[T any](s *Server, w http.ResponseWriter, r *http.Request, held *heldKey,
+	write func() (T, error),
+	keeping func(tenant.IdempotentResponse, func(T) (tenant.IdempotentResponse, error)) (T, error),
+	respond func(T) tenant.IdempotentResponse) error {
+	var resp tenant.IdempotentResponse
+	if held == nil {
+		stored, err := write()
+		if err != nil {
+			return err
+		}
+		resp = respond(stored)
+	} else {
+		_, err := keeping(held.res, func(stored T) (tenant.IdempotentResponse, error) {
+			resp = respond(stored)
+			return resp, nil
+		})
+		if errors.Is(err, tenant.ErrReservationLost) {
+			return s.answerLost(w, r, held)
+		}
+		if err != nil {
+			return err
+		}
+		held.done = true
+	}
+	writeRaw(w, resp.Status, resp.Header, resp.Body)
+	return nil
+}
+
+// created is a 201 response with body v and header, for writeKept.
+func created(v any, header map[string]string) tenant.IdempotentResponse {
+	body, _ := json.Marshal(v)
+	return tenant.IdempotentResponse{Status: http.StatusCreated, Header: header, Body: body}
+}
+
 // releaseIdempotent frees the key of a request that ends without storing
 // its response — it failed, or was a dry run — so that a retry does the
 // work again. It is not stopped by the request's cancellation; should it

@@ -103,7 +103,7 @@ var (
 	idempotencyKeyParam = parameter{headerParam("Idempotency-Key", "Makes a retry safe: a request with the key of an earlier one (by the same token, within 24 hours) "+
 		"and the same body gets the earlier response again, with Idempotent-Replayed: true; with another body it is a 422. "+
 		"While the earlier one is in progress it is a 409 idempotency_in_progress with Retry-After. "+
-		"The tenant and the response kept for the key are stored in one transaction; a request that fails keeps nothing, and frees the key. "+
+		"What the request stores and the response kept for the key are stored in one transaction; a request that fails, or is a dry run, keeps nothing, and frees the key. "+
 		"1 to 255 printable ASCII characters."),
 		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeIdempotencyPending},
 			http.StatusUnprocessableEntity: {CodeIdempotencyMismatch}}}
@@ -222,7 +222,9 @@ var operationNotes = map[string]operationNote{
 	},
 	"createPlan": {
 		description: "A plan has no version until one is published. Its provider is the server's default provider unless the request names one; it never changes.",
+		params:      []parameter{idempotencyKeyParam},
 		success:     "the plan, as stored",
+		headers:     openapi3.Headers{"Idempotent-Replayed": replayedHeader},
 		problems: map[int][]string{
 			http.StatusConflict:            {CodePlanExists},
 			http.StatusUnprocessableEntity: {CodeInvalidBody, CodeProviderNotFound},
@@ -240,8 +242,11 @@ var operationNotes = map[string]operationNote{
 	"publishPlanVersion": {
 		description: "The config is checked against the plan's provider's schema (every field it names must be the provider's, with a valid value; the fields the schema requires may be left to each tenant). " +
 			"A plan's config is shown to every reader and shared by its tenants: a secret (a writeOnly field) or a provider choice in it is refused. " +
-			"The first version becomes the plan's current version; later ones reach tenants only through rollouts.",
+			"The first version becomes the plan's current version; later ones reach tenants only through rollouts. " +
+			"With an Idempotency-Key, a retry gets the version its first request published instead of publishing another.",
+		params:  []parameter{idempotencyKeyParam},
 		success: "the version, as stored",
+		headers: openapi3.Headers{"Idempotent-Replayed": replayedHeader},
 		problems: map[int][]string{
 			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidBody},
 			http.StatusNotImplemented:      {CodeFleetUnavailable},
@@ -255,9 +260,11 @@ var operationNotes = map[string]operationNote{
 			"puts them into the waves in order (label selector, then count or percent; those no wave takes form a last wave, rest), " +
 			"and checks that each resolves at the target version with its own overrides: one that does not makes it a 422 plan_version_breaks_tenants naming each tenant and its problems, and nothing starts. " +
 			"The elected controller then changes the tenants wave by wave, only inside their maintenance windows, at most max_in_flight at once; a tenant is done when it is ready at the generation that carries the new version. " +
-			"Each wave bakes for bake before the next; more than max_failures failed tenants (failed, or not ready within deadline) halt the rollout. A plan has at most one rollout that has not finished.",
-		params:  []parameter{rolloutDryRunParam},
+			"Each wave bakes for bake before the next; more than max_failures failed tenants (failed, or not ready within deadline) halt the rollout. A plan has at most one rollout that has not finished: " +
+			"with an Idempotency-Key, a retry gets the rollout its first request started (as it was then), not a 409 rollout_active.",
+		params:  []parameter{rolloutDryRunParam, idempotencyKeyParam},
 		success: "the rollout, started",
+		headers: openapi3.Headers{"Idempotent-Replayed": replayedHeader},
 		also:    []otherResponse{{http.StatusOK, "dry_run=true: the fleet plan; nothing is started", FleetPlan{}}},
 		problems: map[int][]string{
 			http.StatusConflict:            {CodeRolloutActive},

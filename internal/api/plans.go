@@ -27,6 +27,11 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
+	held, answered, err := s.reserveIdempotent(w, r, body)
+	if err != nil || answered {
+		return err
+	}
+	defer s.releaseIdempotent(r, held)
 	p := &fleet.Plan{Name: req.Name, Provider: req.Provider, Description: req.Description}
 	if p.Provider == "" {
 		p.Provider = s.compute.DefaultProvider()
@@ -37,13 +42,14 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.compute.Registry().Get(p.Provider); err != nil {
 		return withFields(err, fmt.Sprintf("provider %s is not enabled on this server", p.Provider), FieldError{Pointer: "/provider", Message: err.Error()})
 	}
-	created, err := s.fleet.CreatePlan(r.Context(), p, actor(r))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Location", "/v1/plans/"+created.Name)
-	writeJSON(w, http.StatusCreated, renderPlan(created))
-	return nil
+	return writeKept(s, w, r, held,
+		func() (*fleet.Plan, error) { return s.fleet.CreatePlan(r.Context(), p, actor(r)) },
+		func(res tenant.IdempotentResponse, respond func(*fleet.Plan) (tenant.IdempotentResponse, error)) (*fleet.Plan, error) {
+			return s.fleetIdem.CreatePlanIdempotent(r.Context(), p, actor(r), res, respond)
+		},
+		func(p *fleet.Plan) tenant.IdempotentResponse {
+			return created(renderPlan(p), map[string]string{"Location": "/v1/plans/" + p.Name})
+		})
 }
 
 func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) error {
@@ -125,6 +131,13 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
+	// A retry publishes no second version: the version and the response
+	// a retry gets commit together.
+	held, answered, err := s.reserveIdempotent(w, r, body)
+	if err != nil || answered {
+		return err
+	}
+	defer s.releaseIdempotent(r, held)
 	p, err := s.getPlan(r.Context(), r.PathValue("plan"))
 	if err != nil {
 		return err
@@ -152,16 +165,20 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 		return problem(http.StatusUnprocessableEntity, CodeInvalidComputeConfig,
 			fmt.Sprintf("the config is not valid for provider %s, the plan's", p.Provider), sortErrors(fields)...)
 	}
-	v, err := s.fleet.PublishVersion(r.Context(), p.Name, req.Config, req.Message, actor(r))
+	err = writeKept(s, w, r, held,
+		func() (*fleet.Version, error) {
+			return s.fleet.PublishVersion(r.Context(), p.Name, req.Config, req.Message, actor(r))
+		},
+		func(res tenant.IdempotentResponse, respond func(*fleet.Version) (tenant.IdempotentResponse, error)) (*fleet.Version, error) {
+			return s.fleetIdem.PublishVersionIdempotent(r.Context(), p.Name, req.Config, req.Message, actor(r), res, respond)
+		},
+		func(v *fleet.Version) tenant.IdempotentResponse {
+			return created(renderVersion(v), map[string]string{"Location": fmt.Sprintf("/v1/plans/%s/versions/%d", v.Plan, v.Version)})
+		})
 	if errors.Is(err, fleet.ErrNotFound) {
-		return planNotFound(p.Name)
+		return planNotFound(p.Name) // deleted meanwhile
 	}
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Location", fmt.Sprintf("/v1/plans/%s/versions/%d", v.Plan, v.Version))
-	writeJSON(w, http.StatusCreated, renderVersion(v))
-	return nil
+	return err
 }
 
 func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) error {

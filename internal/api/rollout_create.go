@@ -1,11 +1,13 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +39,14 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
+	// A retry after a lost answer gets the rollout it started, not a 409
+	// for it: the rollout and the response a retry gets commit together.
+	// A dry run stores nothing, and frees the key.
+	held, answered, err := s.reserveIdempotent(w, r, body)
+	if err != nil || answered {
+		return err
+	}
+	defer s.releaseIdempotent(r, held)
 	spec, plan, target, err := s.rolloutSpec(r.Context(), req)
 	if err != nil {
 		return err
@@ -55,15 +65,31 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, s.fleetPlan(spec, plan, sel, waves, members, moves))
 		return nil
 	}
-	created, err := s.fleet.CreateRollout(r.Context(), &fleet.Rollout{Spec: spec, Waves: waves, CreatedBy: actor(r)}, members)
-	if errors.Is(err, fleet.ErrConflict) {
-		return s.rolloutActive(r.Context(), plan.Name)
-	}
+	// The response is made of what is known before the write (the store
+	// keeps it in the write's transaction, before the rollout can be read
+	// back): the members as stored, in wave then tenant id order, all
+	// pending, and those of the first wave out of their windows now.
+	members = slices.Clone(members)
+	slices.SortFunc(members, func(a, b fleet.Member) int {
+		return cmp.Or(cmp.Compare(a.Wave, b.Wave), strings.Compare(a.TenantID, b.TenantID))
+	})
+	waiting, err := s.waiting(r.Context(), &fleet.Rollout{State: fleet.StateRunning}, members)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", "/v1/rollouts/"+created.ID)
-	return s.writeRollout(w, r, http.StatusCreated, created)
+	ro := &fleet.Rollout{Spec: spec, Waves: waves, CreatedBy: actor(r)}
+	err = writeKept(s, w, r, held,
+		func() (*fleet.Rollout, error) { return s.fleet.CreateRollout(r.Context(), ro, members) },
+		func(res tenant.IdempotentResponse, respond func(*fleet.Rollout) (tenant.IdempotentResponse, error)) (*fleet.Rollout, error) {
+			return s.fleetIdem.CreateRolloutIdempotent(r.Context(), ro, members, res, respond)
+		},
+		func(ro *fleet.Rollout) tenant.IdempotentResponse {
+			return created(renderRollout(ro, members, waiting), map[string]string{"Location": "/v1/rollouts/" + ro.ID, "ETag": etag(ro.Version)})
+		})
+	if errors.Is(err, fleet.ErrConflict) {
+		return s.rolloutActive(r.Context(), plan.Name)
+	}
+	return err
 }
 
 // rolloutSpec reads a rollout request into a spec, with the plan and the

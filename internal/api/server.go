@@ -70,14 +70,15 @@ type HTTPObserver interface {
 
 // Server serves API v1.
 type Server struct {
-	store   tenant.Store
-	fleet   fleet.Store
-	idem    tenant.IdempotencyStore
-	compute Compute
-	auth    *authenticator
-	opts    Options
-	log     *slog.Logger
-	handler http.Handler
+	store     tenant.Store
+	fleet     fleet.Store
+	idem      tenant.IdempotencyStore
+	fleetIdem fleet.IdempotencyStore // fleet, keeping the responses to its writes
+	compute   Compute
+	auth      *authenticator
+	opts      Options
+	log       *slog.Logger
+	handler   http.Handler
 	// writesFailing is set when a request failed because the database
 	// could not take it (tenant.ErrUnavailable): /readyz then tries a
 	// write, and clears it once one succeeds.
@@ -108,11 +109,17 @@ func New(opts Options) (*Server, error) {
 	if !ok {
 		return nil, fmt.Errorf("api: the store %T cannot keep idempotent responses", opts.Store)
 	}
+	var fleetIdem fleet.IdempotencyStore
+	if opts.Fleet != nil {
+		if fleetIdem, ok = opts.Fleet.(fleet.IdempotencyStore); !ok {
+			return nil, fmt.Errorf("api: the fleet store %T cannot keep idempotent responses", opts.Fleet)
+		}
+	}
 	auth, err := newAuthenticator(opts.Tokens)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: opts.Store, fleet: opts.Fleet, idem: idem, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
+	s := &Server{store: opts.Store, fleet: opts.Fleet, idem: idem, fleetIdem: fleetIdem, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
 	mux := http.NewServeMux()
 	for pattern, rs := range groupRoutes(s.routes()) {
 		mux.Handle(pattern, s.dispatch(rs))

@@ -101,40 +101,18 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	noteTenant(r, t.ID)
-	var resp tenant.IdempotentResponse
-	respond := func(created *tenant.Tenant) (tenant.IdempotentResponse, error) {
-		resp = s.createdResponse(created)
-		return resp, nil
-	}
-	if held == nil {
-		created, err := s.store.Create(r.Context(), t, actor(r))
-		if err != nil {
-			return err
-		}
-		_, _ = respond(created)
-	} else {
-		// The tenant and the response a retry gets commit together.
-		_, err := s.idem.CreateIdempotent(r.Context(), t, actor(r), held.res, respond)
-		if errors.Is(err, tenant.ErrReservationLost) {
-			return s.answerLost(w, r, held)
-		}
-		if err != nil {
-			return err
-		}
-		held.done = true
-	}
-	writeRaw(w, resp.Status, resp.Header, resp.Body)
-	return nil
+	// The tenant and the response a retry gets commit together.
+	return writeKept(s, w, r, held,
+		func() (*tenant.Tenant, error) { return s.store.Create(r.Context(), t, actor(r)) },
+		func(res tenant.IdempotentResponse, respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
+			return s.idem.CreateIdempotent(r.Context(), t, actor(r), res, respond)
+		},
+		s.createdResponse)
 }
 
 // createdResponse is the response to a create of t.
 func (s *Server) createdResponse(t *tenant.Tenant) tenant.IdempotentResponse {
-	out, _ := json.Marshal(s.render(t))
-	return tenant.IdempotentResponse{
-		Status: http.StatusCreated,
-		Header: map[string]string{"Location": "/v1/tenants/" + t.ID, "ETag": etag(t.Version)},
-		Body:   out,
-	}
+	return created(s.render(t), map[string]string{"Location": "/v1/tenants/" + t.ID, "ETag": etag(t.Version)})
 }
 
 func (s *Server) getTenant(w http.ResponseWriter, r *http.Request) error {
