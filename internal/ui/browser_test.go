@@ -1,12 +1,15 @@
 package ui_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/browsertest"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
@@ -17,7 +20,8 @@ type css = chromedp.CSS
 // provider, taking 1.5 s an operation so that statuses can be watched):
 // sign in, create a tenant through the generated form, see the API's
 // verdict on a field at its input, watch it turn ready without a reload,
-// edit it, delete it, and see a reader get no write controls. With
+// edit it, delete it, follow a rollout to completed without a reload, and
+// see a reader get no write controls. With
 // LANDLORD_SCREENSHOTS=docs/ui it writes the screenshots docs/ui.md shows.
 func TestConsoleInABrowser(t *testing.T) {
 	b := browsertest.NewWith(t, browsertest.Config{Width: 1280, Height: 860, Timeout: 90 * time.Second})
@@ -142,6 +146,30 @@ func TestConsoleInABrowser(t *testing.T) {
 	b.Screenshot(1280, 860, "providers.png")
 	desktop()
 
+	// A rollout of a plan's three tenants to its next version, in two
+	// waves with a bake: its page follows it to completed without a
+	// reload.
+	ro := startRollout(t, base)
+	b.Do(chromedp.Navigate(base+"/ui/rollouts"), chromedp.WaitVisible(css("table.rollouts")),
+		chromedp.Click(css(`table.rollouts a.name`)), chromedp.WaitVisible(css("#rollout-waves")))
+	eval(`(window.landed = true)`)
+	until(`document.querySelector('.live-state').textContent === 'Live'`)
+	until(`document.querySelectorAll('.wave')[1].classList.contains('current')`)
+	b.Screenshot(1280, 900, "rollout.png")
+	desktop()
+	until(`document.querySelector('#rollout-summary .badge').textContent === 'completed'`)
+	until(`document.querySelector('.live-state').textContent === 'Finished'`)
+	if !eval(`window.landed === true && location.pathname === '/ui/rollouts/` + ro + `'`) {
+		t.Error("the page reloaded to show the rollout's progress")
+	}
+	if !eval(`[...document.querySelectorAll('#rollout-waves progress')].every(p => p.value === p.max)` +
+		` && document.querySelector('#rollout-actions form') === null && document.querySelector('#rollout-history').textContent.includes('completed')`) {
+		t.Error("the completed rollout's waves are not full, or it offers actions, or its history lacks the completion")
+	}
+	b.Do(chromedp.Navigate(base+"/ui/plans/web"), chromedp.WaitVisible(css(".version")))
+	b.Screenshot(1280, 860, "plan.png")
+	desktop()
+
 	// Delete, with the name typed; the page follows it to deleted.
 	b.Do(chromedp.Navigate(base+"/ui/tenants/acme"), chromedp.WaitVisible(css("#confirm")),
 		chromedp.SendKeys(css("#confirm"), "acme"), chromedp.Click(css(".danger-zone button")),
@@ -163,4 +191,47 @@ func TestConsoleInABrowser(t *testing.T) {
 	if !eval(`document.querySelector('#actions form, #actions a, .danger-zone') === null`) {
 		t.Error("a reader is offered to change a tenant")
 	}
+	b.Do(chromedp.Navigate(base+"/ui/rollouts/"+ro), chromedp.WaitVisible(css("#rollout-waves")))
+	if !eval(`document.querySelector('main form') === null`) {
+		t.Error("a reader is offered to change a rollout")
+	}
+}
+
+// startRollout makes plan web with three tenants on its first version,
+// ready, publishes a second and starts a rollout to it: hooli alone, a
+// bake of 2 seconds, then the rest. It returns the rollout's id.
+func startRollout(t *testing.T, base string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	api, err := client.New(client.Config{Address: base, Token: adminToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	_, err = api.Plans().Create(ctx, client.CreatePlanRequest{Name: "web", Description: "The shop's web tier."})
+	must("create plan web", err)
+	_, err = api.Plans().Publish(ctx, "web", client.PublishVersionRequest{Config: json.RawMessage(`{"image":"registry.example/shop:1.5"}`), Message: "the shop"}, client.PublishOptions{})
+	must("publish version 1", err)
+	names := []string{"hooli", "umbrella", "vandelay"}
+	for _, name := range names {
+		_, err := api.Tenants().Create(ctx, client.CreateTenantRequest{Name: name, ComputeConfig: json.RawMessage(`{}`), Plan: &client.PlanChoice{Name: "web"}}, client.CreateOptions{})
+		must("create "+name, err)
+	}
+	for _, name := range names {
+		_, err := api.Tenants().Wait(ctx, name, client.UntilReady, nil)
+		must(name+" ready", err)
+	}
+	_, err = api.Plans().Publish(ctx, "web", client.PublishVersionRequest{Config: json.RawMessage(`{"image":"registry.example/shop:1.6","env":{"LOG_LEVEL":"info"}}`),
+		Message: "shop 1.6, logging at info"}, client.PublishOptions{})
+	must("publish version 2", err)
+	ro, err := api.Rollouts().Start(ctx, client.CreateRolloutRequest{Plan: "web", Bake: "2s",
+		Waves: []client.WaveSpec{{Name: "canary", Count: 1}, {Name: "rest"}}}, client.StartOptions{})
+	must("start the rollout", err)
+	return ro.ID
 }

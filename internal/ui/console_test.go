@@ -115,9 +115,12 @@ func TestFormsNeedTheirCSRFToken(t *testing.T) {
 func TestPagesHaveNothingInline(t *testing.T) {
 	s := newSite(t, siteOptions{})
 	s.createTenant(t, `{"name":"acme","compute_config":{"image":"a","ports":[{"container_port":80}],"secrets":{"K":"v"}},"labels":{"tier":"gold"}}`)
+	s.fleet(t, `{}`)
+	ro := s.startRollout(t, twoWaves)
 	b := s.browser(t)
 	inline := regexp.MustCompile(`<script>|<script [^>]*>[^<]|<style|\sstyle=|\son[a-z]+=|javascript:`)
-	for _, path := range []string{"/ui/", "/ui/tenants/acme", "/ui/tenants/acme/edit", "/ui/tenants/acme/edit?mode=raw", "/ui/tenants/new", "/ui/providers", "/ui/signin", "/ui/nothing"} {
+	for _, path := range []string{"/ui/", "/ui/tenants/acme", "/ui/tenants/acme/edit", "/ui/tenants/acme/edit?mode=raw", "/ui/tenants/new", "/ui/providers", "/ui/signin", "/ui/nothing",
+		"/ui/rollouts", "/ui/rollouts/" + ro.ID, "/ui/plans", "/ui/plans/web", "/ui/tenants/t0"} {
 		p := b.get(path)
 		if csp := p.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 			t.Errorf("%s: Content-Security-Policy %q", path, csp)

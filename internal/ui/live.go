@@ -18,7 +18,8 @@ import (
 // the pages that show it, and each stream reads the tenant again through
 // the API, as its user, and sends the parts of the page that show it,
 // rendered by the templates that made the page, as a server-sent event.
-// Nothing polls.
+// Nothing polls but a rollout's page, whose changes the feed does not
+// announce (rolloutlive.go).
 
 // hub fans announcements out to streams.
 type hub struct {
@@ -127,11 +128,14 @@ type update struct {
 func (c *Console) liveStream(x *call) error {
 	q := x.r.URL.Query()
 	view := q.Get("view")
+	if view == "rollout" {
+		return c.rolloutStream(x, q.Get("rollout"))
+	}
 	ids := slices.Clone(q["tenant"])
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	if (view != "list" && view != "tenant") || len(ids) > maxStreamTenants || (view == "tenant" && len(ids) != 1) {
-		http.Error(x.w, fmt.Sprintf("follow one tenant with view=tenant, or at most %d with view=list", maxStreamTenants), http.StatusBadRequest)
+		http.Error(x.w, fmt.Sprintf("follow one tenant with view=tenant, at most %d with view=list, or a rollout with view=rollout", maxStreamTenants), http.StatusBadRequest)
 		return nil
 	}
 	s := c.live.subscribe(ids)

@@ -60,7 +60,7 @@ func newSite(t testing.TB, opts siteOptions) *site {
 		}
 	}
 	m := providertest.Manager(t, p, compute.ManagerOptions{})
-	server, err := api.New(api.Options{Store: store, Compute: m, Tokens: opts.tokens})
+	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: m, Tokens: opts.tokens})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func newSite(t testing.TB, opts siteOptions) *site {
 // runController reconciles the site's tenants until the test ends.
 func (s *site) runController(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := controller.New(s.store, s.manager, controller.Options{Leases: s.store, LeaseTTL: 2 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+	c := controller.New(s.store, s.manager, controller.Options{Leases: s.store, LeaseTTL: 2 * time.Second, Plans: s.store, Logger: slog.New(slog.DiscardHandler)})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,8 @@ type pages struct {
 
 var funcs = template.FuncMap{
 	"statusClass": statusClass,
+	"stateClass":  stateClass,
+	"window":      window,
 	"age":         age,
 	"timestamp":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
@@ -41,7 +44,7 @@ var funcs = template.FuncMap{
 }
 
 func parsePages() (*pages, error) {
-	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html")
+	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials*.html")
 	if err != nil {
 		return nil, fmt.Errorf("ui: templates: %w", err)
 	}
@@ -64,7 +67,8 @@ func parsePages() (*pages, error) {
 // view is what every page gets.
 type view struct {
 	Title string
-	// Nav is the section the page is in: tenants or providers.
+	// Nav is the section the page is in: tenants, rollouts, plans or
+	// providers.
 	Nav  string
 	User *session
 	// CanWrite shows write controls.
@@ -140,6 +144,35 @@ func statusClass(status string) string {
 		return "warn"
 	}
 	return "busy"
+}
+
+// stateClass is the CSS class of the badge of a rollout's or a member's
+// state.
+func stateClass(state string) string {
+	switch state {
+	case client.RolloutCompleted, client.MemberDone:
+		return "ok"
+	case client.RolloutHalted, client.MemberFailed:
+		return "bad"
+	case client.RolloutPaused, client.RolloutAborting, client.MemberRolledBack:
+		return "warn"
+	case client.RolloutAborted, client.MemberPending, client.MemberSkipped:
+		return "gone"
+	}
+	return "busy"
+}
+
+// window says when a maintenance window is open: "mon, sat 02:00–04:00
+// Europe/Berlin".
+func window(w *client.MaintenanceWindow) string {
+	if w == nil {
+		return ""
+	}
+	days := "every day"
+	if len(w.Days) > 0 {
+		days = strings.Join(w.Days, ", ")
+	}
+	return days + " " + w.Start + "–" + w.End + " " + cmp.Or(w.TimeZone, "UTC")
 }
 
 // age says how long ago t was, in its largest unit.

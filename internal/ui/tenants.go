@@ -26,9 +26,11 @@ const listPageSize = 50
 
 type listView struct {
 	Status, Provider, Label, Q string
-	Statuses                   []string
-	Providers                  []string
-	Tenants                    []tenantRow
+	// Plan keeps the tenants of a plan (a plan's page links here).
+	Plan      string
+	Statuses  []string
+	Providers []string
+	Tenants   []tenantRow
 	// This and Next are page tokens, FirstURL and NextURL their pages;
 	// Filtered says a filter is set.
 	This, Next        string
@@ -49,9 +51,9 @@ type tenantRow struct {
 func (c *Console) listTenants(x *call) error {
 	q := x.r.URL.Query()
 	v := listView{Status: q.Get("status"), Provider: q.Get("provider"), Label: strings.TrimSpace(q.Get("label")), Q: strings.TrimSpace(q.Get("q")),
-		Statuses: slices.Clone(clientStatuses), This: q.Get("page_token")}
-	v.Filtered = v.Status != "" || v.Provider != "" || v.Label != "" || v.Q != ""
-	opts := client.ListOptions{Provider: v.Provider, NamePrefix: v.Q, PageSize: listPageSize, PageToken: v.This}
+		Plan: q.Get("plan"), Statuses: slices.Clone(clientStatuses), This: q.Get("page_token")}
+	v.Filtered = v.Status != "" || v.Provider != "" || v.Label != "" || v.Q != "" || v.Plan != ""
+	opts := client.ListOptions{Provider: v.Provider, NamePrefix: v.Q, Plan: v.Plan, PageSize: listPageSize, PageToken: v.This}
 	if v.Status != "" {
 		opts.Statuses = []string{v.Status}
 	}
@@ -79,7 +81,7 @@ func (c *Console) listTenants(x *call) error {
 	}
 	v.Next = list.NextPageToken
 	filters := url.Values{}
-	for k, val := range map[string]string{"q": v.Q, "status": v.Status, "provider": v.Provider, "label": v.Label} {
+	for k, val := range map[string]string{"q": v.Q, "status": v.Status, "provider": v.Provider, "label": v.Label, "plan": v.Plan} {
 		if val != "" {
 			filters.Set(k, val)
 		}
