@@ -88,6 +88,9 @@ type env struct {
 	clock    *clock
 	platform *mock.Platform
 	mock     *mock.Provider
+	// stopController stops the controller: tenants then keep the status
+	// it last observed.
+	stopController func()
 }
 
 func newEnv(t *testing.T, s store, c *clock) *env {
@@ -110,7 +113,9 @@ func newEnv(t *testing.T, s store, c *clock) *env {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = ctrl.Run(runCtx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	var once sync.Once
+	e.stopController = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(e.stopController)
 	return e
 }
 
@@ -375,6 +380,38 @@ func TestChangesWakeTheDriver(t *testing.T) {
 			if got := e.get(t, tn.ID); got.Plan.Version != 2 || got.ObservedGeneration != 2 {
 				t.Errorf("%s: plan %s at observed generation %d", tn.Name, got.Plan, got.ObservedGeneration)
 			}
+		}
+	})
+}
+
+// TestStaleStatusNeverDone stops the controller before a rollout, so that
+// its tenants stay ready at the generation it last observed: however
+// often the driver steps, none counts as done, and once the deadline
+// passes (on the injected clock) each fails and the rollout halts.
+func TestStaleStatusNeverDone(t *testing.T) {
+	stores(t, func(t *testing.T, s store, c *clock) {
+		e := newEnv(t, s, c)
+		e.plan(t, "app:1", "app:2")
+		tenants := e.tenants(t, 2, nil)
+		e.stopController()
+		r := e.start(t, fleet.Spec{Plan: "standard", To: 2, Deadline: 10 * time.Minute})
+		e.drive(t, "driver-1")
+		e.await(t, "both tenants changed", func() bool {
+			return fleet.Count(must(s.Members(ctx, r.ID)), -1)[fleet.MemberChanging] == 2
+		})
+		time.Sleep(100 * time.Millisecond) // many steps, at 5 ms each
+		for _, tn := range tenants {
+			if got := e.get(t, tn.ID); got.Status != tenant.StatusReady || got.ObservedGeneration != 1 || got.Generation != 2 {
+				t.Fatalf("%s: %s at observed generation %d of %d; want ready at 1 of 2", tn.Name, got.Status, got.ObservedGeneration, got.Generation)
+			}
+		}
+		if counts := fleet.Count(must(s.Members(ctx, r.ID)), -1); counts[fleet.MemberChanging] != 2 || e.rollout(t, r.ID).State != fleet.StateRunning {
+			t.Fatalf("members %v, rollout %s: a status of the old generation counted", counts, e.rollout(t, r.ID).State)
+		}
+		e.clock.set(e.clock.now().Add(11 * time.Minute))
+		e.await(t, "the rollout to halt", func() bool { return e.rollout(t, r.ID).State == fleet.StateHalted })
+		if msg := e.rollout(t, r.ID).Message; !strings.Contains(msg, "t00, t01") {
+			t.Errorf("halt message %q does not name t00 and t01", msg)
 		}
 	})
 }
