@@ -2,7 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,17 +64,78 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 	case api.CodeStorageUnavailable:
 		p.Detail = "the server's database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: try again in a few seconds"
 	}
+	p.Detail = cliWords(p.Detail)
 	// A query parameter at fault is a flag of the command: page_token is
-	// --page-token.
+	// --page-token; so is a member of the body that a flag sets.
 	errs := make([]client.FieldError, len(p.Errors))
 	for i, f := range p.Errors {
 		if flag := strings.ReplaceAll(f.Parameter, "_", "-"); f.Parameter != "" && cmd.Flags().Lookup(flag) != nil {
 			f.Pointer, f.Parameter = "--"+flag, ""
 		}
+		f.Pointer = pointerFlag(cmd, f.Pointer)
+		f.Message = cliWords(f.Message)
 		errs[i] = f
 	}
 	p.Errors = errs
 	return &e
+}
+
+// memberFlags are the members of request bodies that flags set, each to its
+// flag. A config's members keep their JSON pointers: they are the config's
+// own.
+var memberFlags = map[string]string{
+	"plan": "plan", "maintenance_window": "maintenance-window",
+	"to_version": "to", "from_version": "from", "bake": "bake", "deadline": "deadline", "max_failures": "max-failures", "waves": "wave",
+}
+
+// pointerFlag is a JSON pointer into the body as the flag of cmd that set
+// it: /plan/version is "--plan version", /waves/1/count is
+// `--wave "percent=30,count=2" count`, naming the value of the second
+// --wave. A pointer that no flag of cmd set stays.
+func pointerFlag(cmd *cobra.Command, pointer string) string {
+	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	flag, ok := memberFlags[tokens[0]]
+	if !strings.HasPrefix(pointer, "/") || !ok || cmd.Flags().Lookup(flag) == nil {
+		return pointer
+	}
+	out, rest := "--"+flag, tokens[1:]
+	if flag == "wave" && len(rest) > 0 {
+		waves, _ := cmd.Flags().GetStringArray("wave")
+		if i, err := strconv.Atoi(rest[0]); err == nil && i >= 0 && i < len(waves) {
+			out, rest = fmt.Sprintf("--wave %q", waves[i]), rest[1:]
+		}
+	}
+	if len(rest) > 0 {
+		out += " " + strings.Join(rest, "/")
+	}
+	return out
+}
+
+// httpAdvice are the API's words for requests, each with the command that
+// makes it, in the order they are replaced.
+var httpAdvice = []struct {
+	re  *regexp.Regexp
+	cli string
+}{
+	{regexp.MustCompile(`POST /v1/rollouts/([^/\s)]+)/abort`), "landlord rollout abort $1"},
+	{regexp.MustCompile(`POST /v1/plans/([^/\s)]+)/versions`), "landlord plan publish $1 --config VALUE"},
+	{regexp.MustCompile(`GET /v1/tenants\?plan=([^\s;)]+)`), "landlord list --plan $1"},
+	{regexp.MustCompile(`PATCH \{"plan": null\}`), "landlord set TENANT --plan ''"},
+	{regexp.MustCompile(`GET /v1/plans/\{plan\}/versions`), "landlord plan versions PLAN"},
+	{regexp.MustCompile(`GET /v1/plans\b`), "landlord plan list"},
+	{regexp.MustCompile(`POST /v1/plans\b`), "landlord plan create NAME"},
+	{regexp.MustCompile(`GET /v1/rollouts\b`), "landlord rollout list"},
+}
+
+// cliWords is s with the requests it advises worded as the CLI's commands.
+func cliWords(s string) string {
+	if !strings.Contains(s, "/v1/") {
+		return s
+	}
+	for _, a := range httpAdvice {
+		s = a.re.ReplaceAllString(s, a.cli)
+	}
+	return s
 }
 
 // tokenGiven reports whether the command sent a token: --token, else

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,4 +43,66 @@ func contextOf(cmd *cobra.Command) context.Context {
 		return ctx
 	}
 	return context.Background()
+}
+
+// completePlanNames completes a plan name, a flag's value, with the
+// server's plans, each described by its provider and current version;
+// firstArg(completePlanNames(cf)) completes a plan argument.
+func completePlanNames(cf *clientFlags) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		c, err := cf.client(cmd)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(contextOf(cmd), 3*time.Second)
+		defer cancel()
+		list, err := c.Plans().List(ctx)
+		if err != nil {
+			cobra.CompDebugln("landlord: list plans: "+err.Error(), false)
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, p := range list.Plans {
+			if strings.HasPrefix(p.Name, toComplete) {
+				out = append(out, cobra.CompletionWithDesc(p.Name, fmt.Sprintf("%s, version %d", p.Provider, p.CurrentVersion)))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeRolloutIDs completes a rollout id argument with the server's
+// rollouts, newest first, each described by its plan, versions and state;
+// with active, only those that have not finished.
+func completeRolloutIDs(cf *clientFlags, active bool) cobra.CompletionFunc {
+	return firstArg(func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		c, err := cf.client(cmd)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(contextOf(cmd), 3*time.Second)
+		defer cancel()
+		list, err := c.Rollouts().List(ctx, client.RolloutListOptions{Active: active})
+		if err != nil {
+			cobra.CompDebugln("landlord: list rollouts: "+err.Error(), false)
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, ro := range list.Rollouts {
+			if strings.HasPrefix(ro.ID, toComplete) {
+				out = append(out, cobra.CompletionWithDesc(ro.ID, fmt.Sprintf("%s %s, %s", ro.Plan, versionsCell(ro.FromVersion, ro.ToVersion), ro.State)))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// firstArg completes the first argument with f, and nothing after it.
+func firstArg(f cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return f(cmd, args, toComplete)
+	}
 }

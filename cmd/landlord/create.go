@@ -25,16 +25,29 @@ func newCreateCommand() *cobra.Command {
 		Long: `Create a tenant; the controller then provisions its workload.
 
 --config is the tenant's compute_config: inline JSON or YAML, @path or
-file://path (a JSON or YAML file), or - to read standard input.`,
+file://path (a JSON or YAML file), or - to read standard input.
+
+--plan makes the tenant follow a plan (landlord plan list): its config is
+then the plan version's, with --config's values over it (--config may be
+left out). NAME@VERSION chooses a version other than the plan's current
+one, and --pin keeps the tenant at it: rollouts of the plan leave a pinned
+tenant alone. --maintenance-window limits when rollouts may change the
+tenant: '[DAYS] HH:MM-HH:MM [TIME_ZONE]', where DAYS are mon … sun,
+comma-separated, with ranges (mon-fri), or daily (the default); an end at or
+before the start closes the next day; the time zone is an IANA name (the
+default UTC).`,
 		Example: `  landlord create acme --config '{"image": "nginx:latest"}' --wait
   landlord create acme --config 'image: nginx:latest' --label tier=gold
-  landlord create acme --config @acme.yaml --provider docker --dry-run`,
+  landlord create acme --config @acme.yaml --provider docker --dry-run
+  landlord create acme --plan standard --config 'env: {TIER: gold}'
+  landlord create acme --plan standard@3 --pin --maintenance-window 'sat,sun 02:00-04:00 Europe/Paris'`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
 	cf := addClientFlags(cmd)
 	wf := addWaitFlags(cmd, "ready")
 	df := addDesiredFlags(cmd, false)
+	pf := addPlanFlags(cmd, cf, false)
 	fs := cmd.Flags()
 	fs.StringVar(&provider, "provider", "", "the compute provider (sets compute_provider in the config)")
 	fs.BoolVar(&dryRun, "dry-run", false, "validate and show the tenant as it would be stored, with its effective config; store nothing")
@@ -49,9 +62,21 @@ file://path (a JSON or YAML file), or - to read standard input.`,
 		if dryRun && wf.wait {
 			return withExitCode(exitUsage, errors.New("--dry-run stores nothing to --wait for"))
 		}
+		if !cmd.Flags().Changed("config") && !cmd.Flags().Changed("plan") {
+			return withExitCode(exitUsage, errors.New(`required flag(s) "config" not set: give the tenant's compute_config, or --plan to follow a plan`))
+		}
 		req := client.CreateTenantRequest{Name: args[0]}
 		var err error
 		if req.ComputeConfig, req.Labels, req.Annotations, err = df.read(cmd, provider); err != nil {
+			return err
+		}
+		if req.ComputeConfig == nil {
+			req.ComputeConfig = json.RawMessage("{}") // the plan's config, with no overrides
+		}
+		if req.Plan, err = pf.choice(cmd); err != nil {
+			return err
+		}
+		if req.MaintenanceWindow, err = pf.window(cmd); err != nil {
 			return err
 		}
 		c, err := cf.client(cmd)

@@ -320,8 +320,8 @@ func nodeError(n *yaml.Node, format string, args ...any) error {
 	return &inputError{line: n.Line, column: n.Column, msg: "YAML: " + fmt.Sprintf(format, args...)}
 }
 
-// desiredFlags are the flags of a tenant's desired state: --config (required),
-// --label and --annotation.
+// desiredFlags are the flags of a tenant's desired state: --config, --label
+// and --annotation.
 type desiredFlags struct {
 	config              string
 	labels, annotations []string
@@ -339,16 +339,20 @@ func addDesiredFlags(cmd *cobra.Command, replaces bool) *desiredFlags {
 	fs.StringVar(&f.config, "config", "", "the compute_config: inline JSON or YAML, @path, file://path or - (stdin)")
 	fs.StringArrayVar(&f.labels, "label", nil, "a label key=value (repeatable)"+labelNote)
 	fs.StringArrayVar(&f.annotations, "annotation", nil, "an annotation key=value (repeatable)"+annotationNote)
-	_ = cmd.MarkFlagRequired("config")
 	_ = cmd.MarkFlagFilename("config", "json", "yaml", "yml")
 	return f
 }
 
 // read returns the compute_config, with compute_provider set to provider
 // unless it is empty (see withProvider), the labels and the annotations.
+// Without --config, config is nil; with a provider, it is {} then.
 func (f *desiredFlags) read(cmd *cobra.Command, provider string) (config json.RawMessage, labels, annotations map[string]string, err error) {
-	if config, err = readConfig(f.config, cmd.InOrStdin()); err != nil {
-		return nil, nil, nil, withExitCode(exitError, err)
+	if cmd.Flags().Changed("config") {
+		if config, err = readConfig(f.config, cmd.InOrStdin()); err != nil {
+			return nil, nil, nil, withExitCode(exitError, err)
+		}
+	} else if provider != "" {
+		config = json.RawMessage("{}")
 	}
 	if config, err = withProvider(config, provider); err != nil {
 		return nil, nil, nil, err

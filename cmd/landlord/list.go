@@ -27,15 +27,18 @@ func newListCommand() *cobra.Command {
 		Long: `List tenants, a page at a time (--all-pages for all of them).
 
 Filters combine: a tenant is listed when it is in one of the --status values,
-has every --label and uses the --provider. Deleted tenants are listed with
---include-deleted, or when --status names deleted. A tenant whose provider
-the server has not enabled is marked "(not enabled)". ENDPOINTS shows a
-tenant's first endpoint and how many more it has (landlord get NAME shows
-them all); on a terminal, the message and, when they must, the endpoints are
-cut to fit its width.`,
+has every --label, uses the --provider and follows the --plan. Deleted
+tenants are listed with --include-deleted, or when --status names deleted. A
+tenant whose provider the server has not enabled is marked "(not enabled)".
+PLAN, shown when a tenant listed follows a plan, is its plan and version,
+"(pinned)" when rollouts leave it alone. ENDPOINTS shows a tenant's first
+endpoint and how many more it has (landlord get NAME shows them all); on a
+terminal, the message and, when they must, the endpoints are cut to fit its
+width.`,
 		Example: `  landlord list --status failed --status provisioning
   landlord list --label tier=gold --all-pages -o json
-  landlord list --include-deleted --name-prefix acme`,
+  landlord list --include-deleted --name-prefix acme
+  landlord list --plan standard`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
@@ -44,11 +47,13 @@ cut to fit its width.`,
 	fs.StringArrayVar(&statuses, "status", nil, "only tenants in this status (repeatable, or comma-separated)")
 	fs.StringArrayVar(&opts.Labels, "label", nil, "only tenants with this label key=value (repeatable; all must match)")
 	fs.StringVar(&opts.Provider, "provider", "", "only tenants of this compute provider")
+	fs.StringVar(&opts.Plan, "plan", "", "only tenants that follow this plan")
 	fs.StringVar(&opts.NamePrefix, "name-prefix", "", "only tenants whose name starts with this")
 	fs.BoolVar(&opts.IncludeDeleted, "include-deleted", false, "list deleted tenants too")
 	fs.BoolVar(&allPages, "all-pages", false, "list every page, not just the first")
 	fs.IntVar(&opts.PageSize, "page-size", 0, fmt.Sprintf("tenants per page, 1 to %d (default the server's, 50)", maxPageSize))
 	fs.StringVar(&opts.PageToken, "page-token", "", "start at this page (the next_page_token of the previous one)")
+	_ = cmd.RegisterFlagCompletionFunc("plan", completePlanNames(cf))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{
 		client.StatusRequested, client.StatusProvisioning, client.StatusReady, client.StatusUpdating,
 		client.StatusDeleting, client.StatusDeleted, client.StatusFailed,

@@ -28,13 +28,14 @@ const (
 const exitCodesHelp = `Exit codes:
   0  success
   1  any other error: the server refused the request or did not answer, a
-     tenant ended failed under --wait, serve could not open its database or
-     address, secrets rotate could not rotate every tenant
+     tenant ended failed under --wait, a rollout ended aborted or halted
+     under --watch, serve could not open its database or address, secrets
+     rotate could not rotate every tenant
   2  a usage error: an unknown verb or flag, a bad flag value or argument, a
      configuration that serve or secrets refuses
-  3  not found: the API answered 404 (no such tenant)
-  4  --wait ran out of --timeout: the change stands, and landlord carries on
-     with it`
+  3  not found: the API answered 404 (no such tenant, plan or rollout)
+  4  --wait or --watch ran out of --timeout: the change stands, and landlord
+     carries on with it`
 
 // exitError carries an exit code for main.
 type exitCodeError struct {

@@ -103,6 +103,19 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
 
+// when is a time as the tables show it: UTC, and how long before at.
+func when(t, at time.Time) string {
+	return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC3339), age(at.Sub(t)))
+}
+
+// by is " by who", or "" for no one.
+func by(who string) string {
+	if who == "" {
+		return ""
+	}
+	return " by " + who
+}
+
 // oneLine is s on one line of at most n characters.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

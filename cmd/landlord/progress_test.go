@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,8 +12,9 @@ import (
 )
 
 // screen is what a terminal of a given width shows after some output: it
-// knows carriage return, newline, erase to the end of the line (ESC [K) and
-// wraps at the last column, as terminals do.
+// knows carriage return, newline, erase to the end of the line (ESC [K),
+// cursor up (ESC [nA), erase to the end of the screen (ESC [J) and wraps at
+// the last column, as terminals do.
 type screen struct {
 	width    int
 	rows     [][]rune
@@ -22,9 +25,20 @@ func newScreen(width int) *screen { return &screen{width: width, rows: [][]rune{
 
 func (s *screen) write(out string) {
 	for i := 0; i < len(out); {
-		if strings.HasPrefix(out[i:], "\x1b[K") {
-			s.rows[s.row] = s.rows[s.row][:min(s.col, len(s.rows[s.row]))]
-			i += len("\x1b[K")
+		if m := csi.FindStringSubmatch(out[i:]); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			switch m[2] {
+			case "K":
+				s.rows[s.row] = s.rows[s.row][:min(s.col, len(s.rows[s.row]))]
+			case "J":
+				s.rows[s.row] = s.rows[s.row][:min(s.col, len(s.rows[s.row]))]
+				s.rows = s.rows[:s.row+1]
+			case "A":
+				s.row = max(0, s.row-max(n, 1))
+			default:
+				panic("screen: unknown escape sequence " + strconv.Quote(m[0]))
+			}
+			i += len(m[0])
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(out[i:])
@@ -52,6 +66,10 @@ func (s *screen) write(out string) {
 		}
 	}
 }
+
+// csi matches the escape sequences screen knows, and any other, which it
+// refuses.
+var csi = regexp.MustCompile(`^\x1b\[(\d*)([A-Za-z])`)
 
 func (s *screen) newline() {
 	s.row, s.col = s.row+1, 0

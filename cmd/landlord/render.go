@@ -24,7 +24,8 @@ func newTable(w io.Writer) *tabwriter.Writer {
 
 // renderTenants is the list table. A tenant whose provider is not enabled
 // on the server (enabled says, when not nil) is marked in the PROVIDER
-// column. ENDPOINTS is a tenant's first endpoint, and how many more it has
+// column. PLAN, shown when a tenant follows a plan, is its plan@version,
+// marked when pinned. ENDPOINTS is a tenant's first endpoint, and how many more it has
 // ("127.0.0.1:49153 +1"; landlord get lists them all).
 //
 // cols is the width of the terminal the table is shown on, 0 when it is not
@@ -35,8 +36,12 @@ func newTable(w io.Writer) *tabwriter.Writer {
 // minEndpointCols; a row that is still too wide wraps. Elsewhere nothing but
 // the message is cut, at maxMessageCols.
 func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(provider string) bool, cols int) error {
-	const endpointsCol = 3
+	plans := slices.ContainsFunc(ts, func(t client.Tenant) bool { return t.Plan != nil })
 	header := []string{"NAME", "STATUS", "PROVIDER", "ENDPOINTS", "AGE"}
+	if plans {
+		header = slices.Insert(header, 3, "PLAN")
+	}
+	endpointsCol := slices.Index(header, "ENDPOINTS")
 	rows := make([][]string, len(ts))
 	widths := make([]int, len(header))
 	for i, h := range header {
@@ -48,6 +53,9 @@ func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(p
 			provider += notEnabledMark
 		}
 		rows[i] = []string{t.Name, t.Status, provider, endpointsCell(t.Endpoints, 0), age(at.Sub(t.CreatedAt))}
+		if plans {
+			rows[i] = slices.Insert(rows[i], 3, planString(t.Plan))
+		}
 		for j, c := range rows[i] {
 			widths[j] = max(widths[j], utf8.RuneCountInString(c))
 		}
@@ -118,9 +126,6 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
 		}
 	}
-	when := func(ts time.Time) string {
-		return fmt.Sprintf("%s (%s ago)", ts.UTC().Format(time.RFC3339), age(at.Sub(ts)))
-	}
 	row("Name", t.Name)
 	row("ID", t.ID)
 	row("Status", t.Status)
@@ -128,6 +133,8 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 	row("Provider", t.ComputeProvider)
 	row("Generation", fmt.Sprintf("%d (observed %d)", t.Generation, t.ObservedGeneration))
 	row("Version", fmt.Sprint(t.Version))
+	row("Plan", planString(t.Plan))
+	row("Maintenance window", windowString(t.MaintenanceWindow))
 	if t.Attempts > 0 {
 		attempts := fmt.Sprint(t.Attempts)
 		if t.RetryAt != nil {
@@ -149,18 +156,20 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 		fmt.Fprintf(tw, "%s\t%s %d/%s → %s\n", k, name, e.ContainerPort, e.Protocol, e.Address)
 	}
 	if !t.CreatedAt.IsZero() {
-		row("Created", when(t.CreatedAt))
+		row("Created", when(t.CreatedAt, at))
 	}
 	if !t.UpdatedAt.IsZero() {
-		row("Updated", when(t.UpdatedAt))
+		row("Updated", when(t.UpdatedAt, at))
 	}
 	if t.DeletedAt != nil {
-		row("Deleted", when(*t.DeletedAt))
+		row("Deleted", when(*t.DeletedAt, at))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if c := indentedYAML(t.ComputeConfig, "  "); c != "" {
+	if c := indentedYAML(t.ComputeConfig, "  "); c != "" && t.Plan != nil {
+		fmt.Fprintf(w, "Compute config (overrides of plan %s@%d):\n%s", t.Plan.Name, t.Plan.Version, c)
+	} else if c != "" {
 		fmt.Fprintf(w, "Compute config:\n%s", c)
 	}
 	if c := indentedYAML(t.EffectiveConfig, "  "); c != "" {

@@ -97,6 +97,11 @@ func TestRenderGolden(t *testing.T) {
 			StatusMessage: "cannot resolve or reach the registry registry-1.docker.io to pull nginx:1.27-alpine; pulling again in 2s",
 		},
 	}
+	onPlans := goldenTenants()
+	onPlans[0].Plan = &client.TenantPlan{Name: "standard", Version: 3}
+	onPlans[0].ComputeConfig = json.RawMessage(`{"env":{"MODE":"prod"}}`)
+	onPlans[0].MaintenanceWindow = &client.MaintenanceWindow{Days: []string{"sat", "sun"}, Start: "02:00", End: "04:00", TimeZone: "Europe/Paris"}
+	onPlans[2].Plan = &client.TenantPlan{Name: "premium", Version: 12, Pinned: true}
 	for _, tt := range []struct {
 		name   string
 		render func(*bytes.Buffer) error
@@ -118,6 +123,11 @@ func TestRenderGolden(t *testing.T) {
 		// message 20, and rows wrap.
 		{"list_40_columns", func(b *bytes.Buffer) error { return renderTenants(b, listed, goldenNow, nil, 40) }},
 		{"get", func(b *bytes.Buffer) error { return renderTenant(b, tenants[0], goldenNow) }},
+		// A tenant on a plan: its plan and window, and its config as the
+		// overrides it is.
+		{"get_plan", func(b *bytes.Buffer) error { return renderTenant(b, onPlans[0], goldenNow) }},
+		// PLAN is shown when a tenant listed follows a plan.
+		{"list_plans", func(b *bytes.Buffer) error { return renderTenants(b, onPlans, goldenNow, nil, 0) }},
 		{"get_retrying", func(b *bytes.Buffer) error { return renderTenant(b, tenants[1], goldenNow) }},
 		{"get_dry_run", func(b *bytes.Buffer) error {
 			would := tenants[2]
