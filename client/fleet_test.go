@@ -17,14 +17,14 @@ func TestPlansAndRollout(t *testing.T) {
 	c := clienttest.NewServer(t, clienttest.Options{Controller: true}).Client(t, "")
 	plans, rollouts := c.Plans(), c.Rollouts()
 
-	p, err := plans.Create(ctx, client.CreatePlanRequest{Name: "standard", Description: "the usual"})
+	p, err := plans.Create(ctx, client.CreatePlanRequest{Name: "standard", Description: "the usual"}, client.CreatePlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Provider != "mock" || p.LatestVersion != 0 {
 		t.Errorf("created %+v", p)
 	}
-	if _, err := plans.Create(ctx, client.CreatePlanRequest{Name: "standard"}); !client.IsConflict(err) {
+	if _, err := plans.Create(ctx, client.CreatePlanRequest{Name: "standard"}, client.CreatePlanOptions{}); !client.IsConflict(err) {
 		t.Errorf("a second create: %v, want a 409", err)
 	}
 	for _, img := range []string{"app:1", "app:2"} {
@@ -135,7 +135,7 @@ func TestPlansAndRollout(t *testing.T) {
 // long bake, with If-Match.
 func TestRolloutActions(t *testing.T) {
 	c := clienttest.NewServer(t, clienttest.Options{Controller: true}).Client(t, "")
-	if _, err := c.Plans().Create(ctx, client.CreatePlanRequest{Name: "standard"}); err != nil {
+	if _, err := c.Plans().Create(ctx, client.CreatePlanRequest{Name: "standard"}, client.CreatePlanOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, img := range []string{"app:1", "app:2"} {

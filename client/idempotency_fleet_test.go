@@ -9,13 +9,19 @@ import (
 	"github.com/jaxxstorm/landlord/client/clienttest"
 )
 
-// A Publish retried with its IdempotencyKey gets the version it published,
+// A plan's Create retried with its IdempotencyKey gets the plan it made, a
+// Publish the version it published,
 // and a Start the rollout it started, as a client whose answer was lost
 // retries: not another version, not a 409 for its own rollout.
 func TestFleetIdempotent(t *testing.T) {
 	c := clienttest.NewServer(t, clienttest.Options{}).Client(t, "")
-	if _, err := c.Plans().Create(ctx, client.CreatePlanRequest{Name: "standard"}); err != nil {
+	create := client.CreatePlanOptions{IdempotencyKey: "create-1"}
+	p, err := c.Plans().Create(ctx, client.CreatePlanRequest{Name: "standard"}, create)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if p2, err := c.Plans().Create(ctx, client.CreatePlanRequest{Name: "standard"}, create); err != nil || p2.CreatedAt != p.CreatedAt {
+		t.Errorf("a create retried with its key: %+v, %v; want the plan it made", p2, err)
 	}
 	publish := client.PublishVersionRequest{Config: json.RawMessage(appConfig), Message: "app 1"}
 	popts := client.PublishOptions{IdempotencyKey: "publish-1"}

@@ -16,11 +16,19 @@ type Plans struct {
 // Plans is the plans resource.
 func (c *Client) Plans() *Plans { return &Plans{c: c} }
 
+// CreatePlanOptions modify a plan's create.
+type CreatePlanOptions struct {
+	// IdempotencyKey makes retries safe: the same key and body within 24
+	// hours get the first answer again, rather than a 409 for the plan the
+	// first request made.
+	IdempotencyKey string
+}
+
 // Create creates a plan, without versions. A taken name is a 409 *Error
 // (code plan_exists).
-func (s *Plans) Create(ctx context.Context, req CreatePlanRequest) (*Plan, error) {
+func (s *Plans) Create(ctx context.Context, req CreatePlanRequest, opts CreatePlanOptions) (*Plan, error) {
 	var out Plan
-	if err := s.c.do(ctx, request{method: "POST", path: "/v1/plans", body: req}, &out); err != nil {
+	if err := s.c.do(ctx, request{method: "POST", path: "/v1/plans", header: idempotencyHeader(opts.IdempotencyKey), body: req}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

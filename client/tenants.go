@@ -192,8 +192,8 @@ func (s *Tenants) ReplaceRaw(ctx context.Context, idOrName string, body json.Raw
 }
 
 // Patch changes a tenant's desired state with a JSON merge patch (RFC 7396)
-// of compute_config, labels and annotations: what it does not name stays,
-// null removes.
+// of compute_config, labels, annotations, plan and maintenance_window:
+// what it does not name stays, null removes.
 func (s *Tenants) Patch(ctx context.Context, idOrName string, patch json.RawMessage, opts UpdateOptions) (*Tenant, error) {
 	return s.change(ctx, idOrName, "PATCH", "application/merge-patch+json", patch, opts.IfMatch)
 }

@@ -54,7 +54,7 @@ publish.`,
 			return err
 		}
 		req.Name = args[0]
-		p, err := c.Plans().Create(contextOf(cmd), req)
+		p, err := c.Plans().Create(contextOf(cmd), req, client.CreatePlanOptions{})
 		if err != nil {
 			return exitFor(fmt.Errorf("create plan %s: %w", req.Name, err))
 		}

@@ -56,7 +56,7 @@ func goldenRollout() client.Rollout {
 		Counts:  map[string]int{client.MemberDone: 2, client.MemberFailed: 1, client.MemberPending: 6, client.MemberSkipped: 1},
 		Failed:  []string{"globex-corporation"},
 		Waiting: []client.WaitingTenant{{TenantName: "initech", OpensAt: &opens}},
-		Message: "halted: 1 tenants failed, more than the failure budget of 0: globex-corporation; resume to go on, or abort",
+		Message: "halted: 1 tenant failed, more than the failure budget of 0: globex-corporation; resume to go on, or abort",
 		Version: 9, CreatedBy: "admin", CreatedAt: ago(25 * time.Minute), UpdatedAt: ago(time.Minute),
 	}
 }

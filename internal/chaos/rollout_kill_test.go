@@ -53,7 +53,7 @@ func killMidRollout(t *testing.T, database string) {
 	defer cancel()
 	c := p.Client()
 
-	if _, err := c.Plans().Create(ctx, llclient.CreatePlanRequest{Name: "standard"}); err != nil {
+	if _, err := c.Plans().Create(ctx, llclient.CreatePlanRequest{Name: "standard"}, llclient.CreatePlanOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, image := range []string{"app:1", "app:2"} {

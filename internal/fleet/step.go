@@ -119,8 +119,12 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 	changed := false
 	if failed := Failed(members); len(failed) > r.Spec.MaxFailures && r.State == StateRunning {
 		next.State = StateHalted
-		next.Message = fmt.Sprintf("halted: %d tenants failed, more than the failure budget of %d: %s; resume to go on, or abort",
-			len(failed), r.Spec.MaxFailures, strings.Join(failed, ", "))
+		tenants := "tenants"
+		if len(failed) == 1 {
+			tenants = "tenant"
+		}
+		next.Message = fmt.Sprintf("halted: %d %s failed, more than the failure budget of %d: %s; resume to go on, or abort",
+			len(failed), tenants, r.Spec.MaxFailures, strings.Join(failed, ", "))
 		d.Rollout, d.Events = &next, []Event{event(EventHalted, nil, "%s", next.Message)}
 		return d
 	}

@@ -214,7 +214,7 @@ func startRollout(t *testing.T, base string) string {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	_, err = api.Plans().Create(ctx, client.CreatePlanRequest{Name: "web", Description: "The shop's web tier."})
+	_, err = api.Plans().Create(ctx, client.CreatePlanRequest{Name: "web", Description: "The shop's web tier."}, client.CreatePlanOptions{})
 	must("create plan web", err)
 	_, err = api.Plans().Publish(ctx, "web", client.PublishVersionRequest{Config: json.RawMessage(`{"image":"registry.example/shop:1.5"}`), Message: "the shop"}, client.PublishOptions{})
 	must("publish version 1", err)
