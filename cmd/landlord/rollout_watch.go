@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -116,40 +115,15 @@ func transientError(err error) bool {
 // wraps. Elsewhere (a file, a pipe, CI) each line is written when it
 // changes, and nothing in between.
 type rolloutProgress struct {
-	w        io.Writer
-	terminal bool
-	width    int
-	start    time.Time
-
-	mu    sync.Mutex
+	liveOutput
 	ro    *client.Rollout // the last state shown
 	last  []string        // the last lines shown, without the elapsed time
 	drawn int             // the lines of the block on the terminal
-	done  chan struct{}
-	wg    sync.WaitGroup
 }
 
 func newRolloutProgress(w io.Writer, terminal bool, width int) *rolloutProgress {
-	if width <= 0 {
-		width = defaultWidth
-	}
-	p := &rolloutProgress{w: w, terminal: terminal, width: width, start: time.Now(), done: make(chan struct{})}
-	if terminal {
-		p.wg.Go(func() {
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			for {
-				select {
-				case <-p.done:
-					return
-				case <-tick.C:
-					p.mu.Lock()
-					p.redraw()
-					p.mu.Unlock()
-				}
-			}
-		})
-	}
+	p := &rolloutProgress{}
+	p.open(w, terminal, width, p.redraw)
 	return p
 }
 
@@ -183,7 +157,7 @@ func (p *rolloutProgress) redraw() {
 		return
 	}
 	lines := progressLines(*p.ro, now(), true)
-	lines[0] = fmt.Sprintf("[%s] %s", time.Since(p.start).Truncate(time.Second), lines[0])
+	lines[0] = fmt.Sprintf("[%s] %s", p.elapsed(), lines[0])
 	var b strings.Builder
 	if p.drawn > 0 {
 		fmt.Fprintf(&b, "\r\033[%dA", p.drawn)
@@ -195,11 +169,6 @@ func (p *rolloutProgress) redraw() {
 	}
 	p.drawn = len(lines)
 	_, _ = io.WriteString(p.w, b.String())
-}
-
-func (p *rolloutProgress) stop() {
-	close(p.done)
-	p.wg.Wait()
 }
 
 // progressLines are the lines that show a rollout's progress: the

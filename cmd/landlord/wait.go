@@ -5,14 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
-	"golang.org/x/text/width"
 
 	"github.com/jaxxstorm/landlord/client"
 )
@@ -55,26 +50,6 @@ func (f *waitFlags) check(cmd *cobra.Command) error {
 	return nil
 }
 
-// stderrIsTerminal is whether progress may rewrite its line; tests set it.
-var stderrIsTerminal = func(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// terminalWidth is the width in columns of the terminal w writes to; 0
-// when it cannot tell. Tests set it.
-var terminalWidth = func(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok {
-		return 0
-	}
-	cols, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return cols
-}
-
 // waitFor waits until the tenant meets until, showing progress on stderr:
 // on a terminal one line rewritten in place, otherwise a line per change.
 // A tenant that ends failed is an error saying why; running out of time is
@@ -103,43 +78,14 @@ func waitFor(cmd *cobra.Command, c *client.Client, t client.Tenant, timeout time
 // behind at every rewrite). Elsewhere (a file, a pipe, CI) it writes a whole
 // line each time the tenant changes, and nothing in between.
 type progress struct {
-	w        io.Writer
-	terminal bool
-	width    int // the terminal's columns; 0 when unknown
-	start    time.Time
-
-	mu   sync.Mutex
+	liveOutput
 	t    *client.Tenant // the last state shown
 	line string         // the last line shown, without the elapsed time
-	done chan struct{}
-	wg   sync.WaitGroup
 }
 
-// defaultWidth is the width assumed for a terminal that does not say.
-const defaultWidth = 80
-
 func newProgress(w io.Writer, terminal bool, width int) *progress {
-	if width <= 0 {
-		width = defaultWidth
-	}
-	p := &progress{w: w, terminal: terminal, width: width, start: time.Now(), done: make(chan struct{})}
-	if terminal {
-		// Keep the elapsed time moving while nothing changes.
-		p.wg.Go(func() {
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			for {
-				select {
-				case <-p.done:
-					return
-				case <-tick.C:
-					p.mu.Lock()
-					p.redraw()
-					p.mu.Unlock()
-				}
-			}
-		})
-	}
+	p := &progress{}
+	p.open(w, terminal, width, p.redraw)
 	return p
 }
 
@@ -164,13 +110,12 @@ func (p *progress) redraw() {
 	if p.t == nil {
 		return
 	}
-	elapsed := time.Since(p.start).Truncate(time.Second)
-	fmt.Fprintf(p.w, "\r\033[K%s", fit(fmt.Sprintf("[%s] %s: %s", elapsed, p.t.Name, progressLine(*p.t)), p.width-1))
+	fmt.Fprintf(p.w, "\r\033[K%s", fit(fmt.Sprintf("[%s] %s: %s", p.elapsed(), p.t.Name, progressLine(*p.t)), p.width-1))
 }
 
+// stop stops the ticker and ends the terminal's line.
 func (p *progress) stop() {
-	close(p.done)
-	p.wg.Wait()
+	p.liveOutput.stop()
 	if p.terminal && p.t != nil {
 		fmt.Fprintln(p.w)
 	}
@@ -188,37 +133,4 @@ func progressLine(t client.Tenant) string {
 		s += ": " + t.StatusMessage
 	}
 	return s
-}
-
-// fit is s on one line of at most cols terminal columns, cut with an
-// ellipsis when longer. Wide characters (CJK, most emoji) take two columns.
-func fit(s string, cols int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	used := 0
-	for _, r := range s {
-		used += runeWidth(r)
-	}
-	if used <= cols {
-		return s
-	}
-	var b strings.Builder
-	used = 0
-	for _, r := range s {
-		w := runeWidth(r)
-		if used+w > cols-1 { // a column for the ellipsis
-			break
-		}
-		b.WriteRune(r)
-		used += w
-	}
-	return b.String() + "…"
-}
-
-// runeWidth is the columns r takes on a terminal.
-func runeWidth(r rune) int {
-	switch width.LookupRune(r).Kind() {
-	case width.EastAsianWide, width.EastAsianFullwidth:
-		return 2
-	}
-	return 1
 }
