@@ -31,11 +31,7 @@ func versionNumber(v int64) string {
 // its current one when versions are given.
 func renderPlan(w io.Writer, p client.Plan, versions []client.PlanVersion, at time.Time) error {
 	tw := newTable(w)
-	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
-		}
-	}
+	row := fieldRows(tw)
 	row("Name", p.Name)
 	row("Provider", p.Provider)
 	row("Description", p.Description)

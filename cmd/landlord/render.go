@@ -22,6 +22,16 @@ func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 8, tablePadding, ' ', 0)
 }
 
+// fieldRows returns what writes the rows of a view of one thing's fields
+// to tw, a "Key:<tab>value" line each, leaving out those with no value.
+func fieldRows(tw io.Writer) func(k, v string) {
+	return func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+		}
+	}
+}
+
 // renderTenants is the list table. A tenant whose provider is not enabled
 // on the server (enabled says, when not nil) is marked in the PROVIDER
 // column. PLAN, shown when a tenant follows a plan, is its plan@version,
@@ -121,11 +131,7 @@ const notEnabledMark = " (not enabled)"
 // renderTenant shows one tenant's fields, one a line.
 func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 	tw := newTable(w)
-	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
-		}
-	}
+	row := fieldRows(tw)
 	row("Name", t.Name)
 	row("ID", t.ID)
 	row("Status", t.Status)

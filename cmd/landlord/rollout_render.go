@@ -266,11 +266,7 @@ func durationText(s string) string {
 // by state, the tenants that failed and those waiting for their windows.
 func renderRollout(w io.Writer, ro client.Rollout, at time.Time) error {
 	tw := newTable(w)
-	row := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
-		}
-	}
+	row := fieldRows(tw)
 	row("ID", ro.ID)
 	row("Plan", ro.Plan)
 	versions := versionsCell(ro.FromVersion, ro.ToVersion)
