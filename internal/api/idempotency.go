@@ -73,6 +73,22 @@ func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body 
 	return nil, true, s.answerKept(w, kept, hash)
 }
 
+// readIdempotent reads a create's JSON body into req, a pointer, strictly
+// (readRaw, decodeStrict), then reserves its Idempotency-Key
+// (reserveIdempotent), whose results it returns: the body is checked
+// before the key is taken, so that a request refused for its body holds
+// no key. The caller must release the key it holds (releaseIdempotent).
+func (s *Server) readIdempotent(w http.ResponseWriter, r *http.Request, req any) (*heldKey, bool, error) {
+	body, err := s.readRaw(w, r, contentJSON)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := decodeStrict(body, req); err != nil {
+		return nil, false, err
+	}
+	return s.reserveIdempotent(w, r, body)
+}
+
 // answerKept answers a request whose key another request holds or has used:
 // with that request's response, for the same request; with a 409 while that
 // one is in progress; with a 422 for another request.

@@ -19,15 +19,8 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) error {
 	if err := s.needFleet(); err != nil {
 		return err
 	}
-	body, err := s.readRaw(w, r, contentJSON)
-	if err != nil {
-		return err
-	}
 	var req CreatePlanRequest
-	if err := decodeStrict(body, &req); err != nil {
-		return err
-	}
-	held, answered, err := s.reserveIdempotent(w, r, body)
+	held, answered, err := s.readIdempotent(w, r, &req)
 	if err != nil || answered {
 		return err
 	}
@@ -123,17 +116,10 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 	if err := s.needFleet(); err != nil {
 		return err
 	}
-	body, err := s.readRaw(w, r, contentJSON)
-	if err != nil {
-		return err
-	}
-	var req PublishVersionRequest
-	if err := decodeStrict(body, &req); err != nil {
-		return err
-	}
 	// A retry publishes no second version: the version and the response
 	// a retry gets commit together.
-	held, answered, err := s.reserveIdempotent(w, r, body)
+	var req PublishVersionRequest
+	held, answered, err := s.readIdempotent(w, r, &req)
 	if err != nil || answered {
 		return err
 	}

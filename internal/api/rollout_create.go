@@ -31,18 +31,11 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.readRaw(w, r, contentJSON)
-	if err != nil {
-		return err
-	}
-	var req CreateRolloutRequest
-	if err := decodeStrict(body, &req); err != nil {
-		return err
-	}
 	// A retry after a lost answer gets the rollout it started, not a 409
 	// for it: the rollout and the response a retry gets commit together.
 	// A dry run stores nothing, and frees the key.
-	held, answered, err := s.reserveIdempotent(w, r, body)
+	var req CreateRolloutRequest
+	held, answered, err := s.readIdempotent(w, r, &req)
 	if err != nil || answered {
 		return err
 	}

@@ -29,14 +29,7 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req CreateTenantRequest
-	body, err := s.readRaw(w, r, contentJSON)
-	if err != nil {
-		return err
-	}
-	if err := decodeStrict(body, &req); err != nil {
-		return err
-	}
-	held, answered, err := s.reserveIdempotent(w, r, body)
+	held, answered, err := s.readIdempotent(w, r, &req)
 	if err != nil || answered {
 		return err
 	}
