@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/jaxxstorm/landlord/internal/api"
 )
@@ -30,6 +31,17 @@ func (ts *testServer) publish(t *testing.T, plan, config string) api.PlanVersion
 	var v api.PlanVersion
 	mustDecode(t, res, &v)
 	return v
+}
+
+// closeWindow gives a tenant a maintenance window that is closed now: it
+// opens in two hours, for an hour.
+func (ts *testServer) closeWindow(t *testing.T, tenant string) {
+	t.Helper()
+	now := time.Now().UTC()
+	window := fmt.Sprintf(`{"maintenance_window":{"start":%q,"end":%q}}`, now.Add(2*time.Hour).Format("15:04"), now.Add(3*time.Hour).Format("15:04"))
+	if res := ts.do(t, "PATCH", "/v1/tenants/"+tenant, "application/merge-patch+json", window); res.status != http.StatusOK {
+		t.Fatalf("close the window of %s: %d %s", tenant, res.status, res.body)
+	}
 }
 
 // startRollout creates a rollout.

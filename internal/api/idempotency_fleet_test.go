@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,15 +22,9 @@ import (
 // CreateRolloutIdempotent dies as CreateIdempotent does (see dyingStore).
 func (d *dyingStore) CreateRolloutIdempotent(ctx context.Context, r *fleet.Rollout, members []fleet.Member, res tenant.IdempotentResponse,
 	respond func(*fleet.Rollout) (tenant.IdempotentResponse, error)) (*fleet.Rollout, error) {
-	if !d.afterCommit {
-		close(d.killed)
-		<-d.resume
-	}
+	d.killPoint(false)
 	out, err := d.Store.CreateRolloutIdempotent(ctx, r, members, res, respond)
-	if d.afterCommit {
-		close(d.killed)
-		<-d.resume
-	}
+	d.killPoint(true)
 	return out, err
 }
 
@@ -136,12 +129,7 @@ func TestIdempotentCreatePlan(t *testing.T) {
 func TestIdempotentRolloutStart(t *testing.T) {
 	ts := newServer(t)
 	fleetOf(t, ts, 3)
-	// t00, the canary, waits for its window.
-	now := time.Now().UTC()
-	window := fmt.Sprintf(`{"maintenance_window":{"start":%q,"end":%q}}`, now.Add(2*time.Hour).Format("15:04"), now.Add(3*time.Hour).Format("15:04"))
-	if res := ts.do(t, "PATCH", "/v1/tenants/t00", "application/merge-patch+json", window); res.status != 200 {
-		t.Fatalf("window: %d %s", res.status, res.body)
-	}
+	ts.closeWindow(t, "t00") // the canary waits for its window
 	const body = `{"plan":"standard","waves":[{"name":"canary","selector":{"ring":"canary"},"count":1},{"name":"rest"}]}`
 	for range 2 {
 		done(t, "a dry run", ts.do(t, "POST", "/v1/rollouts?dry_run=true", "application/json", body, "Idempotency-Key", "start-1"), 200)
@@ -205,60 +193,38 @@ func TestIdempotentFleetConcurrent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := newServer(t)
 			fleetOf(t, ts, 3)
-			const n = 20
-			results := make([]response, n)
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Go(func() { results[i] = ts.do(t, "POST", tt.path, "application/json", tt.body, "Idempotency-Key", "k-1") })
-			}
-			wg.Wait()
-			var stored []response
-			replays, inProgress := 0, 0
-			for i, r := range results {
-				switch {
-				case r.status == 201 && r.header.Get("Idempotent-Replayed") == "":
-					stored = append(stored, r)
-				case r.status == 201:
-					replays++
-				case r.status == 409 && r.problem(t).Code == api.CodeIdempotencyPending && r.header.Get("Retry-After") != "":
-					inProgress++
-				default:
-					t.Errorf("request %d: %d %s", i, r.status, r.body)
-				}
-			}
-			if len(stored) != 1 {
-				t.Fatalf("%d requests stored, want 1", len(stored))
-			}
-			for i, r := range results {
-				if r.status == 201 && string(r.body) != string(stored[0].body) {
-					t.Errorf("request %d answered another: %s", i, r.body)
-				}
-			}
-			t.Logf("of %d: 1 stored, %d replayed, %d in progress", n, replays, inProgress)
+			stored := atOnce(t, ts, 20, tt.path, tt.body)
 			if got := tt.stored(t, ts); got != 1 {
 				t.Errorf("%d stored, want 1", got)
 			}
-			replayed(t, "a retry afterwards", stored[0], ts.do(t, "POST", tt.path, "application/json", tt.body, "Idempotency-Key", "k-1"))
+			replayed(t, "a retry afterwards", stored, ts.do(t, "POST", tt.path, "application/json", tt.body, "Idempotency-Key", "k-1"))
 		})
 	}
+}
+
+// killedStart starts threeWaves with key k-1, on a landlord on a fresh
+// SQLite file at path with fleetOf(3), and "kills" it at its kill point:
+// after the key is reserved, before the rollout commits, or (afterCommit)
+// once it has. The request hangs until dying.wake; first gets its answer
+// then.
+func killedStart(t *testing.T, afterCommit bool) (path string, dying *dyingStore, first <-chan response) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "landlord.db")
+	dying = newDyingStore(t, openSQLite(t, path, new(atomic.Int64)), afterCommit)
+	ts := fleetServerOn(t, dying, nil)
+	fleetOf(t, ts, 3)
+	first = postAsync(t, ts, "/v1/rollouts", threeWaves)
+	<-dying.killed
+	return path, dying, first
 }
 
 // A landlord killed right after a start with an Idempotency-Key committed,
 // before it answered: the retry, to the restarted landlord, gets the 201 of
 // that start again, with its rollout, never 409 rollout_active.
 func TestIdempotentStartKilledAfterCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "landlord.db")
-	var offset atomic.Int64
-	dying := newDyingStore(t, openSQLite(t, path, &offset), true)
-	ts := fleetServerOn(t, dying, nil)
-	fleetOf(t, ts, 3)
-	first := make(chan response, 1)
-	go func() {
-		first <- ts.do(t, "POST", "/v1/rollouts", "application/json", threeWaves, "Idempotency-Key", "k-1")
-	}()
-	<-dying.killed
+	path, dying, first := killedStart(t, true)
 
-	restarted := fleetServerOn(t, openSQLite(t, path, &offset), nil)
+	restarted := fleetServerOn(t, openSQLite(t, path, new(atomic.Int64)), nil)
 	retry := restarted.do(t, "POST", "/v1/rollouts", "application/json", threeWaves, "Idempotency-Key", "k-1")
 	if retry.status != 201 || retry.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("the retry: %d %s; want the 201 replayed", retry.status, retry.body)
@@ -280,16 +246,7 @@ func TestIdempotentStartKilledAfterCommit(t *testing.T) {
 // taker's response — not with a 409 rollout_active for the taker's
 // rollout.
 func TestIdempotentStartKilledBeforeCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "landlord.db")
-	var offset atomic.Int64
-	dying := newDyingStore(t, openSQLite(t, path, &offset), false)
-	ts := fleetServerOn(t, dying, nil)
-	fleetOf(t, ts, 3)
-	first := make(chan response, 1)
-	go func() {
-		first <- ts.do(t, "POST", "/v1/rollouts", "application/json", threeWaves, "Idempotency-Key", "k-1")
-	}()
-	<-dying.killed
+	path, dying, first := killedStart(t, false)
 
 	var later atomic.Int64
 	restarted := fleetServerOn(t, openSQLite(t, path, &later), clock(&later))

@@ -93,28 +93,31 @@ func (d *dyingStore) wake() {
 	}
 }
 
+// killPoint stops the request here when this is its kill point: before
+// the write's transaction (afterCommit false) or after its commit.
+func (d *dyingStore) killPoint(afterCommit bool) {
+	if d.afterCommit == afterCommit {
+		close(d.killed)
+		<-d.resume
+	}
+}
+
 func (d *dyingStore) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor string, res tenant.IdempotentResponse,
 	respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
-	if !d.afterCommit {
-		close(d.killed)
-		<-d.resume
-	}
+	d.killPoint(false)
 	out, err := d.Store.CreateIdempotent(ctx, t, actor, res, respond)
-	if d.afterCommit {
-		close(d.killed)
-		<-d.resume
-	}
+	d.killPoint(true)
 	return out, err
 }
 
 const acmeBody = `{"name":"acme","compute_config":{"image":"a"}}`
 
-// postAsync sends a create with an Idempotency-Key and returns its response
-// when it comes.
-func postAsync(t *testing.T, ts *testServer, key, body string) <-chan response {
+// postAsync sends a POST of body to path with Idempotency-Key k-1 and
+// returns its response when it comes.
+func postAsync(t *testing.T, ts *testServer, path, body string) <-chan response {
 	out := make(chan response, 1)
 	go func() {
-		out <- ts.do(t, "POST", "/v1/tenants", "application/json", body, "Idempotency-Key", key)
+		out <- ts.do(t, "POST", path, "application/json", body, "Idempotency-Key", "k-1")
 	}()
 	return out
 }
@@ -136,13 +139,9 @@ func mustCount(t *testing.T, ts *testServer, want int) {
 // tenant and its response were one transaction, the kill point between them
 // made the retry create again, and fail with name_taken.)
 func TestIdempotentCreateKilledAfterCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "landlord.db")
-	var offset atomic.Int64
-	dying := newDyingStore(t, openSQLite(t, path, &offset), true)
-	first := postAsync(t, newServerOn(t, dying, nil), "k-1", acmeBody)
-	<-dying.killed
+	path, dying, first := killedCreate(t, true)
 
-	restarted := newServerOn(t, openSQLite(t, path, &offset), nil)
+	restarted := newServerOn(t, openSQLite(t, path, new(atomic.Int64)), nil)
 	retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
 	if retry.status != 201 || retry.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("the retry: %d %s; want the 201 replayed", retry.status, retry.body)
@@ -159,16 +158,15 @@ func TestIdempotentCreateKilledAfterCommit(t *testing.T) {
 	}
 }
 
-// killedBeforeCommit sends acme's create with key k-1 to a landlord on a
-// fresh SQLite file at path, and "kills" it after the key is reserved,
-// before the tenant commits. The request hangs until dying.wake; first
-// gets its answer then.
-func killedBeforeCommit(t *testing.T) (path string, dying *dyingStore, first <-chan response) {
+// killedCreate sends acme's create with key k-1 to a landlord on a fresh
+// SQLite file at path, and "kills" it at its kill point: after the key is
+// reserved, before the tenant commits, or (afterCommit) once it has. The
+// request hangs until dying.wake; first gets its answer then.
+func killedCreate(t *testing.T, afterCommit bool) (path string, dying *dyingStore, first <-chan response) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "landlord.db")
-	var offset atomic.Int64
-	dying = newDyingStore(t, openSQLite(t, path, &offset), false)
-	first = postAsync(t, newServerOn(t, dying, nil), "k-1", acmeBody)
+	dying = newDyingStore(t, openSQLite(t, path, new(atomic.Int64)), afterCommit)
+	first = postAsync(t, newServerOn(t, dying, nil), "/v1/tenants", acmeBody)
 	<-dying.killed
 	return path, dying, first
 }
@@ -179,7 +177,7 @@ func killedBeforeCommit(t *testing.T) (path string, dying *dyingStore, first <-c
 // tenant. The killed request, should it come back, cannot complete the key:
 // it answers with the taker's response, and one tenant exists.
 func TestIdempotentCreateKilledBeforeCommit(t *testing.T) {
-	path, dying, first := killedBeforeCommit(t)
+	path, dying, first := killedCreate(t, false)
 
 	var later atomic.Int64
 	restarted := newServerOn(t, openSQLite(t, path, &later), clock(&later))
@@ -225,7 +223,7 @@ func TestIdempotentCreateKilledBeforeCommit(t *testing.T) {
 // died holds its key: Retry-After counts down to it, and a retry after it
 // takes the key over. A lease out of its bounds is refused.
 func TestIdempotencyLeaseConfigured(t *testing.T) {
-	path, dying, first := killedBeforeCommit(t)
+	path, dying, first := killedCreate(t, false)
 
 	var later atomic.Int64
 	restarted := newServerOpts(t, api.Options{Store: openSQLite(t, path, &later), Now: clock(&later), IdempotencyLease: 5 * time.Second})
@@ -250,45 +248,52 @@ func TestIdempotencyLeaseConfigured(t *testing.T) {
 	}
 }
 
-// Twenty requests at once with one key and one body: one creates the
-// tenant; each other gets that 201 again or a 409 idempotency_in_progress
-// with Retry-After, never name_taken.
-func TestIdempotentCreateConcurrent(t *testing.T) {
-	ts := newServer(t)
-	const n = 20
+// atOnce sends n requests at once to path, with one body and one
+// Idempotency-Key, and checks that one of them did the write (a 201, not
+// replayed) and each other got that 201 again or a 409
+// idempotency_in_progress with Retry-After. It returns the one that wrote.
+func atOnce(t *testing.T, ts *testServer, n int, path, body string) response {
+	t.Helper()
 	results := make([]response, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() {
-			results[i] = ts.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
-		})
+		wg.Go(func() { results[i] = ts.do(t, "POST", path, "application/json", body, "Idempotency-Key", "k-1") })
 	}
 	wg.Wait()
-	var created []response
-	replayed, inProgress := 0, 0
+	var stored []response
+	replays, inProgress := 0, 0
 	for i, r := range results {
 		switch {
 		case r.status == 201 && r.header.Get("Idempotent-Replayed") == "":
-			created = append(created, r)
+			stored = append(stored, r)
 		case r.status == 201:
-			replayed++
+			replays++
 		case r.status == 409 && r.problem(t).Code == api.CodeIdempotencyPending && r.header.Get("Retry-After") != "":
 			inProgress++
 		default:
 			t.Errorf("request %d: %d %s (Retry-After %q)", i, r.status, r.body, r.header.Get("Retry-After"))
 		}
 	}
-	if len(created) != 1 {
-		t.Fatalf("%d requests created the tenant, want 1", len(created))
+	if len(stored) != 1 {
+		t.Fatalf("%d requests stored, want 1", len(stored))
 	}
 	for i, r := range results {
-		if r.status == 201 && string(r.body) != string(created[0].body) {
-			t.Errorf("request %d answered another tenant: %s", i, r.body)
+		if r.status == 201 && string(r.body) != string(stored[0].body) {
+			t.Errorf("request %d answered another: %s", i, r.body)
 		}
 	}
-	t.Logf("of %d: 1 created, %d replayed, %d in progress", n, replayed, inProgress)
+	t.Logf("of %d: 1 stored, %d replayed, %d in progress", n, replays, inProgress)
+	return stored[0]
+}
+
+// Twenty requests at once with one key and one body: one creates the
+// tenant; each other gets that 201 again or a 409 idempotency_in_progress
+// with Retry-After, never name_taken.
+func TestIdempotentCreateConcurrent(t *testing.T) {
+	ts := newServer(t)
+	created := atOnce(t, ts, 20, "/v1/tenants", acmeBody)
 	mustCount(t, ts, 1)
-	if r := ts.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1"); r.status != 201 || string(r.body) != string(created[0].body) {
+	if r := ts.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1"); r.status != 201 || string(r.body) != string(created.body) {
 		t.Errorf("a retry afterwards: %d %s", r.status, r.body)
 	}
 }

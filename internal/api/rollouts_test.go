@@ -1,21 +1,15 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jaxxstorm/landlord/internal/api"
-	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
-	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 )
 
 // fleetOf makes n tenants on plan standard v1 (t00…, the first labelled
@@ -50,12 +44,7 @@ const threeWaves = `{"plan":"standard","waves":[{"name":"canary","selector":{"ri
 func TestFleetPlan(t *testing.T) {
 	ts := newServer(t)
 	fleetOf(t, ts, 10)
-	// t05's window is closed now: it opens in two hours, for an hour.
-	now := time.Now().UTC()
-	window := fmt.Sprintf(`{"maintenance_window":{"start":%q,"end":%q}}`, now.Add(2*time.Hour).Format("15:04"), now.Add(3*time.Hour).Format("15:04"))
-	if res := ts.do(t, "PATCH", "/v1/tenants/t05", "application/merge-patch+json", window); res.status != 200 {
-		t.Fatalf("window: %d %s", res.status, res.body)
-	}
+	ts.closeWindow(t, "t05")
 
 	res := ts.do(t, "POST", "/v1/rollouts?dry_run=true", "application/json", threeWaves)
 	if res.status != http.StatusOK {
@@ -253,22 +242,7 @@ func TestRolloutBadBodies(t *testing.T) {
 // Without a fleet store, plans and rollouts answer 501, as does a tenant
 // that names a plan; tenants without one are served as ever.
 func TestWithoutFleet(t *testing.T) {
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	p, err := mock.New(mock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := api.New(api.Options{Store: store, Compute: providertest.Manager(t, p, compute.ManagerOptions{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
-	ts := &testServer{Server: hs, store: store}
+	ts := newServerOn(t, openSQLite(t, filepath.Join(t.TempDir(), "landlord.db"), new(atomic.Int64)), nil)
 	for _, req := range [][3]string{
 		{"GET", "/v1/plans", ""}, {"POST", "/v1/plans", `{"name":"standard"}`}, {"GET", "/v1/rollouts/x", ""},
 		{"POST", "/v1/tenants", `{"name":"acme","compute_config":{},"plan":{"name":"standard"}}`},
