@@ -38,12 +38,14 @@ func Resume(r *Rollout, actor string, now time.Time) (*Rollout, Event, error) {
 	return &next, actionEvent(r, EventResumed, fmt.Sprintf("resumed by %s (was %s)", actorName(actor), r.State), actor, now), nil
 }
 
-// Abort ends an active rollout. With rollback, and when some member was
-// changed (changing, done or failed), the rollout becomes aborting: the
-// controller moves those members back to their versions, then marks it
-// aborted. Otherwise it is aborted at once, and tenants already changed
-// stay at the target version. An aborting rollout cannot be aborted again:
-// the controller is finishing it.
+// Abort ends an active rollout. With rollback the rollout becomes
+// aborting: the controller moves the members it changed (changing, done or
+// failed) back to their versions, then marks it aborted. It does so even
+// when members shows none changed: the driver may have changed one since
+// they were read, and only its next step, which reads them again, knows.
+// Without rollback it is aborted at once, and tenants already changed stay
+// at the target version. An aborting rollout cannot be aborted again: the
+// controller is finishing it.
 func Abort(r *Rollout, members []Member, rollback bool, actor string, now time.Time) (*Rollout, Event, error) {
 	if !r.State.Active() || r.State == StateAborting {
 		return nil, Event{}, stateError(r, "aborted", StateRunning, StatePaused, StateHalted)
@@ -60,12 +62,9 @@ func Abort(r *Rollout, members []Member, rollback bool, actor string, now time.T
 	next.Rollback = rollback
 	var msg string
 	switch {
-	case rollback && changed > 0:
-		next.State = StateAborting
-		msg = fmt.Sprintf("aborted by %s: rolling back %d changed tenants", actorName(actor), changed)
 	case rollback:
-		next.State, next.FinishedAt = StateAborted, &now
-		msg = fmt.Sprintf("aborted by %s: no tenant was changed, none to roll back", actorName(actor))
+		next.State = StateAborting
+		msg = fmt.Sprintf("aborted by %s: rolling the changed tenants back to their versions", actorName(actor))
 	default:
 		next.State, next.FinishedAt = StateAborted, &now
 		msg = fmt.Sprintf("aborted by %s: %d changed tenants stay at version %d", actorName(actor), changed, r.Spec.To)

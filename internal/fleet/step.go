@@ -85,13 +85,20 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 		gone := t == nil || t.DeletionRequestedAt != nil || t.Status == tenant.StatusDeleted
 		switch m.State {
 		case MemberPending:
-			if gone && m.Wave <= r.Wave {
-				settle(m, MemberSkipped, EventSkipped, "the tenant is deleted")
+			// A tenant of a wave begun that the rollout may no longer
+			// change is skipped now, not when its window opens.
+			if m.Wave > r.Wave {
+				break
+			}
+			if why := leftPending(r, m, t, gone); why != "" {
+				settle(m, MemberSkipped, EventSkipped, "%s", why)
 			}
 		case MemberChanging:
 			switch {
 			case gone:
 				settle(m, MemberSkipped, EventSkipped, "the tenant is deleted")
+			case movedAway(r, t) != "":
+				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, t))
 			case t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation:
 				settle(m, MemberDone, EventDone, "ready at generation %d", t.ObservedGeneration)
 			case t.Status == tenant.StatusFailed && t.ObservedGeneration >= m.Generation:
@@ -102,14 +109,26 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 			}
 		case MemberFailed:
 			// A tenant fixed since (a new override, a retry) stops counting
-			// against the budget: a halted rollout can then be resumed.
-			if !gone && t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation {
+			// against the budget: a halted rollout can then be resumed. So
+			// does one deleted, or moved off the target by someone else
+			// (never "recovered": it no longer runs the target version).
+			switch {
+			case gone:
+				settle(m, MemberSkipped, EventSkipped, "the tenant is deleted")
+			case movedAway(r, t) != "":
+				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, t))
+			case t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation:
 				settle(m, MemberDone, EventDone, "recovered: ready at generation %d", t.ObservedGeneration)
 			}
 		case MemberDone:
 			// A tenant that fails while its wave bakes, or later, counts
-			// against the budget.
-			if !gone && t.Status == tenant.StatusFailed && t.ObservedGeneration >= m.Generation {
+			// against the budget; one moved off the target by someone else
+			// is no longer done.
+			switch {
+			case gone:
+			case movedAway(r, t) != "":
+				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, t))
+			case t.Status == tenant.StatusFailed && t.ObservedGeneration >= m.Generation:
 				settle(m, MemberFailed, EventFailed, "failed at generation %d after it was ready: %s", t.ObservedGeneration, t.StatusMessage)
 			}
 		}
@@ -190,4 +209,35 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 		d.Rollout = &next
 	}
 	return d
+}
+
+// leftPending says why a pending member's tenant t (gone: deleted) may no
+// longer be changed by r, or "" when it may: the rules of ApplyMove, so
+// that such a member is skipped at once rather than when its window opens.
+func leftPending(r *Rollout, m *Member, t *tenant.Tenant, gone bool) string {
+	switch {
+	case gone:
+		return "the tenant is deleted"
+	case t.Plan == nil || t.Plan.Name != r.Spec.Plan:
+		return "the tenant no longer follows plan " + r.Spec.Plan
+	case t.Plan.Pinned:
+		return fmt.Sprintf("the tenant is pinned to %s", t.Plan)
+	case t.Plan.Version != m.From && t.Plan.Version != r.Spec.To:
+		return fmt.Sprintf("the tenant was moved to %s by someone else", t.Plan)
+	}
+	return ""
+}
+
+// movedAway says why a tenant the rollout changed no longer runs its
+// target (it left the plan, or someone moved it to another version), or ""
+// when it does. Such a member is skipped: it is neither done nor failed at
+// the target, and a rollback leaves it where it was put.
+func movedAway(r *Rollout, t *tenant.Tenant) string {
+	switch {
+	case t.Plan == nil || t.Plan.Name != r.Spec.Plan:
+		return "the tenant no longer follows plan " + r.Spec.Plan
+	case t.Plan.Version != r.Spec.To:
+		return fmt.Sprintf("the tenant was moved to %s by someone else", t.Plan)
+	}
+	return ""
 }

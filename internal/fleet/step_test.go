@@ -296,3 +296,130 @@ func TestMoveTwiceIsConflict(t *testing.T) {
 		t.Fatal("a second move of the same member was not refused")
 	}
 }
+
+// moveByHand is someone's change of a tenant's plan version outside the
+// rollout, which the controller then converges.
+func (s *sim) moveByHand(name string, version int64, pinned bool) {
+	s.t.Helper()
+	for id, t := range s.tenants {
+		if t.Name == name {
+			next := *t
+			next.Plan = &tenant.PlanRef{Name: t.Plan.Name, Version: version, Pinned: pinned}
+			next.Generation++
+			next.ObservedGeneration, next.Status = next.Generation, tenant.StatusReady
+			s.tenants[id] = &next
+			return
+		}
+	}
+	s.t.Fatalf("no tenant %s", name)
+}
+
+func (s *sim) memberNamed(name string) *Member {
+	for i := range s.members {
+		if s.members[i].TenantName == name {
+			return &s.members[i]
+		}
+	}
+	s.t.Fatalf("no member %s", name)
+	return nil
+}
+
+// A failed canary that someone moves back by hand is skipped, never
+// "recovered": it does not run the target.
+func TestFailedMovedByHandIsSkipped(t *testing.T) {
+	s := newSim(t, Spec{Plan: "standard", To: 2, Waves: []Wave{{Count: 1}}}, fleetOf(4))
+	s.step()
+	s.converge("t00")
+	s.step()
+	if s.r.State != StateHalted {
+		t.Fatalf("rollout %s, want halted", s.r.State)
+	}
+	s.moveByHand("t00", 1, false)
+	s.step()
+	if m := s.memberNamed("t00"); m.State != MemberSkipped || !strings.Contains(m.Message, "moved to standard (v1)") {
+		t.Fatalf("t00 %s (%s), want skipped as moved by someone else", m.State, m.Message)
+	}
+	resumed, _, err := Resume(s.r, "ops", s.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.r = resumed
+	for i := 0; s.r.State == StateRunning && i < 20; i++ {
+		s.step()
+		s.converge()
+	}
+	if s.r.State != StateCompleted || s.tenants[s.memberNamed("t00").TenantID].Plan.Version != 1 {
+		t.Fatalf("rollout %s, t00 at v%d; want completed with t00 left at v1", s.r.State, s.tenants[s.memberNamed("t00").TenantID].Plan.Version)
+	}
+	if c := s.states(); c[MemberDone] != 3 || c[MemberSkipped] != 1 {
+		t.Errorf("members %v, want 3 done and 1 skipped", c)
+	}
+}
+
+// A tenant someone moves to another version keeps it: a rollout does not
+// drag it to its target, and a rollback does not drag it back.
+func TestMovedByHandKeepsItsVersion(t *testing.T) {
+	s := newSim(t, Spec{Plan: "standard", To: 2, Waves: []Wave{{Count: 1}}}, fleetOf(3))
+	s.step() // t00 to v2
+	s.converge()
+	s.moveByHand("t01", 3, false) // waits in the next wave
+	s.step()                      // t00 done; bake
+	s.step()                      // next wave: t01 skipped, t02 moved
+	if m := s.memberNamed("t01"); m.State != MemberSkipped || s.tenants[m.TenantID].Plan.Version != 3 {
+		t.Fatalf("t01 %s at v%d, want skipped at v3", m.State, s.tenants[m.TenantID].Plan.Version)
+	}
+	s.moveByHand("t00", 4, false)
+	s.r.State, s.r.Rollback = StateAborting, true
+	s.step()
+	if s.r.State != StateAborted {
+		t.Fatalf("rollout %s, want aborted", s.r.State)
+	}
+	for name, want := range map[string]int64{"t00": 4, "t01": 3, "t02": 1} {
+		if v := s.tenants[s.memberNamed(name).TenantID].Plan.Version; v != want {
+			t.Errorf("%s at v%d after the rollback, want v%d", name, v, want)
+		}
+	}
+}
+
+// A tenant pinned, or moved off the plan, after the rollout started is
+// skipped as soon as its wave begins, not when its closed window opens.
+func TestLeftTenantDoesNotWaitForItsWindow(t *testing.T) {
+	tenants := fleetOf(3)
+	for _, tn := range tenants[1:] {
+		tn.MaintenanceWindow = &tenant.Window{Days: []string{"sat"}, Start: "02:00", End: "04:00"}
+	}
+	s := newSim(t, Spec{Plan: "standard", To: 2}, tenants)
+	s.moveByHand("t01", 1, true)
+	s.tenants[tenants[2].ID].Plan = nil
+	s.step()
+	s.converge()
+	s.step()
+	if c := s.states(); c[MemberSkipped] != 2 || c[MemberDone] != 1 || s.r.State != StateCompleted {
+		t.Fatalf("members %v, rollout %s; want t01 and t02 skipped and the rollout completed on a Wednesday", c, s.r.State)
+	}
+}
+
+// A failed member whose tenant is deleted stops counting against the
+// budget, so that the halted rollout can be resumed.
+func TestDeletedFailedTenantFreesTheBudget(t *testing.T) {
+	s := newSim(t, Spec{Plan: "standard", To: 2, Waves: []Wave{{Count: 1}}}, fleetOf(3))
+	s.step()
+	s.converge("t00")
+	s.step()
+	if s.r.State != StateHalted {
+		t.Fatalf("rollout %s, want halted", s.r.State)
+	}
+	delete(s.tenants, s.memberNamed("t00").TenantID)
+	resumed, _, err := Resume(s.r, "ops", s.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.r = resumed
+	for i := 0; s.r.State == StateRunning && i < 20; i++ {
+		s.step()
+		s.converge()
+	}
+	if s.r.State != StateCompleted || s.memberNamed("t00").State != MemberSkipped {
+		t.Fatalf("rollout %s with t00 %s; want completed, t00 skipped", s.r.State, s.memberNamed("t00").State)
+	}
+}

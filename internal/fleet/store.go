@@ -134,9 +134,10 @@ type Move struct {
 // the tenant to write (nil when it is not to change) and its events, and
 // the member and the rollout event to write. Tenants move forward only in
 // a running rollout and back only in an aborting one (else ErrState). A
-// tenant that is deleting or
-// deleted, follows another plan or none, or (moving forward) is pinned, is
-// not changed, and the member is skipped saying why.
+// tenant that is deleting or deleted, follows another plan or none, is
+// pinned, or is on another version than the move expects (its member's
+// From or the target going forward, the target going back: someone else
+// chose it) is not changed, and the member is skipped saying why.
 func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
 	if m.State != mv.Expect {
 		return nil, nil, m, Event{}, fmt.Errorf("%w: tenant %s is %s in rollout %s, not %s", ErrConflict, m.TenantID, m.State, r.ID, mv.Expect)
@@ -158,8 +159,13 @@ func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time)
 		skip = "the tenant is being deleted"
 	case cur.Plan == nil || cur.Plan.Name != r.Spec.Plan:
 		skip = "the tenant no longer follows plan " + r.Spec.Plan
-	case cur.Plan.Pinned && mv.State == MemberChanging:
+	case cur.Plan.Pinned:
 		skip = fmt.Sprintf("the tenant is pinned to %s", cur.Plan)
+	case mv.State == MemberChanging && cur.Plan.Version != m.From && cur.Plan.Version != mv.To,
+		mv.State == MemberRolledBack && cur.Plan.Version != r.Spec.To:
+		// Someone chose its version since the rollout read it: theirs
+		// stands.
+		skip = fmt.Sprintf("the tenant was moved to %s by someone else", cur.Plan)
 	}
 	if skip != "" {
 		m.State, m.FinishedAt, m.Message = MemberSkipped, &now, skip
