@@ -72,7 +72,7 @@ func Handler(p Page) http.Handler {
 // view is the page as its templates read it.
 type view struct {
 	Title, Args, Host, Started, Version, EnvNote, Message string
-	EnvNames                                     []string
+	EnvNames                                              []string
 }
 
 const envNote = "names only: secrets reach a container as environment variables too, and from inside it nothing tells them apart, so no value is shown but " + MessageVariable + "'s, as the message"
