@@ -109,7 +109,9 @@ type RolloutListOptions struct {
 	Plan string
 	// Active lists only active rollouts.
 	Active bool
-	// Limit caps the number returned; 0 is 100.
+	// Limit caps the number returned; 0 is 100, or, with Active, no
+	// limit: there is at most one active rollout per plan, and the driver
+	// steps every one.
 	Limit int
 }
 

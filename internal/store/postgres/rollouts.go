@@ -232,10 +232,17 @@ func (s *Store) GetRollout(ctx context.Context, id string) (*fleet.Rollout, erro
 // ListRollouts implements fleet.Store.
 func (s *Store) ListRollouts(ctx context.Context, opts fleet.RolloutListOptions) ([]*fleet.Rollout, error) {
 	limit := opts.Limit
-	if limit <= 0 {
+	switch {
+	case limit > 0:
+	case opts.Active:
+		limit = 0 // every one (LIMIT NULL): at most one a plan
+	default:
 		limit = 100
 	}
-	q, args := selectRollout+` WHERE true`, []any{limit}
+	q, args := selectRollout+` WHERE true`, []any{nil}
+	if limit > 0 {
+		args[0] = limit
+	}
 	if opts.Plan != "" {
 		q, args = q+` AND plan = $2`, append(args, opts.Plan)
 	}

@@ -212,7 +212,11 @@ func (s *Store) GetRollout(ctx context.Context, id string) (*fleet.Rollout, erro
 // ListRollouts returns rollouts, newest first; see fleet.Store.
 func (s *Store) ListRollouts(ctx context.Context, opts fleet.RolloutListOptions) ([]*fleet.Rollout, error) {
 	limit := opts.Limit
-	if limit <= 0 {
+	switch {
+	case limit > 0:
+	case opts.Active:
+		limit = -1 // every one: at most one a plan
+	default:
 		limit = 100
 	}
 	q, args := selectRollout+` WHERE TRUE`, []any{}

@@ -319,3 +319,25 @@ func testRolloutEvents(t *testing.T, s tenant.Store) {
 	_, err := f.ListRolloutEvents(ctx, tenant.NewID(), 0, 0)
 	wantErr(t, "ListRolloutEvents of an unknown rollout", err, fleet.ErrNotFound)
 }
+
+// testActiveRolloutsAll checks that active rollouts are listed all, past
+// the default limit of 100 that other lists have: the driver steps every
+// one.
+func testActiveRolloutsAll(t *testing.T, s tenant.Store) {
+	f := fleetStore(t, s)
+	for i := range 102 {
+		name := fmt.Sprintf("many-%03d", i)
+		mustPlan(t, f, name)
+		mustPublish(t, f, name, `{"image":"m"}`)
+		mustRollout(t, f, name, 1, nil)
+	}
+	if active, err := f.ListRollouts(ctx, fleet.RolloutListOptions{Active: true}); err != nil || len(active) != 102 {
+		t.Errorf("ListRollouts(Active) of 102 active rollouts: %d, %v", len(active), err)
+	}
+	if all, err := f.ListRollouts(ctx, fleet.RolloutListOptions{}); err != nil || len(all) != 100 {
+		t.Errorf("ListRollouts() of 102 rollouts: %d, %v; want the default limit of 100", len(all), err)
+	}
+	if some, err := f.ListRollouts(ctx, fleet.RolloutListOptions{Active: true, Limit: 3}); err != nil || len(some) != 3 {
+		t.Errorf("ListRollouts(Active, Limit 3): %d, %v", len(some), err)
+	}
+}

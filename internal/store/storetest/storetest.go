@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 		{"Rollouts", testRollouts},
 		{"RolloutMembers", testRolloutMembers},
 		{"RolloutEvents", testRolloutEvents},
+		{"ActiveRolloutsAll", testActiveRolloutsAll},
 		{"MoveTenant", testMoveTenant},
 		{"MoveTenantSkips", testMoveTenantSkips},
 		{"MoveTenantAnnounces", testMoveTenantAnnounces},
