@@ -183,14 +183,23 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 		if open > 0 {
 			return d
 		}
-		// Every member of the wave is done, failed or skipped: bake.
-		if next.BakeFrom == nil {
-			next.BakeFrom, changed = &now, true
-			if r.Spec.Bake > 0 {
-				d.Events = append(d.Events, event(EventWaveBaking, nil, "wave %s: every tenant settled; baking for %s", r.Waves[wave].Name, r.Spec.Bake))
+		// Every member of the wave is done, failed or skipped: bake, if
+		// the wave changed a tenant (an empty or all-skipped wave has
+		// nothing to watch).
+		bake := time.Duration(0)
+		for _, m := range members {
+			if m.Wave == wave && (m.State == MemberDone || m.State == MemberFailed) {
+				bake = r.Spec.Bake
+				break
 			}
 		}
-		if now.Sub(*next.BakeFrom) >= r.Spec.Bake {
+		if next.BakeFrom == nil {
+			next.BakeFrom, changed = &now, true
+			if bake > 0 {
+				d.Events = append(d.Events, event(EventWaveBaking, nil, "wave %s: every tenant settled; baking for %s", r.Waves[wave].Name, bake))
+			}
+		}
+		if now.Sub(*next.BakeFrom) >= bake {
 			next.Wave, next.BakeFrom, changed = wave+1, nil, true
 			if next.Wave < len(r.Waves) {
 				e := event(EventWaveStarted, nil, "wave %s: %d tenants", r.Waves[next.Wave].Name, r.Waves[next.Wave].Size)

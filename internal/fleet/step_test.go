@@ -423,3 +423,20 @@ func TestDeletedFailedTenantFreesTheBudget(t *testing.T) {
 		t.Fatalf("rollout %s with t00 %s; want completed, t00 skipped", s.r.State, s.memberNamed("t00").State)
 	}
 }
+
+// A wave that changed no tenant (empty, or every member skipped) does not
+// bake: there is nothing to watch.
+func TestEmptyWaveDoesNotBake(t *testing.T) {
+	s := newSim(t, Spec{Plan: "standard", To: 2, Bake: time.Hour, Waves: []Wave{
+		{Name: "nobody", Selector: map[string]string{"ring": "none"}}, {Name: "one", Count: 1}}}, fleetOf(2))
+	s.step() // wave nobody is empty: wave one starts at once
+	if s.r.Wave != 1 {
+		t.Fatalf("wave %d after the first step, want 1: an empty wave baked", s.r.Wave)
+	}
+	s.step()
+	s.converge()
+	s.step()
+	if s.r.Wave != 1 || s.r.BakeFrom == nil {
+		t.Fatalf("wave %d, bake from %v; want wave one baking", s.r.Wave, s.r.BakeFrom)
+	}
+}
