@@ -1,11 +1,15 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +33,11 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) error {
 	if p.Provider == "" {
 		p.Provider = s.compute.DefaultProvider()
 	}
-	if err := fleet.ValidatePlan(p); err != nil {
+	errs := violation.List(violation.Of(fleet.ValidatePlan(p)))
+	if strings.ContainsRune(p.Description, 0) {
+		errs.Add("/description", "%s", mustNotHoldNUL)
+	}
+	if err := errs.Err(fleet.ErrInvalid); err != nil {
 		return err
 	}
 	if _, err := s.compute.Registry().Get(p.Provider); err != nil {
@@ -132,8 +140,14 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 	if err := requireObjectAt(req.Config, "/config"); err != nil {
 		return err
 	}
+	if at := nulAt(req.Config, "/config"); at != "" {
+		errs.Add(at, "%s", mustNotHoldNUL)
+	}
 	if len(req.Message) > fleet.MaxDescription {
 		errs.Add("/message", "must be at most %d bytes", fleet.MaxDescription)
+	}
+	if strings.ContainsRune(req.Message, 0) {
+		errs.Add("/message", "%s", mustNotHoldNUL)
 	}
 	if err := s.compute.CheckPlanConfig(p.Provider, req.Config); err != nil {
 		if !errors.Is(err, compute.ErrInvalidSpec) {
@@ -149,7 +163,7 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 			fields[i] = FieldError{Pointer: v.Pointer, Message: v.Message}
 		}
 		return problem(http.StatusUnprocessableEntity, CodeInvalidComputeConfig,
-			fmt.Sprintf("the config is not valid for provider %s, the plan's", p.Provider), sortErrors(fields)...)
+			fmt.Sprintf("the version is not valid for plan %s, on provider %s", p.Name, p.Provider), sortErrors(fields)...)
 	}
 	err = writeKept(s, w, r, held,
 		func() (*fleet.Version, error) {
@@ -161,8 +175,16 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 		func(v *fleet.Version) tenant.IdempotentResponse {
 			return created(renderVersion(v), map[string]string{"Location": fmt.Sprintf("/v1/plans/%s/versions/%d", v.Plan, v.Version)})
 		})
-	if errors.Is(err, fleet.ErrNotFound) {
+	switch {
+	case errors.Is(err, fleet.ErrNotFound):
 		return planNotFound(p.Name) // deleted meanwhile
+	case errors.Is(err, fleet.ErrInvalid) && len(violation.Of(err)) == 0:
+		// The store refused what the checks above let through: its words
+		// are for the log, not the client.
+		s.log.WarnContext(r.Context(), "the store refused a plan version the API accepted", slog.String("request_id", requestID(r)), slog.Any("error", err))
+		return problem(http.StatusUnprocessableEntity, CodeInvalidComputeConfig,
+			fmt.Sprintf("the store refused this version of plan %s; landlord's log has the cause under this request's id", p.Name),
+			FieldError{Pointer: "/config", Message: "was refused by the store"})
 	}
 	return err
 }
@@ -249,6 +271,71 @@ func requireObjectAt(raw json.RawMessage, at string) error {
 		return problem(http.StatusBadRequest, CodeInvalidBody, at[1:]+" must be a JSON object", FieldError{Pointer: at, Message: "must be an object"})
 	}
 	return nil
+}
+
+// mustNotHoldNUL is the message for text that holds U+0000.
+const mustNotHoldNUL = "must not contain the character U+0000"
+
+// nulAt returns the pointer, under at, of the first string of raw (a JSON
+// document) that holds U+0000, or of the object one of whose keys does;
+// "" when none does. PostgreSQL can store U+0000 neither in text nor in
+// JSON, so the API refuses it on every store, by pointer, as the tenant
+// rules refuse it in a compute_config, rather than let a store refuse it in
+// its own words. In valid JSON, U+0000 can only be written as the escape
+// \u0000, so raw is decoded only when it holds one.
+func nulAt(raw json.RawMessage, at string) string {
+	if !hasNULEscape(raw) {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return at
+	}
+	return findNUL(v, at)
+}
+
+// hasNULEscape reports whether JSON text holds the escape \u0000: a
+// backslash that is not itself escaped, then u0000.
+func hasNULEscape(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
+			return true
+		}
+		i++ // the escaped character
+	}
+	return false
+}
+
+// findNUL is nulAt on a decoded value.
+func findNUL(v any, at string) string {
+	switch v := v.(type) {
+	case string:
+		if strings.ContainsRune(v, 0) {
+			return at
+		}
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(v)) // the same pointer every time
+		for _, k := range keys {
+			if strings.ContainsRune(k, 0) {
+				return at
+			}
+			if p := findNUL(v[k], at+"/"+violation.Escape(k)); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, child := range v {
+			if p := findNUL(child, at+"/"+strconv.Itoa(i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 func renderPlan(p *fleet.Plan) Plan {

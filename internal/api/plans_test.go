@@ -127,6 +127,71 @@ func TestPlans(t *testing.T) {
 	expectProblem(t, ts.do(t, "GET", "/v1/plans/standard", "", ""), 404, api.CodePlanNotFound)
 }
 
+// storeWords are words of a store's own errors, which must not reach a
+// client.
+var storeWords = []string{"sqlite", "postgres", "invalid:", "NUL characters"}
+
+// TestPlanTextWithNULOnEachStore: U+0000 in a version's config or message,
+// or a plan's description (a 422 without a pointer in the store's own
+// words, a 500 or stored, before, by store) is a 422 naming the field on
+// both stores, and nothing is stored.
+func TestPlanTextWithNULOnEachStore(t *testing.T) {
+	onEachStore(t, func(t *testing.T, ts *testServer) {
+		if res := ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"standard"}`); res.status != http.StatusCreated {
+			t.Fatalf("create plan: %d %s", res.status, res.body)
+		}
+		for _, tt := range []struct {
+			name, path, body, pointer string
+		}{
+			{"a config value", "/v1/plans/standard/versions", `{"config":{"env":{"A":"x\u0000y"}}}`, "/config/env/A"},
+			{"a config value in an array", "/v1/plans/standard/versions", `{"config":{"args":["a","\u0000"]}}`, "/config/args/1"},
+			{"a config key", "/v1/plans/standard/versions", `{"config":{"env":{"A\u0000":"x"}}}`, "/config/env"},
+			{"a config key with / and ~", "/v1/plans/standard/versions", `{"config":{"env":{"a/b~":"\u0000"}}}`, "/config/env/a~1b~0"},
+			{"a message", "/v1/plans/standard/versions", `{"config":{},"message":"m\u0000"}`, "/message"},
+			{"a description", "/v1/plans", `{"name":"other","description":"d\u0000"}`, "/description"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				res := ts.do(t, "POST", tt.path, "application/json", tt.body)
+				p := res.problem(t)
+				if res.status != http.StatusUnprocessableEntity || !slices.Equal(pointers(p), []string{tt.pointer}) {
+					t.Fatalf("%d %s %v, want 422 at %s: %s", res.status, p.Code, pointers(p), tt.pointer, res.body)
+				}
+				for _, w := range storeWords {
+					if strings.Contains(string(res.body), w) {
+						t.Errorf("the problem has the store's words (%q): %s", w, res.body)
+					}
+				}
+			})
+		}
+		// A backslash then u0000 is not U+0000: stored, or, if a store
+		// refuses it, refused naming /config without the store's words.
+		res := ts.do(t, "POST", "/v1/plans/standard/versions", "application/json", `{"config":{"env":{"A":"\\u0000"}}}`)
+		if res.status != http.StatusCreated {
+			p := res.problem(t)
+			if res.status != http.StatusUnprocessableEntity || !slices.Equal(pointers(p), []string{"/config"}) {
+				t.Errorf("an escaped backslash then u0000: %d %v, want 201, or 422 at /config: %s", res.status, pointers(p), res.body)
+			}
+			for _, w := range storeWords {
+				if strings.Contains(string(res.body), w) {
+					t.Errorf("the problem has the store's words (%q): %s", w, res.body)
+				}
+			}
+		}
+		var p api.Plan
+		mustDecode(t, ts.do(t, "GET", "/v1/plans/standard", "", ""), &p)
+		want := int64(0)
+		if res.status == http.StatusCreated {
+			want = 1
+		}
+		if p.LatestVersion != want {
+			t.Errorf("latest version %d, want %d: a refused version was stored", p.LatestVersion, want)
+		}
+		if res := ts.do(t, "GET", "/v1/plans/other", "", ""); res.status != http.StatusNotFound {
+			t.Errorf("a refused plan was stored: %d %s", res.status, res.body)
+		}
+	})
+}
+
 func TestTenantOnPlan(t *testing.T) {
 	ts := newServer(t)
 	ts.plan(t, "standard", `{"image":"example.com/app:1","env":{"TIER":"standard","SHARED":"plan"}}`)
