@@ -11,7 +11,9 @@ import (
 )
 
 // RestWave is the name of the wave that takes the tenants the spec's waves
-// leave.
+// leave. A spec may name its last wave so only when that wave takes every
+// tenant the others leave (no selector, count or percent); Assign then adds
+// no wave of its own.
 const RestWave = "rest"
 
 // ValidateSpec checks a rollout's spec, reporting every problem with its
@@ -42,15 +44,21 @@ func ValidateSpec(s Spec) error {
 	for i, w := range s.Waves {
 		at := fmt.Sprintf("/waves/%d", i)
 		name := waveName(w, i)
-		if err := tenant.ValidateName(name); err != nil {
+		switch err := tenant.ValidateName(name); {
+		case err != nil:
 			errs.Add(at+"/name", "%s", strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": "))
-		} else if names[name] || name == RestWave && i < len(s.Waves)-1 {
+		case names[name]:
 			errs.Add(at+"/name", "%s names another wave", violation.Quote(name))
+		case name == RestWave && (i < len(s.Waves)-1 || len(w.Selector) > 0 || w.Count != 0 || w.Percent != 0):
+			errs.Add(at+"/name", "%s names the last wave, which takes every tenant the waves before it leave: "+
+				"give this wave another name, or make it the last one, without selector, count or percent", violation.Quote(name))
 		}
 		names[name] = true
-		if err := tenant.ValidateSelector(w.Selector); err != nil {
-			for _, v := range violation.Of(err) {
-				errs.Add(at+"/selector"+v.Pointer, "%s", v.Message)
+		// Each term is checked alone, so that its problem is at its key's
+		// pointer in the body (ValidateSelector's pointers are a query's).
+		for k, v := range w.Selector {
+			for _, bad := range violation.Of(tenant.ValidateSelector(map[string]string{k: v})) {
+				errs.Add(at+"/selector/"+violation.Escape(k), "%s", bad.Message)
 			}
 		}
 		switch {
@@ -107,26 +115,27 @@ func Select(spec Spec, tenants []*tenant.Tenant) Selection {
 
 // Assign puts candidates (in id order) into the spec's waves, as Wave
 // describes, and returns the waves with their sizes and the members. A wave
-// may be empty; tenants no wave takes form a last wave named RestWave.
+// may be empty. Tenants no wave takes join the wave named RestWave: the
+// spec's last wave when it is so named (ValidateSpec), else one added last.
+// So no two waves share the name.
 func Assign(spec Spec, candidates []*tenant.Tenant) ([]AssignedWave, []Member) {
 	taken := make([]bool, len(candidates))
 	waves := make([]AssignedWave, 0, len(spec.Waves)+1)
 	members := make([]Member, 0, len(candidates))
-	take := func(w Wave, limit int) {
-		i := len(waves)
-		aw := AssignedWave{Wave: w}
-		aw.Name = waveName(w, i)
+	fill := func(i int, selector map[string]string, limit int) {
 		for j, t := range candidates {
-			if taken[j] || limit >= 0 && aw.Size >= limit || !matches(w.Selector, t.Labels) {
+			if taken[j] || limit >= 0 && waves[i].Size >= limit || !matches(selector, t.Labels) {
 				continue
 			}
 			taken[j] = true
-			aw.Size++
+			waves[i].Size++
 			members = append(members, Member{TenantID: t.ID, TenantName: t.Name, Wave: i, State: MemberPending, From: t.Plan.Version})
 		}
-		waves = append(waves, aw)
 	}
-	for _, w := range spec.Waves {
+	for i, w := range spec.Waves {
+		aw := AssignedWave{Wave: w}
+		aw.Name = waveName(w, i)
+		waves = append(waves, aw)
 		limit := -1
 		switch {
 		case w.Count > 0:
@@ -134,10 +143,15 @@ func Assign(spec Spec, candidates []*tenant.Tenant) ([]AssignedWave, []Member) {
 		case w.Percent > 0:
 			limit = (w.Percent*len(candidates) + 99) / 100
 		}
-		take(w, limit)
+		fill(i, w.Selector, limit)
 	}
-	if slices.Contains(taken, false) || len(waves) == 0 {
-		take(Wave{Name: RestWave}, -1)
+	rest := slices.IndexFunc(waves, func(w AssignedWave) bool { return w.Name == RestWave })
+	if rest < 0 && (slices.Contains(taken, false) || len(waves) == 0) {
+		waves = append(waves, AssignedWave{Wave: Wave{Name: RestWave}})
+		rest = len(waves) - 1
+	}
+	if rest >= 0 {
+		fill(rest, nil, -1)
 	}
 	return waves, members
 }
