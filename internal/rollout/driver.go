@@ -73,8 +73,10 @@ type Driver struct {
 
 // coalesce is how long the driver lets tenants' changes gather after the
 // first wakes it, so that a burst of them (a wave's tenants turning ready
-// together) costs one step.
-const coalesce = 50 * time.Millisecond
+// together) costs one step: a step reads every follower of the plan (92 ms
+// for 5,000 on SQLite, BenchmarkTick), so a wave moves on within a quarter
+// of a second of its last tenant turning ready, at most about a third of a core while tenants keep changing.
+const coalesce = 250 * time.Millisecond
 
 // New returns a driver of the rollouts in plans over the tenants in
 // tenants (the same database).
@@ -84,7 +86,7 @@ func New(tenants tenant.Store, plans fleet.Store, opts Options) *Driver {
 }
 
 // Run steps the rollouts every Interval, at once again after a step that
-// decided something, and soon after tenants change (Options.Changes) while
+// changed a rollout, and soon after tenants change (Options.Changes) while
 // rollouts are active, until ctx ends; then it gives the lease up.
 func (d *Driver) Run(ctx context.Context) error {
 	tick := time.NewTicker(d.opts.Interval)
@@ -94,13 +96,13 @@ func (d *Driver) Run(ctx context.Context) error {
 	for {
 		again := false
 		if d.lead(ctx) {
-			decided, err := d.tick(ctx)
+			more, err := d.tick(ctx)
 			if err != nil && ctx.Err() == nil {
 				d.log.Warn("rollout step failed; trying again at the next tick", slog.Any("error", err))
 			}
-			// What a step decided may let the next decide more at once;
-			// after an error, wait for the tick.
-			again = decided && err == nil
+			// A step that changed a rollout may let the next decide more
+			// at once; after an error, wait for the tick.
+			again = more && err == nil
 		}
 		if again && ctx.Err() == nil {
 			continue
@@ -223,8 +225,8 @@ func (d *Driver) Tick(ctx context.Context) error {
 	return err
 }
 
-// tick steps every active rollout once and reports whether any step
-// decided something.
+// tick steps every active rollout once and reports whether a step may
+// decide more at once (see step).
 func (d *Driver) tick(ctx context.Context) (bool, error) {
 	active, err := d.fleet.ListRollouts(ctx, fleet.RolloutListOptions{Active: true})
 	if err != nil {
@@ -232,22 +234,25 @@ func (d *Driver) tick(ctx context.Context) (bool, error) {
 	}
 	d.active = len(active)
 	var (
-		errs    []error
-		decided bool
+		errs []error
+		more bool
 	)
 	for _, r := range active {
-		did, err := d.step(ctx, r)
-		decided = decided || did
+		again, err := d.step(ctx, r)
+		more = more || again
 		if err != nil {
 			errs = append(errs, fmt.Errorf("rollout %s: %w", r.ID, err))
 		}
 	}
-	return decided, errors.Join(errs...)
+	return more, errors.Join(errs...)
 }
 
-// step decides and applies one step of r, and reports whether it decided
-// anything: then its next step may decide more at once (a wave done starts
-// the next; a member settled frees a place in flight).
+// step decides and applies one step of r, and reports whether its next
+// step may decide more at once: when the rollout itself changed (a wave
+// done starts the next in the following step) or a write found that
+// someone else had written first. Members settled and moved in one step
+// need no other: Step moves into the places its settles free, and the
+// tenants it moves announce their own changes.
 func (d *Driver) step(ctx context.Context, r *fleet.Rollout) (bool, error) {
 	members, err := d.fleet.Members(ctx, r.ID)
 	if err != nil {
@@ -262,7 +267,6 @@ func (d *Driver) step(ctx context.Context, r *fleet.Rollout) (bool, error) {
 		return false, err
 	}
 	dec := fleet.Step(r, members, tenants, d.opts.Now(), d.opts.Identity)
-	decided := len(dec.Settles) > 0 || len(dec.Moves) > 0 || dec.Rollout != nil
 	log := d.log.With(slog.String("rollout", r.ID), slog.String("plan", r.Spec.Plan))
 	complete := true // every settle and move was written
 	for _, s := range dec.Settles {
@@ -289,7 +293,7 @@ func (d *Driver) step(ctx context.Context, r *fleet.Rollout) (bool, error) {
 			slog.Int64("to_version", mv.To), slog.Int64("generation", m.Generation), slog.String("message", m.Message))
 	}
 	if !complete || dec.Rollout == nil {
-		return decided, nil
+		return !complete, nil
 	}
 	next := dec.Rollout
 	if next.State == fleet.StateCompleted {
