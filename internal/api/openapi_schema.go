@@ -157,7 +157,7 @@ var fieldNotes = map[fieldKey]fieldNote{
 	{reflect.TypeFor[MaintenanceWindow](), "days"}:            {doc: "mon, tue, wed, thu, fri, sat, sun; empty or left out is every day."},
 	{reflect.TypeFor[MaintenanceWindow](), "start"}:           {doc: "When the window opens, HH:MM (24-hour)."},
 	{reflect.TypeFor[MaintenanceWindow](), "end"}:             {doc: "When it closes, HH:MM; at or before start closes the next day."},
-	{reflect.TypeFor[MaintenanceWindow](), "time_zone"}:       {doc: "An IANA time zone name such as Europe/Berlin; UTC when left out."},
+	{reflect.TypeFor[MaintenanceWindow](), "time_zone"}:       {doc: "An IANA time zone name such as Europe/Berlin; UTC when left out. Local (the zone of each landlord process) is refused."},
 	{reflect.TypeFor[ConfigLayers](), "defaults"}:             {doc: "The operator's defaults for the provider; null when there are none."},
 	{reflect.TypeFor[ConfigLayers](), "plan"}:                 {doc: "The plan version's config; null for a tenant that follows no plan."},
 	{reflect.TypeFor[ConfigLayers](), "tenant"}:               {doc: "The tenant's own compute_config (its overrides, for a tenant that follows a plan)."},

@@ -293,6 +293,11 @@ func TestTenantOnPlan(t *testing.T) {
 		t.Errorf("merge into the window: %+v", got.MaintenanceWindow)
 	}
 	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"maintenance_window":{"days":["someday"]}}`), 400, api.CodeInvalidBody, "/maintenance_window/days/0")
+	// Local is each landlord process's own zone: refused, on a change and
+	// on a create.
+	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"maintenance_window":{"time_zone":"Local"}}`), 400, api.CodeInvalidBody, "/maintenance_window/time_zone")
+	expectProblem(t, ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"local","compute_config":{"image":"a"},"maintenance_window":{"start":"02:00","end":"04:00","time_zone":"Local"}}`),
+		400, api.CodeInvalidBody, "/maintenance_window/time_zone")
 	if got := patch(`{"maintenance_window":null}`); got.MaintenanceWindow != nil {
 		t.Errorf("remove the window: %+v", got.MaintenanceWindow)
 	}

@@ -56,11 +56,27 @@ func validateWindow(w *Window, errs *violation.List) {
 	}
 }
 
-// ValidateWindow checks a maintenance window as Validate does.
+// ValidateWindow checks a maintenance window a request sets: as Validate
+// does, and that its time zone is not one of each landlord process's own
+// (see processZone). Validate lets a window stored before that rule keep
+// such a zone, so that rollouts can still move its tenant.
 func ValidateWindow(w *Window) error {
 	var errs violation.List
 	validateWindow(w, &errs)
+	if w != nil && processZone(w.TimeZone) {
+		errs.Add("/maintenance_window/time_zone", "%s is the time zone each landlord process is set to, which may differ from one to another: "+
+			"name an IANA time zone such as Europe/Berlin, or leave time_zone out for UTC", violation.Quote(w.TimeZone))
+	}
 	return errs.Err(ErrInvalid)
+}
+
+// processZone reports whether time.LoadLocation reads a zone name from the
+// settings of the process rather than from the zone database: "Local" (its
+// TZ, else the host's zone), and "localtime" (the host's /etc/localtime, on
+// most Linux systems). A window in such a zone would open at different
+// times on different replicas.
+func processZone(name string) bool {
+	return name == "Local" || name == "localtime"
 }
 
 // Open reports whether the window is open at t, and when it next opens when
