@@ -192,7 +192,7 @@ var fieldNotes = map[fieldKey]fieldNote{
 	{reflect.TypeFor[Rollout](), "deadline"}:                  {doc: "Each changed tenant's deadline to become ready, as a Go duration."},
 	{reflect.TypeFor[Rollout](), "counts"}:                    {doc: "The rollout's tenants by state: pending, changing, done, failed, skipped, rolled_back."},
 	{reflect.TypeFor[Rollout](), "failed"}:                    {doc: "The names of the tenants that failed."},
-	{reflect.TypeFor[Rollout](), "waiting"}:                   {doc: "Pending tenants of the wave in progress whose maintenance window is closed; not shown in lists."},
+	{reflect.TypeFor[Rollout](), "waiting"}:                   {doc: "Pending tenants of the wave in progress, still following the plan, whose maintenance window is closed; not shown in lists."},
 	{reflect.TypeFor[Rollout](), "bake_from"}:                 {doc: "When every tenant of the wave in progress settled: its bake started then."},
 	{reflect.TypeFor[Rollout](), "rollback"}:                  {doc: "The abort asked for the changed tenants to be rolled back."},
 	{reflect.TypeFor[Rollout](), "message"}:                   {doc: "Why the rollout is as it is: who paused it, which tenants failed."},

@@ -66,10 +66,9 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 	slices.SortFunc(members, func(a, b fleet.Member) int {
 		return cmp.Or(cmp.Compare(a.Wave, b.Wave), strings.Compare(a.TenantID, b.TenantID))
 	})
-	waiting, err := s.waiting(r.Context(), &fleet.Rollout{State: fleet.StateRunning}, members)
-	if err != nil {
-		return err
-	}
+	// The tenants are those just read: no second read of each.
+	started := &fleet.Rollout{Spec: spec, State: fleet.StateRunning}
+	waiting := waitingOf(s.opts.Now(), started, pendingNow(started, members), candidatesByID(sel.Candidates))
 	ro := &fleet.Rollout{Spec: spec, Waves: waves, CreatedBy: actor(r)}
 	err = writeKept(s, w, r, held,
 		func() (*fleet.Rollout, error) { return s.fleet.CreateRollout(r.Context(), ro, members) },
@@ -175,6 +174,15 @@ func (s *Server) followers(ctx context.Context, plan string) ([]*tenant.Tenant, 
 	}
 }
 
+// candidatesByID indexes tenants by id.
+func candidatesByID(ts []*tenant.Tenant) map[string]*tenant.Tenant {
+	out := make(map[string]*tenant.Tenant, len(ts))
+	for _, t := range ts {
+		out[t.ID] = t
+	}
+	return out
+}
+
 // move is what a rollout would do to one tenant's effective config.
 type move struct {
 	changes []compute.Change
@@ -268,10 +276,7 @@ func (s *Server) fleetPlan(spec fleet.Spec, plan *fleet.Plan, sel fleet.Selectio
 	if d, err := s.compute.Registry().Describe(plan.Provider); err == nil && d.Capabilities != nil {
 		inPlace = d.Capabilities.InPlaceUpdate
 	}
-	byID := map[string]*tenant.Tenant{}
-	for _, t := range sel.Candidates {
-		byID[t.ID] = t
-	}
+	byID := candidatesByID(sel.Candidates)
 	out := FleetPlan{Plan: plan.Name, Provider: plan.Provider, FromVersion: spec.From, ToVersion: spec.To,
 		Waves: make([]FleetPlanWave, len(waves)), Pinned: planTenants(sel.Pinned), Current: planTenants(sel.Current),
 		Counts: FleetPlanCounts{Waves: map[string]int{}, Tenants: len(members), Pinned: len(sel.Pinned), Current: len(sel.Current), Actions: map[string]int{}}}

@@ -64,24 +64,68 @@ func (s *Server) writeRollout(w http.ResponseWriter, r *http.Request, status int
 	return nil
 }
 
+// waitingGets is how many pending members waiting reads one by one; it
+// reads more with the plan's followers, a page at a time, so that a wave
+// of thousands costs a few round trips to the store, not thousands (the
+// console reads a rollout every second).
+const waitingGets = 16
+
 // waiting lists the pending members of the wave in progress of a running
-// rollout whose maintenance window is closed now.
+// rollout whose tenant follows the rollout's plan and whose maintenance
+// window is closed now.
 func (s *Server) waiting(ctx context.Context, ro *fleet.Rollout, members []fleet.Member) ([]WaitingTenant, error) {
-	if ro.State != fleet.StateRunning && ro.State != fleet.StatePaused && ro.State != fleet.StateHalted {
+	pending := pendingNow(ro, members)
+	if len(pending) == 0 {
 		return nil, nil
 	}
-	now := s.opts.Now()
-	var out []WaitingTenant
-	for _, m := range members {
-		if m.Wave != ro.Wave || m.State != fleet.MemberPending {
-			continue
+	tenants := make(map[string]*tenant.Tenant, len(pending))
+	if len(pending) <= waitingGets {
+		for _, m := range pending {
+			t, err := s.store.Get(ctx, m.TenantID, tenant.GetOptions{})
+			if errors.Is(err, tenant.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			tenants[t.ID] = t
 		}
-		t, err := s.store.Get(ctx, m.TenantID, tenant.GetOptions{})
-		if errors.Is(err, tenant.ErrNotFound) {
-			continue
-		}
+	} else {
+		followers, err := s.followers(ctx, ro.Spec.Plan)
 		if err != nil {
 			return nil, err
+		}
+		for _, t := range followers {
+			tenants[t.ID] = t
+		}
+	}
+	return waitingOf(s.opts.Now(), ro, pending, tenants), nil
+}
+
+// pendingNow returns the pending members of the wave in progress of a
+// rollout that is running (or paused or halted: it may run again).
+func pendingNow(ro *fleet.Rollout, members []fleet.Member) []fleet.Member {
+	if ro.State != fleet.StateRunning && ro.State != fleet.StatePaused && ro.State != fleet.StateHalted {
+		return nil
+	}
+	var out []fleet.Member
+	for _, m := range members {
+		if m.Wave == ro.Wave && m.State == fleet.MemberPending {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitingOf is waiting with the tenants at hand, by id. A member whose
+// tenant is not there (deleted) or no longer follows the plan waits for
+// nothing: the driver skips it.
+func waitingOf(now time.Time, ro *fleet.Rollout, pending []fleet.Member, tenants map[string]*tenant.Tenant) []WaitingTenant {
+	var out []WaitingTenant
+	for _, m := range pending {
+		t := tenants[m.TenantID]
+		if t == nil || t.Plan == nil || t.Plan.Name != ro.Spec.Plan {
+			continue
 		}
 		if open, opens := t.MaintenanceWindow.Open(now); !open {
 			wt := WaitingTenant{TenantID: m.TenantID, TenantName: m.TenantName}
@@ -92,7 +136,7 @@ func (s *Server) waiting(ctx context.Context, ro *fleet.Rollout, members []fleet
 			out = append(out, wt)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
