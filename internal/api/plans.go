@@ -163,7 +163,7 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 			fields[i] = FieldError{Pointer: v.Pointer, Message: v.Message}
 		}
 		return problem(http.StatusUnprocessableEntity, CodeInvalidComputeConfig,
-			fmt.Sprintf("the version is not valid for plan %s, on provider %s", p.Name, p.Provider), sortErrors(fields)...)
+			fmt.Sprintf("the config is not valid for provider %s, the plan's", p.Provider), sortErrors(fields)...)
 	}
 	err = writeKept(s, w, r, held,
 		func() (*fleet.Version, error) {
