@@ -43,8 +43,9 @@ func (s State) Valid() bool { return s.Active() || s == StateAborted || s == Sta
 // Wave chooses the next members of a rollout. Members are assigned to waves
 // in order when the rollout starts: each wave takes, from the tenants no
 // earlier wave took, those matching Selector, at most Count or Percent of
-// all members when one is set. Tenants that no wave takes form a last wave
-// of their own, "rest".
+// all members when one is set. Tenants that no wave takes go to the last
+// wave named "rest" (RestWave): one the spec ends with, which then may
+// have no selector, count or percent, or else one added after the spec's.
 type Wave struct {
 	Name string `json:"name"`
 	// Selector is labels a tenant must all have (key=value); empty
