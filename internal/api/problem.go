@@ -102,6 +102,9 @@ var problemTable = []problemRow{
 		fields: func(error) []FieldError {
 			return []FieldError{{Parameter: "page_token", Message: "was not returned by this listing"}}
 		}},
+	{err: tenant.ErrPlanNotFound, name: "tenant.ErrPlanNotFound", status: http.StatusUnprocessableEntity, code: CodeInvalidPlan,
+		detail: "the plan the tenant is to follow no longer exists, lacks the version or is for another provider: it changed while the request was handled; read it (GET /v1/plans/{plan}) and retry",
+		fields: violationsAt("")},
 	{err: tenant.ErrInvalid, name: "tenant.ErrInvalid", status: http.StatusBadRequest, code: CodeInvalidBody,
 		detail: "the request breaks the tenant rules", fields: violationsAt("")},
 	{err: compute.ErrInvalidSpec, name: "compute.ErrInvalidSpec", status: http.StatusUnprocessableEntity, code: CodeInvalidComputeConfig,

@@ -26,7 +26,10 @@ type Store interface {
 	// DeletePlan deletes a plan and its versions. ErrInUse when a tenant
 	// that is not deleted follows it or a rollout of it is active;
 	// ErrNotFound when there is no such plan. Finished rollouts of it are
-	// deleted with it.
+	// deleted with it. It serializes with the tenant writes that put a
+	// tenant on the plan (tenant.Store's Create and UpdateDesired check the
+	// plan in their transaction): a tenant committed first is seen, and
+	// one committed after fails with tenant.ErrPlanNotFound.
 	DeletePlan(ctx context.Context, name string) error
 
 	// PublishVersion stores config as the plan's next version (Latest+1)

@@ -15,6 +15,12 @@ var (
 	ErrInvalidTransition = errors.New("invalid tenant status transition")
 	// ErrInvalid: a field breaks the tenant rules (name, labels, config).
 	ErrInvalid = errors.New("invalid tenant")
+	// ErrPlanNotFound: the tenant is to follow a plan that does not exist,
+	// a version the plan does not have, or a plan of another provider than
+	// the tenant's (the plan was deleted, or deleted and created again,
+	// after the caller looked it up). The error carries a violation at
+	// /plan/name or /plan/version (violation.Of).
+	ErrPlanNotFound = errors.New("the tenant's plan does not exist")
 	// ErrInvalidPageToken: a page token is malformed or from another listing.
 	ErrInvalidPageToken = errors.New("invalid page token")
 	// ErrFenced: an observation carries the epoch of a lease that has since

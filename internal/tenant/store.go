@@ -16,8 +16,14 @@ type Store interface {
 	// version 1 and a "created" event. Only ID (a new one is drawn when
 	// empty), Name, Provider, ComputeConfig, Labels, Annotations, Plan and
 	// MaintenanceWindow are read from t. An id already used is ErrConflict. It returns
-	// ErrNameTaken when a tenant that is not deleted has the name, and an
-	// error wrapping ErrInvalid when t breaks the rules (see Validate).
+	// ErrNameTaken when a tenant that is not deleted has the name, an
+	// error wrapping ErrInvalid when t breaks the rules (see Validate), and
+	// one wrapping ErrPlanNotFound when t follows a plan that does not
+	// exist, is for another provider than t's or lacks t's version:
+	// checked in the transaction that inserts t, so that a plan deleted
+	// meanwhile (fleet.Store.DeletePlan) is never followed, and holding the
+	// plan until it commits, so that a plan's deletion or a rollout's
+	// completion that commits after it sees t.
 	Create(ctx context.Context, t *Tenant, actor string) (*Tenant, error)
 
 	// Get returns the tenant with that id or name. Deleted tenants are
@@ -36,7 +42,10 @@ type Store interface {
 	// tenant's version, else it returns ErrConflict. A change that alters
 	// something bumps Generation and Version and records an "updated" event;
 	// one that alters nothing returns the tenant as it is. Deleting and
-	// deleted tenants cannot be changed (ErrConflict).
+	// deleted tenants cannot be changed (ErrConflict). A change of the plan
+	// the tenant follows (its name, version or pin) is checked as Create
+	// checks a plan (ErrPlanNotFound), in the change's transaction; a
+	// change that keeps the plan is not.
 	UpdateDesired(ctx context.Context, id string, change DesiredChange) (*Tenant, error)
 
 	// RequestDeletion marks the tenant for deletion: it bumps Generation and

@@ -128,17 +128,30 @@ func (s *Store) ListPlans(ctx context.Context) ([]*fleet.Plan, error) {
 	return plans, nil
 }
 
-// DeletePlan implements fleet.Store. The plan's row is locked first, so
-// that a rollout cannot start while the plan is deleted; tenants are not
-// locked, and one that starts to follow the plan meanwhile keeps a plan
-// that no longer exists, as it could after any check the API makes.
+// DeletePlan implements fleet.Store. It locks the plan's row (FOR UPDATE)
+// in one statement and looks for followers and active rollouts in the
+// next: at READ COMMITTED a statement that waited for a lock still reads
+// with the snapshot it began with, so a check in the locking statement
+// would miss a tenant that began to follow the plan while it waited. A
+// tenant's write onto the plan holds the row FOR SHARE (follow.go), and a
+// rollout's insert FOR KEY SHARE (its foreign key), until they commit:
+// either they commit first, and the check sees them, or they wait for the
+// deletion, and then find no plan. Both statements go in one round trip.
 func (s *Store) DeletePlan(ctx context.Context, name string) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var followed, active bool
-		err := tx.QueryRow(ctx, `SELECT
-	EXISTS (SELECT 1 FROM tenants WHERE plan_name = p.name AND deleted_at IS NULL),
-	EXISTS (SELECT 1 FROM rollouts WHERE plan = p.name AND state IN `+activeStates+`)
-FROM plans p WHERE name = $1 FOR UPDATE`, name).Scan(&followed, &active)
+		var (
+			locked           int
+			followed, active bool
+		)
+		b := &pgx.Batch{}
+		b.Queue(`SELECT 1 FROM plans WHERE name = $1 FOR UPDATE`, name).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&locked)
+		})
+		b.Queue(`SELECT EXISTS (SELECT 1 FROM tenants WHERE plan_name = $1 AND deleted_at IS NULL),
+	EXISTS (SELECT 1 FROM rollouts WHERE plan = $1 AND state IN `+activeStates+`)`, name).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&followed, &active)
+		})
+		err := tx.SendBatch(ctx, b).Close()
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			return fmt.Errorf("postgres: plan %q: %w", name, fleet.ErrNotFound)

@@ -13,6 +13,12 @@ import (
 // writes unchanged (migration 00006).
 func TestPlanTenantTransitionsAreHOT(t *testing.T) {
 	s, _ := mustOpen(t, Options{MaxConns: 1})
+	if _, err := s.CreatePlan(ctx, &fleet.Plan{Name: "standard", Provider: "mock"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PublishVersion(ctx, "standard", json.RawMessage(`{}`), "", "test"); err != nil {
+		t.Fatal(err)
+	}
 	cur, err := s.Create(ctx, &tenant.Tenant{Name: "hot", Provider: "mock", ComputeConfig: []byte(`{"image":"a"}`),
 		Plan: &tenant.PlanRef{Name: "standard", Version: 1}, MaintenanceWindow: &tenant.Window{Start: "01:00", End: "02:00"}}, "test")
 	if err != nil {

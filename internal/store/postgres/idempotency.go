@@ -138,7 +138,10 @@ func (s *Store) ReserveIdempotent(ctx context.Context, actor, key, requestHash s
 // Like Create, it is one round trip and one transaction: a single
 // statement (createCompleting) keeps the response and, only if it did,
 // inserts the tenant and its event and announces it. A reservation no
-// longer pending keeps, inserts and announces nothing.
+// longer pending keeps, inserts and announces nothing. A tenant on a plan
+// is kept and inserted only if it may follow the plan
+// (createCompletingOnPlan, follow.go), else tenant.ErrPlanNotFound; a
+// reservation no longer pending is tenant.ErrReservationLost first.
 func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor string, res tenant.IdempotentResponse,
 	respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
 	out, ev, err := tenant.NewTenant(t, actor, s.now())
@@ -169,6 +172,9 @@ func (s *Store) CreateIdempotent(ctx context.Context, t *tenant.Tenant, actor st
 	args = append(args, eventArgs(ev)[1:]...)
 	args = append(args, row.ID)
 	err = s.retry(ctx, func() error {
+		if row.Plan != nil {
+			return createdOnPlan(s.pool.QueryRow(ctx, createCompletingOnPlan, args...), row, res.Key)
+		}
 		tag, err := s.pool.Exec(ctx, createCompleting, args...)
 		if err != nil {
 			return err

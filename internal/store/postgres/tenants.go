@@ -15,8 +15,10 @@ import (
 )
 
 // Create implements tenant.Store. It returns an error wrapping
-// tenant.ErrNameTaken when a tenant that is not deleted has the name, and
-// tenant.ErrInvalid when t breaks the tenant rules.
+// tenant.ErrNameTaken when a tenant that is not deleted has the name,
+// tenant.ErrInvalid when t breaks the tenant rules, and
+// tenant.ErrPlanNotFound when t is to follow a plan that does not exist,
+// is for another provider or lacks the version.
 func (s *Store) Create(ctx context.Context, t *tenant.Tenant, actor string) (*tenant.Tenant, error) {
 	out, ev, err := tenant.NewTenant(t, actor, s.now())
 	if err != nil {
@@ -29,8 +31,17 @@ func (s *Store) Create(ctx context.Context, t *tenant.Tenant, actor string) (*te
 	// No row to lock: the tenant, its event and its announcement go in one
 	// batch, which is one implicit transaction. The live-name index decides
 	// between concurrent creates of one name: the later waits for the earlier
-	// and then fails, announcing nothing.
+	// and then fails, announcing nothing. A tenant on a plan is one
+	// statement that locks the plan too (createOnPlan, follow.go).
 	err = s.retry(ctx, func() error {
+		if row.Plan != nil {
+			j, err := encodeJSON(row)
+			if err != nil {
+				return err
+			}
+			args := append(tenantArgs(row, j), eventArgs(ev)[1:]...)
+			return createdOnPlan(s.pool.QueryRow(ctx, createOnPlan, append(args, row.ID)...), row, "")
+		}
 		return write(ctx, s.pool, true, true, row, []tenant.Event{ev})
 	})
 	if err := createError(out, err); err != nil {
@@ -84,8 +95,10 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 }
 
 // UpdateDesired implements tenant.Store with tenant.ApplyDesired. It returns
-// errors wrapping tenant.ErrNotFound, tenant.ErrConflict or
-// tenant.ErrInvalid. A change is announced to watchers when it commits.
+// errors wrapping tenant.ErrNotFound, tenant.ErrConflict,
+// tenant.ErrInvalid or tenant.ErrPlanNotFound (a change of the plan to
+// one that cannot be followed; see change). A change is announced to
+// watchers when it commits.
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
 	return s.change(ctx, "update desired state", id, true, 0, func(cur *tenant.Tenant, now time.Time) (*tenant.Tenant, []tenant.Event, error) {
 		return tenant.ApplyDesired(cur, change, now)
@@ -124,7 +137,9 @@ func (s *Store) UpdateObserved(ctx context.Context, id string, obs tenant.Observ
 // what the tenant and its events become, and writes them, with an
 // announcement to watchers when notify is set, else to change feeds when
 // apply recorded events. apply returning cur itself and no events means no
-// change: nothing is written, nothing announced.
+// change: nothing is written, nothing announced. A write that changes the
+// plan the tenant follows checks and locks the plan first (checkFollowed),
+// which costs a round trip more.
 //
 // The transaction takes two round trips, not four: BEGIN goes to
 // PostgreSQL in one pipeline with the fence and the row lock (lockTenant),
@@ -161,6 +176,9 @@ func (s *Store) change(ctx context.Context, what, id string, notify bool, epoch 
 		out = next
 		if next == cur && len(events) == 0 {
 			return nil // release ends the transaction, which wrote nothing
+		}
+		if err := checkFollowed(ctx, conn, cur, next); err != nil {
+			return fmt.Errorf("postgres: %s of tenant %s: %w", what, id, err)
 		}
 		row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)
 		if err != nil {

@@ -232,7 +232,7 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) (*sql.Row, 
 var writeQueries = []string{insertTenant, updateTenant, updateObserved, selectTenantByID, insertEvent, tenantExists,
 	selectLease, upsertLease, renewLease, releaseLease,
 	selectIdempotent, reserveIdempotent, completeIdempotent, holdIdempotent, releaseIdempotent, expireIdempotent,
-	selectKey, insertKey, selectConfigs, rewriteConfig, savepoint, rollbackToSavepoint, releaseSavepoint}
+	selectKey, insertKey, selectConfigs, rewriteConfig, selectFollowed, savepoint, rollbackToSavepoint, releaseSavepoint}
 
 // txStmt returns the writer's prepared statement for q, bound to tx.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {

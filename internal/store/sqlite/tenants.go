@@ -20,7 +20,9 @@ func (s *Store) Create(ctx context.Context, in *tenant.Tenant, actor string) (*t
 }
 
 // create is Create that first runs also, when set, in the same transaction,
-// with the tenant as it is stored: an error of also stores nothing.
+// with the tenant as it is stored: an error of also stores nothing. A
+// tenant on a plan is checked in the transaction too (checkFollowed),
+// after also.
 func (s *Store) create(ctx context.Context, in *tenant.Tenant, actor string, also func(ctx context.Context, tx *sql.Tx, t *tenant.Tenant) error) (*tenant.Tenant, error) {
 	t, ev, err := tenant.NewTenant(in, actor, s.now())
 	if err != nil {
@@ -35,6 +37,9 @@ func (s *Store) create(ctx context.Context, in *tenant.Tenant, actor string, als
 			if err := also(ctx, tx, t); err != nil {
 				return err
 			}
+		}
+		if err := s.checkFollowed(ctx, tx, nil, t); err != nil {
+			return err
 		}
 		insert, err := s.txStmt(ctx, tx, insertTenant)
 		if err != nil {
@@ -91,10 +96,19 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 	return t, nil
 }
 
-// UpdateDesired replaces a tenant's desired state; see tenant.Store.
+// UpdateDesired replaces a tenant's desired state; see tenant.Store. A
+// change of the plan the tenant follows is checked in its transaction
+// (checkFollowed).
 func (s *Store) UpdateDesired(ctx context.Context, id string, change tenant.DesiredChange) (*tenant.Tenant, error) {
-	return s.update(ctx, id, true, func(_ context.Context, _ *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
-		return tenant.ApplyDesired(cur, change, s.now())
+	return s.update(ctx, id, true, func(ctx context.Context, tx *sql.Tx, cur *tenant.Tenant) (*tenant.Tenant, []tenant.Event, error) {
+		next, events, err := tenant.ApplyDesired(cur, change, s.now())
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := s.checkFollowed(ctx, tx, cur, next); err != nil {
+			return nil, nil, err
+		}
+		return next, events, nil
 	})
 }
 

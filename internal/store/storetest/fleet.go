@@ -63,6 +63,13 @@ func planTenant(name, plan string, version int64) *tenant.Tenant {
 // testPlanFields: a tenant's plan and maintenance window survive Create,
 // Get, List and UpdateDesired, and List filters by plan.
 func testPlanFields(t *testing.T, s tenant.Store) {
+	f := fleetStore(t, s)
+	mustPlan(t, f, "standard")
+	for i := range 4 {
+		mustPublish(t, f, "standard", fmt.Sprintf(`{"image":"app:%d"}`, i+1))
+	}
+	mustPlan(t, f, "premium")
+	mustPublish(t, f, "premium", `{"image":"p"}`)
 	in := newTenant("planned")
 	in.Plan = &tenant.PlanRef{Name: "standard", Version: 3, Pinned: true}
 	in.MaintenanceWindow = &tenant.Window{Days: []string{"sat", "sun"}, Start: "22:00", End: "02:00", TimeZone: "Europe/Berlin"}

@@ -12,15 +12,24 @@ import (
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
-// moveFixture is plan standard with versions 1 and 2, and a rollout to 2
-// of the given tenants.
-func moveFixture(t *testing.T, s tenant.Store, tenants ...*tenant.Tenant) (fleet.Store, *fleet.Rollout) {
+// movePlans are plan standard with versions 1 and 2 and plan premium with
+// version 1, for tenants to follow before moveFixture starts a rollout.
+func movePlans(t *testing.T, s tenant.Store) fleet.Store {
 	t.Helper()
 	f := fleetStore(t, s)
 	mustPlan(t, f, "standard")
 	mustPlan(t, f, "premium")
 	mustPublish(t, f, "standard", `{"image":"a"}`)
 	mustPublish(t, f, "standard", `{"image":"b"}`)
+	mustPublish(t, f, "premium", `{"image":"p"}`)
+	return f
+}
+
+// moveFixture is a rollout of plan standard (movePlans) to version 2 of
+// the given tenants.
+func moveFixture(t *testing.T, s tenant.Store, tenants ...*tenant.Tenant) (fleet.Store, *fleet.Rollout) {
+	t.Helper()
+	f := fleetStore(t, s)
 	var members []fleet.Member
 	for _, tn := range tenants {
 		members = append(members, fleet.Member{TenantID: tn.ID, TenantName: tn.Name, From: 1})
@@ -44,6 +53,7 @@ func mustMember(t *testing.T, f fleet.Store, rolloutID, tenantID string) fleet.M
 }
 
 func testMoveTenant(t *testing.T, s tenant.Store) {
+	movePlans(t, s)
 	cur := mustCreate(t, s, planTenant("acme", "standard", 1))
 	cur = mustObserve(t, s, mustObserve(t, s, cur, tenant.StatusProvisioning), tenant.StatusReady)
 	there := mustCreate(t, s, planTenant("there", "standard", 2)) // at the target already
@@ -139,6 +149,7 @@ func testMoveTenant(t *testing.T, s tenant.Store) {
 // testMoveTenantSkips: a tenant that is pinned, follows another plan or
 // none, or is being deleted is left as it is, and its member skipped.
 func testMoveTenantSkips(t *testing.T, s tenant.Store) {
+	movePlans(t, s)
 	pinned := planTenant("pinned", "standard", 1)
 	pinned.Plan.Pinned = true
 	other := planTenant("other", "premium", 1)
@@ -196,6 +207,7 @@ func testMoveTenantAnnounces(t *testing.T, s tenant.Store) {
 	mine := map[string]bool{}
 	watch := &announcements{t: t, name: "Watch", ch: watchCh, mine: mine}
 	changes := &announcements{t: t, name: "Changes", ch: changesCh, mine: mine}
+	movePlans(t, s)
 	pinned := planTenant("pinned", "standard", 1)
 	pinned.Plan.Pinned = true
 	moved, skipped, other := mustCreate(t, s, planTenant("moved", "standard", 1)), mustCreate(t, s, pinned), mustCreate(t, s, newTenant("other"))
@@ -225,6 +237,7 @@ func testMoveTenantAnnounces(t *testing.T, s tenant.Store) {
 // testMoveTenantConcurrently: controllers racing to move one member change
 // its tenant once; the others are told of the conflict.
 func testMoveTenantConcurrently(t *testing.T, s tenant.Store) {
+	movePlans(t, s)
 	cur := mustCreate(t, s, planTenant("contested", "standard", 1))
 	f, r := moveFixture(t, s, cur)
 	const movers = 8

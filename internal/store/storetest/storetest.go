@@ -75,6 +75,9 @@ func Run(t *testing.T, open Opener) {
 		{"FleetIdempotency", testFleetIdempotency},
 		{"FleetIdempotentAtomic", testFleetIdempotentAtomic},
 		{"FleetIdempotencyConcurrent", testFleetIdempotencyConcurrent},
+		{"FollowChecksPlan", testFollowChecksPlan},
+		{"FollowIdempotentChecksPlan", testFollowIdempotentChecksPlan},
+		{"DeletePlanRacesFollowers", testDeletePlanRacesFollowers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,33 @@
+package store
+
+import (
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/violation"
+)
+
+// FoundPlan is what a store read of the plan a tenant is to follow, in the
+// transaction that writes the tenant.
+type FoundPlan struct {
+	// Exists says the plan exists; Provider is its provider.
+	Exists   bool
+	Provider string
+	// HasVersion says the plan has the version the tenant names.
+	HasVersion bool
+}
+
+// CheckPlan is the rule both stores apply to a tenant's write that puts it
+// on plan ref (its create, or a change of its plan): the plan must exist,
+// be for the tenant's provider and have the version. It returns nil, or an
+// error wrapping tenant.ErrPlanNotFound with a violation at /plan/name or
+// /plan/version.
+func CheckPlan(ref *tenant.PlanRef, provider string, found FoundPlan) error {
+	switch {
+	case !found.Exists:
+		return violation.New(tenant.ErrPlanNotFound, "/plan/name", "there is no plan %s", ref.Name)
+	case found.Provider != provider:
+		return violation.New(tenant.ErrPlanNotFound, "/plan/name", "is a plan for provider %s, not %s", found.Provider, provider)
+	case !found.HasVersion:
+		return violation.New(tenant.ErrPlanNotFound, "/plan/version", "plan %s has no version %d", ref.Name, ref.Version)
+	}
+	return nil
+}
