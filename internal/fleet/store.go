@@ -62,7 +62,17 @@ type Store interface {
 	// and FinishedAt, and events, when r.Version is the stored version
 	// (else ErrConflict), and returns the rollout with its version bumped.
 	// A rollout that becomes completed makes its target the plan's Current
-	// version in the same transaction.
+	// version in the same transaction; it is refused (ErrConflict) while a
+	// tenant that it would take (Select's candidates for its Spec: one
+	// that follows the plan, unpinned, not being deleted, on another
+	// version than the target and, with Spec.From, on that one) is not a
+	// member, so that a driver that missed it adds it (AddMembers) and
+	// completes after. The check serializes with the tenant writes that put
+	// a tenant on the plan: one committed before the completion is seen.
+	// One committed after is not, and keeps the version its caller chose:
+	// a caller that read Current before the completion and writes it after
+	// leaves the tenant on the old version (the store cannot tell that
+	// version from one chosen on purpose).
 	UpdateRollout(ctx context.Context, r *Rollout, events ...Event) (*Rollout, error)
 	// UpdateMember writes a member's State, FinishedAt and Message, and
 	// events, when the stored member is in state expect (else

@@ -1,6 +1,10 @@
 package store
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -30,4 +34,20 @@ func CheckPlan(ref *tenant.PlanRef, provider string, found FoundPlan) error {
 		return violation.New(tenant.ErrPlanNotFound, "/plan/version", "plan %s has no version %d", ref.Name, ref.Version)
 	}
 	return nil
+}
+
+// MaxNewcomersNamed is how many newcomers NewcomersError names.
+const MaxNewcomersNamed = 5
+
+// NewcomersError is the refusal of a rollout's completion while tenants
+// that follow its plan and that it would take (fleet.Select's candidates)
+// are not its members: fleet.ErrConflict, naming up to MaxNewcomersNamed
+// of them (names) and counting them all (n).
+func NewcomersError(r *fleet.Rollout, names []string, n int) error {
+	named := strings.Join(names, ", ")
+	if n > len(names) {
+		named += fmt.Sprintf(" and %d more", n-len(names))
+	}
+	return fmt.Errorf("%w: rollout %s cannot complete: tenants follow plan %s on another version than %d and are not its members (%s); add them first",
+		fleet.ErrConflict, r.ID, r.Spec.Plan, r.Spec.To, named)
 }

@@ -138,3 +138,13 @@ func checkFollowed(ctx context.Context, conn *pgxpool.Conn, cur, next *tenant.Te
 	}
 	return store.CheckPlan(next.Plan, next.Provider, found)
 }
+
+// selectNewcomers names (up to store.MaxNewcomersNamed, with their count)
+// the tenants a completing rollout ($4, of plan $1 to version $2, from
+// version $3 or any when 0) would take and that are not its members: the
+// candidates of fleet.Select that the driver would add as newcomers.
+var selectNewcomers = `SELECT name, count(*) OVER () FROM tenants t
+WHERE plan_name = $1 AND deleted_at IS NULL AND deletion_requested_at IS NULL AND status <> 'deleted' AND NOT plan_pinned
+	AND plan_version <> $2 AND ($3::bigint = 0 OR plan_version = $3)
+	AND NOT EXISTS (SELECT 1 FROM rollout_members m WHERE m.rollout_id = $4 AND m.tenant_id = t.id)
+ORDER BY id LIMIT ` + strconv.Itoa(store.MaxNewcomersNamed)

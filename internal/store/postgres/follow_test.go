@@ -120,6 +120,33 @@ func TestDeletePlanSeesFollowerCommittedWhileItWaited(t *testing.T) {
 	}
 }
 
+// A rollout's completion that waited for a tenant's create on the plan
+// sees the tenant, and is refused until it is a member.
+func TestCompletionSeesFollowerCommittedWhileItWaited(t *testing.T) {
+	s, _ := mustOpen(t, Options{})
+	mustFleetPlan(t, s, "standard", 2)
+	r, err := s.CreateRollout(ctx, &fleet.Rollout{Spec: fleet.Spec{Plan: "standard", To: 2}, CreatedBy: "test"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := holdTx(t, s, lockPlan("standard", "SHARE"), insertFollower(s, "late", "standard"))
+	completed := async(func() error {
+		r.State = fleet.StateCompleted
+		_, err := s.UpdateRollout(ctx, r)
+		return err
+	})
+	awaitLockWait(t, s, "UpdateRollout to completed", completed)
+	if err := create.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-completed; !errors.Is(err, fleet.ErrConflict) {
+		t.Fatalf("UpdateRollout to completed = %v, want ErrConflict: tenant late is no member", err)
+	}
+	if p, err := s.GetPlan(ctx, "standard"); err != nil || p.Current != 1 {
+		t.Errorf("after a refused completion: plan %+v, %v; want current version 1", p, err)
+	}
+}
+
 // A tenant's write onto a plan that waited for the plan's deletion finds
 // the plan gone: it locks the plan FOR SHARE, and reads it after the wait.
 func TestFollowWaitsForDeletePlan(t *testing.T) {

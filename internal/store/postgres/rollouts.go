@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/store"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -21,7 +22,8 @@ import (
 // wait for) and numbers the events after the last one: writers of one
 // rollout take turns, so no two give out the same number. Locks are taken
 // in one order: a tenant's row (MoveTenant), then the rollout's, then a
-// member's; UpdateRollout then the plan's.
+// member's; UpdateRollout then the plan's; a tenant's row, then its
+// plan's (follow.go).
 
 // activeStates are the states of fleet.State.Active, as the partial index
 // rollouts_active_plan_key names them.
@@ -305,7 +307,20 @@ func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Membe
 	})
 }
 
-// UpdateRollout implements fleet.Store.
+// UpdateRollout implements fleet.Store. A rollout's completion is refused
+// with fleet.ErrConflict while tenants it would take are not its members.
+//
+// The completion updates the plan's current version, which takes the
+// plan's row lock, and only then, in the next statement of the same
+// round trip, looks for tenants that follow the plan and that
+// the rollout would take (fleet.Select's candidates: not pinned, not being
+// deleted, on another version than the target and, with Spec.From, on
+// that one) but are not its members. A tenant's write onto the plan holds
+// the row FOR SHARE until it commits (follow.go): either it committed
+// before the lock was granted, and the next statement (a new snapshot, at
+// READ COMMITTED) sees it, or it waits for the completion. The driver,
+// told of the conflict, adds such tenants to the last wave and completes
+// once they are done.
 func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...fleet.Event) (*fleet.Rollout, error) {
 	if !r.State.Valid() {
 		return nil, fmt.Errorf("postgres: update rollout %s: %w: unknown state %q", r.ID, fleet.ErrInvalid, r.State)
@@ -333,8 +348,22 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 		next.UpdatedAt = now
 		b := &pgx.Batch{}
 		b.Queue(writeRollout, next.ID, string(next.State), next.Wave, next.BakeFrom, next.Rollback, next.Message, next.Version, now, next.FinishedAt)
+		var (
+			newcomers []string
+			count     int
+		)
 		if next.State == fleet.StateCompleted && cur.State != fleet.StateCompleted {
+			// The plan's row lock first, the newcomers after, in a
+			// statement of their own (see above).
 			b.Queue(`UPDATE plans SET current_version = $2, updated_at = $3 WHERE name = $1`, cur.Spec.Plan, cur.Spec.To, now)
+			b.Queue(selectNewcomers, cur.Spec.Plan, cur.Spec.To, cur.Spec.From, cur.ID).Query(func(rows pgx.Rows) error {
+				var name string
+				_, err := pgx.ForEachRow(rows, []any{&name, &count}, func() error {
+					newcomers = append(newcomers, name)
+					return nil
+				})
+				return err
+			})
 		}
 		queueRolloutEvents(b, r.ID, now, events...)
 		err = tx.SendBatch(ctx, b).Close()
@@ -343,6 +372,9 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 		}
 		if err != nil {
 			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, err)
+		}
+		if len(newcomers) > 0 {
+			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, store.NewcomersError(cur, newcomers, count))
 		}
 		out = &next
 		return nil

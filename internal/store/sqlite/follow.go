@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/store"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -46,6 +48,45 @@ func (s *Store) checkFollowed(ctx context.Context, tx *sql.Tx, cur, next *tenant
 	}
 	if err := store.CheckPlan(next.Plan, next.Provider, found); err != nil {
 		return fmt.Errorf("sqlite: tenant %q: %w", next.Name, err)
+	}
+	return nil
+}
+
+// selectNewcomers names (up to store.MaxNewcomersNamed, with their count)
+// the tenants a completing rollout (?4, of plan ?1 to version ?2, from
+// version ?3 or any when 0) would take and that are not its members: the
+// candidates of fleet.Select that the driver would add as newcomers.
+var selectNewcomers = `SELECT name, count(*) OVER () FROM tenants t
+	WHERE plan_name = ?1 AND deleted_at IS NULL AND deletion_requested_at IS NULL AND status <> 'deleted' AND NOT plan_pinned
+		AND plan_version <> ?2 AND (?3 = 0 OR plan_version = ?3)
+		AND NOT EXISTS (SELECT 1 FROM rollout_members m WHERE m.rollout_id = ?4 AND m.tenant_id = t.id)
+	ORDER BY id LIMIT ` + strconv.Itoa(store.MaxNewcomersNamed)
+
+// checkNewcomers refuses, in the write transaction tx, the completion of
+// rollout r while tenants it would take are not its members
+// (store.NewcomersError).
+func checkNewcomers(ctx context.Context, tx *sql.Tx, r *fleet.Rollout) error {
+	rows, err := tx.QueryContext(ctx, selectNewcomers, r.Spec.Plan, r.Spec.To, r.Spec.From, r.ID)
+	if err != nil {
+		return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)
+	}
+	defer rows.Close()
+	var (
+		names []string
+		count int
+	)
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name, &count); err != nil {
+			return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("sqlite: update rollout %s: %w", r.ID, store.NewcomersError(r, names, count))
 	}
 	return nil
 }

@@ -292,7 +292,10 @@ func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Membe
 }
 
 // UpdateRollout writes where a rollout stands, when it is at r.Version;
-// see fleet.Store.
+// see fleet.Store. Its completion is refused while tenants it would take
+// are not its members (checkNewcomers), in the transaction that makes
+// the target the plan's current version: no tenant's write can come
+// between (follow.go).
 func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...fleet.Event) (*fleet.Rollout, error) {
 	if !r.State.Valid() {
 		return nil, fmt.Errorf("sqlite: update rollout %s: %w: unknown state %q", r.ID, fleet.ErrInvalid, r.State)
@@ -324,6 +327,9 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 			return fmt.Errorf("sqlite: update rollout %s: %w", r.ID, err)
 		}
 		if next.State == fleet.StateCompleted && cur.State != fleet.StateCompleted {
+			if err := checkNewcomers(ctx, tx, cur); err != nil {
+				return err
+			}
 			_, err := tx.ExecContext(ctx, `UPDATE plans SET current_version = ?, updated_at = ? WHERE name = ?`, cur.Spec.To, micros(now), cur.Spec.Plan)
 			if err != nil {
 				return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)

@@ -3,6 +3,8 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -193,5 +195,128 @@ func testDeletePlanRacesFollowers(t *testing.T, s tenant.Store) {
 		if errors.Is(planErr, fleet.ErrNotFound) && len(followers) > 0 {
 			t.Errorf("round %d: plan %s is gone but %v follow it", i, plan, names(followers))
 		}
+	}
+}
+
+// testCompletionWaitsForNewcomers: a rollout does not complete while a
+// tenant it would take (fleet.Select's candidates) is not its member — one
+// that began to follow the plan after the driver last looked — so that the
+// driver, told of the conflict, adds it to the last wave rather than leave
+// it on the old version. Pinned tenants, tenants being deleted, tenants
+// at the target, of other plans, and (with Spec.From) on another version
+// than From do not hold it.
+func testCompletionWaitsForNewcomers(t *testing.T, s tenant.Store) {
+	f := fleetStore(t, s)
+	for _, plan := range []string{"standard", "premium"} {
+		mustPlan(t, f, plan)
+		for v := range 3 {
+			mustPublish(t, f, plan, fmt.Sprintf(`{"image":"%s:%d"}`, plan, v+1))
+		}
+	}
+	member := mustCreate(t, s, planTenant("member", "standard", 1))
+	pinned := planTenant("pinned", "standard", 1)
+	pinned.Plan.Pinned = true
+	mustCreate(t, s, pinned)
+	mustCreate(t, s, planTenant("target", "standard", 2))
+	mustCreate(t, s, planTenant("beyond", "standard", 3)) // neither From nor To
+	mustCreate(t, s, planTenant("premium", "premium", 1))
+	mustCreate(t, s, newTenant("none"))
+	if _, err := s.RequestDeletion(ctx, mustCreate(t, s, planTenant("deleting", "standard", 1)).ID, 0, "test"); err != nil {
+		t.Fatal(err)
+	}
+	mustDelete(t, s, mustCreate(t, s, planTenant("deleted", "standard", 1)))
+
+	r, err := f.CreateRollout(ctx, &fleet.Rollout{Spec: fleet.Spec{Plan: "standard", From: 1, To: 2}, CreatedBy: "alice"},
+		[]fleet.Member{{TenantID: member.ID, TenantName: member.Name, From: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete := func(r *fleet.Rollout) (*fleet.Rollout, error) {
+		cur, err := f.GetRollout(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		cur.State, cur.FinishedAt = fleet.StateCompleted, &now
+		return f.UpdateRollout(ctx, cur, fleet.Event{Type: fleet.EventCompleted, Actor: "driver"})
+	}
+	refused := func(what string, r *fleet.Rollout, newcomers ...string) {
+		t.Helper()
+		before, err := f.GetRollout(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		current := mustGetPlan(t, f, r.Spec.Plan).Current
+		_, err = complete(r)
+		wantErr(t, "completion "+what, err, fleet.ErrConflict)
+		for _, name := range newcomers {
+			if err != nil && !strings.Contains(err.Error(), name) {
+				t.Errorf("completion %s: %v, want it to name %s", what, err, name)
+			}
+		}
+		after, _ := f.GetRollout(ctx, r.ID)
+		if after.State != before.State || after.Version != before.Version {
+			t.Errorf("a refused completion %s left the rollout %s at version %d (was %s at %d)", what, after.State, after.Version, before.State, before.Version)
+		}
+		if p := mustGetPlan(t, f, r.Spec.Plan); p.Current != current {
+			t.Errorf("a refused completion %s moved the plan's current version to %d", what, p.Current)
+		}
+		if evs := mustRolloutEvents(t, f, r.ID); evs[len(evs)-1].Type == fleet.EventCompleted {
+			t.Errorf("a refused completion %s recorded its event", what)
+		}
+	}
+
+	// Two tenants begin to follow the plan after the rollout started: one
+	// created on it, one unpinned.
+	late := mustCreate(t, s, planTenant("late", "standard", 1))
+	unpin := planTenant("unpinned", "standard", 1)
+	unpin.Plan.Pinned = true
+	unpinned := mustCreate(t, s, unpin)
+	refused("with a newcomer", r, "late")
+	if _, err := s.UpdateDesired(ctx, unpinned.ID, tenant.DesiredChange{Version: unpinned.Version, ComputeConfig: unpinned.ComputeConfig,
+		Labels: unpinned.Labels, Annotations: unpinned.Annotations, Plan: &tenant.PlanRef{Name: "standard", Version: 1}, Actor: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	// A member, in whatever state, or a pinned tenant, no longer holds it.
+	if err := f.AddMembers(ctx, r.ID, []fleet.Member{{TenantID: late.ID, TenantName: late.Name, Wave: 0, From: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	refused("with a tenant unpinned after the start", r, "unpinned")
+	if err := f.UpdateMember(ctx, r.ID, fleet.Member{TenantID: late.ID, State: fleet.MemberSkipped, Message: "moved"}, fleet.MemberPending); err != nil {
+		t.Fatal(err)
+	}
+	cur := mustGet(t, s, unpinned.ID)
+	if _, err := s.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: cur.ComputeConfig,
+		Labels: cur.Labels, Annotations: cur.Annotations, Plan: &tenant.PlanRef{Name: "standard", Version: 1, Pinned: true}, Actor: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	done, err := complete(r)
+	if err != nil || done.State != fleet.StateCompleted {
+		t.Fatalf("completion with every candidate a member or pinned = %+v, %v", done, err)
+	}
+	if p := mustGetPlan(t, f, "standard"); p.Current != 2 {
+		t.Errorf("after the completion: current version %d, want 2", p.Current)
+	}
+
+	// Without From, a tenant on any version but the target is a candidate.
+	r2, err := f.CreateRollout(ctx, &fleet.Rollout{Spec: fleet.Spec{Plan: "premium", To: 2}, CreatedBy: "alice"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beyond := mustCreate(t, s, planTenant("premium-3", "premium", 3))
+	refused("of a rollout without From, with tenants on other versions", r2, "premium", "premium-3")
+	var members []fleet.Member
+	for _, name := range []string{"premium", "premium-3"} {
+		tn := mustGet(t, s, name)
+		members = append(members, fleet.Member{TenantID: tn.ID, TenantName: tn.Name, From: tn.Plan.Version})
+	}
+	if err := f.AddMembers(ctx, r2.ID, members); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := complete(r2); err != nil {
+		t.Fatalf("completion once the tenants are members: %v", err)
+	}
+	if ms := mustMembers(t, f, r2.ID); !slices.ContainsFunc(ms, func(m fleet.Member) bool { return m.TenantID == beyond.ID }) {
+		t.Errorf("members %+v lack %s", ms, beyond.Name)
 	}
 }

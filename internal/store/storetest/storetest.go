@@ -78,6 +78,7 @@ func Run(t *testing.T, open Opener) {
 		{"FollowChecksPlan", testFollowChecksPlan},
 		{"FollowIdempotentChecksPlan", testFollowIdempotentChecksPlan},
 		{"DeletePlanRacesFollowers", testDeletePlanRacesFollowers},
+		{"CompletionWaitsForNewcomers", testCompletionWaitsForNewcomers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
