@@ -71,6 +71,10 @@ type Driver struct {
 	active int
 }
 
+// maxStreak bounds how many steps the driver takes at once, one after the
+// other, before it waits for a tick or a tenant's change.
+const maxStreak = 8
+
 // coalesce is how long the driver lets tenants' changes gather after the
 // first wakes it, so that a burst of them (a wave's tenants turning ready
 // together) costs one step: a step reads every follower of the plan (92 ms
@@ -93,6 +97,7 @@ func (d *Driver) Run(ctx context.Context) error {
 	defer tick.Stop()
 	defer d.release()
 	changes := d.subscribe(ctx)
+	streak := 0 // steps taken at once, one after the other
 	for {
 		again := false
 		if d.lead(ctx) {
@@ -101,12 +106,17 @@ func (d *Driver) Run(ctx context.Context) error {
 				d.log.Warn("rollout step failed; trying again at the next tick", slog.Any("error", err))
 			}
 			// A step that changed a rollout may let the next decide more
-			// at once; after an error, wait for the tick.
-			again = more && err == nil
+			// at once; after an error, wait for the tick. A rollout has
+			// few changes of its own in a row (a wave done, the next
+			// started): a longer streak is a write that keeps losing, and
+			// waits too rather than spin.
+			again = more && err == nil && streak < maxStreak
 		}
 		if again && ctx.Err() == nil {
+			streak++
 			continue
 		}
+		streak = 0
 		if !d.wait(ctx, tick.C, changes) {
 			return nil
 		}
