@@ -1,20 +1,18 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -140,7 +138,7 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 	if err := requireObjectAt(req.Config, "/config"); err != nil {
 		return err
 	}
-	if at := nulAt(req.Config, "/config"); at != "" {
+	if at := jsonscan.NULAt(req.Config, "/config"); at != "" {
 		errs.Add(at, "%s", mustNotHoldNUL)
 	}
 	if len(req.Message) > fleet.MaxDescription {
@@ -275,68 +273,6 @@ func requireObjectAt(raw json.RawMessage, at string) error {
 
 // mustNotHoldNUL is the message for text that holds U+0000.
 const mustNotHoldNUL = "must not contain the character U+0000"
-
-// nulAt returns the pointer, under at, of the first string of raw (a JSON
-// document) that holds U+0000, or of the object one of whose keys does;
-// "" when none does. PostgreSQL can store U+0000 neither in text nor in
-// JSON, so the API refuses it on every store, by pointer, as the tenant
-// rules refuse it in a compute_config, rather than let a store refuse it in
-// its own words. In valid JSON, U+0000 can only be written as the escape
-// \u0000, so raw is decoded only when it holds one.
-func nulAt(raw json.RawMessage, at string) string {
-	if !hasNULEscape(raw) {
-		return ""
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return at
-	}
-	return findNUL(v, at)
-}
-
-// hasNULEscape reports whether JSON text holds the escape \u0000: a
-// backslash that is not itself escaped, then u0000.
-func hasNULEscape(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
-			return true
-		}
-		i++ // the escaped character
-	}
-	return false
-}
-
-// findNUL is nulAt on a decoded value.
-func findNUL(v any, at string) string {
-	switch v := v.(type) {
-	case string:
-		if strings.ContainsRune(v, 0) {
-			return at
-		}
-	case map[string]any:
-		keys := slices.Sorted(maps.Keys(v)) // the same pointer every time
-		for _, k := range keys {
-			if strings.ContainsRune(k, 0) {
-				return at
-			}
-			if p := findNUL(v[k], at+"/"+violation.Escape(k)); p != "" {
-				return p
-			}
-		}
-	case []any:
-		for i, child := range v {
-			if p := findNUL(child, at+"/"+strconv.Itoa(i)); p != "" {
-				return p
-			}
-		}
-	}
-	return ""
-}
 
 func renderPlan(p *fleet.Plan) Plan {
 	return Plan{Name: p.Name, Provider: p.Provider, Description: p.Description, LatestVersion: p.Latest, CurrentVersion: p.Current,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -108,59 +109,10 @@ func validateConfig(raw json.RawMessage, errs *violation.List) {
 		return
 	}
 	// PostgreSQL cannot store U+0000 in text or JSON; refuse it everywhere
-	// so that both stores behave the same. In valid JSON it can only be
-	// written as the escape \u0000.
-	if !hasNULEscape(raw) {
-		return
+	// so that both stores behave the same.
+	if at := jsonscan.NULAt(raw, "/compute_config"); at != "" {
+		errs.Add(at, "must not contain the character U+0000")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err == nil {
-		if at := findNUL(v, "/compute_config"); at != "" {
-			errs.Add(at, "must not contain the character U+0000")
-		}
-	}
-}
-
-// hasNULEscape reports whether JSON text holds the escape \u0000 (a
-// backslash that is not itself escaped, then u0000).
-func hasNULEscape(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
-			return true
-		}
-		i++ // skip the escaped character
-	}
-	return false
-}
-
-func findNUL(v any, at string) string {
-	switch v := v.(type) {
-	case string:
-		if strings.ContainsRune(v, 0) {
-			return at
-		}
-	case map[string]any:
-		for k, child := range v {
-			if strings.ContainsRune(k, 0) {
-				return at
-			}
-			if p := findNUL(child, at+"/"+violation.Escape(k)); p != "" {
-				return p
-			}
-		}
-	case []any:
-		for i, child := range v {
-			if p := findNUL(child, fmt.Sprintf("%s/%d", at, i)); p != "" {
-				return p
-			}
-		}
-	}
-	return ""
 }
 
 // validateLabels checks keys (Kubernetes label key rules) and, for labels,
