@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -50,4 +53,23 @@ func NewcomersError(r *fleet.Rollout, names []string, n int) error {
 	}
 	return fmt.Errorf("%w: rollout %s cannot complete: tenants follow plan %s on another version than %d and are not its members (%s); add them first",
 		fleet.ErrConflict, r.ID, r.Spec.Plan, r.Spec.To, named)
+}
+
+// VersionConfig is the rule both stores apply to a plan version they
+// publish: its config must be a JSON object holding no U+0000 (PostgreSQL's
+// JSONB cannot), and its message at most fleet.MaxDescription bytes; else
+// an error wrapping fleet.ErrInvalid, not a failure of the database. It
+// returns the config compacted.
+func VersionConfig(config json.RawMessage, message string) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, config); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+		return nil, fmt.Errorf("%w: a version's config must be a JSON object", fleet.ErrInvalid)
+	}
+	if jsonscan.NULAt(b.Bytes(), "/config") != "" {
+		return nil, fmt.Errorf("%w: a version's config must not hold NUL characters", fleet.ErrInvalid)
+	}
+	if len(message) > fleet.MaxDescription {
+		return nil, fmt.Errorf("%w: a version's message must be at most %d bytes", fleet.ErrInvalid, fleet.MaxDescription)
+	}
+	return b.Bytes(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/store"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -185,7 +186,7 @@ func (s *Store) PublishVersionIdempotent(ctx context.Context, plan string, confi
 }
 
 func (s *Store) publishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string, k *keeping[*fleet.Version]) (*fleet.Version, error) {
-	compact, err := versionConfig(config, message)
+	compact, err := store.VersionConfig(config, message)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: publish version of plan %q: %w", plan, err)
 	}
@@ -213,22 +214,6 @@ func (s *Store) publishVersion(ctx context.Context, plan string, config json.Raw
 	return v, nil
 }
 
-// versionConfig checks a version's config (a JSON object) and message (at
-// most fleet.MaxDescription bytes), and returns the config compacted, as
-// the SQLite store does.
-func versionConfig(config json.RawMessage, message string) (json.RawMessage, error) {
-	var b bytes.Buffer
-	if err := json.Compact(&b, config); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
-		return nil, fmt.Errorf("%w: a version's config must be a JSON object", fleet.ErrInvalid)
-	}
-	if bytes.Contains(b.Bytes(), []byte(`\u0000`)) {
-		return nil, fmt.Errorf("%w: a version's config must not hold NUL characters", fleet.ErrInvalid)
-	}
-	if len(message) > fleet.MaxDescription {
-		return nil, fmt.Errorf("%w: a version's message must be at most %d bytes", fleet.ErrInvalid, fleet.MaxDescription)
-	}
-	return b.Bytes(), nil
-}
 
 // GetVersion implements fleet.Store.
 func (s *Store) GetVersion(ctx context.Context, plan string, version int64) (*fleet.Version, error) {
