@@ -13,7 +13,7 @@ import (
 func TestVersionConfig(t *testing.T) {
 	for _, tt := range []struct {
 		name, config, message, want string
-		invalid                      bool
+		invalid                     bool
 	}{
 		{name: "compacted", config: "{ \"image\" : \"a\" }", want: `{"image":"a"}`},
 		{name: "a backslash and u0000 is no NUL", config: `{"note":"\\u0000"}`, want: `{"note":"\\u0000"}`},

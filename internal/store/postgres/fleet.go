@@ -214,7 +214,6 @@ func (s *Store) publishVersion(ctx context.Context, plan string, config json.Raw
 	return v, nil
 }
 
-
 // GetVersion implements fleet.Store.
 func (s *Store) GetVersion(ctx context.Context, plan string, version int64) (*fleet.Version, error) {
 	v, err := scanVersion(s.pool.QueryRow(ctx, `SELECT `+versionColumns+` FROM plan_versions WHERE plan = $1 AND version = $2`, plan, version))

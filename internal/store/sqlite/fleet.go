@@ -196,7 +196,6 @@ func (s *Store) publishVersion(ctx context.Context, plan string, config json.Raw
 	return v, nil
 }
 
-
 // GetVersion returns one version of a plan; see fleet.Store.
 func (s *Store) GetVersion(ctx context.Context, plan string, version int64) (*fleet.Version, error) {
 	row, err := s.queryRow(ctx, `SELECT `+versionColumns+` FROM plan_versions WHERE plan = ? AND version = ?`, plan, version)
