@@ -24,14 +24,37 @@ type Config struct {
 	// Token is the bearer token sent with every request; empty sends none.
 	Token string
 	// HTTPClient sends the requests; nil means a client without a timeout
-	// (bound requests with their context).
+	// (bound requests with their context) over a clone of
+	// http.DefaultTransport with the TLS settings below. New refuses a
+	// HTTPClient together with TLS settings: set them on its transport.
 	HTTPClient *http.Client
+
+	// CACertFile is a PEM file of the CA certificates that sign the
+	// server's certificate. When set, only they are trusted, not the
+	// system's; empty means the system's.
+	CACertFile string
+	// ClientCertFile and ClientKeyFile are the PEM certificate and key
+	// presented to a server that asks for a client certificate (mTLS);
+	// both or neither.
+	ClientCertFile string
+	ClientKeyFile  string
+	// TLSServerName is the name the server's certificate must hold, and
+	// is sent in SNI; empty means the address's host.
+	TLSServerName string
 }
 
 // DefaultConfig returns the configuration from the environment:
-// LANDLORD_ADDR (default DefaultAddress) and LANDLORD_TOKEN.
+// LANDLORD_ADDR (default DefaultAddress), LANDLORD_TOKEN, LANDLORD_CACERT,
+// LANDLORD_CLIENT_CERT, LANDLORD_CLIENT_KEY and LANDLORD_TLS_SERVER_NAME.
 func DefaultConfig() Config {
-	cfg := Config{Address: os.Getenv("LANDLORD_ADDR"), Token: os.Getenv("LANDLORD_TOKEN")}
+	cfg := Config{
+		Address:        os.Getenv("LANDLORD_ADDR"),
+		Token:          os.Getenv("LANDLORD_TOKEN"),
+		CACertFile:     os.Getenv("LANDLORD_CACERT"),
+		ClientCertFile: os.Getenv("LANDLORD_CLIENT_CERT"),
+		ClientKeyFile:  os.Getenv("LANDLORD_CLIENT_KEY"),
+		TLSServerName:  os.Getenv("LANDLORD_TLS_SERVER_NAME"),
+	}
 	if cfg.Address == "" {
 		cfg.Address = DefaultAddress
 	}
@@ -44,7 +67,8 @@ func (c Config) String() string {
 	if c.Token != "" {
 		token = "set"
 	}
-	return fmt.Sprintf("client.Config{Address: %q, Token: %s}", c.Address, token)
+	return fmt.Sprintf("client.Config{Address: %q, Token: %s, CACertFile: %q, ClientCertFile: %q, ClientKeyFile: %q, TLSServerName: %q}",
+		c.Address, token, c.CACertFile, c.ClientCertFile, c.ClientKeyFile, c.TLSServerName)
 }
 
 // GoString is String, so that %#v does not print the token either.
@@ -58,7 +82,8 @@ type Client struct {
 }
 
 // New returns a client for cfg. It fails when the address is not an http or
-// https URL.
+// https URL, when a TLS file cannot be read, and when cfg has both an
+// HTTPClient and TLS settings.
 func New(cfg Config) (*Client, error) {
 	addr := strings.TrimSpace(cfg.Address)
 	if addr == "" {
@@ -73,9 +98,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
+	hc, err := cfg.httpClient()
+	if err != nil {
+		return nil, err
 	}
 	return &Client{base: u, token: cfg.Token, http: hc}, nil
 }

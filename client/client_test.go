@@ -81,6 +81,14 @@ func TestDefaultConfig(t *testing.T) {
 	if cfg.Address != "http://landlord.internal:8080" || cfg.Token != "s3cret-token" {
 		t.Errorf("with env: %+v", cfg.Address)
 	}
+	t.Setenv("LANDLORD_CACERT", "/etc/landlord/ca.pem")
+	t.Setenv("LANDLORD_CLIENT_CERT", "/etc/landlord/me.pem")
+	t.Setenv("LANDLORD_CLIENT_KEY", "/etc/landlord/me-key.pem")
+	t.Setenv("LANDLORD_TLS_SERVER_NAME", "landlord.internal")
+	if got := client.DefaultConfig(); got.CACertFile != "/etc/landlord/ca.pem" || got.ClientCertFile != "/etc/landlord/me.pem" ||
+		got.ClientKeyFile != "/etc/landlord/me-key.pem" || got.TLSServerName != "landlord.internal" {
+		t.Errorf("TLS from env: %v", got)
+	}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if s := fmt.Sprintf(verb, cfg); strings.Contains(s, "s3cret") {
 			t.Errorf("%s prints the token: %s", verb, s)

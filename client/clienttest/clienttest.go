@@ -2,6 +2,7 @@ package clienttest
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"net/http/httptest"
 	"path/filepath"
@@ -33,6 +34,9 @@ type Options struct {
 	Provider compute.Provider
 	// Observer, if set, is told of every reconcile.
 	Observer controller.ReconcileObserver
+	// TLS, if set, makes the server serve TLS only, with this
+	// configuration (see PKI.ServerTLS); URL is then https.
+	TLS *tls.Config
 }
 
 // Server is a running API.
@@ -88,7 +92,13 @@ func NewServer(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("clienttest: %v", err)
 	}
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewUnstartedServer(s.Handler())
+	if opts.TLS != nil {
+		ts.TLS = opts.TLS
+		ts.StartTLS()
+	} else {
+		ts.Start()
+	}
 	t.Cleanup(ts.Close)
 	srv.URL = ts.URL
 	if opts.Controller {
