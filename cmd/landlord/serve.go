@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,8 @@ func init() { commands = append(commands, newServeCommand) }
 func newServeCommand() *cobra.Command {
 	var (
 		configPath, listen, database, logLevel, provider string
-		insecure                                         bool
+		tlsCert, tlsKey, tlsClientCA, tlsClientAuth      string
+		insecure, insecureHTTP                           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -75,6 +77,17 @@ nothing. See docs/configuration.md.`,
 			if flags.Changed("provider") {
 				cfg.SetComputeDefault(provider)
 			}
+			for name, v := range map[string]struct{ dst, val *string }{
+				"tls-cert-file": {&cfg.TLS.CertFile, &tlsCert}, "tls-key-file": {&cfg.TLS.KeyFile, &tlsKey},
+				"tls-client-ca-file": {&cfg.TLS.ClientCAFile, &tlsClientCA}, "tls-client-auth": {&cfg.TLS.ClientAuth, &tlsClientAuth},
+			} {
+				if flags.Changed(name) {
+					*v.dst = *v.val
+				}
+			}
+			if flags.Changed("insecure-http") {
+				cfg.InsecureHTTP = insecureHTTP
+			}
 			if err := cfg.Validate(); err != nil {
 				return withExitCode(exitUsage, err)
 			}
@@ -89,7 +102,12 @@ nothing. See docs/configuration.md.`,
 	f.StringVar(&database, "database", "", "SQLite file path or postgres:// URL (env LANDLORD_DATABASE; default landlord.db)")
 	f.StringVar(&logLevel, "log-level", "", "debug, info, warn or error (env LANDLORD_LOG_LEVEL; default info)")
 	f.StringVar(&provider, "provider", "", "default compute provider, enabled with its defaults when the configuration has no compute block: "+oneOf(providerNames())+" (env LANDLORD_PROVIDER; default docker when a Docker Engine answers, else mock)")
-	f.BoolVar(&insecure, "insecure", false, "serve without tokens on a non-loopback address (env LANDLORD_INSECURE)")
+	f.BoolVar(&insecure, "insecure", false, "serve without tokens, and over plain HTTP, on a non-loopback address (env LANDLORD_INSECURE)")
+	f.BoolVar(&insecureHTTP, "insecure-http", false, "serve plain HTTP, and take tokens over it, on a non-loopback address (env LANDLORD_INSECURE_HTTP)")
+	f.StringVar(&tlsCert, "tls-cert-file", "", "serve HTTPS with this PEM certificate, reloaded when it changes (env LANDLORD_TLS_CERT_FILE)")
+	f.StringVar(&tlsKey, "tls-key-file", "", "the key of --tls-cert-file (env LANDLORD_TLS_KEY_FILE)")
+	f.StringVar(&tlsClientCA, "tls-client-ca-file", "", "verify client certificates against these PEM CAs (env LANDLORD_TLS_CLIENT_CA_FILE)")
+	f.StringVar(&tlsClientAuth, "tls-client-auth", "", "require or verify_if_given (env LANDLORD_TLS_CLIENT_AUTH; default verify_if_given)")
 	return cmd
 }
 
@@ -100,8 +118,24 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	for i, t := range cfg.Tokens {
 		tokens[i] = api.Token{Name: t.Name, Secret: t.Secret, SHA256: t.SHA256, Role: api.Role(t.Role)}
 	}
+	tokens = append(tokens, clientRoleTokens(cfg.TLS.ClientRoles)...)
 	if err := api.CheckListen(cfg.Listen, tokens, cfg.Insecure); err != nil {
 		return withExitCode(exitUsage, err)
+	}
+	if err := checkPlainHTTP(cfg); err != nil {
+		return withExitCode(exitUsage, err)
+	}
+	proxies, err := cfg.Proxies()
+	if err != nil {
+		return withExitCode(exitUsage, err)
+	}
+	var tlsConfig *tls.Config
+	if cfg.TLS.Enabled() {
+		if tlsConfig, err = serverTLS(cfg.TLS, log); err != nil {
+			return withExitCode(exitUsage, err)
+		}
+	} else if !loopbackListen(cfg.Listen) {
+		log.Warn("serving plain HTTP on a non-loopback address: tokens and secrets cross the network in clear text unless a TLS-terminating proxy (trusted_proxies) is in front; set tls.cert_file and tls.key_file to serve HTTPS", slog.String("listen", cfg.Listen))
 	}
 	if err := checkProviderNames(cfg); err != nil {
 		return withExitCode(exitUsage, err)
@@ -176,7 +210,12 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		return err
 	}
 	defer console.Close()
-	httpServer := api.HTTPServer(cfg.Listen, withConsole(server, console))
+	handler := http.Handler(withConsole(server, console))
+	if tlsConfig == nil {
+		handler = server.RequireSecureTokens(handler, api.TransportPolicy{InsecureHTTP: cfg.InsecureHTTP || cfg.Insecure, TrustedProxies: proxies})
+	}
+	httpServer := api.HTTPServer(cfg.Listen, handler)
+	httpServer.TLSConfig = tlsConfig
 	// Live pages hold their streams open: end them when the server stops,
 	// so that Shutdown does not wait for them.
 	httpServer.RegisterOnShutdown(console.Close)
@@ -188,11 +227,15 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 			auth = "none (insecure)"
 		}
 	}
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
 	log.Info("landlord started",
 		slog.String("database", dbDesc),
 		slog.String("providers", strings.Join(registry.Names(), ",")),
 		slog.String("default_provider", manager.DefaultProvider()),
-		slog.String("address", "http://"+ln.Addr().String()),
+		slog.String("address", scheme+"://"+ln.Addr().String()),
 		slog.String("auth", auth),
 		slog.Bool("controller", runController),
 		slog.String("encryption", encryptionSummary(keys)),
@@ -210,7 +253,15 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		wg.Go(func() { _ = rollouts.Run(runCtx) })
 	}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpServer.Serve(ln) }()
+	go func() {
+		if tlsConfig != nil {
+			// ServeTLS offers HTTP/2; the certificate comes from
+			// tlsConfig.GetCertificate.
+			serveErr <- httpServer.ServeTLS(ln, "", "")
+			return
+		}
+		serveErr <- httpServer.Serve(ln)
+	}()
 
 	select {
 	case <-ctx.Done():

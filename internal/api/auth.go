@@ -3,11 +3,13 @@ package api
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -22,7 +24,9 @@ const (
 	RoleReader Role = "reader"
 )
 
-// Token is an API bearer token as configured.
+// Token is an API credential as configured: a bearer token, or, when
+// CertSubject or CertSAN is set, a client certificate verified by the TLS
+// handshake.
 type Token struct {
 	// Name identifies the token's holder; it is the actor of their changes.
 	Name string
@@ -33,6 +37,11 @@ type Token struct {
 	// the secret; used when Secret is empty.
 	SHA256 string
 	Role   Role
+	// CertSubject matches a verified client certificate by its subject
+	// common name; CertSAN by one of its SANs (DNS name, URI or email
+	// address). A token with either has no secret.
+	CertSubject string
+	CertSAN     string
 }
 
 // principal is who sent a request.
@@ -48,6 +57,13 @@ var anonymous = principal{name: "anonymous", role: RoleAdmin}
 // authenticator checks bearer tokens against their hashes in constant time.
 type authenticator struct {
 	tokens []hashedToken
+	certs  []certIdentity
+}
+
+// certIdentity maps a client certificate to a principal.
+type certIdentity struct {
+	subject, san string
+	who          principal
 }
 
 type hashedToken struct {
@@ -64,6 +80,10 @@ func newAuthenticator(tokens []Token) (*authenticator, error) {
 		}
 		if t.Role != RoleAdmin && t.Role != RoleReader {
 			return nil, fmt.Errorf("api: token %q: role %q is not admin or reader", t.Name, t.Role)
+		}
+		if t.CertSubject != "" || t.CertSAN != "" {
+			a.certs = append(a.certs, certIdentity{subject: t.CertSubject, san: t.CertSAN, who: principal{name: t.Name, role: t.Role}})
+			continue
 		}
 		h := hashedToken{name: t.Name, role: t.Role}
 		switch {
@@ -85,8 +105,11 @@ func newAuthenticator(tokens []Token) (*authenticator, error) {
 
 // authenticate returns the request's principal, or a 401 problem.
 func (a *authenticator) authenticate(r *http.Request) (principal, error) {
-	if len(a.tokens) == 0 {
+	if len(a.tokens) == 0 && len(a.certs) == 0 {
 		return anonymous, nil
+	}
+	if who, ok := a.certificate(r); ok {
+		return who, nil
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
@@ -105,6 +128,38 @@ func (a *authenticator) authenticate(r *http.Request) (principal, error) {
 		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, "the bearer token is not valid")
 	}
 	return principal{name: a.tokens[found].name, role: a.tokens[found].role}, nil
+}
+
+// certificate returns the principal of the request's client certificate,
+// when the handshake verified one that a certificate identity maps.
+func (a *authenticator) certificate(r *http.Request) (principal, bool) {
+	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.PeerCertificates) == 0 {
+		return principal{}, false
+	}
+	leaf := r.TLS.PeerCertificates[0]
+	for _, c := range a.certs {
+		if c.subject != "" && leaf.Subject.CommonName == c.subject {
+			return c.who, true
+		}
+		if c.san != "" && hasSAN(leaf, c.san) {
+			return c.who, true
+		}
+	}
+	return principal{}, false
+}
+
+// hasSAN reports whether cert names san as a DNS name, URI or email
+// address.
+func hasSAN(cert *x509.Certificate, san string) bool {
+	if slices.Contains(cert.DNSNames, san) || slices.Contains(cert.EmailAddresses, san) {
+		return true
+	}
+	for _, u := range cert.URIs {
+		if u.String() == san {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrInsecureListen is returned by CheckListen for a server without tokens

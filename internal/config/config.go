@@ -27,6 +27,14 @@ type Config struct {
 	Listen string `yaml:"listen"`
 	// Insecure allows serving without tokens on a non-loopback address.
 	Insecure bool `yaml:"insecure"`
+	// InsecureHTTP allows serving plain HTTP, and taking bearer tokens over
+	// it, on a non-loopback address.
+	InsecureHTTP bool `yaml:"insecure_http"`
+	// TrustedProxies are the CIDRs of TLS-terminating proxies: plain HTTP
+	// from them with X-Forwarded-Proto: https counts as HTTPS.
+	TrustedProxies []string `yaml:"trusted_proxies"`
+	// TLS configures HTTPS and client certificates.
+	TLS TLS `yaml:"tls"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string   `yaml:"log_level"`
 	Database Database `yaml:"database"`
@@ -151,6 +159,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		}
 		cfg.Insecure = b
 	}
+	if err := applyTLSEnv(cfg, getenv); err != nil {
+		return err
+	}
 	for _, t := range []struct{ env, name, role string }{
 		{"LANDLORD_ADMIN_TOKEN", "admin", "admin"},
 		{"LANDLORD_READER_TOKEN", "reader", "reader"},
@@ -249,6 +260,10 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.Encryption.validate()...)
+	errs = append(errs, c.TLS.validate()...)
+	if _, err := c.Proxies(); err != nil {
+		errs = append(errs, err)
+	}
 	if lease := time.Duration(c.API.IdempotencyLease); lease != 0 {
 		if err := tenant.CheckIdempotencyLease(lease); err != nil {
 			errs = append(errs, fmt.Errorf("api.idempotency_lease: %w", err))

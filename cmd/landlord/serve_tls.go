@@ -1,0 +1,150 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/config"
+)
+
+// errPlainHTTP is returned for plain HTTP on a non-loopback address that
+// the configuration has not declared.
+var errPlainHTTP = errors.New("plain HTTP on an address other than loopback sends tokens and secrets in clear text")
+
+// checkPlainHTTP refuses to serve plain HTTP on a non-loopback address
+// unless insecure_http, insecure (which already allows serving without
+// tokens there) or trusted_proxies declares it.
+func checkPlainHTTP(cfg config.Config) error {
+	if cfg.TLS.Enabled() || cfg.InsecureHTTP || cfg.Insecure || len(cfg.TrustedProxies) > 0 || loopbackListen(cfg.Listen) {
+		return nil
+	}
+	return fmt.Errorf("%w: %q is not a loopback address; set tls.cert_file and tls.key_file, declare a TLS-terminating proxy in trusted_proxies, or pass --insecure-http", errPlainHTTP, cfg.Listen)
+}
+
+// loopbackListen reports whether addr is on loopback (an address that
+// does not parse is left to net.Listen to report).
+func loopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return true
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// serverTLS is the API's TLS configuration: Go's defaults from TLS 1.2,
+// the certificate read again when its files change, and client
+// certificates verified against tls.client_ca_file when set.
+func serverTLS(c config.TLS, log *slog.Logger) (*tls.Config, error) {
+	certs, err := newCertReloader(c.CertFile, c.KeyFile, log)
+	if err != nil {
+		return nil, err
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: certs.GetCertificate}
+	if c.ClientCAFile != "" {
+		b, err := os.ReadFile(c.ClientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls.client_ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("tls.client_ca_file %s: no PEM certificate in it", c.ClientCAFile)
+		}
+		tc.ClientCAs = pool
+		tc.ClientAuth = tls.VerifyClientCertIfGiven
+		if c.ClientAuth == config.ClientAuthRequire {
+			tc.ClientAuth = tls.RequireAndVerifyClientCert
+		}
+	}
+	return tc, nil
+}
+
+// clientRoleTokens are the client certificate identities of tls.client_roles.
+func clientRoleTokens(roles []config.ClientRole) []api.Token {
+	out := make([]api.Token, len(roles))
+	for i, r := range roles {
+		out[i] = api.Token{Name: r.Name, Role: api.Role(r.Role), CertSubject: r.Subject, CertSAN: r.SAN}
+	}
+	return out
+}
+
+// certReloader serves a certificate and key pair from files, read again
+// when either file's modification time or size changes (cert-manager and
+// the like replace them in place): a stat of each per handshake, cheap
+// beside the handshake. A new pair that does not load leaves the old one
+// served, with a warning.
+type certReloader struct {
+	certFile, keyFile string
+	log               *slog.Logger
+
+	mu    sync.Mutex
+	cert  *tls.Certificate
+	stamp [2]fileStamp
+}
+
+// fileStamp is what tells that a file changed.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+func newCertReloader(certFile, keyFile string, log *slog.Logger) (*certReloader, error) {
+	r := &certReloader{certFile: certFile, keyFile: keyFile, log: log}
+	stamp, err := r.stat()
+	if err != nil {
+		return nil, fmt.Errorf("tls: %w", err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("tls: cert_file %s and key_file %s: %w", certFile, keyFile, err)
+	}
+	r.cert, r.stamp = &cert, stamp
+	return r, nil
+}
+
+func (r *certReloader) stat() ([2]fileStamp, error) {
+	var s [2]fileStamp
+	for i, f := range []string{r.certFile, r.keyFile} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			return s, err
+		}
+		s[i] = fileStamp{mod: fi.ModTime(), size: fi.Size()}
+	}
+	return s, nil
+}
+
+// GetCertificate serves the current pair, reading it again first if its
+// files changed.
+func (r *certReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	stamp, err := r.stat()
+	if err != nil || stamp == r.stamp {
+		// A file missing for a moment (being replaced) keeps the old pair.
+		return r.cert, nil
+	}
+	// Remember the files as seen, so that a bad pair is tried once per
+	// change, not once per handshake.
+	r.stamp = stamp
+	cert, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
+	if err != nil {
+		r.log.Warn("the TLS certificate files changed but do not load: still serving the previous certificate",
+			slog.String("cert_file", r.certFile), slog.String("key_file", r.keyFile), slog.Any("error", err))
+		return r.cert, nil
+	}
+	r.cert = &cert
+	r.log.Info("TLS certificate reloaded", slog.String("cert_file", r.certFile))
+	return r.cert, nil
+}

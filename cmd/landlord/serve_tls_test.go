@@ -1,0 +1,364 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/config"
+)
+
+// serveCA is a certificate authority made in the test.
+type serveCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func mustServeCA(t *testing.T) *serveCA {
+	t.Helper()
+	key := mustECKey(t)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "landlord test CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &serveCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+func mustECKey(t *testing.T) *ecdsa.PrivateKey {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// pool is a pool holding the CA alone.
+func (ca *serveCA) pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(ca.cert)
+	return p
+}
+
+// issue signs a leaf certificate with serial: for a server, of the
+// loopback address; else a client's, with subject cn and the SANs given.
+// It returns the certificate's and the key's PEM.
+func (ca *serveCA) issue(t *testing.T, serial int64, cn string, server bool, dnsSANs ...string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key := mustECKey(t)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		DNSNames:     dnsSANs,
+	}
+	if server {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+}
+
+// clientCert is a client certificate for cn, with dnsSANs, signed by ca.
+func (ca *serveCA) clientCert(t *testing.T, cn string, dnsSANs ...string) tls.Certificate {
+	t.Helper()
+	c, k := ca.issue(t, 100, cn, false, dnsSANs...)
+	cert, err := tls.X509KeyPair(c, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+// mustWriteAt writes b to path with its modification time set to mod, so
+// that a change is seen whatever the file system's clock granularity.
+func mustWriteAt(t *testing.T, path string, b []byte, mod time.Time) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tlsServeConfig writes a server certificate with serial 1, and the CA
+// beside it (ca.crt), and returns the configuration that serves it with
+// an admin token.
+func tlsServeConfig(t *testing.T, ca *serveCA) config.Config {
+	t.Helper()
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	c, k := ca.issue(t, 1, "landlord", true)
+	mod := time.Now().Add(-time.Minute)
+	mustWriteAt(t, certFile, c, mod)
+	mustWriteAt(t, keyFile, k, mod)
+	mustWriteAt(t, filepath.Join(dir, "ca.crt"), ca.pem, mod)
+	cfg := config.Defaults()
+	cfg.Tokens = []config.Token{{Name: "ops", Secret: "admin-secret", Role: "admin"}}
+	cfg.TLS = config.TLS{CertFile: certFile, KeyFile: keyFile}
+	cfg.SetComputeDefault("mock")
+	return cfg
+}
+
+// httpsClient trusts ca, presents certs, and opens a new connection for
+// every request (each one a handshake).
+func httpsClient(ca *serveCA, certs ...tls.Certificate) *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig:   &tls.Config{RootCAs: ca.pool(), Certificates: certs},
+		ForceAttemptHTTP2: true,
+		DisableKeepAlives: true,
+	}}
+}
+
+// send sends method to url with token (none when ""), and returns the
+// response, its body closed.
+func send(t *testing.T, c *http.Client, method, url, token string) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	return resp, nil
+}
+
+// whoamiOver returns "name role" of GET /v1/whoami.
+func whoamiOver(t *testing.T, c *http.Client, url, token string) string {
+	t.Helper()
+	req, err := http.NewRequest("GET", url+"/v1/whoami", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET /v1/whoami: %v", err)
+	}
+	defer resp.Body.Close()
+	var id struct{ Name, Role string }
+	if err := json.NewDecoder(resp.Body).Decode(&id); err != nil {
+		t.Fatalf("GET /v1/whoami = %d: %v", resp.StatusCode, err)
+	}
+	return id.Name + " " + id.Role
+}
+
+func httpsURL(base string) string { return "https://" + strings.TrimPrefix(base, "http://") }
+
+func TestServeTLS(t *testing.T) {
+	ca := mustServeCA(t)
+	base, logs := startServe(t, tlsServeConfig(t, ca))
+	url := httpsURL(base)
+
+	resp, err := send(t, httpsClient(ca), "GET", url+"/v1/tenants", "admin-secret")
+	if err != nil {
+		t.Fatalf("GET over TLS: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /v1/tenants = %d, want 200", resp.StatusCode)
+	}
+	if resp.ProtoMajor != 2 {
+		t.Errorf("protocol %s, want HTTP/2", resp.Proto)
+	}
+	if resp.TLS == nil || resp.TLS.Version < tls.VersionTLS12 {
+		t.Errorf("TLS state %+v, want TLS 1.2 or later", resp.TLS)
+	}
+	if !strings.Contains(logs.String(), `"address":"https://`) {
+		t.Errorf("the start-up line does not say https:\n%s", logs)
+	}
+	// TLS 1.1 is refused.
+	old := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.pool(), MaxVersion: tls.VersionTLS11}}}
+	if _, err := send(t, old, "GET", url+"/healthz", ""); err == nil {
+		t.Error("a TLS 1.1 client was served")
+	}
+	// Plain HTTP to the TLS port is not served.
+	if resp, err := send(t, &http.Client{Timeout: 5 * time.Second}, "GET", base+"/v1/tenants", "admin-secret"); err == nil && resp.StatusCode == http.StatusOK {
+		t.Errorf("plain HTTP to the TLS port answered 200")
+	}
+}
+
+func TestServeTLSReloadsCertificate(t *testing.T) {
+	ca := mustServeCA(t)
+	cfg := tlsServeConfig(t, ca)
+	base, logs := startServe(t, cfg)
+	url := httpsURL(base) + "/healthz"
+	serial := func() int64 {
+		t.Helper()
+		resp, err := send(t, httpsClient(ca), "GET", url, "")
+		if err != nil {
+			t.Fatalf("GET /healthz: %v", err)
+		}
+		return resp.TLS.PeerCertificates[0].SerialNumber.Int64()
+	}
+	if got := serial(); got != 1 {
+		t.Fatalf("serial %d before rotation, want 1", got)
+	}
+
+	c, k := ca.issue(t, 2, "landlord", true)
+	now := time.Now()
+	mustWriteAt(t, cfg.TLS.CertFile, c, now)
+	mustWriteAt(t, cfg.TLS.KeyFile, k, now)
+	if got := serial(); got != 2 {
+		t.Errorf("serial %d after rotation, want 2", got)
+	}
+
+	// A pair that does not load keeps the previous certificate served.
+	mustWriteAt(t, cfg.TLS.CertFile, []byte("not a certificate"), now.Add(time.Second))
+	if got := serial(); got != 2 {
+		t.Errorf("serial %d after a bad rotation, want 2 still", got)
+	}
+	if !strings.Contains(logs.String(), "do not load") {
+		t.Errorf("no warning for the bad pair:\n%s", logs)
+	}
+}
+
+func TestServeClientCertificates(t *testing.T) {
+	ca := mustServeCA(t)
+	admin, reader := ca.clientCert(t, "deployer"), ca.clientCert(t, "someone", "auditor.example.com")
+	stranger := ca.clientCert(t, "nobody")
+	other := mustServeCA(t).clientCert(t, "deployer")
+	roles := []config.ClientRole{
+		{Subject: "deployer", Role: "admin", Name: "ci"},
+		{SAN: "auditor.example.com", Role: "reader", Name: "audit"},
+	}
+	withClientCA := func(t *testing.T, auth string) string {
+		cfg := tlsServeConfig(t, ca)
+		cfg.TLS.ClientCAFile = filepath.Join(filepath.Dir(cfg.TLS.CertFile), "ca.crt")
+		cfg.TLS.ClientAuth = auth
+		cfg.TLS.ClientRoles = roles
+		base, _ := startServe(t, cfg)
+		return httpsURL(base)
+	}
+
+	t.Run("require", func(t *testing.T) {
+		url := withClientCA(t, config.ClientAuthRequire)
+		if _, err := send(t, httpsClient(ca), "GET", url+"/v1/whoami", "admin-secret"); err == nil {
+			t.Error("a client without a certificate was served")
+		}
+		if _, err := send(t, httpsClient(ca, other), "GET", url+"/v1/whoami", ""); err == nil {
+			t.Error("a client with a certificate of another CA was served")
+		}
+		if got := whoamiOver(t, httpsClient(ca, admin), url, ""); got != "ci admin" {
+			t.Errorf("whoami with the admin certificate (by subject) = %q, want ci admin", got)
+		}
+		if got := whoamiOver(t, httpsClient(ca, reader), url, ""); got != "audit reader" {
+			t.Errorf("whoami with the reader certificate (by SAN) = %q, want audit reader", got)
+		}
+		resp, err := send(t, httpsClient(ca, reader), "POST", url+"/v1/tenants", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("POST /v1/tenants with the reader certificate = %d, want 403", resp.StatusCode)
+		}
+		// A verified certificate that no role maps needs a token.
+		if resp, err := send(t, httpsClient(ca, stranger), "GET", url+"/v1/whoami", ""); err != nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("an unmapped certificate without a token = %v, %v; want 401", resp, err)
+		}
+		if got := whoamiOver(t, httpsClient(ca, stranger), url, "admin-secret"); got != "ops admin" {
+			t.Errorf("whoami with an unmapped certificate and a token = %q, want ops admin", got)
+		}
+	})
+
+	t.Run("verify_if_given", func(t *testing.T) {
+		url := withClientCA(t, config.ClientAuthVerifyIfGiven)
+		if got := whoamiOver(t, httpsClient(ca), url, "admin-secret"); got != "ops admin" {
+			t.Errorf("whoami with a token and no certificate = %q, want ops admin", got)
+		}
+		if resp, err := send(t, httpsClient(ca), "GET", url+"/v1/whoami", ""); err != nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("neither certificate nor token = %v, %v; want 401", resp, err)
+		}
+		if got := whoamiOver(t, httpsClient(ca, admin), url, ""); got != "ci admin" {
+			t.Errorf("whoami with the admin certificate = %q, want ci admin", got)
+		}
+		if _, err := send(t, httpsClient(ca, other), "GET", url+"/v1/whoami", ""); err == nil {
+			t.Error("a certificate of another CA was accepted")
+		}
+	})
+}
+
+func TestServePlainHTTPOffLoopback(t *testing.T) {
+	newConfig := func(t *testing.T) config.Config {
+		cfg := config.Defaults()
+		cfg.Listen = "0.0.0.0:0"
+		cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+		cfg.Tokens = []config.Token{{Name: "ops", Secret: "admin-secret", Role: "admin"}}
+		cfg.SetComputeDefault("mock")
+		return cfg
+	}
+	t.Run("refused without the switch", func(t *testing.T) {
+		err := serve(context.Background(), newConfig(t), "", &providertest.LogBuffer{})
+		var coded *exitCodeError
+		if !errors.Is(err, errPlainHTTP) || !errors.As(err, &coded) || coded.code != exitUsage {
+			t.Fatalf("serve = %v, want a usage error for plain HTTP", err)
+		}
+		if !strings.Contains(err.Error(), "--insecure-http") {
+			t.Errorf("the error does not say what to do: %v", err)
+		}
+	})
+	for name, mutate := range map[string]func(*config.Config){
+		"insecure_http":              func(c *config.Config) { c.InsecureHTTP = true },
+		"insecure, without tokens":   func(c *config.Config) { c.Insecure, c.Tokens = true, nil },
+		"behind a trusted TLS proxy": func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/8"} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := newConfig(t)
+			mutate(&cfg)
+			logs := serveUntilStarted(t, cfg)
+			if !strings.Contains(logs, "serving plain HTTP on a non-loopback address") {
+				t.Errorf("no start-up warning:\n%s", logs)
+			}
+		})
+	}
+}
