@@ -24,14 +24,14 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 	if c.CACertFile != "" {
 		pem, err := os.ReadFile(c.CACertFile)
 		if err != nil {
-			return nil, fmt.Errorf("client: CA certificates: %w", err)
+			return nil, fmt.Errorf("client: CACertFile: %w", err)
 		}
 		// Only the CAs of the file: a private CA's server is trusted
 		// because of it, not because of a public CA (as Vault's and
 		// Nomad's CA settings).
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("client: CA certificates: %s holds no PEM certificate", c.CACertFile)
+			return nil, fmt.Errorf("client: CACertFile: %s holds no PEM certificate", c.CACertFile)
 		}
 		cfg.RootCAs = pool
 	}
@@ -39,13 +39,13 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 	case c.ClientCertFile != "" && c.ClientKeyFile != "":
 		cert, err := tls.LoadX509KeyPair(c.ClientCertFile, c.ClientKeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("client: client certificate: %w", err)
+			return nil, fmt.Errorf("client: ClientCertFile and ClientKeyFile: %w", err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	case c.ClientCertFile != "":
-		return nil, errors.New("client: a client certificate needs its key (ClientKeyFile)")
+		return nil, errors.New("client: ClientCertFile needs its key, ClientKeyFile")
 	case c.ClientKeyFile != "":
-		return nil, errors.New("client: a client key needs its certificate (ClientCertFile)")
+		return nil, errors.New("client: ClientKeyFile needs its certificate, ClientCertFile")
 	}
 	return cfg, nil
 }

@@ -126,11 +126,11 @@ func TestTLSConfigErrors(t *testing.T) {
 		cfg  client.Config
 		want string
 	}{
-		{"missing CA file", client.Config{CACertFile: pki.CAFile + ".missing"}, "CA certificates"},
+		{"missing CA file", client.Config{CACertFile: pki.CAFile + ".missing"}, "CACertFile: open"},
 		{"CA file without PEM", client.Config{CACertFile: pki.ClientKeyFile}, "holds no PEM certificate"},
-		{"cert without key", client.Config{ClientCertFile: pki.ClientCertFile}, "needs its key"},
-		{"key without cert", client.Config{ClientKeyFile: pki.ClientKeyFile}, "needs its certificate"},
-		{"key of another cert", client.Config{ClientCertFile: pki.ClientCertFile, ClientKeyFile: pki.ServerKeyFile}, "client certificate"},
+		{"cert without key", client.Config{ClientCertFile: pki.ClientCertFile}, "ClientCertFile needs its key"},
+		{"key without cert", client.Config{ClientKeyFile: pki.ClientKeyFile}, "ClientKeyFile needs its certificate"},
+		{"key of another cert", client.Config{ClientCertFile: pki.ClientCertFile, ClientKeyFile: pki.ServerKeyFile}, "ClientCertFile and ClientKeyFile"},
 		{"HTTPClient with TLS", client.Config{HTTPClient: &http.Client{}, CACertFile: pki.CAFile}, "given HTTPClient"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
