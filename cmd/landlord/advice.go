@@ -18,10 +18,17 @@ import (
 // server's words give HTTP advice (an endpoint, a header, a query
 // parameter), the CLI's name its flags and commands. cmd is the command
 // that ran. Only the words change: the error still wraps the same chain,
-// so its exit code and what callers test stay.
+// so its exit code and what callers test stay. A TLS failure gets a line
+// of advice naming the flag that fixes it (see tlsAdvice).
 func advise(cmd *cobra.Command, err error) error {
+	if cmd == nil || err == nil {
+		return err
+	}
+	if hint := tlsAdvice(cmd, err); hint != "" {
+		return &advisedError{msg: err.Error() + "\n  " + hint, err: err}
+	}
 	var ce *client.Error
-	if cmd == nil || !errors.As(err, &ce) {
+	if !errors.As(err, &ce) {
 		return err
 	}
 	worded := cliProblem(cmd, *ce)

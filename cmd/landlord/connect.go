@@ -13,22 +13,24 @@ type clientFlags struct {
 	addr   string
 	token  string
 	output string
+	tls    tlsFlags
 }
 
-// addClientFlags adds --addr, --token and -o to cmd.
+// addClientFlags adds --addr, --token, the TLS flags and -o to cmd.
 func addClientFlags(cmd *cobra.Command) *clientFlags {
 	f := &clientFlags{}
 	fs := cmd.Flags()
 	fs.StringVar(&f.addr, "addr", client.DefaultAddress, "the landlord API's address (env LANDLORD_ADDR)")
 	// The default is not shown: it would print the token in --help.
 	fs.StringVar(&f.token, "token", "", "the API bearer token (default $LANDLORD_TOKEN)")
+	f.tls.add(cmd)
 	fs.StringVarP(&f.output, "output", "o", "table", "output format: table, json or yaml")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return f
 }
 
-// client returns a client from the flags, over LANDLORD_ADDR and
-// LANDLORD_TOKEN, over the defaults, once -o is known to be one it can print.
+// client returns a client from the flags, over LANDLORD_ADDR,
+// LANDLORD_TOKEN and the TLS variables, over the defaults, once -o is known to be one it can print.
 // Verbs that check more before connecting call checkOutput first.
 func (f *clientFlags) client(cmd *cobra.Command) (*client.Client, error) {
 	if err := f.checkOutput(); err != nil {
@@ -41,9 +43,14 @@ func (f *clientFlags) client(cmd *cobra.Command) (*client.Client, error) {
 	if cmd.Flags().Changed("token") {
 		cfg.Token = f.token
 	}
+	f.tls.apply(cmd, &cfg)
+	// The address alone first, so that an error names its flag.
+	if _, err := client.New(client.Config{Address: cfg.Address}); err != nil {
+		return nil, withExitCode(exitUsage, fmt.Errorf("--addr: %w", err))
+	}
 	c, err := client.New(cfg)
 	if err != nil {
-		return nil, withExitCode(exitUsage, fmt.Errorf("--addr: %w", err))
+		return nil, withExitCode(exitUsage, tlsFlagError(err))
 	}
 	return c, nil
 }
