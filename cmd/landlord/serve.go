@@ -212,10 +212,13 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	defer console.Close()
 	handler := http.Handler(withConsole(server, console))
 	if tlsConfig == nil {
-		handler = server.RequireSecureTokens(handler, api.TransportPolicy{InsecureHTTP: cfg.InsecureHTTP || cfg.Insecure, TrustedProxies: proxies})
+		handler = server.RequireSecureTokens(handler, api.TransportPolicy{InsecureHTTP: cfg.InsecureHTTP || cfg.Insecure, TrustedProxies: proxies, CredentialPaths: []string{ui.Prefix}})
 	}
 	httpServer := api.HTTPServer(cfg.Listen, handler)
 	httpServer.TLSConfig = tlsConfig
+	// Failed handshakes (a client of another CA, one without a required
+	// certificate) go to landlord's log, not to the standard logger.
+	httpServer.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	// Live pages hold their streams open: end them when the server stops,
 	// so that Shutdown does not wait for them.
 	httpServer.RegisterOnShutdown(console.Close)

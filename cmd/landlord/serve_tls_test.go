@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,9 +73,10 @@ func (ca *serveCA) pool() *x509.CertPool {
 }
 
 // issue signs a leaf certificate with serial: for a server, of the
-// loopback address; else a client's, with subject cn and the SANs given.
-// It returns the certificate's and the key's PEM.
-func (ca *serveCA) issue(t *testing.T, serial int64, cn string, server bool, dnsSANs ...string) (certPEM, keyPEM []byte) {
+// loopback address; else a client's, with subject cn and the SANs given
+// (a URI when it has "://", an email address when it has "@", else a DNS
+// name). It returns the certificate's and the key's PEM.
+func (ca *serveCA) issue(t *testing.T, serial int64, cn string, server bool, sans ...string) (certPEM, keyPEM []byte) {
 	t.Helper()
 	key := mustECKey(t)
 	tmpl := &x509.Certificate{
@@ -83,7 +86,20 @@ func (ca *serveCA) issue(t *testing.T, serial int64, cn string, server bool, dns
 		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		DNSNames:     dnsSANs,
+	}
+	for _, san := range sans {
+		switch {
+		case strings.Contains(san, "://"):
+			u, err := url.Parse(san)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmpl.URIs = append(tmpl.URIs, u)
+		case strings.Contains(san, "@"):
+			tmpl.EmailAddresses = append(tmpl.EmailAddresses, san)
+		default:
+			tmpl.DNSNames = append(tmpl.DNSNames, san)
+		}
 	}
 	if server {
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
@@ -100,10 +116,10 @@ func (ca *serveCA) issue(t *testing.T, serial int64, cn string, server bool, dns
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
 }
 
-// clientCert is a client certificate for cn, with dnsSANs, signed by ca.
-func (ca *serveCA) clientCert(t *testing.T, cn string, dnsSANs ...string) tls.Certificate {
+// clientCert is a client certificate for cn, with sans, signed by ca.
+func (ca *serveCA) clientCert(t *testing.T, cn string, sans ...string) tls.Certificate {
 	t.Helper()
-	c, k := ca.issue(t, 100, cn, false, dnsSANs...)
+	c, k := ca.issue(t, 100, cn, false, sans...)
 	cert, err := tls.X509KeyPair(c, k)
 	if err != nil {
 		t.Fatal(err)
@@ -266,11 +282,14 @@ func TestServeTLSReloadsCertificate(t *testing.T) {
 func TestServeClientCertificates(t *testing.T) {
 	ca := mustServeCA(t)
 	admin, reader := ca.clientCert(t, "deployer"), ca.clientCert(t, "someone", "auditor.example.com")
-	stranger := ca.clientCert(t, "nobody")
+	stranger := ca.clientCert(t, "nobody", "nobody.example.com")
+	bySPIFFE, byEmail := ca.clientCert(t, "x", "spiffe://example.org/deployer"), ca.clientCert(t, "y", "ops@example.com")
 	other := mustServeCA(t).clientCert(t, "deployer")
 	roles := []config.ClientRole{
 		{Subject: "deployer", Role: "admin", Name: "ci"},
 		{SAN: "auditor.example.com", Role: "reader", Name: "audit"},
+		{SAN: "spiffe://example.org/deployer", Role: "admin", Name: "spiffe-ci"},
+		{SAN: "ops@example.com", Role: "reader", Name: "ops-desk"},
 	}
 	withClientCA := func(t *testing.T, auth string) string {
 		cfg := tlsServeConfig(t, ca)
@@ -295,12 +314,42 @@ func TestServeClientCertificates(t *testing.T) {
 		if got := whoamiOver(t, httpsClient(ca, reader), url, ""); got != "audit reader" {
 			t.Errorf("whoami with the reader certificate (by SAN) = %q, want audit reader", got)
 		}
+		if got := whoamiOver(t, httpsClient(ca, bySPIFFE), url, ""); got != "spiffe-ci admin" {
+			t.Errorf("whoami with a URI SAN = %q, want spiffe-ci admin", got)
+		}
+		if got := whoamiOver(t, httpsClient(ca, byEmail), url, ""); got != "ops-desk reader" {
+			t.Errorf("whoami with an email SAN = %q, want ops-desk reader", got)
+		}
 		resp, err := send(t, httpsClient(ca, reader), "POST", url+"/v1/tenants", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("POST /v1/tenants with the reader certificate = %d, want 403", resp.StatusCode)
+		}
+		// The certificate's name is the actor in the history.
+		admins := httpsClient(ca, admin)
+		req, err := http.NewRequest("POST", url+"/v1/tenants", strings.NewReader(`{"name":"acme","compute_config":{"image":"example.com/app:1"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		created, err := admins.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		created.Body.Close()
+		if created.StatusCode/100 != 2 {
+			t.Fatalf("POST /v1/tenants with the admin certificate = %d", created.StatusCode)
+		}
+		events, err := admins.Get(url + "/v1/tenants/acme/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(events.Body)
+		events.Body.Close()
+		if !strings.Contains(string(body), `"actor":"ci"`) {
+			t.Errorf("the history does not name the certificate's actor ci: %s", body)
 		}
 		// A verified certificate that no role maps needs a token.
 		if resp, err := send(t, httpsClient(ca, stranger), "GET", url+"/v1/whoami", ""); err != nil || resp.StatusCode != http.StatusUnauthorized {

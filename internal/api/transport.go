@@ -14,6 +14,10 @@ type TransportPolicy struct {
 	// TrustedProxies are TLS-terminating proxies: a plain-HTTP request
 	// from one of them with X-Forwarded-Proto: https counts as HTTPS.
 	TrustedProxies []netip.Prefix
+	// CredentialPaths are path prefixes whose requests carry credentials
+	// without an Authorization header (the web console's sign-in form and
+	// session cookie): refused as a token is.
+	CredentialPaths []string
 }
 
 // RequireSecureTokens refuses, with a 403 problem that says why, a bearer
@@ -22,7 +26,7 @@ type TransportPolicy struct {
 // whoever saw it could use it.
 func (s *Server) RequireSecureTokens(h http.Handler, p TransportPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.TLS == nil && r.Header.Get("Authorization") != "" && !p.allows(r) {
+		if r.TLS == nil && p.credentialed(r) && !p.allows(r) {
 			s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden,
 				"landlord refuses bearer tokens sent over plain HTTP from another host: use https:// (tls.cert_file), "+
 					"declare the TLS-terminating proxy in trusted_proxies, or set insecure_http: true; rotate the token, which crossed the network in clear text"))
@@ -30,6 +34,19 @@ func (s *Server) RequireSecureTokens(h http.Handler, p TransportPolicy) http.Han
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// credentialed reports whether r carries, or may carry, a credential.
+func (p TransportPolicy) credentialed(r *http.Request) bool {
+	if r.Header.Get("Authorization") != "" {
+		return true
+	}
+	for _, prefix := range p.CredentialPaths {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // allows reports whether the plain-HTTP request r may carry a token.

@@ -37,6 +37,7 @@ func TestRequireSecureTokens(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		policy api.TransportPolicy
+		path   string
 		peer   string
 		token  bool
 		proto  string
@@ -50,10 +51,16 @@ func TestRequireSecureTokens(t *testing.T) {
 		{name: "trusted proxy, https", policy: api.TransportPolicy{TrustedProxies: proxies}, peer: "10.1.2.3:5000", token: true, proto: "https", want: http.StatusOK},
 		{name: "trusted proxy, http", policy: api.TransportPolicy{TrustedProxies: proxies}, peer: "10.1.2.3:5000", token: true, proto: "http", want: http.StatusForbidden},
 		{name: "trusted proxy, no header", policy: api.TransportPolicy{TrustedProxies: proxies}, peer: "10.1.2.3:5000", token: true, want: http.StatusForbidden},
+		{name: "console, remote peer", policy: api.TransportPolicy{CredentialPaths: []string{"/ui/"}}, path: "/ui/signin", peer: "192.0.2.7:5000", want: http.StatusForbidden},
+		{name: "console, loopback peer", policy: api.TransportPolicy{CredentialPaths: []string{"/ui/"}}, path: "/ui/signin", peer: "127.0.0.1:5000", want: http.StatusNotFound},
 		{name: "untrusted peer claiming https", policy: api.TransportPolicy{TrustedProxies: proxies}, peer: "192.0.2.7:5000", token: true, proto: "https", want: http.StatusForbidden},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			req := httptest.NewRequest("GET", "/v1/whoami", nil)
+			path := tt.path
+			if path == "" {
+				path = "/v1/whoami"
+			}
+			req := httptest.NewRequest("GET", path, nil)
 			req.RemoteAddr = tt.peer
 			if tt.token {
 				req.Header.Set("Authorization", "Bearer "+adminToken)
