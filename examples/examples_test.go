@@ -210,7 +210,7 @@ current-context: example
 
 // checkServeSettings checks what landlord serve checks of the file before
 // it opens anything beyond what config.Validate does: tokens and the
-// address they allow, and the encryption keys.
+// address they allow, plain HTTP off loopback, and the encryption keys.
 func checkServeSettings(t *testing.T, cfg config.Config) {
 	t.Helper()
 	tokens := make([]api.Token, len(cfg.Tokens))
@@ -223,6 +223,9 @@ func checkServeSettings(t *testing.T, cfg config.Config) {
 		}
 	}
 	if err := api.CheckListen(cfg.Listen, tokens, cfg.Insecure); err != nil {
+		t.Error(err)
+	}
+	if err := cfg.CheckPlainHTTP(); err != nil {
 		t.Error(err)
 	}
 	if _, err := cfg.Encryption.Keyring(getenv, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {

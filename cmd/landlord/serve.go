@@ -122,7 +122,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err := api.CheckListen(cfg.Listen, tokens, cfg.Insecure); err != nil {
 		return withExitCode(exitUsage, err)
 	}
-	if err := checkPlainHTTP(cfg); err != nil {
+	if err := cfg.CheckPlainHTTP(); err != nil {
 		return withExitCode(exitUsage, err)
 	}
 	proxies, err := cfg.Proxies()
@@ -134,7 +134,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		if tlsConfig, err = serverTLS(cfg.TLS, log); err != nil {
 			return withExitCode(exitUsage, err)
 		}
-	} else if !loopbackListen(cfg.Listen) {
+	} else if !config.LoopbackListen(cfg.Listen) {
 		log.Warn("serving plain HTTP on a non-loopback address: tokens and secrets cross the network in clear text unless a TLS-terminating proxy (trusted_proxies) is in front; set tls.cert_file and tls.key_file to serve HTTPS", slog.String("listen", cfg.Listen))
 	}
 	if err := checkProviderNames(cfg); err != nil {

@@ -3,10 +3,8 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"sync"
 	"time"
@@ -14,34 +12,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/config"
 )
-
-// errPlainHTTP is returned for plain HTTP on a non-loopback address that
-// the configuration has not declared.
-var errPlainHTTP = errors.New("plain HTTP on an address other than loopback sends tokens and secrets in clear text")
-
-// checkPlainHTTP refuses to serve plain HTTP on a non-loopback address
-// unless insecure_http, insecure (which already allows serving without
-// tokens there) or trusted_proxies declares it.
-func checkPlainHTTP(cfg config.Config) error {
-	if cfg.TLS.Enabled() || cfg.InsecureHTTP || cfg.Insecure || len(cfg.TrustedProxies) > 0 || loopbackListen(cfg.Listen) {
-		return nil
-	}
-	return fmt.Errorf("%w: %q is not a loopback address; set tls.cert_file and tls.key_file, declare a TLS-terminating proxy in trusted_proxies, or pass --insecure-http", errPlainHTTP, cfg.Listen)
-}
-
-// loopbackListen reports whether addr is on loopback (an address that
-// does not parse is left to net.Listen to report).
-func loopbackListen(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return true
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // serverTLS is the API's TLS configuration: Go's defaults from TLS 1.2,
 // the certificate read again when its files change, and client

@@ -389,7 +389,7 @@ func TestServePlainHTTPOffLoopback(t *testing.T) {
 	t.Run("refused without the switch", func(t *testing.T) {
 		err := serve(context.Background(), newConfig(t), "", &providertest.LogBuffer{})
 		var coded *exitCodeError
-		if !errors.Is(err, errPlainHTTP) || !errors.As(err, &coded) || coded.code != exitUsage {
+		if !errors.Is(err, config.ErrPlainHTTP) || !errors.As(err, &coded) || coded.code != exitUsage {
 			t.Fatalf("serve = %v, want a usage error for plain HTTP", err)
 		}
 		if !strings.Contains(err.Error(), "--insecure-http") {

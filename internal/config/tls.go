@@ -3,9 +3,38 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"strconv"
 )
+
+// ErrPlainHTTP is returned for plain HTTP on a non-loopback address that
+// the configuration has not declared.
+var ErrPlainHTTP = errors.New("plain HTTP on an address other than loopback sends tokens and secrets in clear text")
+
+// CheckPlainHTTP refuses to serve plain HTTP on a non-loopback address
+// unless insecure_http, insecure (which already allows serving without
+// tokens there) or trusted_proxies declares it.
+func (c Config) CheckPlainHTTP() error {
+	if c.TLS.Enabled() || c.InsecureHTTP || c.Insecure || len(c.TrustedProxies) > 0 || LoopbackListen(c.Listen) {
+		return nil
+	}
+	return fmt.Errorf("%w: %q is not a loopback address; set tls.cert_file and tls.key_file, declare a TLS-terminating proxy in trusted_proxies, or pass --insecure-http", ErrPlainHTTP, c.Listen)
+}
+
+// LoopbackListen reports whether addr is on loopback (an address that
+// does not parse is left to net.Listen to report).
+func LoopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return true
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
 
 // TLS configures HTTPS on the API; without CertFile landlord serves plain
 // HTTP.
