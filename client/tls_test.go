@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/jaxxstorm/landlord/client"
@@ -96,9 +97,12 @@ func TestMutualTLS(t *testing.T) {
 	}
 	_, err = c.Tenants().List(ctx, client.ListOptions{})
 	// The server's alert arrives as a *net.OpError "remote error"; its
-	// alert type is not exported.
+	// alert type is not exported. With TLS 1.3 the client may send its
+	// request before the server refuses it, and see only the connection
+	// broken.
 	var oe *net.OpError
-	if !errors.As(err, &oe) || oe.Op != "remote error" || !strings.Contains(err.Error(), "certificate required") {
+	alert := errors.As(err, &oe) && oe.Op == "remote error" && strings.Contains(err.Error(), "certificate required")
+	if !alert && !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("without a client certificate: got %v, want the remote error certificate required", err)
 	}
 }

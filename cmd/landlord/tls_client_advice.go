@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +48,17 @@ func tlsAdvice(cmd *cobra.Command, err error) string {
 			return "the server refused the client certificate: pass one signed by a CA it trusts with --client-cert and --client-key (or LANDLORD_CLIENT_CERT and LANDLORD_CLIENT_KEY)"
 		}
 		return "the server wants a client certificate: pass one with --client-cert and --client-key (or LANDLORD_CLIENT_CERT and LANDLORD_CLIENT_KEY)"
+	case (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		strings.Contains(err.Error(), "http2: client conn could not be established")) && httpsAddress(cmd):
+		// With TLS 1.3 a server that refuses the client's certificate
+		// (or its lack of one) after the handshake may close the
+		// connection before its alert is read: the client then sees
+		// only the connection break (over HTTP/2, in words that drop
+		// the cause).
+		if tlsGiven(cmd, "client-cert", "LANDLORD_CLIENT_CERT") {
+			return "the server closed the connection: if it did not trust the client certificate, pass one signed by a CA it trusts with --client-cert and --client-key (or LANDLORD_CLIENT_CERT and LANDLORD_CLIENT_KEY)"
+		}
+		return "the server closed the connection: if it wants a client certificate, pass one with --client-cert and --client-key (or LANDLORD_CLIENT_CERT and LANDLORD_CLIENT_KEY)"
 	case errors.As(err, &rh),
 		// net/http's words for an HTTP answer to a handshake; the error
 		// has no type.
@@ -87,6 +99,16 @@ func certNames(cert *x509.Certificate) string {
 		names = append(names, cert.Subject.CommonName)
 	}
 	return strings.Join(names, ", ")
+}
+
+// httpsAddress reports whether the address of cmd (--addr, else
+// LANDLORD_ADDR) is https.
+func httpsAddress(cmd *cobra.Command) bool {
+	addr := os.Getenv("LANDLORD_ADDR")
+	if f := cmd.Flags().Lookup("addr"); f != nil && f.Changed {
+		addr = f.Value.String()
+	}
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(addr)), "https://")
 }
 
 // tlsGiven reports whether flag was set on cmd, else env is set.

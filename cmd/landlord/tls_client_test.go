@@ -80,11 +80,13 @@ func TestCLIMutualTLS(t *testing.T) {
 	srv := clienttest.NewServer(t, clienttest.Options{TLS: pki.ServerTLS(tls.RequireAndVerifyClientCert)})
 	mustRunCLI(t, srv, exitOK, "", "list", "--ca-cert", pki.CAFile, "--client-cert", pki.ClientCertFile, "--client-key", pki.ClientKeyFile)
 	res := mustRunCLI(t, srv, exitError, "", "list", "--ca-cert", pki.CAFile)
-	mustContain(t, "stderr", res.stderr, "the server wants a client certificate", "--client-cert", "--client-key")
+	// The server's alert, or, when TLS 1.3 lets the request go before
+	// it, the broken connection.
+	mustContain(t, "stderr", res.stderr, "client certificate", "--client-cert", "--client-key")
 	// A client certificate of another CA is refused.
 	other := clienttest.NewPKI(t, "127.0.0.1")
 	res = mustRunCLI(t, srv, exitError, "", "list", "--ca-cert", pki.CAFile, "--client-cert", other.ClientCertFile, "--client-key", other.ClientKeyFile)
-	mustContain(t, "stderr", res.stderr, "the server refused the client certificate")
+	mustContain(t, "stderr", res.stderr, "client certificate", "--client-cert")
 	t.Setenv("LANDLORD_CLIENT_CERT", pki.ClientCertFile)
 	t.Setenv("LANDLORD_CLIENT_KEY", pki.ClientKeyFile)
 	mustRunCLI(t, srv, exitOK, "", "list", "--ca-cert", pki.CAFile)
