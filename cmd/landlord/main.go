@@ -64,7 +64,9 @@ func newRootCommand() *cobra.Command {
 		Long: `landlord provisions and keeps a dedicated deployment per tenant: landlord
 serve runs the API and the controller, and the other verbs talk to it
 (--addr or LANDLORD_ADDR, default http://127.0.0.1:8080; --token or
-LANDLORD_TOKEN).
+LANDLORD_TOKEN; for an https:// server, --ca-cert, --client-cert,
+--client-key and --tls-server-name, or LANDLORD_CACERT,
+LANDLORD_CLIENT_CERT, LANDLORD_CLIENT_KEY and LANDLORD_TLS_SERVER_NAME).
 
 ` + exitCodesHelp,
 		SilenceUsage:  true,
