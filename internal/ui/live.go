@@ -144,13 +144,8 @@ func (c *Console) liveStream(x *call) error {
 		return nil
 	}
 	defer c.live.unsubscribe(s)
-	rc := http.NewResponseController(x.w)
-	h := x.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	x.w.WriteHeader(http.StatusOK)
-	if err := send(rc, x.w, "retry: 2000\n\n"); err != nil {
+	rc, err := openStream(x.w)
+	if err != nil {
 		return nil
 	}
 	// What changed between the page's render and this subscription would
@@ -251,6 +246,19 @@ const streamWriteTimeout = 10 * time.Second
 
 // send writes one event of a stream and flushes it, within
 // streamWriteTimeout.
+// openStream answers a stream of server-sent events: its headers, and the
+// client's reconnection delay as the first event. An error means the client
+// has gone.
+func openStream(w http.ResponseWriter) (*http.ResponseController, error) {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return rc, send(rc, w, "retry: 2000\n\n")
+}
+
 func send(rc *http.ResponseController, w http.ResponseWriter, event string) error {
 	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	if _, err := io.WriteString(w, event); err != nil {

@@ -44,13 +44,8 @@ func (c *Console) rolloutStream(x *call, id string) error {
 		http.Error(x.w, "landlord is stopping", http.StatusServiceUnavailable)
 		return nil
 	}
-	rc := http.NewResponseController(x.w)
-	h := x.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	x.w.WriteHeader(http.StatusOK)
-	if err := send(rc, x.w, "retry: 2000\n\n"); err != nil {
+	rc, err := openStream(x.w)
+	if err != nil {
 		return nil
 	}
 	f := &rolloutFeed{id: id, sent: map[string]string{}}
