@@ -226,8 +226,14 @@ func responseError(res *http.Response) error {
 
 // pathFor is the escaped path of a tenant.
 func pathFor(idOrName string, rest ...string) (string, error) {
-	if idOrName == "" {
-		return "", errors.New("client: a tenant id or name is required")
+	return resourcePath("/v1/tenants/", "a tenant id or name", idOrName, rest...)
+}
+
+// resourcePath is the escaped path of the resource key of collection
+// (what names the key, for the error when it is empty), then rest.
+func resourcePath(collection, what, key string, rest ...string) (string, error) {
+	if key == "" {
+		return "", errors.New("client: " + what + " is required")
 	}
-	return "/v1/tenants/" + url.PathEscape(idOrName) + strings.Join(rest, ""), nil
+	return collection + url.PathEscape(key) + strings.Join(rest, ""), nil
 }

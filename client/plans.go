@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
-	"net/url"
 	"strconv"
 )
 
@@ -115,12 +113,5 @@ func (s *Plans) Version(ctx context.Context, name string, version int64) (*PlanV
 
 // planPath is the escaped path of a plan.
 func planPath(name string, rest ...string) (string, error) {
-	if name == "" {
-		return "", errors.New("client: a plan name is required")
-	}
-	p := "/v1/plans/" + url.PathEscape(name)
-	for _, r := range rest {
-		p += r
-	}
-	return p, nil
+	return resourcePath("/v1/plans/", "a plan name", name, rest...)
 }

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"strconv"
 )
@@ -158,12 +157,5 @@ func (s *Rollouts) act(ctx context.Context, id, action string, body any, opts Ac
 
 // rolloutPath is the escaped path of a rollout.
 func rolloutPath(id string, rest ...string) (string, error) {
-	if id == "" {
-		return "", errors.New("client: a rollout id is required")
-	}
-	p := "/v1/rollouts/" + url.PathEscape(id)
-	for _, r := range rest {
-		p += r
-	}
-	return p, nil
+	return resourcePath("/v1/rollouts/", "a rollout id", id, rest...)
 }
