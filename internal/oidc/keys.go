@@ -1,0 +1,195 @@
+package oidc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/jaxxstorm/landlord/internal/identity"
+)
+
+// keySet holds the issuer's signing keys, fetched on demand.
+type keySet struct {
+	cfg Config
+
+	mu      sync.Mutex
+	jwksURL string              // resolved by discovery when not configured
+	keys    []jose.JSONWebKey   // the last keys fetched
+	fetched time.Time           // when keys were fetched
+	tried   time.Time           // when a fetch last began
+	running chan struct{}       // closed when the running fetch ends; nil when none runs
+	lastErr error               // the last fetch's failure, nil after a success
+}
+
+// candidates returns the keys that may have signed a token with key id
+// kid (any key when kid is empty), fetching the keys first when there are
+// none yet, when they are older than MaxKeyAge, or when none has kid and
+// MinRefresh has passed since the last fetch.
+func (k *keySet) candidates(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+	k.mu.Lock()
+	now := k.cfg.Now()
+	found := match(k.keys, kid)
+	stale := k.keys == nil || now.Sub(k.fetched) >= k.cfg.MaxKeyAge
+	unknown := len(found) == 0 && now.Sub(k.tried) >= k.cfg.MinRefresh
+	if !stale && !unknown {
+		k.mu.Unlock()
+		return found, nil
+	}
+	if k.running == nil {
+		if now.Sub(k.tried) < k.cfg.MinRefresh {
+			// A fetch just failed: use what there is rather than ask
+			// again at once.
+			found, err := k.result(kid)
+			k.mu.Unlock()
+			return found, err
+		}
+		k.running = make(chan struct{})
+		k.tried = now
+		go k.fetch(k.running)
+	}
+	running := k.running
+	k.mu.Unlock()
+	select {
+	case <-running:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: waiting for the issuer's keys: %w", identity.ErrUnavailable, ctx.Err())
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.result(kid)
+}
+
+// result returns the keys with id kid after a fetch. When the last fetch
+// failed and no key has that id, the token may be signed by a key the
+// issuer published since: that is ErrUnavailable, not a bad token.
+func (k *keySet) result(kid string) ([]jose.JSONWebKey, error) {
+	found := match(k.keys, kid)
+	if len(found) == 0 && k.lastErr != nil {
+		return nil, k.lastErr
+	}
+	return found, nil
+}
+
+// fetch fetches the keys and closes done. It runs apart from any one
+// request, so that a caller giving up does not fail the others waiting.
+func (k *keySet) fetch(done chan struct{}) {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultFetchTimeout)
+	defer cancel()
+	keys, err := k.load(ctx)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	defer close(done)
+	k.running = nil
+	if err != nil {
+		k.lastErr = fmt.Errorf("%w: %w", identity.ErrUnavailable, err)
+		if k.keys != nil {
+			k.cfg.Logger.Warn("oidc: fetching the issuer's keys failed; using the keys fetched before", "issuer", k.cfg.Issuer, "fetched", k.fetched, "err", err)
+		} else {
+			k.cfg.Logger.Error("oidc: fetching the issuer's keys failed", "issuer", k.cfg.Issuer, "err", err)
+		}
+		return
+	}
+	k.keys, k.fetched, k.lastErr = keys, k.cfg.Now(), nil
+	k.cfg.Logger.Info("oidc: fetched the issuer's keys", "issuer", k.cfg.Issuer, "keys", len(keys))
+}
+
+// load discovers the key set's URL, when needed, and fetches the keys.
+func (k *keySet) load(ctx context.Context) ([]jose.JSONWebKey, error) {
+	k.mu.Lock()
+	u := k.jwksURL
+	k.mu.Unlock()
+	if u == "" {
+		var err error
+		if u, err = k.discover(ctx); err != nil {
+			return nil, err
+		}
+		k.mu.Lock()
+		k.jwksURL = u
+		k.mu.Unlock()
+	}
+	var set jose.JSONWebKeySet
+	if err := k.get(ctx, u, &set); err != nil {
+		return nil, fmt.Errorf("fetch the key set: %w", err)
+	}
+	var keys []jose.JSONWebKey
+	for _, key := range set.Keys {
+		if key.IsPublic() && key.Valid() && (key.Use == "" || key.Use == "sig") {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("the key set at %s has no public signing key", u)
+	}
+	return keys, nil
+}
+
+// discover reads jwks_uri from the issuer's discovery document.
+func (k *keySet) discover(ctx context.Context) (string, error) {
+	u := strings.TrimSuffix(k.cfg.Issuer, "/") + "/.well-known/openid-configuration"
+	var doc struct {
+		Issuer  string `json:"issuer"`
+		JWKSURI string `json:"jwks_uri"`
+	}
+	if err := k.get(ctx, u, &doc); err != nil {
+		return "", fmt.Errorf("discovery: %w", err)
+	}
+	if doc.Issuer != k.cfg.Issuer {
+		return "", fmt.Errorf("discovery: %s names the issuer %q, not %q; set oidc.issuer to the issuer exactly as the provider names it", u, doc.Issuer, k.cfg.Issuer)
+	}
+	if doc.JWKSURI == "" {
+		return "", fmt.Errorf("discovery: %s has no jwks_uri; set oidc.jwks_url", u)
+	}
+	if err := checkURL(doc.JWKSURI); err != nil {
+		return "", fmt.Errorf("discovery: jwks_uri: %w", err)
+	}
+	return doc.JWKSURI, nil
+}
+
+// get fetches the JSON document at u into v.
+func (k *keySet) get(ctx context.Context, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := k.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentBytes+1))
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
+	}
+	if len(b) > maxDocumentBytes {
+		return fmt.Errorf("GET %s: the document is larger than %d bytes", u, maxDocumentBytes)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
+	}
+	return nil
+}
+
+// match returns the keys with id kid, or every key when kid is empty.
+func match(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
+	if kid == "" {
+		return keys
+	}
+	var out []jose.JSONWebKey
+	for _, k := range keys {
+		if k.KeyID == kid {
+			out = append(out, k)
+		}
+	}
+	return out
+}
