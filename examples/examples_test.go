@@ -222,7 +222,7 @@ func checkServeSettings(t *testing.T, cfg config.Config) {
 			}
 		}
 	}
-	if err := api.CheckListen(cfg.Listen, tokens, cfg.Insecure); err != nil {
+	if err := api.CheckListen(cfg.Listen, len(tokens) > 0 || cfg.OIDC.Enabled(), cfg.Insecure); err != nil {
 		t.Error(err)
 	}
 	if err := cfg.CheckPlainHTTP(); err != nil {

@@ -119,7 +119,11 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		tokens[i] = api.Token{Name: t.Name, Secret: t.Secret, SHA256: t.SHA256, Role: api.Role(t.Role)}
 	}
 	tokens = append(tokens, clientRoleTokens(cfg.TLS.ClientRoles)...)
-	if err := api.CheckListen(cfg.Listen, tokens, cfg.Insecure); err != nil {
+	verifier, err := newVerifier(ctx, cfg.OIDC, log)
+	if err != nil {
+		return withExitCode(exitUsage, err)
+	}
+	if err := api.CheckListen(cfg.Listen, len(tokens) > 0 || verifier != nil, cfg.Insecure); err != nil {
 		return withExitCode(exitUsage, err)
 	}
 	if err := cfg.CheckPlainHTTP(); err != nil {
@@ -200,7 +204,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if runController {
 		ready["controller"] = func(context.Context) error { return ctrl.Ready() }
 	}
-	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: manager, Tokens: tokens, MaxBodyBytes: cfg.API.MaxBodyBytes,
+	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: manager, Tokens: tokens, Verifier: verifier, MaxBodyBytes: cfg.API.MaxBodyBytes,
 		IdempotencyLease: time.Duration(cfg.API.IdempotencyLease), Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
 	if err != nil {
 		return err

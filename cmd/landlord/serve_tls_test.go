@@ -320,12 +320,14 @@ func TestServeClientCertificates(t *testing.T) {
 		if got := whoamiOver(t, httpsClient(ca, byEmail), url, ""); got != "ops-desk reader" {
 			t.Errorf("whoami with an email SAN = %q, want ops-desk reader", got)
 		}
-		resp, err := send(t, httpsClient(ca, reader), "POST", url+"/v1/tenants", "")
+		resp, err := httpsClient(ca, reader).Post(url+"/v1/tenants", "application/json", strings.NewReader("{}"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.StatusCode != http.StatusForbidden {
-			t.Errorf("POST /v1/tenants with the reader certificate = %d, want 403", resp.StatusCode)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "certificate audit may only read") {
+			t.Errorf("POST /v1/tenants with the reader certificate = %d %s, want 403 naming the certificate", resp.StatusCode, body)
 		}
 		// The certificate's name is the actor in the history.
 		admins := httpsClient(ca, admin)
@@ -346,7 +348,7 @@ func TestServeClientCertificates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(events.Body)
+		body, _ = io.ReadAll(events.Body)
 		events.Body.Close()
 		if !strings.Contains(string(body), `"actor":"ci"`) {
 			t.Errorf("the history does not name the certificate's actor ci: %s", body)

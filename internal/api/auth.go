@@ -11,17 +11,19 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/identity"
 )
 
 // Role is what a token may do.
-type Role string
+type Role = identity.Role
 
 // Roles.
 const (
 	// RoleAdmin may read and write.
-	RoleAdmin Role = "admin"
+	RoleAdmin = identity.Admin
 	// RoleReader may only read.
-	RoleReader Role = "reader"
+	RoleReader = identity.Reader
 )
 
 // Token is an API credential as configured: a bearer token, or, when
@@ -45,19 +47,28 @@ type Token struct {
 }
 
 // principal is who sent a request.
-type principal struct {
-	name string
-	role Role
+type principal = identity.Principal
+
+// anonymous is the principal of a server without credentials, which
+// serves on loopback only (see CheckListen).
+var anonymous = principal{Name: "anonymous", Role: RoleAdmin}
+
+// credential names a principal's credential in a message: "token ops",
+// "certificate ci".
+func credential(who principal) string {
+	if who.Kind == "" {
+		return who.Name
+	}
+	return who.Kind + " " + who.Name
 }
 
-// anonymous is the principal of a server without tokens, which serves on
-// loopback only (see CheckListen).
-var anonymous = principal{name: "anonymous", role: RoleAdmin}
-
-// authenticator checks bearer tokens against their hashes in constant time.
+// authenticator checks bearer tokens against their hashes in constant
+// time, client certificates against their mappings, and other bearer
+// tokens with the verifier.
 type authenticator struct {
-	tokens []hashedToken
-	certs  []certIdentity
+	tokens   []hashedToken
+	certs    []certIdentity
+	verifier identity.TokenVerifier
 }
 
 // certIdentity maps a client certificate to a principal.
@@ -72,17 +83,17 @@ type hashedToken struct {
 	role Role
 }
 
-func newAuthenticator(tokens []Token) (*authenticator, error) {
-	a := &authenticator{}
+func newAuthenticator(tokens []Token, verifier identity.TokenVerifier) (*authenticator, error) {
+	a := &authenticator{verifier: verifier}
 	for i, t := range tokens {
 		if t.Name == "" {
 			return nil, fmt.Errorf("api: token %d has no name", i)
 		}
-		if t.Role != RoleAdmin && t.Role != RoleReader {
+		if !t.Role.Valid() {
 			return nil, fmt.Errorf("api: token %q: role %q is not admin or reader", t.Name, t.Role)
 		}
 		if t.CertSubject != "" || t.CertSAN != "" {
-			a.certs = append(a.certs, certIdentity{subject: t.CertSubject, san: t.CertSAN, who: principal{name: t.Name, role: t.Role}})
+			a.certs = append(a.certs, certIdentity{subject: t.CertSubject, san: t.CertSAN, who: principal{Name: t.Name, Role: t.Role, Kind: identity.KindCertificate}})
 			continue
 		}
 		h := hashedToken{name: t.Name, role: t.Role}
@@ -103,9 +114,11 @@ func newAuthenticator(tokens []Token) (*authenticator, error) {
 	return a, nil
 }
 
-// authenticate returns the request's principal, or a 401 problem.
+// authenticate returns the request's principal, or a 401 problem (a 403
+// or 503 one for an identity provider's token that maps to no role or
+// cannot be checked now).
 func (a *authenticator) authenticate(r *http.Request) (principal, error) {
-	if len(a.tokens) == 0 && len(a.certs) == 0 {
+	if len(a.tokens) == 0 && len(a.certs) == 0 && a.verifier == nil {
 		return anonymous, nil
 	}
 	if who, ok := a.certificate(r); ok {
@@ -115,6 +128,45 @@ func (a *authenticator) authenticate(r *http.Request) (principal, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, "send a bearer token: Authorization: Bearer <token>")
 	}
+	if who, ok := a.token(token); ok {
+		return who, nil
+	}
+	if a.verifier == nil || strings.Count(token, ".") != 2 {
+		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, "the bearer token is not valid")
+	}
+	who, err := a.verifier.VerifyToken(r.Context(), token)
+	switch {
+	case err == nil:
+		return who, nil
+	case errors.Is(err, identity.ErrNoRole):
+		return principal{}, problem(http.StatusForbidden, CodeForbidden, err.Error())
+	case errors.Is(err, identity.ErrUnavailable):
+		// The cause (the identity provider's address, its answer) is
+		// logged by the verifier.
+		return principal{}, problem(http.StatusServiceUnavailable, CodeUnavailable, "landlord cannot fetch the identity provider's keys to check this token now; try again shortly")
+	default:
+		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, err.Error())
+	}
+}
+
+// signIn authenticates r and records who sent it, or writes the problem
+// and reports false.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) (principal, bool) {
+	who, err := s.auth.authenticate(r)
+	if err != nil {
+		if p, ok := err.(*Problem); ok && p.Status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="landlord"`)
+		}
+		s.writeProblem(w, r, err)
+		return principal{}, false
+	}
+	info(r).actor = who.Name
+	info(r).role = who.Role
+	return who, true
+}
+
+// token returns the principal of one of landlord's own tokens.
+func (a *authenticator) token(token string) (principal, bool) {
 	sum := sha256.Sum256([]byte(token))
 	found := -1
 	for i, t := range a.tokens {
@@ -125,9 +177,9 @@ func (a *authenticator) authenticate(r *http.Request) (principal, error) {
 		}
 	}
 	if found < 0 {
-		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, "the bearer token is not valid")
+		return principal{}, false
 	}
-	return principal{name: a.tokens[found].name, role: a.tokens[found].role}, nil
+	return principal{Name: a.tokens[found].name, Role: a.tokens[found].role, Kind: identity.KindToken}, true
 }
 
 // certificate returns the principal of the request's client certificate,
@@ -162,14 +214,15 @@ func hasSAN(cert *x509.Certificate, san string) bool {
 	return false
 }
 
-// ErrInsecureListen is returned by CheckListen for a server without tokens
-// on an address other than loopback.
+// ErrInsecureListen is returned by CheckListen for a server without
+// credentials on an address other than loopback.
 var ErrInsecureListen = errors.New("api: without tokens landlord serves on loopback only")
 
-// CheckListen refuses to serve without tokens on anything but loopback,
-// unless insecure is set.
-func CheckListen(addr string, tokens []Token, insecure bool) error {
-	if len(tokens) > 0 || insecure {
+// CheckListen refuses to serve on anything but loopback a server that
+// authenticates no one (no tokens, certificate identities or identity
+// provider), unless insecure is set.
+func CheckListen(addr string, authenticates bool, insecure bool) error {
+	if authenticates || insecure {
 		return nil
 	}
 	host, _, err := net.SplitHostPort(addr)
@@ -182,5 +235,5 @@ func CheckListen(addr string, tokens []Token, insecure bool) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("%w: %q is not a loopback address; configure API tokens or pass --insecure", ErrInsecureListen, addr)
+	return fmt.Errorf("%w: %q is not a loopback address; configure API tokens (or oidc, or tls.client_roles) or pass --insecure", ErrInsecureListen, addr)
 }

@@ -74,10 +74,11 @@ type contentDescriber interface {
 }
 
 const (
-	securityScheme = "bearerAuth"
-	requestIDRef   = "#/components/parameters/RequestID"
-	problemRef     = "#/components/schemas/Problem"
-	contentProblem = "application/problem+json"
+	securityScheme    = "bearerAuth"
+	certificateScheme = "clientCertificate"
+	requestIDRef      = "#/components/parameters/RequestID"
+	problemRef        = "#/components/schemas/Problem"
+	contentProblem    = "application/problem+json"
 )
 
 // openAPITags group the operations, by the start of their paths.
@@ -120,15 +121,25 @@ func newOpenAPI(routes []route) (*openapi3.T, error) {
 				"A query parameter an operation does not read is a 400 invalid_parameter problem naming it. " +
 				"Every response carries X-Request-ID: the client's, when it sends a sane one, or a new one.",
 		},
-		Security: openapi3.SecurityRequirements{{securityScheme: {}}},
+		// Either scheme: a bearer token, or a client certificate.
+		Security: openapi3.SecurityRequirements{{securityScheme: {}}, {certificateScheme: {}}},
 		Paths:    openapi3.NewPaths(),
 		Components: &openapi3.Components{
-			SecuritySchemes: openapi3.SecuritySchemes{securityScheme: {Value: &openapi3.SecurityScheme{
-				Type:   "http",
-				Scheme: "bearer",
-				Description: "A token from the server's configuration. An admin token may read and write, a reader token may only read. " +
-					"A server configured without tokens serves loopback only and needs none.",
-			}}},
+			SecuritySchemes: openapi3.SecuritySchemes{
+				securityScheme: {Value: &openapi3.SecurityScheme{
+					Type:   "http",
+					Scheme: "bearer",
+					Description: "A token from the server's configuration (tokens), or a JWT from the identity provider it trusts (oidc): " +
+						"its issuer, audience and expiry are checked and its groups claim maps it to a role. " +
+						"An admin may read and write, a reader may only read. " +
+						"A server configured without credentials serves loopback only and needs none.",
+				}},
+				certificateScheme: {Value: &openapi3.SecurityScheme{
+					Type: "mutualTLS",
+					Description: "A client certificate, verified against the server's tls.client_ca_file, " +
+						"whose subject common name or SAN tls.client_roles maps to a name and a role.",
+				}},
+			},
 			Parameters: openapi3.ParametersMap{"RequestID": {Value: &openapi3.Parameter{
 				Name: "X-Request-ID", In: openapi3.ParameterInHeader,
 				Description: "Names the request in the server's log and in problems; 1 to 128 printable ASCII characters. A new one is made when it is absent or not sane.",
@@ -364,8 +375,8 @@ func (p problemSet) statuses() []int {
 // problemDoc says when each status is answered.
 var problemDoc = map[int]string{
 	http.StatusBadRequest:            "the request is malformed; errors name each field, parameter or header at fault",
-	http.StatusUnauthorized:          "no bearer token, or one that is not valid (the answer carries WWW-Authenticate)",
-	http.StatusForbidden:             "the token may only read",
+	http.StatusUnauthorized:          "no bearer token, or one that is not valid, expired or for another audience (the answer carries WWW-Authenticate)",
+	http.StatusForbidden:             "the caller may only read, or their identity provider token maps to no role",
 	http.StatusNotFound:              "what the request names does not exist",
 	http.StatusConflict:              "the request conflicts with the current state of what it names",
 	http.StatusPreconditionFailed:    "what the request changes changed since the ETag sent in If-Match was read; read it again",

@@ -27,17 +27,14 @@ func (s *Server) pprofHandler() http.Handler {
 	mux.HandleFunc(pprofPrefix+"symbol", pprof.Symbol)
 	mux.HandleFunc(pprofPrefix+"trace", pprof.Trace)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		who, err := s.auth.authenticate(r)
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="landlord"`)
-			s.writeProblem(w, r, err)
+		who, ok := s.signIn(w, r)
+		if !ok {
 			return
 		}
-		if who.role != RoleAdmin {
-			s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, "token "+who.name+" may not read profiles; they need an admin token"))
+		if who.Role != RoleAdmin {
+			s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, credential(who)+" may not read profiles; they need the admin role"))
 			return
 		}
-		info(r).actor = who.name
 		mux.ServeHTTP(w, r)
 	})
 }

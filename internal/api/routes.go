@@ -107,18 +107,14 @@ func (s *Server) dispatch(rs []route) http.Handler {
 		}
 		rt := rs[i]
 		if rt.access != open {
-			who, err := s.auth.authenticate(r)
-			if err != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="landlord"`)
-				s.writeProblem(w, r, err)
+			who, ok := s.signIn(w, r)
+			if !ok {
 				return
 			}
-			if rt.access == write && who.role != RoleAdmin {
-				s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, "token "+who.name+" may only read"))
+			if rt.access == write && who.Role != RoleAdmin {
+				s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, credential(who)+" may only read"))
 				return
 			}
-			info(r).actor = who.name
-			info(r).role = who.role
 		}
 		if err := checkQuery(r, rt); err != nil {
 			s.writeProblem(w, r, err)

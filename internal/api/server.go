@@ -14,6 +14,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	// Tokens are the bearer tokens accepted; none means every request is
 	// the anonymous admin (serve on loopback only; see CheckListen).
 	Tokens []Token
+	// Verifier, if set, checks the bearer tokens that are none of Tokens:
+	// an identity provider's JWTs.
+	Verifier identity.TokenVerifier
 	// MaxBodyBytes bounds request bodies; default 1 MiB.
 	MaxBodyBytes int64
 	// IdempotencyLease is how long a create's reservation of its
@@ -115,7 +119,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("api: the fleet store %T cannot keep idempotent responses", opts.Fleet)
 		}
 	}
-	auth, err := newAuthenticator(opts.Tokens)
+	auth, err := newAuthenticator(opts.Tokens, opts.Verifier)
 	if err != nil {
 		return nil, err
 	}

@@ -39,10 +39,12 @@ type Config struct {
 	LogLevel string   `yaml:"log_level"`
 	Database Database `yaml:"database"`
 	// Compute holds "default" and one block per enabled provider.
-	Compute    map[string]any `yaml:"compute"`
-	Tokens     []Token        `yaml:"tokens"`
-	Controller Controller     `yaml:"controller"`
-	API        API            `yaml:"api"`
+	Compute map[string]any `yaml:"compute"`
+	Tokens  []Token        `yaml:"tokens"`
+	// OIDC accepts an identity provider's JWTs as bearer tokens.
+	OIDC       OIDC       `yaml:"oidc"`
+	Controller Controller `yaml:"controller"`
+	API        API        `yaml:"api"`
 	// Encryption configures the encryption of secrets at rest.
 	Encryption Encryption `yaml:"encryption"`
 }
@@ -159,6 +161,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		}
 		cfg.Insecure = b
 	}
+	applyOIDCEnv(cfg, getenv)
 	if err := applyTLSEnv(cfg, getenv); err != nil {
 		return err
 	}
@@ -261,6 +264,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Encryption.validate()...)
 	errs = append(errs, c.TLS.validate()...)
+	errs = append(errs, c.OIDC.validate()...)
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err)
 	}

@@ -1,0 +1,186 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/oidc"
+	"github.com/jaxxstorm/landlord/internal/oidc/oidctest"
+	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+)
+
+// ssoServer serves the API with one static admin token and the tokens of
+// iss, on a clock the test moves.
+type ssoServer struct {
+	url string
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (s *ssoServer) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now
+}
+
+func (s *ssoServer) add(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = s.now.Add(d)
+}
+
+func newSSOServer(t *testing.T, iss *oidctest.Issuer) *ssoServer {
+	t.Helper()
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	p, err := mock.New(mock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := providertest.Manager(t, p, compute.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
+	out := &ssoServer{now: time.Now().Truncate(time.Second)}
+	v, err := oidc.New(oidc.Config{Issuer: iss.URL, Audience: oidctest.Audience, AdminGroups: []string{"platform"}, ReaderGroups: []string{"support"}, Now: out.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: []api.Token{{Name: "ops", Secret: adminToken, Role: api.RoleAdmin}}, Verifier: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	out.url = ts.URL
+	return out
+}
+
+// call sends a request with a bearer token and returns the status, the
+// WWW-Authenticate header and the body.
+func (s *ssoServer) call(t *testing.T, method, path, token, body string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
+}
+
+func TestIdentityProviderTokens(t *testing.T) {
+	iss := oidctest.New(t)
+	s := newSSOServer(t, iss)
+	claims := func(sub string, groups ...string) oidctest.Claims {
+		return oidctest.Claims{Subject: sub, Groups: groups, IssuedAt: s.Now()}
+	}
+	alice := iss.Token(t, claims("alice@example.com", "eng", "platform"))
+	bob := iss.Token(t, claims("bob@example.com", "support"))
+
+	// An admin's token writes, and its subject is the actor.
+	status, _, body := s.call(t, "POST", "/v1/tenants", alice, `{"name":"acme","compute_config":{"image":"a"}}`)
+	if status != http.StatusCreated {
+		t.Fatalf("create with an admin's token: %d %s", status, body)
+	}
+	var created api.Tenant
+	if err := json.Unmarshal([]byte(body), &created); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body = s.call(t, "GET", "/v1/tenants/"+created.ID+"/events", bob, "")
+	var events api.EventList
+	if err := json.Unmarshal([]byte(body), &events); err != nil || len(events.Events) == 0 || events.Events[0].Actor != "alice@example.com" {
+		t.Errorf("the history's actor: %s, want alice@example.com", body)
+	}
+	if _, _, body := s.call(t, "GET", "/v1/whoami", bob, ""); !strings.Contains(body, `"name":"bob@example.com"`) || !strings.Contains(body, `"role":"reader"`) {
+		t.Errorf("whoami with a reader's token: %s", body)
+	}
+	// landlord's own tokens work beside them.
+	if status, _, body := s.call(t, "GET", "/v1/whoami", adminToken, ""); status != 200 || !strings.Contains(body, `"name":"ops"`) {
+		t.Errorf("whoami with a static token: %d %s", status, body)
+	}
+
+	for _, tc := range []struct {
+		name, method, token string
+		want                int
+		says                string
+	}{
+		{"a reader's token writes", "POST", bob, http.StatusForbidden, "identity provider token bob@example.com may only read"},
+		{"no group mapped to a role", "GET", iss.Token(t, claims("carol", "eng")), http.StatusForbidden, "carol is in none of the groups"},
+		{"expired", "GET", iss.Token(t, oidctest.Claims{Subject: "alice", Groups: []string{"platform"}, IssuedAt: s.Now().Add(-2 * time.Hour), Expiry: s.Now().Add(-10 * time.Minute)}), http.StatusUnauthorized, "expired at"},
+		{"wrong audience", "GET", iss.Token(t, oidctest.Claims{Subject: "alice", Groups: []string{"platform"}, Audience: []string{"grafana"}, IssuedAt: s.Now()}), http.StatusUnauthorized, `audience [\"grafana\"] does not name \"landlord\"`},
+		{"not a JWT, not a token", "GET", "guess", http.StatusUnauthorized, "the bearer token is not valid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := ""
+			if tc.method == "POST" {
+				body = `{"name":"other","compute_config":{"image":"a"}}`
+			}
+			status, challenge, got := s.call(t, tc.method, "/v1/tenants", tc.token, body)
+			if status != tc.want || !strings.Contains(got, tc.says) {
+				t.Errorf("got %d %s, want %d saying %q", status, got, tc.want, tc.says)
+			}
+			if (status == http.StatusUnauthorized) != (challenge != "") {
+				t.Errorf("WWW-Authenticate %q with %d", challenge, status)
+			}
+		})
+	}
+
+	t.Run("rotated signing key", func(t *testing.T) {
+		iss.Rotate(t, jose.ES256)
+		s.add(oidc.DefaultMinRefresh)
+		rotated := iss.Token(t, claims("dana", "platform"))
+		if status, _, body := s.call(t, "DELETE", "/v1/tenants/"+created.ID, rotated, ""); status != http.StatusAccepted {
+			t.Errorf("a token by the new key: %d %s", status, body)
+		}
+		if status, _, body := s.call(t, "GET", "/v1/tenants", alice, ""); status != 200 {
+			t.Errorf("a token by the old key, still published: %d %s", status, body)
+		}
+	})
+}
+
+func TestIdentityProviderUnreachable(t *testing.T) {
+	iss := oidctest.New(t)
+	s := newSSOServer(t, iss)
+	tok := iss.Token(t, oidctest.Claims{Subject: "alice", Groups: []string{"platform"}, IssuedAt: s.Now()})
+	iss.SetDown(true)
+	status, challenge, body := s.call(t, "GET", "/v1/tenants", tok, "")
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "cannot fetch the identity provider's keys") || challenge != "" {
+		t.Errorf("with the issuer down: %d %q %s, want 503", status, challenge, body)
+	}
+	// landlord's own tokens do not need the issuer.
+	if status, _, body := s.call(t, "GET", "/v1/tenants", adminToken, ""); status != 200 {
+		t.Errorf("a static token with the issuer down: %d %s", status, body)
+	}
+	iss.SetDown(false)
+	s.add(oidc.DefaultMinRefresh)
+	if status, _, body := s.call(t, "GET", "/v1/tenants", tok, ""); status != 200 {
+		t.Errorf("with the issuer back: %d %s", status, body)
+	}
+}
