@@ -101,6 +101,15 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if err := errors.Join(c.Problems()...); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return c, nil
+}
+
+// Problems reports every problem with c, each naming its key as a
+// configuration file spells it (issuer, audience, clock_skew…).
+func (c Config) Problems() []error {
 	var errs []error
 	if c.Issuer == "" {
 		errs = append(errs, errors.New("issuer is required"))
@@ -124,10 +133,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MinRefresh < 0 || c.MaxKeyAge < 0 {
 		errs = append(errs, errors.New("the key refresh intervals must not be negative"))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return c, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	return c, nil
+	return errs
 }
 
 // checkURL accepts an absolute https URL, or http on a loopback host.

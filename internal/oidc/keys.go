@@ -20,12 +20,12 @@ type keySet struct {
 	cfg Config
 
 	mu      sync.Mutex
-	jwksURL string              // resolved by discovery when not configured
-	keys    []jose.JSONWebKey   // the last keys fetched
-	fetched time.Time           // when keys were fetched
-	tried   time.Time           // when a fetch last began
-	running chan struct{}       // closed when the running fetch ends; nil when none runs
-	lastErr error               // the last fetch's failure, nil after a success
+	jwksURL string            // resolved by discovery when not configured
+	keys    []jose.JSONWebKey // the last keys fetched
+	fetched time.Time         // when keys were fetched
+	tried   time.Time         // when a fetch last began
+	running chan struct{}     // closed when the running fetch ends; nil when none runs
+	lastErr error             // the last fetch's failure, nil after a success
 }
 
 // candidates returns the keys that may have signed a token with key id

@@ -41,8 +41,8 @@ type Issuer struct {
 type key struct {
 	id      string
 	retired bool // no longer published
-	alg    jose.SignatureAlgorithm
-	signer crypto.Signer
+	alg     jose.SignatureAlgorithm
+	signer  crypto.Signer
 }
 
 // New starts an issuer with one RSA signing key; it stops when the test
