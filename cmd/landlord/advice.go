@@ -54,13 +54,20 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 	case api.CodeTenantNotFound:
 		p.Detail = "no such tenant; see the tenants with: landlord list (deleted ones too: landlord list --include-deleted)"
 	case api.CodeUnauthorized:
-		if tokenGiven(cmd) {
+		switch token := givenToken(cmd); {
+		case strings.Count(token, ".") == 2:
+			// An identity provider's token: the server says what is
+			// wrong with it (expired, another audience).
+			p.Detail += "; get a new token from your identity provider and pass it with --token or LANDLORD_TOKEN"
+		case token != "":
 			p.Detail = "the server does not accept the API token given (--token or LANDLORD_TOKEN); use one from its configuration"
-		} else {
+		default:
 			p.Detail = "the server needs an API token: pass --token or set LANDLORD_TOKEN to one from its configuration"
 		}
 	case api.CodeForbidden:
-		p.Detail += "; this needs an admin token (--token or LANDLORD_TOKEN)"
+		if strings.Contains(p.Detail, "may only read") {
+			p.Detail += "; this needs an admin token (--token or LANDLORD_TOKEN)"
+		}
 	case api.CodePreconditionFailed:
 		p.Detail = "the tenant changed while landlord " + cmd.Name() + " worked on it; look at it again (landlord get), then run the command again"
 	case api.CodeProviderNotFound:
@@ -145,11 +152,11 @@ func cliWords(s string) string {
 	return s
 }
 
-// tokenGiven reports whether the command sent a token: --token, else
+// givenToken is the API token the command sent: --token, else
 // LANDLORD_TOKEN.
-func tokenGiven(cmd *cobra.Command) bool {
+func givenToken(cmd *cobra.Command) string {
 	if f := cmd.Flags().Lookup("token"); f != nil && f.Changed {
-		return f.Value.String() != ""
+		return f.Value.String()
 	}
-	return os.Getenv("LANDLORD_TOKEN") != ""
+	return os.Getenv("LANDLORD_TOKEN")
 }
