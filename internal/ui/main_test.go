@@ -20,6 +20,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/ui"
 )
@@ -42,6 +43,7 @@ type site struct {
 
 type siteOptions struct {
 	tokens   []api.Token
+	verifier identity.TokenVerifier
 	provider compute.Provider
 }
 
@@ -60,7 +62,7 @@ func newSite(t testing.TB, opts siteOptions) *site {
 		}
 	}
 	m := providertest.Manager(t, p, compute.ManagerOptions{})
-	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: m, Tokens: opts.tokens})
+	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: m, Tokens: opts.tokens, Verifier: opts.verifier})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -97,15 +98,23 @@ func randomToken() string {
 }
 
 // setSession writes the session's cookie: HttpOnly, SameSite=Strict, under
-// /ui/ only, Secure when the console is served over TLS.
+// /ui/ only, Secure when the console is served over HTTPS.
 func (c *Console) setSession(w http.ResponseWriter, r *http.Request, sess *session) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: c.sealer.seal(sess), Path: "/ui/",
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, Expires: time.Unix(sess.Expires, 0)})
+		HttpOnly: true, Secure: overHTTPS(r), SameSite: http.SameSiteStrictMode, Expires: time.Unix(sess.Expires, 0)})
 }
 
 func clearSession(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/ui/", MaxAge: -1,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: overHTTPS(r), SameSite: http.SameSiteStrictMode})
+}
+
+// overHTTPS reports whether the browser reached the console over HTTPS:
+// landlord's own TLS, or a TLS-terminating proxy's. The proxy's
+// X-Forwarded-Proto is believed from anyone here: at worst a lying client
+// gets a Secure cookie its browser will not send over plain HTTP.
+func overHTTPS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
 }
 
 // session returns the request's session, nil when it has none.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -38,21 +39,44 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	me, err := c.apiAs(token, w.Header().Get("X-Request-ID")).WhoAmI(r.Context())
-	var apiErr *client.Error
 	if err != nil {
-		msg := "landlord could not check the token: " + err.Error()
-		status := http.StatusInternalServerError
-		if errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized {
-			msg, status = "That token is not one of landlord's. Check it and try again.", http.StatusUnauthorized
-		}
-		if token == "" {
-			msg, status = "Enter your token.", http.StatusUnauthorized
-		}
+		status, msg := signinRefusal(token, err)
 		c.render(w, status, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF, Error: msg}})
 		return
 	}
-	c.setSession(w, r, c.newSession(token, me))
+	signed := c.newSession(token, me)
+	if len(sessionCookie)+len(c.sealer.seal(signed)) > maxCookieBytes {
+		c.render(w, http.StatusRequestEntityTooLarge, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF,
+			Error: fmt.Sprintf("That token is valid, but at %d bytes it is too long for the console's session cookie, which browsers keep to 4 KB. "+
+				"Ask your identity provider for a shorter token (fewer groups in it), or use the CLI.", len(token))}})
+		return
+	}
+	c.setSession(w, r, signed)
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// maxCookieBytes is the most of a cookie's name and value that every
+// browser keeps.
+const maxCookieBytes = 4000
+
+// signinRefusal is the status and message of a sign-in whose token the
+// API did not take.
+func signinRefusal(token string, err error) (int, string) {
+	var apiErr *client.Error
+	isAPI := errors.As(err, &apiErr)
+	switch {
+	case token == "":
+		return http.StatusUnauthorized, "Enter your token."
+	case isAPI && apiErr.Status == http.StatusUnauthorized && strings.Count(token, ".") != 2:
+		return http.StatusUnauthorized, "That token is not one of landlord's. Check it and try again."
+	case isAPI && (apiErr.Status == http.StatusUnauthorized || apiErr.Status == http.StatusForbidden):
+		// An identity provider's token: the API says what is wrong
+		// with it (expired, for another audience, no role).
+		return apiErr.Status, "landlord refused that token: " + apiErr.Problem.Detail + "."
+	case isAPI && apiErr.Status == http.StatusServiceUnavailable:
+		return http.StatusServiceUnavailable, "landlord cannot check that token now: " + apiErr.Problem.Detail + "."
+	}
+	return http.StatusInternalServerError, "landlord could not check the token: " + err.Error()
 }
 
 // signout ends the session.
