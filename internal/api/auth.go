@@ -162,6 +162,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) (principal, bool
 	}
 	info(r).actor = who.Name
 	info(r).role = who.Role
+	info(r).kind = who.Kind
 	return who, true
 }
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body 
 			FieldError{Parameter: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
 	}
 	hash := requestHash(r, body)
-	kept, fresh, err := s.idem.ReserveIdempotent(r.Context(), actor(r), key, hash, s.opts.IdempotencyLease)
+	kept, fresh, err := s.idem.ReserveIdempotent(r.Context(), idempotencyScope(r), key, hash, s.opts.IdempotencyLease)
 	if err != nil {
 		return nil, false, err
 	}
@@ -71,6 +72,18 @@ func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body 
 		return &heldKey{res: kept}, false, nil
 	}
 	return nil, true, s.answerKept(w, kept, hash)
+}
+
+// idempotencyScope is whose Idempotency-Keys a request's is among: its
+// actor's, apart from any other credential of the same name (a JWT whose
+// subject is a token's name must not replay that token's responses).
+func idempotencyScope(r *http.Request) string {
+	switch i := info(r); i.kind {
+	case "", identity.KindToken:
+		return i.actor
+	default:
+		return i.kind + ":" + i.actor
+	}
 }
 
 // readIdempotent reads a create's JSON body into req, a pointer, strictly

@@ -170,6 +170,7 @@ const (
 type requestInfo struct {
 	actor    string
 	role     Role
+	kind     string // how the actor proved who they are (identity.Kind*)
 	tenantID string
 }
 

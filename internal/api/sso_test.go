@@ -73,11 +73,14 @@ func newSSOServer(t *testing.T, iss *oidctest.Issuer) *ssoServer {
 
 // call sends a request with a bearer token and returns the status, the
 // WWW-Authenticate header and the body.
-func (s *ssoServer) call(t *testing.T, method, path, token, body string) (int, string, string) {
+func (s *ssoServer) call(t *testing.T, method, path, token, body string, headers ...string) (int, string, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	if body != "" {
@@ -151,6 +154,17 @@ func TestIdentityProviderTokens(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("a subject named like a token has its own idempotency keys", func(t *testing.T) {
+		ops := iss.Token(t, claims("ops", "platform"))
+		if status, _, body := s.call(t, "POST", "/v1/tenants", adminToken, `{"name":"by-token","compute_config":{"image":"a"}}`, "Idempotency-Key", "same"); status != http.StatusCreated {
+			t.Fatalf("create with the token ops: %d %s", status, body)
+		}
+		status, _, body := s.call(t, "POST", "/v1/tenants", ops, `{"name":"by-jwt","compute_config":{"image":"a"}}`, "Idempotency-Key", "same")
+		if status != http.StatusCreated || !strings.Contains(body, `"name":"by-jwt"`) {
+			t.Errorf("create with a JWT whose subject is ops, and the token's key: %d %s, want 201 by-jwt", status, body)
+		}
+	})
 
 	t.Run("rotated signing key", func(t *testing.T) {
 		iss.Rotate(t, jose.ES256)
