@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/jaxxstorm/landlord/internal/identity"
 )
@@ -89,6 +90,9 @@ func newAuthenticator(tokens []Token, verifier identity.TokenVerifier) (*authent
 		if t.Name == "" {
 			return nil, fmt.Errorf("api: token %d has no name", i)
 		}
+		if strings.ContainsFunc(t.Name, unicode.IsControl) {
+			return nil, fmt.Errorf("api: token %q: its name holds a control character", t.Name)
+		}
 		if !t.Role.Valid() {
 			return nil, fmt.Errorf("api: token %q: role %q is not admin or reader", t.Name, t.Role)
 		}
@@ -143,7 +147,7 @@ func (a *authenticator) authenticate(r *http.Request) (principal, error) {
 	case errors.Is(err, identity.ErrUnavailable):
 		// The cause (the identity provider's address, its answer) is
 		// logged by the verifier.
-		return principal{}, problem(http.StatusServiceUnavailable, CodeUnavailable, "landlord cannot fetch the identity provider's keys to check this token now; try again shortly")
+		return principal{}, problem(http.StatusServiceUnavailable, CodeIdentityUnavailable, "landlord cannot fetch the identity provider's keys to check this token now; retry after Retry-After seconds")
 	default:
 		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, err.Error())
 	}
@@ -154,8 +158,16 @@ func (a *authenticator) authenticate(r *http.Request) (principal, error) {
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) (principal, bool) {
 	who, err := s.auth.authenticate(r)
 	if err != nil {
-		if p, ok := err.(*Problem); ok && p.Status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="landlord"`)
+		if p, ok := err.(*Problem); ok {
+			switch {
+			case p.Status == http.StatusUnauthorized && r.Header.Get("Authorization") == "":
+				w.Header().Set("WWW-Authenticate", `Bearer realm="landlord"`)
+			case p.Status == http.StatusUnauthorized:
+				// RFC 6750: a token was sent, and is not one.
+				w.Header().Set("WWW-Authenticate", `Bearer realm="landlord", error="invalid_token"`)
+			case p.Code == CodeIdentityUnavailable:
+				w.Header().Set("Retry-After", identityRetryAfter)
+			}
 		}
 		s.writeProblem(w, r, err)
 		return principal{}, false
@@ -165,6 +177,11 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) (principal, bool
 	info(r).kind = who.Kind
 	return who, true
 }
+
+// identityRetryAfter is the Retry-After of a token that cannot be
+// checked now: the verifier asks the identity provider again at most every
+// 10 seconds (oidc.DefaultMinRefresh).
+const identityRetryAfter = "10"
 
 // token returns the principal of one of landlord's own tokens.
 func (a *authenticator) token(token string) (principal, bool) {

@@ -76,13 +76,16 @@ func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body 
 
 // idempotencyScope is whose Idempotency-Keys a request's is among: its
 // actor's, apart from any other credential of the same name (a JWT whose
-// subject is a token's name must not replay that token's responses).
+// subject is a token's name must not replay that token's responses). A
+// token's scope is its name, which holds no control character (see
+// newAuthenticator); the others' have their kind and a unit separator
+// before it.
 func idempotencyScope(r *http.Request) string {
 	switch i := info(r); i.kind {
 	case "", identity.KindToken:
 		return i.actor
 	default:
-		return i.kind + ":" + i.actor
+		return i.kind + "\x1f" + i.actor
 	}
 }
 

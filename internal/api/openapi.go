@@ -216,9 +216,13 @@ func operation(gen *schemaGenerator, rt route) (*openapi3.Operation, error) {
 	problems.add(http.StatusBadRequest, CodeInvalidParameter)
 	if rt.access != open {
 		problems.add(http.StatusUnauthorized, CodeUnauthorized)
-	}
-	if rt.access == write {
+		// A reader on a write; on any route, an identity provider's
+		// token that maps to no role, or that cannot be checked now.
 		problems.add(http.StatusForbidden, CodeForbidden)
+		if !slices.ContainsFunc(notes.also, func(o otherResponse) bool { return o.status == http.StatusServiceUnavailable }) {
+			// (/readyz answers its own 503.)
+			problems.add(http.StatusServiceUnavailable, CodeIdentityUnavailable)
+		}
 	}
 
 	// Parameters: the path's, the documented query parameters and headers,
@@ -384,7 +388,7 @@ var problemDoc = map[int]string{
 	http.StatusUnprocessableEntity:   "the request is well-formed but cannot be accepted; errors name every violation",
 	http.StatusInternalServerError:   "landlord could not handle the request; the request id finds the cause in its log",
 	http.StatusBadGateway:            "the compute provider did not answer",
-	http.StatusServiceUnavailable:    "the compute provider is not enabled on this server",
+	http.StatusServiceUnavailable:    "landlord cannot take the request now; the code says why (the database, the identity provider's keys, a compute provider not enabled), and Retry-After, when sent, when to try again",
 	http.StatusNotImplemented:        "this server keeps no plans or rollouts",
 }
 
@@ -410,7 +414,7 @@ func problemResponse(status int, codes []string) *openapi3.ResponseRef {
 	}
 	if status == http.StatusUnauthorized {
 		res.Headers["WWW-Authenticate"] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-			Description: `Bearer realm="landlord"`,
+			Description: `Bearer realm="landlord", with error="invalid_token" when the request sent a token that is not valid`,
 			Schema:      openapi3.NewStringSchema().NewRef(),
 		}}}
 	}

@@ -40,6 +40,7 @@ const (
 	CodeIdempotencyPending   = "idempotency_in_progress"
 	CodeUnavailable          = "unavailable"
 	CodeStorageUnavailable   = "storage_unavailable"
+	CodeIdentityUnavailable  = "identity_provider_unavailable"
 	CodeSecretUnreadable     = "secret_unreadable"
 	CodeInternal             = "internal"
 	CodeFleetUnavailable     = "fleet_unavailable"

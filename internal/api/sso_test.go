@@ -149,8 +149,8 @@ func TestIdentityProviderTokens(t *testing.T) {
 			if status != tc.want || !strings.Contains(got, tc.says) {
 				t.Errorf("got %d %s, want %d saying %q", status, got, tc.want, tc.says)
 			}
-			if (status == http.StatusUnauthorized) != (challenge != "") {
-				t.Errorf("WWW-Authenticate %q with %d", challenge, status)
+			if want := `Bearer realm="landlord", error="invalid_token"`; (status == http.StatusUnauthorized) != (challenge == want) {
+				t.Errorf("WWW-Authenticate %q with %d, want %q with 401 only", challenge, status, want)
 			}
 		})
 	}
@@ -184,9 +184,17 @@ func TestIdentityProviderUnreachable(t *testing.T) {
 	s := newSSOServer(t, iss)
 	tok := iss.Token(t, oidctest.Claims{Subject: "alice", Groups: []string{"platform"}, IssuedAt: s.Now()})
 	iss.SetDown(true)
-	status, challenge, body := s.call(t, "GET", "/v1/tenants", tok, "")
-	if status != http.StatusServiceUnavailable || !strings.Contains(body, "cannot fetch the identity provider's keys") || challenge != "" {
-		t.Errorf("with the issuer down: %d %q %s, want 503", status, challenge, body)
+	req, _ := http.NewRequest("GET", s.url+"/v1/tenants", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"code":"identity_provider_unavailable"`) ||
+		resp.Header.Get("Retry-After") != "10" || resp.Header.Get("WWW-Authenticate") != "" {
+		t.Errorf("with the issuer down: %d %v %s, want 503 identity_provider_unavailable with Retry-After", resp.StatusCode, resp.Header, body)
 	}
 	// landlord's own tokens do not need the issuer.
 	if status, _, body := s.call(t, "GET", "/v1/tenants", adminToken, ""); status != 200 {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -255,6 +256,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("log_level %q is not debug, info, warn or error", c.LogLevel))
 	}
 	for i, t := range c.Tokens {
+		if t.Name == "" || strings.ContainsFunc(t.Name, unicode.IsControl) {
+			errs = append(errs, fmt.Errorf("tokens[%d]: name %q must be set, without control characters: it is the actor in the history", i, t.Name))
+		}
 		if t.Role != "admin" && t.Role != "reader" {
 			errs = append(errs, fmt.Errorf("tokens[%d] (%s): role %q is not admin or reader", i, t.Name, t.Role))
 		}

@@ -20,6 +20,9 @@ const (
 	MaxClockSkew      = 5 * time.Minute
 	DefaultMinRefresh = 10 * time.Second
 	DefaultMaxKeyAge  = time.Hour
+	// DefaultMaxStaleKeyAge bounds how long keys serve while the issuer
+	// cannot be reached to fetch them again.
+	DefaultMaxStaleKeyAge = 24 * time.Hour
 	// DefaultFetchTimeout bounds one fetch of the discovery document or
 	// the keys.
 	DefaultFetchTimeout = 10 * time.Second
@@ -62,6 +65,9 @@ type Config struct {
 	// MaxKeyAge is how long fetched keys are used before being fetched
 	// again.
 	MaxKeyAge time.Duration
+	// MaxStaleKeyAge is how long fetched keys go on serving while they
+	// cannot be fetched again; after it, tokens get ErrUnavailable.
+	MaxStaleKeyAge time.Duration
 	// HTTPClient fetches the discovery document and the keys; nil means
 	// a client with DefaultFetchTimeout.
 	HTTPClient *http.Client
@@ -92,8 +98,22 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxKeyAge == 0 {
 		c.MaxKeyAge = DefaultMaxKeyAge
 	}
+	if c.MaxStaleKeyAge == 0 {
+		c.MaxStaleKeyAge = max(DefaultMaxStaleKeyAge, c.MaxKeyAge)
+	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: DefaultFetchTimeout}
+	}
+	if c.HTTPClient.CheckRedirect == nil {
+		// A redirect must not take the keys' fetch to plain HTTP.
+		hc := *c.HTTPClient
+		hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("more than 5 redirects")
+			}
+			return checkURL(req.URL.String())
+		}
+		c.HTTPClient = &hc
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -128,9 +148,9 @@ func (c Config) Problems() []error {
 		errs = append(errs, errors.New("admin_groups or reader_groups is required: without them no token has a role"))
 	}
 	if c.ClockSkew < 0 || c.ClockSkew > MaxClockSkew {
-		errs = append(errs, fmt.Errorf("clock_skew %s is not between 0 and %s", c.ClockSkew, MaxClockSkew))
+		errs = append(errs, fmt.Errorf("clock_skew %s is not between 1s and %s", c.ClockSkew, MaxClockSkew))
 	}
-	if c.MinRefresh < 0 || c.MaxKeyAge < 0 {
+	if c.MinRefresh < 0 || c.MaxKeyAge < 0 || c.MaxStaleKeyAge < 0 {
 		errs = append(errs, errors.New("the key refresh intervals must not be negative"))
 	}
 	return errs

@@ -23,54 +23,88 @@ type keySet struct {
 	jwksURL string            // resolved by discovery when not configured
 	keys    []jose.JSONWebKey // the last keys fetched
 	fetched time.Time         // when keys were fetched
-	tried   time.Time         // when a fetch last began
+	tried   time.Time         // when a fetch last began, or a failed one ended
 	running chan struct{}     // closed when the running fetch ends; nil when none runs
 	lastErr error             // the last fetch's failure, nil after a success
 }
 
 // candidates returns the keys that may have signed a token with key id
-// kid (any key when kid is empty), fetching the keys first when there are
-// none yet, when they are older than MaxKeyAge, or when none has kid and
-// MinRefresh has passed since the last fetch.
+// kid (any key when kid is empty).
+//
+// Keys are fetched when there are none yet, when they are older than
+// MaxKeyAge, or when none has kid; never twice within MinRefresh of the
+// end of a failed fetch or the start of any other. A request waits for a
+// fetch only when no key it could use is at hand: keys past MaxKeyAge
+// that match go on serving, at once, while the fetch runs in the
+// background, up to MaxStaleKeyAge.
 func (k *keySet) candidates(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
 	k.mu.Lock()
 	now := k.cfg.Now()
-	found := match(k.keys, kid)
+	found := match(k.usable(now), kid)
 	stale := k.keys == nil || now.Sub(k.fetched) >= k.cfg.MaxKeyAge
-	unknown := len(found) == 0 && now.Sub(k.tried) >= k.cfg.MinRefresh
-	if !stale && !unknown {
-		k.mu.Unlock()
-		return found, nil
-	}
-	if k.running == nil {
-		if now.Sub(k.tried) < k.cfg.MinRefresh {
-			// A fetch just failed: use what there is rather than ask
-			// again at once.
-			found, err := k.result(kid)
-			k.mu.Unlock()
-			return found, err
-		}
+	if (stale || len(found) == 0) && k.running == nil && now.Sub(k.tried) >= k.cfg.MinRefresh {
 		k.running = make(chan struct{})
 		k.tried = now
 		go k.fetch(k.running)
 	}
 	running := k.running
+	if len(found) > 0 || running == nil {
+		defer k.mu.Unlock()
+		return k.result(now, kid)
+	}
 	k.mu.Unlock()
-	select {
-	case <-running:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: waiting for the issuer's keys: %w", identity.ErrUnavailable, ctx.Err())
+	if err := wait(ctx, running); err != nil {
+		return nil, err
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.result(kid)
+	return k.result(k.cfg.Now(), kid)
 }
 
-// result returns the keys with id kid after a fetch. When the last fetch
-// failed and no key has that id, the token may be signed by a key the
-// issuer published since: that is ErrUnavailable, not a bad token.
-func (k *keySet) result(kid string) ([]jose.JSONWebKey, error) {
-	found := match(k.keys, kid)
+// refresh waits for the running fetch, or runs one, and returns its
+// failure.
+func (k *keySet) refresh(ctx context.Context) error {
+	k.mu.Lock()
+	if k.running == nil {
+		k.running = make(chan struct{})
+		k.tried = k.cfg.Now()
+		go k.fetch(k.running)
+	}
+	running := k.running
+	k.mu.Unlock()
+	if err := wait(ctx, running); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.lastErr
+}
+
+// wait waits for a fetch to end, or ctx.
+func wait(ctx context.Context, running <-chan struct{}) error {
+	select {
+	case <-running:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: waiting for the issuer's keys: %w", identity.ErrUnavailable, ctx.Err())
+	}
+}
+
+// usable returns the keys, unless they are older than MaxStaleKeyAge: a
+// key the issuer withdrew must not serve for ever because the issuer
+// cannot be reached.
+func (k *keySet) usable(now time.Time) []jose.JSONWebKey {
+	if k.keys == nil || now.Sub(k.fetched) >= k.cfg.MaxStaleKeyAge {
+		return nil
+	}
+	return k.keys
+}
+
+// result returns the usable keys with id kid. When the last fetch failed
+// and none has that id, the token may be signed by a key the issuer
+// published since: that is ErrUnavailable, not a bad token.
+func (k *keySet) result(now time.Time, kid string) ([]jose.JSONWebKey, error) {
+	found := match(k.usable(now), kid)
 	if len(found) == 0 && k.lastErr != nil {
 		return nil, k.lastErr
 	}
@@ -88,6 +122,10 @@ func (k *keySet) fetch(done chan struct{}) {
 	defer close(done)
 	k.running = nil
 	if err != nil {
+		// The next attempt waits MinRefresh from now, not from this
+		// one's start: an issuer that hangs is asked once per
+		// MinRefresh, not again as soon as its timeout ends.
+		k.tried = k.cfg.Now()
 		k.lastErr = fmt.Errorf("%w: %w", identity.ErrUnavailable, err)
 		if k.keys != nil {
 			k.cfg.Logger.Warn("oidc: fetching the issuer's keys failed; using the keys fetched before", "issuer", k.cfg.Issuer, "fetched", k.fetched, "err", err)
@@ -116,6 +154,13 @@ func (k *keySet) load(ctx context.Context) ([]jose.JSONWebKey, error) {
 	}
 	var set jose.JSONWebKeySet
 	if err := k.get(ctx, u, &set); err != nil {
+		if k.cfg.JWKSURL == "" {
+			// The provider may have moved its keys: discover them
+			// again next time.
+			k.mu.Lock()
+			k.jwksURL = ""
+			k.mu.Unlock()
+		}
 		return nil, fmt.Errorf("fetch the key set: %w", err)
 	}
 	var keys []jose.JSONWebKey

@@ -44,12 +44,12 @@ func New(cfg Config) (*Verifier, error) {
 	return &Verifier{cfg: cfg, keys: &keySet{cfg: cfg, jwksURL: cfg.JWKSURL}}, nil
 }
 
-// Warm fetches the issuer's keys, so that the first request does not wait
-// for them and a mistake in the configuration shows at start-up. Its
-// error wraps identity.ErrUnavailable.
+// Warm fetches the issuer's keys (or waits for the fetch under way), so
+// that the first request does not wait for them and a mistake in the
+// configuration shows at start-up. Its error wraps
+// identity.ErrUnavailable.
 func (v *Verifier) Warm(ctx context.Context) error {
-	_, err := v.keys.candidates(ctx, "")
-	return err
+	return v.keys.refresh(ctx)
 }
 
 // VerifyToken returns who holds token. Its errors wrap identity.ErrInvalid
@@ -66,10 +66,7 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (identity.Prin
 		}
 		return identity.Principal{}, invalid("it is not a signed JWT")
 	}
-	if len(tok.Headers) != 1 {
-		return identity.Principal{}, invalid("it has %d signatures, not one", len(tok.Headers))
-	}
-	h := tok.Headers[0]
+	h := tok.Headers[0] // the compact form has one signature
 	if typ, ok := h.ExtraHeaders[jose.HeaderType].(string); ok && !acceptedType(typ) {
 		return identity.Principal{}, invalid("its type is %q, not JWT", typ)
 	}

@@ -5,9 +5,13 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -195,14 +199,18 @@ func TestRotatedSigningKey(t *testing.T) {
 	// fetched again, then never.
 	iss.Retire()
 	mustVerify(t, v, iss.TokenBy(t, "key-1", claims()))
+	// Past MaxKeyAge, a request that the cached keys can answer does
+	// not wait: it starts the fetch in the background. Once that is
+	// done, the withdrawn key is refused.
 	clk.Add(oidc.DefaultMaxKeyAge)
+	mustVerify(t, v, iss.TokenBy(t, "key-1", claims()))
+	if err := v.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := v.VerifyToken(ctx, iss.TokenBy(t, "key-1", claims())); !errors.Is(err, identity.ErrInvalid) || !strings.Contains(err.Error(), `key "key-1", which the issuer does not publish`) {
-		t.Fatalf("a withdrawn key after MaxKeyAge: %v, want ErrInvalid naming key-1", err)
+		t.Fatalf("a withdrawn key after the keys were fetched again: %v, want ErrInvalid naming key-1", err)
 	}
 	mustVerify(t, v, iss.Token(t, claims()))
-	if n := iss.Fetches(); n != 3 {
-		t.Fatalf("%d fetches of the keys, want 3", n)
-	}
 }
 
 func TestUnknownKeyIDsFetchAtMostOncePerMinRefresh(t *testing.T) {
@@ -319,7 +327,7 @@ func TestConfig(t *testing.T) {
 		{"empty", oidc.Config{}, []string{"issuer is required", "audience is required", "admin_groups or reader_groups is required"}},
 		{"plain http", oidc.Config{Issuer: "http://idp.example.com", Audience: "a", ReaderGroups: []string{"r"}}, []string{"plain http"}},
 		{"not a URL", oidc.Config{Issuer: "idp.example.com", Audience: "a", ReaderGroups: []string{"r"}}, []string{"not an absolute URL"}},
-		{"skew", oidc.Config{Issuer: "https://idp.example.com", Audience: "a", ReaderGroups: []string{"r"}, ClockSkew: 10 * time.Minute}, []string{"clock_skew 10m0s is not between 0 and 5m0s"}},
+		{"skew", oidc.Config{Issuer: "https://idp.example.com", Audience: "a", ReaderGroups: []string{"r"}, ClockSkew: 10 * time.Minute}, []string{"clock_skew 10m0s is not between 1s and 5m0s"}},
 		{"jwks over http", oidc.Config{Issuer: "https://idp.example.com", JWKSURL: "http://idp.example.com/keys", Audience: "a", ReaderGroups: []string{"r"}}, []string{"jwks_url", "plain http"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -348,4 +356,136 @@ func mustVerify(t *testing.T, v *oidc.Verifier, tok string) identity.Principal {
 		t.Fatal(err)
 	}
 	return who
+}
+
+func TestStaleKeysServeWithoutWaiting(t *testing.T) {
+	iss, v, clk := setup(t, nil)
+	claims := func() oidctest.Claims {
+		return oidctest.Claims{Subject: "alice", Groups: []string{"platform"}, IssuedAt: clk.Now()}
+	}
+	mustVerify(t, v, iss.Token(t, claims()))
+	// The issuer's traffic is dropped, and the keys are past MaxKeyAge:
+	// a request the cached keys answer does not wait for the fetch. Its
+	// context is already done, so waiting would fail it.
+	release := iss.Hang(t)
+	clk.Add(oidc.DefaultMaxKeyAge)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 3 {
+		if _, err := v.VerifyToken(done, iss.Token(t, claims())); err != nil {
+			t.Fatalf("with stale keys and a hanging issuer: %v", err)
+		}
+	}
+	// A token the cached keys cannot answer waits, and its request may
+	// give up.
+	iss.Rotate(t, jose.ES256)
+	if _, err := v.VerifyToken(done, iss.Token(t, claims())); !errors.Is(err, identity.ErrUnavailable) {
+		t.Errorf("a new key with a hanging issuer: %v, want ErrUnavailable", err)
+	}
+	release()
+}
+
+func TestStaleKeysStopAfterMaxStaleKeyAge(t *testing.T) {
+	iss, v, clk := setup(t, nil)
+	claims := func() oidctest.Claims {
+		return oidctest.Claims{Subject: "alice", Groups: []string{"platform"}, IssuedAt: clk.Now()}
+	}
+	mustVerify(t, v, iss.Token(t, claims()))
+	iss.SetDown(true)
+	clk.Add(oidc.DefaultMaxStaleKeyAge - time.Minute)
+	if err := v.Warm(context.Background()); !errors.Is(err, identity.ErrUnavailable) {
+		t.Fatalf("warm with the issuer down: %v", err)
+	}
+	mustVerify(t, v, iss.Token(t, claims()))
+	clk.Add(time.Minute)
+	if _, err := v.VerifyToken(context.Background(), iss.Token(t, claims())); !errors.Is(err, identity.ErrUnavailable) {
+		t.Errorf("keys older than MaxStaleKeyAge with the issuer down: %v, want ErrUnavailable", err)
+	}
+}
+
+func TestSignatureIsChecked(t *testing.T) {
+	iss, v, clk := setup(t, nil)
+	forger := oidctest.New(t) // another issuer's RS256 key: the same key type and algorithm as the issuer's
+	claims := map[string]any{"iss": iss.URL, "sub": "mallory", "aud": "landlord", "exp": clk.Now().Add(time.Hour).Unix(), "groups": "platform"}
+	for _, tc := range []struct{ name, token string }{
+		{"RS256 with the issuer's key id", forger.TokenBy(t, "key-1", oidctest.Claims{Issuer: iss.URL, Subject: "mallory", Groups: "platform", IssuedAt: clk.Now()})},
+		{"RS256 without a key id", oidctest.Sign(t, mustRSA(t), jose.RS256, "", claims)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := v.VerifyToken(context.Background(), tc.token); !errors.Is(err, identity.ErrInvalid) || !strings.Contains(err.Error(), "signature does not match") {
+				t.Errorf("got %v, want ErrInvalid: the signature does not match", err)
+			}
+		})
+	}
+	// The issuer's own key signs what the forger's could not.
+	mustVerify(t, v, iss.Token(t, oidctest.Claims{Subject: "alice", Groups: "platform", IssuedAt: clk.Now()}))
+}
+
+func TestTypeHeader(t *testing.T) {
+	clk := &clock{now: time.Now().Truncate(time.Second)}
+	key := mustRSA(t)
+	srv := keyServer(t, jose.JSONWebKey{Key: key.Public(), KeyID: "k", Use: "sig"})
+	v2, err := oidc.New(oidc.Config{Issuer: "https://idp.example.com", JWKSURL: srv, Audience: "landlord", AdminGroups: []string{"platform"}, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := map[string]any{"iss": "https://idp.example.com", "sub": "alice", "aud": "landlord", "exp": clk.Now().Add(time.Hour).Unix(), "groups": "platform"}
+	for _, typ := range []string{"JWT", "at+jwt", "application/at+JWT"} {
+		if _, err := v2.VerifyToken(context.Background(), oidctest.SignTyped(t, key, jose.RS256, "k", typ, claims)); err != nil {
+			t.Errorf("typ %s: %v", typ, err)
+		}
+	}
+	for _, typ := range []string{"logout+jwt", "JOSE"} {
+		if _, err := v2.VerifyToken(context.Background(), oidctest.SignTyped(t, key, jose.RS256, "k", typ, claims)); !errors.Is(err, identity.ErrInvalid) || !strings.Contains(err.Error(), "its type is") {
+			t.Errorf("typ %s: %v, want ErrInvalid naming its type", typ, err)
+		}
+	}
+}
+
+func TestKeysThatMayNotSign(t *testing.T) {
+	clk := &clock{now: time.Now().Truncate(time.Second)}
+	key := mustRSA(t)
+	claims := map[string]any{"iss": "https://idp.example.com", "sub": "alice", "aud": "landlord", "exp": clk.Now().Add(time.Hour).Unix(), "groups": "platform"}
+	for _, tc := range []struct {
+		name string
+		jwk  jose.JSONWebKey
+		says string
+	}{
+		{"a key for encryption", jose.JSONWebKey{Key: key.Public(), KeyID: "k", Use: "enc"}, `key "k", which the issuer does not publish`},
+		{"a key for another algorithm", jose.JSONWebKey{Key: key.Public(), KeyID: "k", Algorithm: "RS384", Use: "sig"}, "signature does not match"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The key set has the key and one good other, so that it
+			// is fetched.
+			other := mustRSA(t)
+			srv := keyServer(t, tc.jwk, jose.JSONWebKey{Key: other.Public(), KeyID: "other", Use: "sig"})
+			v, err := oidc.New(oidc.Config{Issuer: "https://idp.example.com", JWKSURL: srv, Audience: "landlord", AdminGroups: []string{"platform"}, Now: clk.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = v.VerifyToken(context.Background(), oidctest.Sign(t, key, jose.RS256, "k", claims))
+			if !errors.Is(err, identity.ErrInvalid) || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("got %v, want ErrInvalid saying %q", err, tc.says)
+			}
+		})
+	}
+}
+
+func mustRSA(t *testing.T) *rsa.PrivateKey {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// keyServer serves keys as a JWKS and returns its URL.
+func keyServer(t *testing.T, keys ...jose.JSONWebKey) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: keys})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/keys"
 }

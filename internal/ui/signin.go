@@ -46,7 +46,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	signed := c.newSession(token, me)
 	if len(sessionCookie)+len(c.sealer.seal(signed)) > maxCookieBytes {
-		c.render(w, http.StatusRequestEntityTooLarge, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF,
+		c.render(w, http.StatusUnprocessableEntity, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF,
 			Error: fmt.Sprintf("That token is valid, but at %d bytes it is too long for the console's session cookie, which browsers keep to 4 KB. "+
 				"Ask your identity provider for a shorter token (fewer groups in it), or use the CLI.", len(token))}})
 		return

@@ -36,6 +36,7 @@ type Issuer struct {
 	keys    []key // every key made; the last one signs
 	fetches atomic.Int64
 	down    atomic.Bool
+	hold    chan struct{} // while open, requests wait for it to close
 }
 
 type key struct {
@@ -58,6 +59,16 @@ func New(t testing.TB) *Issuer {
 }
 
 func (iss *Issuer) serve(w http.ResponseWriter, r *http.Request) {
+	iss.mu.Lock()
+	hold := iss.hold
+	iss.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if iss.down.Load() {
 		http.Error(w, "the issuer is down", http.StatusServiceUnavailable)
 		return
@@ -127,6 +138,26 @@ func (iss *Issuer) Retire() {
 
 // Fetches counts the requests for the key set.
 func (iss *Issuer) Fetches() int { return int(iss.fetches.Load()) }
+
+// Hang makes every request wait until release is called (or the test
+// ends): an issuer whose traffic is dropped.
+func (iss *Issuer) Hang(t testing.TB) (release func()) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	hold := make(chan struct{})
+	iss.hold = hold
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			iss.mu.Lock()
+			iss.hold = nil
+			iss.mu.Unlock()
+			close(hold)
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
 
 // SetDown makes the issuer answer 503 to everything, or not.
 func (iss *Issuer) SetDown(down bool) { iss.down.Store(down) }
@@ -204,11 +235,17 @@ func (iss *Issuer) claims(c Claims) map[string]any {
 // id kid (none when empty): for tokens the issuer would not sign.
 func Sign(t testing.TB, signer any, alg jose.SignatureAlgorithm, kid string, claims map[string]any) string {
 	t.Helper()
+	return SignTyped(t, signer, alg, kid, "JWT", claims)
+}
+
+// SignTyped is Sign with the typ header typ.
+func SignTyped(t testing.TB, signer any, alg jose.SignatureAlgorithm, kid, typ string, claims map[string]any) string {
+	t.Helper()
 	key := jose.SigningKey{Algorithm: alg, Key: signer}
 	if kid != "" {
 		key.Key = jose.JSONWebKey{Key: signer, KeyID: kid, Algorithm: string(alg)}
 	}
-	s, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithType("JWT"))
+	s, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
 	if err != nil {
 		t.Fatal(err)
 	}
