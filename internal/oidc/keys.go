@@ -26,6 +26,7 @@ type keySet struct {
 	tried   time.Time         // when a fetch last began, or a failed one ended
 	running chan struct{}     // closed when the running fetch ends; nil when none runs
 	lastErr error             // the last fetch's failure, nil after a success
+	gen     uint64            // counts successful fetches: a cached verdict is of one
 }
 
 // candidates returns the keys that may have signed a token with key id
@@ -37,16 +38,11 @@ type keySet struct {
 // fetch only when no key it could use is at hand: keys past MaxKeyAge
 // that match go on serving, at once, while the fetch runs in the
 // background, up to MaxStaleKeyAge.
-func (k *keySet) candidates(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+func (k *keySet) candidates(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
 	k.mu.Lock()
 	now := k.cfg.Now()
 	found := match(k.usable(now), kid)
-	stale := k.keys == nil || now.Sub(k.fetched) >= k.cfg.MaxKeyAge
-	if (stale || len(found) == 0) && k.running == nil && now.Sub(k.tried) >= k.cfg.MinRefresh {
-		k.running = make(chan struct{})
-		k.tried = now
-		go k.fetch(k.running)
-	}
+	k.maybeFetch(now, len(found) == 0)
 	running := k.running
 	if len(found) > 0 || running == nil {
 		defer k.mu.Unlock()
@@ -54,11 +50,33 @@ func (k *keySet) candidates(ctx context.Context, kid string) ([]jose.JSONWebKey,
 	}
 	k.mu.Unlock()
 	if err := wait(ctx, running); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.result(k.cfg.Now(), kid)
+}
+
+// maybeFetch starts a fetch in the background when the keys are missing
+// or older than MaxKeyAge, or when unknown (a token's key id is not among
+// them), unless one runs or MinRefresh has not passed. k.mu is held.
+func (k *keySet) maybeFetch(now time.Time, unknown bool) {
+	stale := k.keys == nil || now.Sub(k.fetched) >= k.cfg.MaxKeyAge
+	if (stale || unknown) && k.running == nil && now.Sub(k.tried) >= k.cfg.MinRefresh {
+		k.running = make(chan struct{})
+		k.tried = now
+		go k.fetch(k.running)
+	}
+}
+
+// generation returns the generation of the usable keys, false when there
+// are none; like candidates, it starts a fetch when they are old.
+func (k *keySet) generation() (uint64, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	now := k.cfg.Now()
+	k.maybeFetch(now, false)
+	return k.gen, k.usable(now) != nil
 }
 
 // refresh waits for the running fetch, or runs one, and returns its
@@ -100,15 +118,16 @@ func (k *keySet) usable(now time.Time) []jose.JSONWebKey {
 	return k.keys
 }
 
-// result returns the usable keys with id kid. When the last fetch failed
-// and none has that id, the token may be signed by a key the issuer
-// published since: that is ErrUnavailable, not a bad token.
-func (k *keySet) result(now time.Time, kid string) ([]jose.JSONWebKey, error) {
+// result returns the usable keys with id kid, and the generation of the
+// key set they are from. When the last fetch failed and none has that id,
+// the token may be signed by a key the issuer published since: that is
+// ErrUnavailable, not a bad token.
+func (k *keySet) result(now time.Time, kid string) ([]jose.JSONWebKey, uint64, error) {
 	found := match(k.usable(now), kid)
 	if len(found) == 0 && k.lastErr != nil {
-		return nil, k.lastErr
+		return nil, 0, k.lastErr
 	}
-	return found, nil
+	return found, k.gen, nil
 }
 
 // fetch fetches the keys and closes done. It runs apart from any one
@@ -135,6 +154,7 @@ func (k *keySet) fetch(done chan struct{}) {
 		return
 	}
 	k.keys, k.fetched, k.lastErr = keys, k.cfg.Now(), nil
+	k.gen++
 	k.cfg.Logger.Info("oidc: fetched the issuer's keys", "issuer", k.cfg.Issuer, "keys", len(keys))
 }
 

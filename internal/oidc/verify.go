@@ -2,6 +2,7 @@ package oidc
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,8 +31,9 @@ const maxTokenBytes = 16 << 10
 
 // Verifier checks an issuer's tokens. It is safe for concurrent use.
 type Verifier struct {
-	cfg  Config
-	keys *keySet
+	cfg   Config
+	keys  *keySet
+	cache verdicts
 }
 
 // New returns a Verifier for cfg. It fetches nothing: the keys are fetched
@@ -59,6 +61,12 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (identity.Prin
 	if len(token) > maxTokenBytes {
 		return identity.Principal{}, invalid("it is longer than %d bytes", maxTokenBytes)
 	}
+	sum := sha256.Sum256([]byte(token))
+	if gen, ok := v.keys.generation(); ok {
+		if who, ok := v.cache.get(sum, gen, v.cfg.Now().Add(-v.cfg.ClockSkew)); ok {
+			return who, nil
+		}
+	}
 	tok, err := jwt.ParseSigned(token, Algorithms)
 	if err != nil {
 		if alg := (*jose.ErrUnexpectedSignatureAlgorithm)(nil); errors.As(err, &alg) {
@@ -70,7 +78,7 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (identity.Prin
 	if typ, ok := h.ExtraHeaders[jose.HeaderType].(string); ok && !acceptedType(typ) {
 		return identity.Principal{}, invalid("its type is %q, not JWT", typ)
 	}
-	keys, err := v.keys.candidates(ctx, h.KeyID)
+	keys, gen, err := v.keys.candidates(ctx, h.KeyID)
 	if err != nil {
 		return identity.Principal{}, err
 	}
@@ -92,7 +100,11 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (identity.Prin
 		}
 		return identity.Principal{}, invalid("its signature does not match the issuer's keys")
 	}
-	return v.principal(claims, all)
+	who, err := v.principal(claims, all)
+	if err == nil {
+		v.cache.put(sum, verdict{who: who, gen: gen, expiry: claims.Expiry.Time()})
+	}
+	return who, err
 }
 
 // principal checks the verified claims and maps them to a principal.

@@ -199,11 +199,11 @@ func TestRotatedSigningKey(t *testing.T) {
 	// fetched again, then never.
 	iss.Retire()
 	mustVerify(t, v, iss.TokenBy(t, "key-1", claims()))
-	// Past MaxKeyAge, a request that the cached keys can answer does
-	// not wait: it starts the fetch in the background. Once that is
-	// done, the withdrawn key is refused.
+	// Past MaxKeyAge, a request starts the fetch (in the background:
+	// see TestStaleKeysServeWithoutWaiting). Once that is done, the
+	// withdrawn key is refused.
 	clk.Add(oidc.DefaultMaxKeyAge)
-	mustVerify(t, v, iss.TokenBy(t, "key-1", claims()))
+	_, _ = v.VerifyToken(ctx, iss.TokenBy(t, "key-1", claims()))
 	if err := v.Warm(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -488,4 +488,16 @@ func keyServer(t *testing.T, keys ...jose.JSONWebKey) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/keys"
+}
+
+func TestKnownTokenStillExpires(t *testing.T) {
+	iss, v, clk := setup(t, nil)
+	tok := iss.Token(t, oidctest.Claims{Subject: "alice", Groups: "platform", IssuedAt: clk.Now(), Expiry: clk.Now().Add(5 * time.Minute)})
+	mustVerify(t, v, tok)
+	clk.Add(5*time.Minute + oidc.DefaultClockSkew)
+	mustVerify(t, v, tok)
+	clk.Add(time.Second)
+	if _, err := v.VerifyToken(context.Background(), tok); !errors.Is(err, identity.ErrInvalid) || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("a token checked before, now expired: %v, want ErrInvalid: expired", err)
+	}
 }
