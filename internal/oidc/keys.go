@@ -79,6 +79,25 @@ func (k *keySet) generation() (uint64, bool) {
 	return k.gen, k.usable(now) != nil
 }
 
+// newer returns every usable key, after a fetch when the keys are still
+// of generation gen and MinRefresh allows one (or one runs).
+func (k *keySet) newer(ctx context.Context, gen uint64) ([]jose.JSONWebKey, uint64, error) {
+	k.mu.Lock()
+	if k.gen == gen {
+		k.maybeFetch(k.cfg.Now(), true)
+	}
+	running := k.running
+	k.mu.Unlock()
+	if running != nil {
+		if err := wait(ctx, running); err != nil {
+			return nil, 0, err
+		}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.result(k.cfg.Now(), "")
+}
+
 // refresh waits for the running fetch, or runs one, and returns its
 // failure.
 func (k *keySet) refresh(ctx context.Context) error {

@@ -84,15 +84,15 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (identity.Prin
 	}
 	var claims jwt.Claims
 	var all map[string]json.RawMessage
-	verified := false
-	for _, key := range keys {
-		if key.Algorithm != "" && key.Algorithm != h.Algorithm {
-			continue
+	verified := verify(tok, h.Algorithm, keys, &claims, &all)
+	if !verified && h.KeyID == "" {
+		// Without a key id, a token by a key the issuer published
+		// since looks like a bad signature: fetch them (as for an
+		// unknown key id, at most once per MinRefresh) and try again.
+		if keys, gen, err = v.keys.newer(ctx, gen); err != nil {
+			return identity.Principal{}, err
 		}
-		if tok.Claims(key, &claims, &all) == nil {
-			verified = true
-			break
-		}
+		verified = verify(tok, h.Algorithm, keys, &claims, &all)
 	}
 	if !verified {
 		if h.KeyID != "" && len(keys) == 0 {
@@ -105,6 +105,20 @@ func (v *Verifier) VerifyToken(ctx context.Context, token string) (identity.Prin
 		v.cache.put(sum, verdict{who: who, gen: gen, expiry: claims.Expiry.Time()})
 	}
 	return who, err
+}
+
+// verify reports whether one of keys, fit for alg, signed tok; it reads
+// the claims into claims and all.
+func verify(tok *jwt.JSONWebToken, alg string, keys []jose.JSONWebKey, claims *jwt.Claims, all *map[string]json.RawMessage) bool {
+	for _, key := range keys {
+		if key.Algorithm != "" && key.Algorithm != alg {
+			continue
+		}
+		if tok.Claims(key, claims, all) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // principal checks the verified claims and maps them to a principal.

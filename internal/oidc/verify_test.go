@@ -501,3 +501,41 @@ func TestKnownTokenStillExpires(t *testing.T) {
 		t.Errorf("a token checked before, now expired: %v, want ErrInvalid: expired", err)
 	}
 }
+
+func TestRotationWithoutKeyIDs(t *testing.T) {
+	clk := &clock{now: time.Now().Truncate(time.Second)}
+	first, second := mustRSA(t), mustRSA(t)
+	var mu sync.Mutex
+	published := []jose.JSONWebKey{{Key: first.Public(), Use: "sig"}}
+	fetches := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		fetches++
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: published})
+	}))
+	t.Cleanup(srv.Close)
+	v, err := oidc.New(oidc.Config{Issuer: "https://idp.example.com", JWKSURL: srv.URL, Audience: "landlord", AdminGroups: []string{"platform"}, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := map[string]any{"iss": "https://idp.example.com", "sub": "alice", "aud": "landlord", "exp": clk.Now().Add(time.Hour).Unix(), "groups": "platform"}
+	mustVerify(t, v, oidctest.Sign(t, first, jose.RS256, "", claims))
+	mu.Lock()
+	published = []jose.JSONWebKey{{Key: second.Public(), Use: "sig"}}
+	mu.Unlock()
+	clk.Add(oidc.DefaultMinRefresh)
+	mustVerify(t, v, oidctest.Sign(t, second, jose.RS256, "", claims))
+	// A forged token without a key id costs no more fetches within
+	// MinRefresh.
+	for range 10 {
+		if _, err := v.VerifyToken(context.Background(), oidctest.Sign(t, mustRSA(t), jose.RS256, "", claims)); !errors.Is(err, identity.ErrInvalid) {
+			t.Fatalf("a forged token: %v", err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fetches != 2 {
+		t.Errorf("%d fetches, want 2", fetches)
+	}
+}
