@@ -63,10 +63,15 @@ func (k *keySet) candidates(ctx context.Context, kid string) ([]jose.JSONWebKey,
 func (k *keySet) maybeFetch(now time.Time, unknown bool) {
 	stale := k.keys == nil || now.Sub(k.fetched) >= k.cfg.MaxKeyAge
 	if (stale || unknown) && k.running == nil && now.Sub(k.tried) >= k.cfg.MinRefresh {
-		k.running = make(chan struct{})
-		k.tried = now
-		go k.fetch(k.running)
+		k.start(now)
 	}
+}
+
+// start starts a fetch in the background. k.mu is held, and no fetch runs.
+func (k *keySet) start(now time.Time) {
+	k.running = make(chan struct{})
+	k.tried = now
+	go k.fetch(k.running)
 }
 
 // generation returns the generation of the usable keys, false when there
@@ -103,9 +108,7 @@ func (k *keySet) newer(ctx context.Context, gen uint64) ([]jose.JSONWebKey, uint
 func (k *keySet) refresh(ctx context.Context) error {
 	k.mu.Lock()
 	if k.running == nil {
-		k.running = make(chan struct{})
-		k.tried = k.cfg.Now()
-		go k.fetch(k.running)
+		k.start(k.cfg.Now())
 	}
 	running := k.running
 	k.mu.Unlock()
