@@ -159,19 +159,7 @@ func (s *Server) rolloutSpec(ctx context.Context, req CreateRolloutRequest) (fle
 
 // followers lists every tenant that follows the plan, page by page.
 func (s *Server) followers(ctx context.Context, plan string) ([]*tenant.Tenant, error) {
-	var out []*tenant.Tenant
-	opts := tenant.ListOptions{Plan: plan, PageSize: tenant.MaxPageSize}
-	for {
-		page, err := s.store.List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.Tenants...)
-		if page.NextPageToken == "" {
-			return out, nil
-		}
-		opts.PageToken = page.NextPageToken
-	}
+	return tenant.ListAll(ctx, s.store, tenant.ListOptions{Plan: plan})
 }
 
 // candidatesByID indexes tenants by id.

@@ -325,19 +325,11 @@ func (d *Driver) step(ctx context.Context, r *fleet.Rollout) (bool, error) {
 
 // following lists the tenants that follow plan, in id order.
 func (d *Driver) following(ctx context.Context, plan string) ([]*tenant.Tenant, error) {
-	var out []*tenant.Tenant
-	opts := tenant.ListOptions{Plan: plan, PageSize: tenant.MaxPageSize}
-	for {
-		page, err := d.tenants.List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the tenants of plan %s: %w", plan, err)
-		}
-		out = append(out, page.Tenants...)
-		if page.NextPageToken == "" {
-			return out, nil
-		}
-		opts.PageToken = page.NextPageToken
+	out, err := tenant.ListAll(ctx, d.tenants, tenant.ListOptions{Plan: plan})
+	if err != nil {
+		return nil, fmt.Errorf("list the tenants of plan %s: %w", plan, err)
 	}
+	return out, nil
 }
 
 // tenantsOf maps the members' tenants by id: those that follow the plan,

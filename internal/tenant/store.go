@@ -275,3 +275,26 @@ type EventPage struct {
 	Events        []Event
 	NextPageToken string
 }
+
+// Lister lists tenants a page at a time; every Store is one.
+type Lister interface {
+	List(ctx context.Context, opts ListOptions) (*Page, error)
+}
+
+// ListAll returns every tenant that opts matches, reading s a page of
+// MaxPageSize at a time from opts.PageToken on.
+func ListAll(ctx context.Context, s Lister, opts ListOptions) ([]*Tenant, error) {
+	var out []*Tenant
+	opts.PageSize = MaxPageSize
+	for {
+		page, err := s.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Tenants...)
+		if page.NextPageToken == "" {
+			return out, nil
+		}
+		opts.PageToken = page.NextPageToken
+	}
+}
