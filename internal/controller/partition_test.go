@@ -344,8 +344,14 @@ func countOf(holders []string, name string) int {
 // already being provisioned are made ready by the replica that began them.
 func TestHandoverLetsInFlightWorkFinish(t *testing.T) {
 	const latency = 300 * time.Millisecond
+	// A handover waits for in-flight work up to the lease TTL. A
+	// reconcile here is two provider calls of 300 ms and a few writes:
+	// give it three TTLs of the other tests, so that a machine slowed by
+	// the race detector and other packages' tests does not turn the wait
+	// into a cancellation (by design, then another replica provisions).
+	slower := func(o *controller.Options) { o.LeaseTTL, o.LeaseRenew = 3*ttl, 3*ttl/5 }
 	cl := newCluster(t, "postgres", latency)
-	a := cl.start("replica-a", latency, nil)
+	a := cl.start("replica-a", latency, slower)
 	waitHolders(t, cl.shared.store, "replica-a holds every partition", balanced("replica-a"))
 	ids := cl.shared.createMany(t, "t", 64, appConfig)
 	waitCalls(t, cl.shared, ids, 16)
@@ -355,7 +361,7 @@ func TestHandoverLetsInFlightWorkFinish(t *testing.T) {
 			started = append(started, id)
 		}
 	}
-	b := cl.start("replica-b", latency, nil)
+	b := cl.start("replica-b", latency, slower)
 	stop := exclusive(t, a, b)
 	waitHolders(t, cl.shared.store, "two replicas share the partitions", balanced("replica-a", "replica-b"))
 	cl.shared.waitStatus(t, time.Minute, tenant.StatusReady, ids...)
