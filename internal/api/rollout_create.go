@@ -76,7 +76,7 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 			return s.fleetIdem.CreateRolloutIdempotent(r.Context(), ro, members, res, respond)
 		},
 		func(ro *fleet.Rollout) tenant.IdempotentResponse {
-			return created(renderRollout(ro, members, waiting), map[string]string{"Location": "/v1/rollouts/" + ro.ID, "ETag": etag(ro.Version)})
+			return created(renderRollout(ro, fleet.Summarize(members), waiting), map[string]string{"Location": "/v1/rollouts/" + ro.ID, "ETag": etag(ro.Version)})
 		})
 	if errors.Is(err, fleet.ErrConflict) {
 		return s.rolloutActive(r.Context(), plan.Name)

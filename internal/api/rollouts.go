@@ -30,11 +30,14 @@ func (s *Server) listRollouts(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := RolloutList{Rollouts: make([]Rollout, len(rollouts))}
 	for i, ro := range rollouts {
-		members, err := s.fleet.Members(r.Context(), ro.ID)
-		if err != nil && !errors.Is(err, fleet.ErrNotFound) { // deleted meanwhile: shown without members
+		sum, err := fleet.SummarizeMembers(r.Context(), s.fleet, ro.ID)
+		switch {
+		case errors.Is(err, fleet.ErrNotFound): // deleted meanwhile: shown without members
+			sum = fleet.Summarize(nil)
+		case err != nil:
 			return err
 		}
-		out.Rollouts[i] = renderRollout(ro, members, nil)
+		out.Rollouts[i] = renderRollout(ro, sum, nil)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -60,7 +63,7 @@ func (s *Server) writeRollout(w http.ResponseWriter, r *http.Request, status int
 		return err
 	}
 	w.Header().Set("ETag", etag(ro.Version))
-	writeJSON(w, status, renderRollout(ro, members, waiting))
+	writeJSON(w, status, renderRollout(ro, fleet.Summarize(members), waiting))
 	return nil
 }
 
@@ -301,7 +304,7 @@ func counts(c fleet.Counts) map[string]int {
 }
 
 // renderRollout is the API's view of a rollout and its members.
-func renderRollout(ro *fleet.Rollout, members []fleet.Member, waiting []WaitingTenant) Rollout {
+func renderRollout(ro *fleet.Rollout, members *fleet.Summary, waiting []WaitingTenant) Rollout {
 	deadline := ro.Spec.Deadline
 	if deadline == 0 {
 		deadline = fleet.DefaultDeadline
@@ -310,13 +313,13 @@ func renderRollout(ro *fleet.Rollout, members []fleet.Member, waiting []WaitingT
 		ID: ro.ID, Plan: ro.Spec.Plan, FromVersion: ro.Spec.From, ToVersion: ro.Spec.To, State: string(ro.State),
 		Wave: ro.Wave, WaveName: waveName(ro, ro.Wave), Waves: make([]RolloutWave, len(ro.Waves)),
 		Bake: ro.Spec.Bake.String(), Deadline: deadline.String(), MaxFailures: ro.Spec.MaxFailures,
-		Counts: counts(fleet.Count(members, -1)), Failed: fleet.Failed(members), Waiting: waiting,
+		Counts: counts(members.Total()), Failed: members.Failed, Waiting: waiting,
 		BakeFrom: ro.BakeFrom, Rollback: ro.Rollback, Message: ro.Message, Version: ro.Version,
 		CreatedBy: ro.CreatedBy, CreatedAt: ro.CreatedAt, UpdatedAt: ro.UpdatedAt, FinishedAt: ro.FinishedAt,
 	}
 	for i, wv := range ro.Waves {
 		out.Waves[i] = RolloutWave{Name: wv.Name, Selector: wv.Selector, Count: wv.Count, Percent: wv.Percent, MaxInFlight: wv.MaxInFlight,
-			Size: wv.Size, Counts: counts(fleet.Count(members, i))}
+			Size: wv.Size, Counts: counts(members.ByWave[i])}
 	}
 	return out
 }

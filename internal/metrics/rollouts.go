@@ -54,7 +54,7 @@ func (c *rolloutCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, r := range active {
-		members, err := c.store.Members(ctx, r.ID)
+		members, err := fleet.SummarizeMembers(ctx, c.store, r.ID)
 		if err != nil {
 			fail(err)
 			return
@@ -65,7 +65,7 @@ func (c *rolloutCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, r.ID, r.Spec.Plan, string(r.State), from, strconv.FormatInt(r.Spec.To, 10))
 		ch <- prometheus.MustNewConstMetric(c.wave, prometheus.GaugeValue, float64(r.Wave), r.ID, r.Spec.Plan)
-		counts := fleet.Count(members, -1)
+		counts := members.Total()
 		for _, st := range memberStates {
 			ch <- prometheus.MustNewConstMetric(c.members, prometheus.GaugeValue, float64(counts[st]), r.ID, r.Spec.Plan, string(st))
 		}

@@ -95,3 +95,10 @@ func BenchmarkUpdateDesired(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkMemberSummary compares a rollout's summary, in one query, with
+// reading its 5,000 members.
+func BenchmarkMemberSummary(b *testing.B) {
+	s, _ := mustOpen(b, Options{})
+	storetest.BenchmarkMemberSummary(b, s)
+}

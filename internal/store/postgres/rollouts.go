@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -275,6 +276,38 @@ func (s *Store) Members(ctx context.Context, id string) ([]fleet.Member, error) 
 	if err != nil {
 		return nil, fmt.Errorf("postgres: members of rollout %s: %w", id, unavailable(err))
 	}
+	return out, nil
+}
+
+// MemberSummary counts a rollout's members by wave and state, and names
+// the failed ones, in one query; see fleet.MemberSummarizer.
+func (s *Store) MemberSummary(ctx context.Context, id string) (*fleet.Summary, error) {
+	if _, err := s.GetRollout(ctx, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT wave, state, count(*), coalesce(array_agg(tenant_name) FILTER (WHERE state = $2), '{}')
+	FROM rollout_members WHERE rollout_id = $1 GROUP BY wave, state`, id, fleet.MemberFailed)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: members of rollout %s: %w", id, unavailable(err))
+	}
+	out := &fleet.Summary{ByWave: map[int]fleet.Counts{}}
+	var (
+		wave, n int
+		state   fleet.MemberState
+		failed  []string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&wave, &state, &n, &failed}, func() error {
+		if out.ByWave[wave] == nil {
+			out.ByWave[wave] = fleet.Counts{}
+		}
+		out.ByWave[wave][state] = n
+		out.Failed = append(out.Failed, failed...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: members of rollout %s: %w", id, unavailable(err))
+	}
+	slices.Sort(out.Failed)
 	return out, nil
 }
 

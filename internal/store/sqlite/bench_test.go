@@ -83,3 +83,14 @@ func BenchmarkStatusTransition(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkMemberSummary compares a rollout's summary with reading its
+// 5,000 members.
+func BenchmarkMemberSummary(b *testing.B) {
+	s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	storetest.BenchmarkMemberSummary(b, s)
+}

@@ -270,6 +270,51 @@ func (s *Store) Members(ctx context.Context, id string) ([]fleet.Member, error) 
 	return out, nil
 }
 
+// MemberSummary counts a rollout's members by wave and state, and names
+// the failed ones, without reading each; see fleet.MemberSummarizer.
+func (s *Store) MemberSummary(ctx context.Context, id string) (*fleet.Summary, error) {
+	if _, err := s.GetRollout(ctx, id); err != nil {
+		return nil, err
+	}
+	out := &fleet.Summary{ByWave: map[int]fleet.Counts{}}
+	rows, err := s.query(ctx, `SELECT wave, state, count(*) FROM rollout_members WHERE rollout_id = ? GROUP BY wave, state`, id)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: members of rollout %s: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var wave, n int
+		var state fleet.MemberState
+		if err := rows.Scan(&wave, &state, &n); err != nil {
+			return nil, fmt.Errorf("sqlite: members of rollout %s: %w", id, err)
+		}
+		if out.ByWave[wave] == nil {
+			out.ByWave[wave] = fleet.Counts{}
+		}
+		out.ByWave[wave][state] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: members of rollout %s: %w", id, err)
+	}
+	rows.Close()
+	failed, err := s.query(ctx, `SELECT tenant_name FROM rollout_members WHERE rollout_id = ? AND state = ? ORDER BY tenant_name`, id, fleet.MemberFailed)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: failed members of rollout %s: %w", id, err)
+	}
+	defer failed.Close()
+	for failed.Next() {
+		var name string
+		if err := failed.Scan(&name); err != nil {
+			return nil, fmt.Errorf("sqlite: failed members of rollout %s: %w", id, err)
+		}
+		out.Failed = append(out.Failed, name)
+	}
+	if err := failed.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: failed members of rollout %s: %w", id, err)
+	}
+	return out, nil
+}
+
 // AddMembers adds pending members to an active rollout; see fleet.Store.
 // A rollout that has finished is fleet.ErrState.
 func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Member) error {

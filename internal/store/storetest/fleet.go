@@ -17,7 +17,7 @@ import (
 
 // fleetStore is s as a fleet.Store: every store keeps plans and rollouts
 // beside its tenants.
-func fleetStore(t *testing.T, s tenant.Store) fleet.Store {
+func fleetStore(t testing.TB, s tenant.Store) fleet.Store {
 	t.Helper()
 	f, ok := s.(fleet.Store)
 	if !ok {
@@ -26,7 +26,7 @@ func fleetStore(t *testing.T, s tenant.Store) fleet.Store {
 	return f
 }
 
-func mustPlan(t *testing.T, f fleet.Store, name string) *fleet.Plan {
+func mustPlan(t testing.TB, f fleet.Store, name string) *fleet.Plan {
 	t.Helper()
 	p, err := f.CreatePlan(ctx, &fleet.Plan{Name: name, Provider: "mock", Description: "the " + name + " plan"}, "alice")
 	if err != nil {
@@ -35,7 +35,7 @@ func mustPlan(t *testing.T, f fleet.Store, name string) *fleet.Plan {
 	return p
 }
 
-func mustPublish(t *testing.T, f fleet.Store, plan string, config string) *fleet.Version {
+func mustPublish(t testing.TB, f fleet.Store, plan string, config string) *fleet.Version {
 	t.Helper()
 	v, err := f.PublishVersion(ctx, plan, json.RawMessage(config), "publish "+config, "alice")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // mustRollout starts a rollout of plan to version to with members.
-func mustRollout(t *testing.T, f fleet.Store, plan string, to int64, members []fleet.Member) *fleet.Rollout {
+func mustRollout(t testing.TB, f fleet.Store, plan string, to int64, members []fleet.Member) *fleet.Rollout {
 	t.Helper()
 	r, err := f.CreateRollout(ctx, &fleet.Rollout{
 		Spec:      fleet.Spec{Plan: plan, To: to, Waves: []fleet.Wave{{Name: "canary", Count: 1}}, Bake: time.Minute, MaxFailures: 1},
@@ -26,7 +26,7 @@ func mustRollout(t *testing.T, f fleet.Store, plan string, to int64, members []f
 	return r
 }
 
-func mustMembers(t *testing.T, f fleet.Store, id string) []fleet.Member {
+func mustMembers(t testing.TB, f fleet.Store, id string) []fleet.Member {
 	t.Helper()
 	ms, err := f.Members(ctx, id)
 	if err != nil {
@@ -243,6 +243,19 @@ func testRolloutMembers(t *testing.T, s tenant.Store) {
 	}
 	err = f.AddMembers(ctx, tenant.NewID(), added)
 	wantErr(t, "AddMembers to an unknown rollout", err, fleet.ErrNotFound)
+
+	// The store's summary says what the members say.
+	if ms, ok := f.(fleet.MemberSummarizer); ok {
+		got, err := ms.MemberSummary(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fleet.Summarize(mustMembers(t, f, r.ID)); !got.Equal(want) || len(got.Failed) != 1 || got.Failed[0] != "c" {
+			t.Errorf("MemberSummary = %+v, want %+v (c failed)", got, want)
+		}
+		_, err = ms.MemberSummary(ctx, tenant.NewID())
+		wantErr(t, "MemberSummary of an unknown rollout", err, fleet.ErrNotFound)
+	}
 	evs := mustRolloutEvents(t, f, r.ID)
 	if len(evs) != 2 || evs[1].Type != fleet.EventFailed || evs[1].TenantID != tenantIDs[2] || evs[1].Seq != 2 {
 		t.Errorf("events = %+v, want started, then tenant_failed", evs)
