@@ -32,6 +32,8 @@ type OIDC struct {
 	// ActorClaim names the claim recorded as the actor in history
 	// (default sub).
 	ActorClaim string `yaml:"actor_claim"`
+	// ActorPrefix is put before the actor's name in history ("sso:").
+	ActorPrefix string `yaml:"actor_prefix"`
 	// ClockSkew is the leeway on exp, nbf and iat (default 1m, at most
 	// 5m).
 	ClockSkew workload.Duration `yaml:"clock_skew"`
@@ -45,7 +47,7 @@ func (o OIDC) Verifier() oidc.Config {
 	return oidc.Config{
 		Issuer: o.Issuer, Audience: o.Audience, JWKSURL: o.JWKSURL,
 		GroupsClaim: o.GroupsClaim, AdminGroups: o.AdminGroups, ReaderGroups: o.ReaderGroups,
-		ActorClaim: o.ActorClaim, ClockSkew: time.Duration(o.ClockSkew),
+		ActorClaim: o.ActorClaim, ActorPrefix: o.ActorPrefix, ClockSkew: time.Duration(o.ClockSkew),
 	}
 }
 

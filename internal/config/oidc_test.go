@@ -53,6 +53,7 @@ oidc:
   admin_groups: [platform]
   reader_groups: [support, audit]
   actor_claim: email
+  actor_prefix: "sso:"
   clock_skew: 2m
 `
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
@@ -67,7 +68,7 @@ oidc:
 		t.Fatal(err)
 	}
 	v := cfg.OIDC.Verifier()
-	if v.Issuer != "https://idp.example.com/realms/ops" || v.Audience != "landlord" || v.GroupsClaim != "roles" || v.ActorClaim != "email" ||
+	if v.Issuer != "https://idp.example.com/realms/ops" || v.Audience != "landlord" || v.GroupsClaim != "roles" || v.ActorClaim != "email" || v.ActorPrefix != "sso:" ||
 		v.ClockSkew != 2*time.Minute || len(v.ReaderGroups) != 2 || v.AdminGroups[0] != "platform" {
 		t.Errorf("verifier config = %+v", v)
 	}

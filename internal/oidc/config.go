@@ -56,6 +56,10 @@ type Config struct {
 	// ActorClaim names the string claim recorded as the actor of the
 	// holder's changes.
 	ActorClaim string
+	// ActorPrefix is put before the actor's name ("sso:" makes the
+	// subject alice "sso:alice"), so that the history tells the
+	// provider's users from landlord's tokens of the same name.
+	ActorPrefix string
 	// ClockSkew is the leeway given to exp, nbf and iat, at most
 	// MaxClockSkew.
 	ClockSkew time.Duration

@@ -150,7 +150,7 @@ func (v *Verifier) principal(c jwt.Claims, all map[string]json.RawMessage) (iden
 	if err != nil {
 		return identity.Principal{}, invalid("its %s claim is not a list of strings", v.cfg.GroupsClaim)
 	}
-	who := identity.Principal{Name: actor, Kind: identity.KindSSO}
+	who := identity.Principal{Name: v.cfg.ActorPrefix + actor, Kind: identity.KindSSO}
 	switch {
 	case intersects(groups, v.cfg.AdminGroups):
 		who.Role = identity.Admin
@@ -158,7 +158,7 @@ func (v *Verifier) principal(c jwt.Claims, all map[string]json.RawMessage) (iden
 		who.Role = identity.Reader
 	default:
 		return identity.Principal{}, fmt.Errorf("%w: %s is in none of the groups mapped to a role (claim %s); ask for one of %s",
-			identity.ErrNoRole, actor, v.cfg.GroupsClaim, strings.Join(slices.Concat(v.cfg.AdminGroups, v.cfg.ReaderGroups), ", "))
+			identity.ErrNoRole, who.Name, v.cfg.GroupsClaim, strings.Join(slices.Concat(v.cfg.AdminGroups, v.cfg.ReaderGroups), ", "))
 	}
 	return who, nil
 }

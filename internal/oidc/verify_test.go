@@ -104,11 +104,11 @@ func TestRoles(t *testing.T) {
 }
 
 func TestActorClaim(t *testing.T) {
-	iss, v, clk := setup(t, func(c *oidc.Config) { c.ActorClaim = "email"; c.GroupsClaim = "roles" })
+	iss, v, clk := setup(t, func(c *oidc.Config) { c.ActorClaim = "email"; c.GroupsClaim = "roles"; c.ActorPrefix = "sso:" })
 	tok := iss.Token(t, oidctest.Claims{Subject: "00u1a2b3", IssuedAt: clk.Now(), Extra: map[string]any{"email": "alice@example.com", "roles": []string{"audit"}}})
 	who, err := v.VerifyToken(context.Background(), tok)
-	if err != nil || who.Name != "alice@example.com" || who.Role != identity.Reader {
-		t.Fatalf("got %+v, %v; want alice@example.com, a reader", who, err)
+	if err != nil || who.Name != "sso:alice@example.com" || who.Role != identity.Reader {
+		t.Fatalf("got %+v, %v; want sso:alice@example.com, a reader", who, err)
 	}
 	tok = iss.Token(t, oidctest.Claims{Subject: "00u1a2b3", IssuedAt: clk.Now(), Extra: map[string]any{"roles": []string{"audit"}}})
 	if _, err := v.VerifyToken(context.Background(), tok); !errors.Is(err, identity.ErrInvalid) || !strings.Contains(err.Error(), "no email claim") {
