@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/identity"
@@ -25,13 +22,9 @@ func newVerifier(ctx context.Context, c config.OIDC, log *slog.Logger) (identity
 	vc := c.Verifier()
 	vc.Logger = log
 	if c.CAFile != "" {
-		b, err := os.ReadFile(c.CAFile)
+		pool, err := certPool("oidc.ca_file", c.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("oidc.ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(b) {
-			return nil, fmt.Errorf("oidc.ca_file %s: no PEM certificate in it", c.CAFile)
+			return nil, err
 		}
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}

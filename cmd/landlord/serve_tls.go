@@ -23,13 +23,9 @@ func serverTLS(c config.TLS, log *slog.Logger) (*tls.Config, error) {
 	}
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: certs.GetCertificate}
 	if c.ClientCAFile != "" {
-		b, err := os.ReadFile(c.ClientCAFile)
+		pool, err := certPool("tls.client_ca_file", c.ClientCAFile)
 		if err != nil {
-			return nil, fmt.Errorf("tls.client_ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(b) {
-			return nil, fmt.Errorf("tls.client_ca_file %s: no PEM certificate in it", c.ClientCAFile)
+			return nil, err
 		}
 		tc.ClientCAs = pool
 		tc.ClientAuth = tls.VerifyClientCertIfGiven
@@ -38,6 +34,19 @@ func serverTLS(c config.TLS, log *slog.Logger) (*tls.Config, error) {
 		}
 	}
 	return tc, nil
+}
+
+// certPool reads the PEM CAs of file, which the configuration names key.
+func certPool(key, file string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate in it", key, file)
+	}
+	return pool, nil
 }
 
 // clientRoleTokens are the client certificate identities of tls.client_roles.
