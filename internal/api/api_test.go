@@ -39,25 +39,43 @@ const (
 
 func newServer(t testing.TB, tokens ...api.Token) *testServer {
 	t.Helper()
-	return newServerWith(t, func(logger *slog.Logger) (compute.Provider, error) {
+	return newServerTuned(t, nil, tokens...)
+}
+
+// newServerTuned is newServer with its options changed by tune.
+func newServerTuned(t testing.TB, tune func(*api.Options), tokens ...api.Token) *testServer {
+	t.Helper()
+	return serveTuned(t, openStore(t), func(logger *slog.Logger) (compute.Provider, error) {
 		return mock.New(mock.Options{Block: json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`), Logger: logger})
-	}, tokens...)
+	}, tune, tokens...)
 }
 
 // newServerWith is newServer with the provider newProvider makes.
 func newServerWith(t testing.TB, newProvider func(*slog.Logger) (compute.Provider, error), tokens ...api.Token) *testServer {
+	t.Helper()
+	return serveOn(t, openStore(t), newProvider, tokens...)
+}
+
+// openStore opens a SQLite store in the test's directory.
+func openStore(t testing.TB) tenant.Store {
 	t.Helper()
 	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return serveOn(t, store, newProvider, tokens...)
+	return store
 }
 
 // serveOn serves the API on store, with the provider newProvider makes,
 // its log in the server's logs.
 func serveOn(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (compute.Provider, error), tokens ...api.Token) *testServer {
+	t.Helper()
+	return serveTuned(t, store, newProvider, nil, tokens...)
+}
+
+// serveTuned is serveOn with the server's options changed by tune.
+func serveTuned(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (compute.Provider, error), tune func(*api.Options), tokens ...api.Token) *testServer {
 	t.Helper()
 	logs := &providertest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
@@ -68,7 +86,11 @@ func serveOn(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (c
 	m := providertest.Manager(t, p, compute.ManagerOptions{Logger: logger})
 	mx := metrics.New()
 	fl, _ := store.(fleet.Store) // plans and rollouts, where the store keeps them
-	s, err := api.New(api.Options{Store: store, Fleet: fl, Compute: m, Tokens: tokens, Logger: logger, Observer: mx, Metrics: mx.Handler()})
+	opts := api.Options{Store: store, Fleet: fl, Compute: m, Tokens: tokens, Logger: logger, Observer: mx, Metrics: mx.Handler()}
+	if tune != nil {
+		tune(&opts)
+	}
+	s, err := api.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,101 +1,47 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/jaxxstorm/landlord/internal/api"
-	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/oidc"
 	"github.com/jaxxstorm/landlord/internal/oidc/oidctest"
-	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 )
 
 // ssoServer serves the API with one static admin token and the tokens of
-// iss, on a clock the test moves.
+// an issuer, on a clock the test moves.
 type ssoServer struct {
-	url string
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (s *ssoServer) Now() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.now
-}
-
-func (s *ssoServer) add(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.now = s.now.Add(d)
+	*testServer
+	*oidctest.Clock
 }
 
 func newSSOServer(t *testing.T, iss *oidctest.Issuer) *ssoServer {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
+	clk := oidctest.NewClock()
+	v, err := oidc.New(oidc.Config{Issuer: iss.URL, Audience: oidctest.Audience, AdminGroups: []string{"platform"}, ReaderGroups: []string{"support"}, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	p, err := mock.New(mock.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := providertest.Manager(t, p, compute.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
-	out := &ssoServer{now: time.Now().Truncate(time.Second)}
-	v, err := oidc.New(oidc.Config{Issuer: iss.URL, Audience: oidctest.Audience, AdminGroups: []string{"platform"}, ReaderGroups: []string{"support"}, Now: out.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: []api.Token{{Name: "ops", Secret: adminToken, Role: api.RoleAdmin}}, Verifier: v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(ts.Close)
-	out.url = ts.URL
-	return out
+	ts := newServerTuned(t, func(o *api.Options) { o.Verifier = v }, api.Token{Name: "ops", Secret: adminToken, Role: api.RoleAdmin})
+	return &ssoServer{testServer: ts, Clock: clk}
 }
 
 // call sends a request with a bearer token and returns the status, the
 // WWW-Authenticate header and the body.
 func (s *ssoServer) call(t *testing.T, method, path, token, body string, headers ...string) (int, string, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	contentType := ""
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		contentType = "application/json"
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
+	r := s.do(t, method, path, contentType, body, append([]string{"Authorization", "Bearer " + token}, headers...)...)
+	return r.status, r.header.Get("WWW-Authenticate"), string(r.body)
 }
 
 func TestIdentityProviderTokens(t *testing.T) {
@@ -168,7 +114,7 @@ func TestIdentityProviderTokens(t *testing.T) {
 
 	t.Run("rotated signing key", func(t *testing.T) {
 		iss.Rotate(t, jose.ES256)
-		s.add(oidc.DefaultMinRefresh)
+		s.Add(oidc.DefaultMinRefresh)
 		rotated := iss.Token(t, claims("dana", "platform"))
 		if status, _, body := s.call(t, "DELETE", "/v1/tenants/"+created.ID, rotated, ""); status != http.StatusAccepted {
 			t.Errorf("a token by the new key: %d %s", status, body)
@@ -184,24 +130,17 @@ func TestIdentityProviderUnreachable(t *testing.T) {
 	s := newSSOServer(t, iss)
 	tok := iss.Token(t, oidctest.Claims{Subject: "alice", Groups: []string{"platform"}, IssuedAt: s.Now()})
 	iss.SetDown(true)
-	req, _ := http.NewRequest("GET", s.url+"/v1/tenants", nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"code":"identity_provider_unavailable"`) ||
-		resp.Header.Get("Retry-After") != "10" || resp.Header.Get("WWW-Authenticate") != "" {
-		t.Errorf("with the issuer down: %d %v %s, want 503 identity_provider_unavailable with Retry-After", resp.StatusCode, resp.Header, body)
+	resp := s.do(t, "GET", "/v1/tenants", "", "", "Authorization", "Bearer "+tok)
+	if resp.status != http.StatusServiceUnavailable || !strings.Contains(string(resp.body), `"code":"identity_provider_unavailable"`) ||
+		resp.header.Get("Retry-After") != "10" || resp.header.Get("WWW-Authenticate") != "" {
+		t.Errorf("with the issuer down: %d %v %s, want 503 identity_provider_unavailable with Retry-After", resp.status, resp.header, resp.body)
 	}
 	// landlord's own tokens do not need the issuer.
 	if status, _, body := s.call(t, "GET", "/v1/tenants", adminToken, ""); status != 200 {
 		t.Errorf("a static token with the issuer down: %d %s", status, body)
 	}
 	iss.SetDown(false)
-	s.add(oidc.DefaultMinRefresh)
+	s.Add(oidc.DefaultMinRefresh)
 	if status, _, body := s.call(t, "GET", "/v1/tenants", tok, ""); status != 200 {
 		t.Errorf("with the issuer back: %d %s", status, body)
 	}

@@ -24,30 +24,12 @@ import (
 	"github.com/jaxxstorm/landlord/internal/oidc/oidctest"
 )
 
-// clock is a settable clock for the verifier.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // setup starts an issuer and a verifier of its tokens on a settable
 // clock.
-func setup(t *testing.T, change func(*oidc.Config)) (*oidctest.Issuer, *oidc.Verifier, *clock) {
+func setup(t *testing.T, change func(*oidc.Config)) (*oidctest.Issuer, *oidc.Verifier, *oidctest.Clock) {
 	t.Helper()
 	iss := oidctest.New(t)
-	clk := &clock{now: time.Now().Truncate(time.Second)}
+	clk := oidctest.NewClock()
 	cfg := oidc.Config{Issuer: iss.URL, Audience: oidctest.Audience, AdminGroups: []string{"platform"}, ReaderGroups: []string{"support", "audit"}, Now: clk.Now}
 	if change != nil {
 		change(&cfg)
@@ -422,7 +404,7 @@ func TestSignatureIsChecked(t *testing.T) {
 }
 
 func TestTypeHeader(t *testing.T) {
-	clk := &clock{now: time.Now().Truncate(time.Second)}
+	clk := oidctest.NewClock()
 	key := mustRSA(t)
 	srv := keyServer(t, jose.JSONWebKey{Key: key.Public(), KeyID: "k", Use: "sig"})
 	v2, err := oidc.New(oidc.Config{Issuer: "https://idp.example.com", JWKSURL: srv, Audience: "landlord", AdminGroups: []string{"platform"}, Now: clk.Now})
@@ -443,7 +425,7 @@ func TestTypeHeader(t *testing.T) {
 }
 
 func TestKeysThatMayNotSign(t *testing.T) {
-	clk := &clock{now: time.Now().Truncate(time.Second)}
+	clk := oidctest.NewClock()
 	key := mustRSA(t)
 	claims := map[string]any{"iss": "https://idp.example.com", "sub": "alice", "aud": "landlord", "exp": clk.Now().Add(time.Hour).Unix(), "groups": "platform"}
 	for _, tc := range []struct {
@@ -503,7 +485,7 @@ func TestKnownTokenStillExpires(t *testing.T) {
 }
 
 func TestRotationWithoutKeyIDs(t *testing.T) {
-	clk := &clock{now: time.Now().Truncate(time.Second)}
+	clk := oidctest.NewClock()
 	first, second := mustRSA(t), mustRSA(t)
 	var mu sync.Mutex
 	published := []jose.JSONWebKey{{Key: first.Public(), Use: "sig"}}
