@@ -24,21 +24,7 @@ func TestOIDCValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Defaults()
 			cfg.OIDC = tt.oidc
-			err := cfg.Validate()
-			if len(tt.want) == 0 {
-				if err != nil {
-					t.Fatalf("Validate = %v, want nil", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("Validate = nil, want %q", tt.want)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Validate = %v, lacks %q", err, w)
-				}
-			}
+			wantValidate(t, cfg, tt.want)
 		})
 	}
 }

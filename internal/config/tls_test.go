@@ -25,21 +25,7 @@ func TestTLSValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Defaults()
 			cfg.TLS = tt.tls
-			err := cfg.Validate()
-			if len(tt.want) == 0 {
-				if err != nil {
-					t.Fatalf("Validate = %v, want nil", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("Validate = nil, want %q", tt.want)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Validate = %v, lacks %q", err, w)
-				}
-			}
+			wantValidate(t, cfg, tt.want)
 		})
 	}
 }
@@ -74,5 +60,26 @@ func TestTLSEnvAndProxies(t *testing.T) {
 	got, err := cfg.Proxies()
 	if err != nil || len(got) != 2 || got[1].String() != "192.168.1.0/24" {
 		t.Errorf("Proxies = %v, %v", got, err)
+	}
+}
+
+// wantValidate checks that cfg.Validate says each of want, or nothing
+// when want is empty.
+func wantValidate(t *testing.T, cfg Config, want []string) {
+	t.Helper()
+	err := cfg.Validate()
+	if len(want) == 0 {
+		if err != nil {
+			t.Fatalf("Validate = %v, want nil", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("Validate = nil, want %q", want)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Validate = %v, lacks %q", err, w)
+		}
 	}
 }
