@@ -1,9 +1,6 @@
 package fleet
 
-import (
-	"context"
-	"slices"
-)
+import "context"
 
 // Summary is what a rollout's listing and its metrics show of its
 // members: how many are in each state, by wave, and which failed.
@@ -58,23 +55,4 @@ func SummarizeMembers(ctx context.Context, s Store, id string) (*Summary, error)
 		return nil, err
 	}
 	return Summarize(members), nil
-}
-
-// Equal reports whether s and o say the same.
-func (s *Summary) Equal(o *Summary) bool {
-	if len(s.ByWave) != len(o.ByWave) || !slices.Equal(s.Failed, o.Failed) {
-		return false
-	}
-	for w, c := range s.ByWave {
-		oc := o.ByWave[w]
-		if len(c) != len(oc) {
-			return false
-		}
-		for st, n := range c {
-			if oc[st] != n {
-				return false
-			}
-		}
-	}
-	return true
 }
