@@ -138,6 +138,31 @@ func (m *Manager) GetTenantStatus(ctx context.Context, t TenantRef) (*ComputeSta
 	return p.GetStatus(ctx, t.ID)
 }
 
+// InspectTenant reads the live state of the tenant's workload and, when its
+// provider is a DriftDetector and spec is given, every difference between
+// what runs and spec. Otherwise the inspection holds only the status.
+func (m *Manager) InspectTenant(ctx context.Context, t TenantRef, spec *TenantComputeSpec) (*Inspection, error) {
+	p, err := m.registry.Get(t.Provider)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := p.(DriftDetector); ok && spec != nil {
+		in, err := d.Inspect(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		if in == nil || in.Status == nil {
+			return nil, fmt.Errorf("compute: provider %s inspected tenant %s and returned no status", t.Provider, t.ID)
+		}
+		return in, nil
+	}
+	st, err := m.GetTenantStatus(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return &Inspection{Status: st}, nil
+}
+
 // Nil-safe accessors for audit lines about a missing spec.
 func (s *TenantComputeSpec) tenantID() string {
 	if s == nil {

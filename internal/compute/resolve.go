@@ -122,7 +122,11 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 		ProviderConfig: effective,
 		ConfigHash:     m.fingerprint(effective),
 		ResourceIDs:    maps.Clone(req.ResourceIDs),
+		Drift:          DriftRepair,
 		resolved:       effective,
+	}
+	if policy, ok := merged["drift"].(string); ok {
+		spec.Drift = DriftPolicy(policy)
 	}
 	_, hasWorkload := merged["image"]
 	if err := decodeConfig(entry.provider, effective, hasWorkload, spec); err != nil {

@@ -45,6 +45,10 @@ type TenantComputeSpec struct {
 	// do. Providers may record it on their resources; it reveals nothing of
 	// the secrets it covers.
 	ConfigHash string `json:"-"`
+	// Drift is what the controller does when the platform differs from
+	// the spec: the config's "drift" field, DriftRepair when it has none.
+	// It changes nothing on the platform.
+	Drift DriftPolicy `json:"drift,omitempty"`
 	// ResourceIDs are what the last successful Provision or Update of the
 	// tenant returned (ResolveRequest.ResourceIDs); empty for a new tenant.
 	// A Locator uses them to find the workload where it runs; they are not

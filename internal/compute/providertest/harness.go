@@ -45,6 +45,13 @@ type Harness struct {
 	// it, and removes it.
 	Squat func(t *testing.T, tenantName string) (checkAndRemove func(t *testing.T))
 
+	// Tampers are changes to a running workload made behind the provider's
+	// back with the platform's own tools, one per kind of object and field
+	// the provider writes, each made against the real platform (or its
+	// wire-level fake). The suite checks that each is noticed, reported as
+	// drift at its path, and repaired (see Tamper).
+	Tampers []Tamper
+
 	// CountResources, if set, counts what exists on the platform for the
 	// tenant (containers, networks, services), read from the platform
 	// directly, so that the suite can check that nothing is duplicated or

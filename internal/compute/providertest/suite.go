@@ -37,6 +37,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("UpdateCancelled", s.testUpdateCancelled)
 	t.Run("DestroyCancelled", s.testDestroyCancelled)
 	t.Run("OutOfBand", s.testOutOfBand)
+	t.Run("Inspect", s.testInspect)
+	t.Run("Tamper", s.testTamper)
 	t.Run("Restart", s.testRestart)
 	t.Run("Conflict", s.testConflict)
 	t.Run("SameTenantConcurrently", s.testSameTenantConcurrently)

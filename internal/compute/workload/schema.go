@@ -12,9 +12,9 @@ var fragment []byte
 
 // Schema returns the compute_config schema of a provider that runs container
 // workloads: the shared container fields at the top level (the main
-// container), "sidecars" (more containers, each with a name) and
-// "networking", plus the provider's own top-level properties, each given as
-// a JSON Schema. The schema is strict: unknown fields are rejected, except
+// container), "sidecars" (more containers, each with a name), "networking"
+// and "drift" (the drift policy), plus the provider's own top-level
+// properties, each given as a JSON Schema. The schema is strict: unknown fields are rejected, except
 // names starting with "x-", which are left for extensions. Provider
 // properties may refer to the shared definitions ("#/$defs/duration"). The
 // registry compiles it when the provider is registered.
@@ -33,6 +33,12 @@ func Schema(title string, properties map[string]json.RawMessage) (json.RawMessag
 		"description": "More containers that run beside the main one and reach it by name.",
 	}
 	props["networking"] = map[string]any{"$ref": "#/$defs/networking"}
+	props["drift"] = map[string]any{
+		"type": "string",
+		"enum": []string{"repair", "observe"},
+		"description": "What landlord does when what runs differs from this config (a field changed or an object deleted by hand): " +
+			"repair (the default) puts it back; observe reports it in the tenant's status and history and changes nothing.",
+	}
 	for name, raw := range properties {
 		if _, taken := props[name]; taken {
 			return nil, fmt.Errorf("workload: schema: provider property %q is a shared workload field", name)
