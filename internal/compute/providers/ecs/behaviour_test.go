@@ -168,7 +168,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 	scaled := e.next(t, spec, `{"image": "ghcr.io/example/app:1", "desired_count": 3}`)
 	e.srv.ResetCalls()
 	res, err = e.p.Update(context.Background(), spec.TenantID, scaled)
-	if err != nil || len(res.Changes) != 1 || res.Changes[0].Field != "desired_count" {
+	if err != nil || len(res.Changes) != 1 || res.Changes[0].Field != "service/desired_count" {
 		t.Fatalf("Update of desired_count = %+v, %v; want one change of desired_count", res, err)
 	}
 	if calls := e.srv.Calls(); calls["RegisterTaskDefinition"] != 0 || calls["UpdateService"] != 1 {

@@ -35,8 +35,9 @@ type Settings struct {
 type tenantOptions struct {
 	ClusterARN               string             `json:"cluster_arn,omitempty"`
 	TaskDefinitionARN        string             `json:"task_definition_arn,omitempty"`
-	DesiredCount             *int32             `json:"desired_count,omitempty"`
+	DesiredCount             *taskCount         `json:"desired_count,omitempty"`
 	LaunchType               string             `json:"launch_type,omitempty"`
+	PlatformVersion          string             `json:"platform_version,omitempty"`
 	CapacityProviderStrategy []capacityProvider `json:"capacity_provider_strategy,omitempty"`
 	Subnets                  []string           `json:"subnets,omitempty"`
 	SecurityGroups           []string           `json:"security_groups,omitempty"`
@@ -95,9 +96,9 @@ func (o *tenantOptions) prefix() string {
 	return *o.ServiceNamePrefix
 }
 
-func (o *tenantOptions) desiredCount() int32 {
+func (o *tenantOptions) desiredCount() taskCount {
 	if o.DesiredCount == nil {
-		return DefaultDesiredCount
+		return taskCount{fixed: DefaultDesiredCount}
 	}
 	return *o.DesiredCount
 }
@@ -142,8 +143,10 @@ var tenantProperties = map[string]string{
 	  "description": "ARN of the ECS cluster the tenant's service runs in."}`,
 	"task_definition_arn": `{"type": "string", "pattern": "` + arnPattern + `ecs:[a-z0-9-]+:[0-9]{12}:task-definition/[A-Za-z0-9_-]{1,255}:[0-9]+$",
 	  "description": "A task definition revision. Without an image in the config the service runs it as it is; with one it is the base (roles, network mode, log configuration, volumes) of the tenant's own task definition."}`,
-	"desired_count": `{"type": "integer", "minimum": 0, "maximum": 5000, "default": 1, "description": "How many tasks the service runs."}`,
-	"launch_type":   `{"enum": ["FARGATE", "EC2", "EXTERNAL"], "description": "Where tasks run; leave it out to use capacity_provider_strategy or the cluster's default."}`,
+	"desired_count": desiredCountSchema,
+	"platform_version": `{"type": "string", "pattern": "^(LATEST|[0-9]+\\.[0-9]+\\.[0-9]+)$",
+	  "description": "The Fargate platform version the tasks run on (LATEST or 1.4.0); leave it out for ECS's default, LATEST. When given, landlord sets it and puts it back if it is changed by hand."}`,
+	"launch_type": `{"enum": ["FARGATE", "EC2", "EXTERNAL"], "description": "Where tasks run; leave it out to use capacity_provider_strategy or the cluster's default."}`,
 	"capacity_provider_strategy": `{"type": "array", "maxItems": 20, "items": {"type": "object",
 	  "properties": {"capacity_provider": {"type": "string", "minLength": 1, "maxLength": 255}, "weight": {"type": "integer", "minimum": 0, "maximum": 1000}, "base": {"type": "integer", "minimum": 0, "maximum": 100000}},
 	  "required": ["capacity_provider"], "additionalProperties": false},

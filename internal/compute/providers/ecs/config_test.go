@@ -78,6 +78,14 @@ func TestConfigViolations(t *testing.T) {
 		{"load balancer container", `{"image": "app:1", "load_balancers": [{"target_group_arn": "arn:aws:elasticloadbalancing:us-west-2:123456789012:targetgroup/tg/1", "container_name": "web", "container_port": 80}]}`, "/load_balancers/0/container_name", "names no container"},
 		{"landlord's tags", `{"image": "app:1", "tags": {"landlord:tenant-id": "x"}}`, "/tags", ""},
 		{"deployment percents", `{"image": "app:1", "deployment": {"minimum_healthy_percent": 100, "maximum_percent": 100}}`, "", ""},
+		{"scaling range", `{"image": "app:1", "desired_count": {"min": 1, "max": 10}}`, "", ""},
+		{"scaling range upside down", `{"image": "app:1", "desired_count": {"min": 5, "max": 2}}`, "/desired_count", "min 5 is above max 2"},
+		{"scaling range without max", `{"image": "app:1", "desired_count": {"min": 5}}`, "/desired_count", ""},
+		{"scaling range past ECS's limit", `{"image": "app:1", "desired_count": {"min": 1, "max": 5001}}`, "/desired_count", ""},
+		{"scaling range with more", `{"image": "app:1", "desired_count": {"min": 1, "max": 2, "step": 1}}`, "/desired_count", ""},
+		{"platform version", `{"image": "app:1", "platform_version": "1.4.0"}`, "", ""},
+		{"platform version shape", `{"image": "app:1", "platform_version": "newest"}`, "/platform_version", ""},
+		{"platform version off Fargate", `{"image": "app:1", "launch_type": "EC2", "subnets": null, "platform_version": "1.4.0"}`, "/platform_version", "Fargate only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := resolve(m, tc.config)

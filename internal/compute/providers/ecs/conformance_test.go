@@ -108,9 +108,15 @@ func TestConformance(t *testing.T) {
 	block := fargateBlock(srv)
 	providertest.Run(t, providertest.Harness{
 		Provider: newProvider(t, block, logs),
+		// Variant 0 sends traffic through a target group and variant 1 drops
+		// it: Update from 0 to 1 must take it off the service.
 		Config: func(v int) json.RawMessage {
+			lbs := ""
+			if v == 0 {
+				lbs = fmt.Sprintf(`, "load_balancers": [{"target_group_arn": %q, "container_name": "app", "container_port": 8080}]`, targetGroup("conformance"))
+			}
 			return json.RawMessage(fmt.Sprintf(`{"image": "ghcr.io/example/app:1.%d", "ports": [{"container_port": 8080}], "env": {"GREETING": "v%d"},
-				"resources": {"cpu_millicores": 250, "memory_mib": 512}}`, v, v))
+				"resources": {"cpu_millicores": 250, "memory_mib": 512}%s}`, v, v, lbs))
 		},
 		SecretValue: func(token string) string { return "arn:aws:ssm:us-west-2:123456789012:parameter/" + token },
 		InvalidConfigs: []providertest.InvalidConfig{
@@ -143,6 +149,7 @@ func TestConformance(t *testing.T) {
 				}
 			}
 		},
+		Tampers: tampers(srv, conformanceName),
 		CountResources: func(t *testing.T, tenantID string) int {
 			return len(tenantServices(srv, tenantID)) + tenantTaskDefinitions(t, srv, conformanceName(tenantID), tenantID)
 		},

@@ -50,6 +50,12 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 	if d := o.Deployment; d.MinimumHealthyPercent != nil && d.MaximumPercent != nil && *d.MaximumPercent < *d.MinimumHealthyPercent {
 		errs.Add("/deployment/maximum_percent", "%d is below minimum_healthy_percent %d", *d.MaximumPercent, *d.MinimumHealthyPercent)
 	}
+	if c := o.DesiredCount; c != nil && c.scaled && c.min > c.max {
+		errs.Add("/desired_count", "min %d is above max %d", c.min, c.max)
+	}
+	if o.PlatformVersion != "" && !o.fargate() {
+		errs.Add("/platform_version", "applies to Fargate only: set launch_type FARGATE or a FARGATE capacity provider")
+	}
 	if time.Duration(o.HealthCheckGracePeriod) > maxGracePeriod {
 		errs.Add("/health_check_grace_period", "%s is above ECS's limit of %s", time.Duration(o.HealthCheckGracePeriod), maxGracePeriod)
 	}

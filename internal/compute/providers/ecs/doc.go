@@ -22,6 +22,21 @@
 // conflict, never taken over; one still draining after a delete is waited
 // out (Settings.DrainWait) before a new one is created.
 //
+// Update (and Provision of a live service) compares the service as ECS
+// describes it with what landlord sets, field by field, never trusting the
+// config-hash tag: a change made by hand is put back. In an UpdateService a
+// member left out keeps the service's value, so what the config drops is
+// sent empty: load balancers and service registries as empty lists (the
+// SDK sends an empty, non-nil slice as []), a capacity provider strategy
+// as an empty list, a grace period as 0. A desired_count range
+// ({"min", "max"}) leaves the count to ECS service auto scaling: the
+// service starts at min and desiredCount is never sent again.
+//
+// The provider is a compute.DriftDetector: Inspect reports every field
+// that differs from the spec (see drift.go for the paths) and changes
+// nothing. It is not a ChangeNotifier; drift is found at the controller's
+// resync (see drift.go for what an EventBridge notifier would need).
+//
 // Provision and Update return as soon as ECS has the request; GetStatus
 // reports running only when the primary deployment's rollout has completed
 // and its tasks run, and failed when the deployment circuit breaker stopped

@@ -63,11 +63,10 @@ type Provider struct {
 	// Destroy by id need no scan; a hint is checked against the service's
 	// tags before it is trusted, and losing them costs only a scan.
 	hints sync.Map // tenant id → placement
-	// taskPorts caches the port mappings of task definition revisions,
-	// which never change.
-	taskPorts sync.Map // task definition ARN → []portMapping
-	// bases caches base task definitions (task_definition_arn) by ARN.
-	bases sync.Map // task definition ARN → *types.TaskDefinition
+	// revisions caches task definition revisions by ARN (the bases of
+	// task_definition_arn, the ones services run): a revision's content
+	// never changes once registered.
+	revisions sync.Map // task definition ARN → *types.TaskDefinition
 }
 
 // New returns a provider configured by opts. It does not contact AWS;
@@ -187,4 +186,5 @@ var (
 	_ compute.HealthChecker      = (*Provider)(nil)
 	_ compute.ConfigDecoder      = (*Provider)(nil)
 	_ compute.CapabilityReporter = (*Provider)(nil)
+	_ compute.DriftDetector      = (*Provider)(nil)
 )

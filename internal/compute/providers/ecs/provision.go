@@ -169,7 +169,10 @@ func (p *Provider) create(ctx context.Context, f *found, spec *compute.TenantCom
 }
 
 // converge updates a live service to spec, when it differs, and returns
-// what changed.
+// what changed. It compares the service as ECS describes it now, field by
+// field, with what landlord sets (not the config hash landlord tagged it
+// with, which a change made by hand leaves in place): UpdateService when a
+// field differs, TagResource when only tags do.
 func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantComputeSpec, o tenantOptions) ([]compute.Change, string, error) {
 	s := f.service
 	if o.LaunchType != "" && s.LaunchType != "" && string(s.LaunchType) != o.LaunchType {
@@ -182,24 +185,31 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 	}
 	d := newDesiredService(o, taskARN)
 	hash := p.fingerprint(d)
-	changes := d.changes(s, hash)
-	if len(changes) == 0 {
+	tags := serviceTags(o, spec.TenantID, spec.TenantName, spec.Generation, hash)
+	var fields, tagged compute.DriftCollector
+	fields.Compare("service/task_definition", compute.DriftImage, taskARN, aws.ToString(s.TaskDefinition))
+	d.compare(&fields, s)
+	compareTags(&tagged, tags, s.Tags)
+	diff := append(fields.Drift(), tagged.Drift()...)
+	stale := tagMap(s.Tags)[tagConfigHash] != hash
+	if len(diff) == 0 && !stale {
 		return nil, taskARN, nil
 	}
-	out, err := f.client.UpdateService(ctx, d.update(f.pl))
-	if err != nil {
-		if registered {
-			p.undoRegister(ctx, f, spec.TenantID, taskARN)
+	if len(fields.Drift()) > 0 {
+		out, err := f.client.UpdateService(ctx, d.update(f.pl, s))
+		if err != nil {
+			if registered {
+				p.undoRegister(ctx, f, spec.TenantID, taskARN)
+			}
+			return nil, "", awsError("update service "+f.pl.service, err)
 		}
-		return nil, "", awsError("update service "+f.pl.service, err)
+		f.service = out.Service
 	}
-	tags := serviceTags(o, spec.TenantID, spec.TenantName, spec.Generation, hash)
-	if _, err := f.client.TagResource(ctx, &ecs.TagResourceInput{ResourceArn: out.Service.ServiceArn, Tags: tagsOf(tags)}); err != nil {
+	if _, err := f.client.TagResource(ctx, &ecs.TagResourceInput{ResourceArn: s.ServiceArn, Tags: tagsOf(tags)}); err != nil {
 		// The service already runs the new spec; the next converge finds the
 		// old hash and sets the tags again.
 		return nil, "", awsError("tag service "+f.pl.service, err)
 	}
-	f.service = out.Service
 	if len(spec.Containers) > 0 && aws.ToString(s.TaskDefinition) != taskARN {
 		// The service has left its earlier revisions: deregister them, so that
 		// a tenant keeps one. Tasks and rollbacks of a deployment on a
@@ -210,7 +220,14 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 			p.log(spec.TenantID).Warn("cannot deregister the tenant's earlier task definitions", "error", err)
 		}
 	}
-	p.log(spec.TenantID).Info("service updated", "service", aws.ToString(out.Service.ServiceArn), "changes", len(changes), "generation", spec.Generation)
+	changes := make([]compute.Change, 0, len(diff)+1)
+	for _, d := range diff {
+		changes = append(changes, compute.Change{Field: d.Path, From: d.Found, To: d.Expected})
+	}
+	if len(changes) == 0 {
+		changes = append(changes, compute.Change{Field: "service/tags"})
+	}
+	p.log(spec.TenantID).Info("service updated", "service", aws.ToString(s.ServiceArn), "changes", len(changes), "generation", spec.Generation)
 	return changes, taskARN, nil
 }
 

@@ -8,17 +8,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
-
-	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 // desiredService is what the tenant's service should be: every field
-// landlord sets, so that create and update send the same.
+// landlord sets, so that create, update and Inspect agree.
 type desiredService struct {
-	TaskDefinition           string
-	DesiredCount             int32
+	TaskDefinition string
+	// DesiredCount is nil when ECS service auto scaling owns the count (a
+	// desired_count range): then only CreateService sets it, to
+	// InitialCount.
+	DesiredCount             *int32
+	InitialCount             int32
 	LaunchType               types.LaunchType
 	CapacityProviderStrategy []types.CapacityProviderStrategyItem
+	PlatformVersion          *string
 	Network                  *types.NetworkConfiguration
 	Deployment               *types.DeploymentConfiguration
 	GracePeriod              *int32
@@ -28,11 +31,18 @@ type desiredService struct {
 }
 
 func newDesiredService(o tenantOptions, taskDefinition string) desiredService {
+	count := o.desiredCount()
 	d := desiredService{
 		TaskDefinition: taskDefinition,
-		DesiredCount:   o.desiredCount(),
+		InitialCount:   count.initial(),
 		LaunchType:     types.LaunchType(o.LaunchType),
 		ExecuteCommand: o.EnableExecuteCommand,
+	}
+	if !count.scaled {
+		d.DesiredCount = aws.Int32(count.fixed)
+	}
+	if o.PlatformVersion != "" {
+		d.PlatformVersion = aws.String(o.PlatformVersion)
 	}
 	for _, c := range o.CapacityProviderStrategy {
 		d.CapacityProviderStrategy = append(d.CapacityProviderStrategy, types.CapacityProviderStrategyItem{
@@ -94,9 +104,10 @@ func (d desiredService) create(pl placement, token string, tags map[string]strin
 		ServiceName:                   aws.String(pl.service),
 		ClientToken:                   aws.String(token),
 		TaskDefinition:                aws.String(d.TaskDefinition),
-		DesiredCount:                  aws.Int32(d.DesiredCount),
+		DesiredCount:                  aws.Int32(d.InitialCount),
 		LaunchType:                    d.LaunchType,
 		CapacityProviderStrategy:      d.CapacityProviderStrategy,
+		PlatformVersion:               d.PlatformVersion,
 		NetworkConfiguration:          d.Network,
 		DeploymentConfiguration:       d.Deployment,
 		HealthCheckGracePeriodSeconds: d.GracePeriod,
@@ -109,53 +120,49 @@ func (d desiredService) create(pl placement, token string, tags map[string]strin
 	}
 }
 
-// update is the UpdateService call that makes a service d.
-func (d desiredService) update(pl placement) *ecs.UpdateServiceInput {
-	return &ecs.UpdateServiceInput{
+// update is the UpdateService call that makes the live service d. In an
+// UpdateService a member left out keeps the service's value, so what
+// landlord does not want is sent as its empty form: an empty list of load
+// balancers or service registries ("You can remove existing loadBalancers
+// by passing an empty list", API_UpdateService), an empty capacity provider
+// strategy to go back to the launch type, a grace period of 0. The count is
+// left out when auto scaling owns it.
+func (d desiredService) update(pl placement, live *types.Service) *ecs.UpdateServiceInput {
+	in := &ecs.UpdateServiceInput{
 		Cluster:                       aws.String(pl.cluster),
 		Service:                       aws.String(pl.service),
 		TaskDefinition:                aws.String(d.TaskDefinition),
-		DesiredCount:                  aws.Int32(d.DesiredCount),
+		DesiredCount:                  d.DesiredCount,
 		CapacityProviderStrategy:      d.CapacityProviderStrategy,
+		PlatformVersion:               d.PlatformVersion,
 		NetworkConfiguration:          d.Network,
 		DeploymentConfiguration:       d.Deployment,
 		HealthCheckGracePeriodSeconds: d.GracePeriod,
 		EnableExecuteCommand:          aws.Bool(d.ExecuteCommand),
-		LoadBalancers:                 d.LoadBalancers,
-		ServiceRegistries:             d.ServiceRegistries,
+		EnableECSManagedTags:          aws.Bool(true),
+		LoadBalancers:                 nonNil(d.LoadBalancers),
+		ServiceRegistries:             nonNil(d.ServiceRegistries),
 		PropagateTags:                 types.PropagateTagsService,
 	}
+	if d.LaunchType != "" && len(live.CapacityProviderStrategy) > 0 {
+		// "Update the Auto Scaling group or Fargate capacity provider back to
+		// the launch type. Pass an empty list in the capacityProviderStrategy
+		// parameter." (API_UpdateService)
+		in.CapacityProviderStrategy = []types.CapacityProviderStrategyItem{}
+	}
+	if d.GracePeriod == nil && aws.ToInt32(live.HealthCheckGracePeriodSeconds) != 0 {
+		in.HealthCheckGracePeriodSeconds = aws.Int32(0)
+	}
+	return in
 }
 
-// changes lists how the service s differs from d, as landlord last set it
-// (hash is d's fingerprint; the service's tag holds the one it was set
-// from) and as it runs now (task definition, count, network). Nothing
-// secret is in a task definition ARN or a count.
-func (d desiredService) changes(s *types.Service, hash string) []compute.Change {
-	var out []compute.Change
-	if cur := aws.ToString(s.TaskDefinition); cur != d.TaskDefinition {
-		out = append(out, compute.Change{Field: "task_definition", From: cur, To: d.TaskDefinition})
+// nonNil returns s, or an empty slice for nil: the SDK sends an empty
+// slice as [] and leaves a nil one out.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	if s.DesiredCount != d.DesiredCount {
-		out = append(out, compute.Change{Field: "desired_count", From: itoa(s.DesiredCount), To: itoa(d.DesiredCount)})
-	}
-	if !sameNetwork(s.NetworkConfiguration, d.Network) {
-		out = append(out, compute.Change{Field: "network"})
-	}
-	if len(out) == 0 && tagMap(s.Tags)[tagConfigHash] != hash {
-		out = append(out, compute.Change{Field: "service"})
-	}
-	return out
-}
-
-func sameNetwork(a, b *types.NetworkConfiguration) bool {
-	if a == nil || a.AwsvpcConfiguration == nil || b == nil || b.AwsvpcConfiguration == nil {
-		return (a == nil || a.AwsvpcConfiguration == nil) == (b == nil || b.AwsvpcConfiguration == nil)
-	}
-	x, y := a.AwsvpcConfiguration, b.AwsvpcConfiguration
-	return slices.Equal(slices.Sorted(slices.Values(x.Subnets)), y.Subnets) &&
-		slices.Equal(slices.Sorted(slices.Values(x.SecurityGroups)), y.SecurityGroups) &&
-		(x.AssignPublicIp == y.AssignPublicIp || (x.AssignPublicIp == "" && y.AssignPublicIp == types.AssignPublicIpDisabled))
+	return s
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }

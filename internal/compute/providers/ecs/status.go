@@ -246,20 +246,17 @@ type portMapping struct {
 	protocol        workload.Protocol
 }
 
-// ports reads the port mappings of a task definition revision, once.
+// ports reads the port mappings of a task definition revision.
 func (p *Provider) ports(ctx context.Context, f *found, taskARN string) []portMapping {
 	if taskARN == "" {
 		return nil
 	}
-	if v, ok := p.taskPorts.Load(taskARN); ok {
-		return v.([]portMapping)
-	}
-	out, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{TaskDefinition: aws.String(taskARN)})
-	if err != nil || out.TaskDefinition == nil {
+	td, err := p.revision(ctx, f, taskARN)
+	if err != nil {
 		return nil // endpoints are left out until it can be read
 	}
 	var ports []portMapping
-	for _, c := range out.TaskDefinition.ContainerDefinitions {
+	for _, c := range td.ContainerDefinitions {
 		for _, m := range c.PortMappings {
 			proto := workload.ProtocolTCP
 			if m.Protocol == types.TransportProtocolUdp {
@@ -268,7 +265,6 @@ func (p *Provider) ports(ctx context.Context, f *found, taskARN string) []portMa
 			ports = append(ports, portMapping{container: aws.ToString(c.Name), name: aws.ToString(m.Name), port: int(aws.ToInt32(m.ContainerPort)), protocol: proto})
 		}
 	}
-	p.taskPorts.Store(taskARN, ports)
 	return ports
 }
 

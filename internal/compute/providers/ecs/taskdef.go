@@ -2,6 +2,7 @@ package ecs
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -129,28 +130,45 @@ func (p *Provider) baseTaskDefinition(ctx context.Context, f *found, o tenantOpt
 	if o.TaskDefinitionARN == "" {
 		return nil, nil
 	}
-	if v, ok := p.bases.Load(o.TaskDefinitionARN); ok {
-		return v.(*types.TaskDefinition), nil
-	}
-	out, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{TaskDefinition: aws.String(o.TaskDefinitionARN)})
+	td, err := p.revision(ctx, f, o.TaskDefinitionARN)
 	if err != nil {
 		return nil, awsError("describe base task definition "+o.TaskDefinitionARN, err)
 	}
-	p.bases.Store(o.TaskDefinitionARN, out.TaskDefinition) // a revision never changes
+	return td, nil
+}
+
+// revision reads a task definition revision, once: a revision never
+// changes. The error is the SDK's.
+func (p *Provider) revision(ctx context.Context, f *found, arn string) (*types.TaskDefinition, error) {
+	if v, ok := p.revisions.Load(arn); ok {
+		return v.(*types.TaskDefinition), nil
+	}
+	out, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{TaskDefinition: aws.String(arn)})
+	if err != nil {
+		return nil, err
+	}
+	if out.TaskDefinition == nil {
+		return nil, fmt.Errorf("ECS described no task definition %s", arn)
+	}
+	p.revisions.Store(arn, out.TaskDefinition)
 	return out.TaskDefinition, nil
 }
 
 // ensureTaskDefinition returns the ARN of a revision of the tenant's family
 // registered from in: the latest active one when it was (a register that
-// crashed before the service took it), else a new one. registered reports
-// whether this call registered it.
+// crashed before the service took it), else a new one. The latest revision
+// is taken only when its tags say landlord registered it from in and its
+// content agrees: a revision registered by hand with the tags copied (as a
+// console's "create new revision" does) is not landlord's. registered
+// reports whether this call registered it.
 func (p *Provider) ensureTaskDefinition(ctx context.Context, f *found, tenantID string, in *ecs.RegisterTaskDefinitionInput, tags map[string]string) (taskARN string, registered bool, err error) {
 	hash := p.fingerprint(in)
 	latest, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{
 		TaskDefinition: in.Family, Include: []types.TaskDefinitionField{types.TaskDefinitionFieldTags},
 	})
 	switch {
-	case err == nil && latest.TaskDefinition != nil && tagMap(latest.Tags)[tagTaskHash] == hash && tagMap(latest.Tags)[tagTenantID] == tenantID:
+	case err == nil && latest.TaskDefinition != nil && tagMap(latest.Tags)[tagTaskHash] == hash && tagMap(latest.Tags)[tagTenantID] == tenantID &&
+		p.sameTaskDefinition(in, latest.TaskDefinition):
 		return aws.ToString(latest.TaskDefinition.TaskDefinitionArn), false, nil
 	case err != nil && !isCode(err, "ClientException"): // ClientException: the family has no active revision
 		return "", false, awsError("describe task definition "+aws.ToString(in.Family), err)
@@ -166,6 +184,14 @@ func (p *Provider) ensureTaskDefinition(ctx context.Context, f *found, tenantID 
 	taskARN = aws.ToString(out.TaskDefinition.TaskDefinitionArn)
 	p.log(tenantID).Info("task definition registered", "task_definition", taskARN)
 	return taskARN, true, nil
+}
+
+// sameTaskDefinition reports whether the revision got is what in
+// registers.
+func (p *Provider) sameTaskDefinition(in *ecs.RegisterTaskDefinitionInput, got *types.TaskDefinition) bool {
+	var c compute.DriftCollector
+	p.compareTaskDefinition(&c, in, got)
+	return len(c.Drift()) == 0
 }
 
 // deregister deregisters the active revisions of the tenant's family that

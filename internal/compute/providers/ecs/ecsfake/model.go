@@ -36,9 +36,12 @@ type service struct {
 	cluster *cluster
 	// spec holds what the caller set and ECS echoes back; the fields that
 	// change as the service runs are filled in by describe.
-	spec       types.Service
-	status     string
-	desired    int32
+	spec    types.Service
+	status  string
+	desired int32
+	// launchType is the launch type the service was created with, which an
+	// empty capacity provider strategy returns it to.
+	launchType types.LaunchType
 	createdAt  time.Time
 	drainingAt time.Time
 	inactiveAt time.Time

@@ -14,6 +14,7 @@ var operations = map[string]operation{
 	"DescribeTaskDefinition":   handle((*Server).describeTaskDefinition),
 	"ListTasks":                handle((*Server).listTasks),
 	"DescribeTasks":            handle((*Server).describeTasks),
+	"StopTask":                 handle((*Server).stopTaskCall),
 	"TagResource":              handle((*Server).tagResource),
 	"DescribeClusters":         handle((*Server).describeClusters),
 	"ListTaskDefinitions":      handle((*Server).listTaskDefinitions),

@@ -117,12 +117,23 @@ func (s *Server) createService(now time.Time, in *ecs.CreateServiceInput) (*ecs.
 	if svc.spec.SchedulingStrategy == "" {
 		svc.spec.SchedulingStrategy = types.SchedulingStrategyReplica
 	}
-	svc.deployments = []*deployment{s.newDeployment(now, td, desired, in.NetworkConfiguration, launchType, in.CapacityProviderStrategy, in.PlatformVersion)}
+	if svc.spec.PlatformVersion == nil && onFargate(launchType, in.CapacityProviderStrategy) {
+		// "If a platform version is not specified, the LATEST platform
+		// version is used." (API_CreateService)
+		svc.spec.PlatformVersion = aws.String("LATEST")
+	}
+	svc.launchType = launchType
+	svc.deployments = []*deployment{s.newDeployment(now, td, desired, in.NetworkConfiguration, launchType, in.CapacityProviderStrategy, svc.spec.PlatformVersion)}
 	c.services = append(c.services, svc)
 	s.reconcile(svc, now)
 	return &ecs.CreateServiceOutput{Service: s.describeService(svc, false)}, nil
 }
 
+// updateService follows the UpdateService reference
+// (https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_UpdateService.html):
+// a member left out of the request keeps the service's value, a member
+// given replaces it, and the members the reference says trigger a new
+// service deployment start one when their value changes.
 func (s *Server) updateService(now time.Time, in *ecs.UpdateServiceInput) (*ecs.UpdateServiceOutput, error) {
 	svc, err := s.findService(in.Cluster, aws.ToString(in.Service))
 	if err != nil {
@@ -132,8 +143,12 @@ func (s *Server) updateService(now time.Time, in *ecs.UpdateServiceInput) (*ecs.
 		return nil, errServiceNotActive
 	}
 	p := svc.primary()
-	td, network, launchType, capacity := p.def, p.network, p.launchType, p.capacity
+	td, network, launchType, capacity, platform := p.def, p.network, p.launchType, p.capacity, p.platform
 	redeploy := in.ForceNewDeployment
+	// taskDefinition: "If you modify the task definition with
+	// UpdateService, Amazon ECS spawns a task with the new version of the
+	// task definition and then stops an old task after the new version is
+	// running."
 	if in.TaskDefinition != nil {
 		next, err := s.resolveTaskDef(*in.TaskDefinition)
 		if err != nil {
@@ -148,15 +163,32 @@ func (s *Server) updateService(now time.Time, in *ecs.UpdateServiceInput) (*ecs.
 		redeploy = redeploy || next != p.def
 		td = next
 	}
+	// networkConfiguration: "This parameter triggers a new service
+	// deployment."
 	if in.NetworkConfiguration != nil && !reflect.DeepEqual(in.NetworkConfiguration, p.network) {
 		network, redeploy = in.NetworkConfiguration, true
 	}
-	if in.CapacityProviderStrategy != nil && !reflect.DeepEqual(in.CapacityProviderStrategy, p.capacity) {
-		launchType, capacity, redeploy = "", in.CapacityProviderStrategy, true
+	// capacityProviderStrategy: "Update the Auto Scaling group or Fargate
+	// capacity provider back to the launch type. Pass an empty list in the
+	// capacityProviderStrategy parameter." and "This parameter doesn't
+	// trigger a new service deployment." The launch type it goes back to is
+	// the one the service was created with.
+	if in.CapacityProviderStrategy != nil && !sameList(in.CapacityProviderStrategy, capacity) {
+		if len(in.CapacityProviderStrategy) == 0 {
+			launchType, capacity = svc.launchType, nil
+		} else {
+			launchType, capacity = "", in.CapacityProviderStrategy
+		}
+	}
+	// platformVersion: "This parameter triggers a new service deployment."
+	if in.PlatformVersion != nil && aws.ToString(in.PlatformVersion) != aws.ToString(platform) {
+		platform, redeploy = in.PlatformVersion, true
 	}
 	if err := checkPlacement(td, launchType, capacity, network); err != nil {
 		return nil, err
 	}
+	// desiredCount: left out, the service keeps its count ("This parameter
+	// doesn't trigger a new service deployment.").
 	desired := svc.desired
 	if in.DesiredCount != nil {
 		if *in.DesiredCount < 0 {
@@ -165,38 +197,57 @@ func (s *Server) updateService(now time.Time, in *ecs.UpdateServiceInput) (*ecs.
 		desired = *in.DesiredCount
 	}
 
-	// Settings ECS changes in place, without a deployment.
+	// Settings ECS changes in place, without a deployment; left out, each
+	// keeps the service's value.
 	spec := svc.spec
 	if in.DeploymentConfiguration != nil {
 		spec.DeploymentConfiguration = withDeploymentDefaults(in.DeploymentConfiguration)
 	}
+	// healthCheckGracePeriodSeconds: the reference's "If you don't specify
+	// a health check grace period value, the default value of 0 is used"
+	// is CreateService's wording; left out of an update, the fake keeps
+	// the service's value, and a client that wants 0 sends 0.
 	if in.HealthCheckGracePeriodSeconds != nil {
 		spec.HealthCheckGracePeriodSeconds = in.HealthCheckGracePeriodSeconds
 	}
+	// enableExecuteCommand: "If you do not want to override the value that
+	// was set when the service was created, you can set this to null when
+	// performing this action."
 	if in.EnableExecuteCommand != nil {
 		spec.EnableExecuteCommand = *in.EnableExecuteCommand
 	}
 	if in.EnableECSManagedTags != nil {
 		spec.EnableECSManagedTags = *in.EnableECSManagedTags
 	}
-	if in.LoadBalancers != nil {
-		spec.LoadBalancers = in.LoadBalancers
+	// loadBalancers and serviceRegistries: "You can remove existing
+	// loadBalancers by passing an empty list." "You can remove existing
+	// serviceRegistries by passing an empty list." Left out, they stay.
+	// Either, changed, "triggers a new service deployment": "Amazon ECS
+	// starts new tasks with the updated … configuration, and then stops
+	// the old tasks when the new tasks are running."
+	if in.LoadBalancers != nil && !sameList(in.LoadBalancers, spec.LoadBalancers) {
+		spec.LoadBalancers, redeploy = in.LoadBalancers, true
 	}
-	if in.ServiceRegistries != nil {
-		spec.ServiceRegistries = in.ServiceRegistries
+	if in.ServiceRegistries != nil && !sameList(in.ServiceRegistries, spec.ServiceRegistries) {
+		spec.ServiceRegistries, redeploy = in.ServiceRegistries, true
 	}
+	// propagateTags: the reference's "If no value is specified, the tags
+	// aren't propagated" is CreateService's wording; left out of an update
+	// the fake keeps the service's value.
 	if in.PropagateTags != "" {
 		spec.PropagateTags = in.PropagateTags
 	}
+	// placementConstraints: "If no value is specified, the existing
+	// placement constraints for the service will remain unchanged."
 	if in.PlacementConstraints != nil {
 		spec.PlacementConstraints = in.PlacementConstraints
 	}
+	// placementStrategy: "If no value is specified, the existing placement
+	// strategy for the service will remain unchanged."
 	if in.PlacementStrategy != nil {
 		spec.PlacementStrategy = in.PlacementStrategy
 	}
-	if in.PlatformVersion != nil {
-		spec.PlatformVersion = in.PlatformVersion
-	}
+	spec.PlatformVersion = platform
 	svc.spec = spec
 
 	if desired != svc.desired {
@@ -206,10 +257,18 @@ func (s *Server) updateService(now time.Time, in *ecs.UpdateServiceInput) (*ecs.
 		svc.steady = false
 	}
 	if redeploy {
-		s.startDeployment(svc, now, s.newDeployment(now, td, desired, network, launchType, capacity, spec.PlatformVersion))
+		s.startDeployment(svc, now, s.newDeployment(now, td, desired, network, launchType, capacity, platform))
+	} else if launchType != p.launchType || !sameList(capacity, p.capacity) {
+		p.launchType, p.capacity, p.updatedAt = launchType, capacity, now
 	}
 	s.reconcile(svc, now)
 	return &ecs.UpdateServiceOutput{Service: s.describeService(svc, false)}, nil
+}
+
+// sameList reports whether two lists of a request and the state hold the
+// same items, nil and empty alike.
+func sameList[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
 }
 
 func (s *Server) deleteService(now time.Time, in *ecs.DeleteServiceInput) (*ecs.DeleteServiceOutput, error) {
@@ -247,6 +306,19 @@ func (s *Server) scaleToZero(svc *service, now time.Time) {
 	for _, t := range append([]*task(nil), svc.tasks...) {
 		s.stopTask(t, now, reason, types.TaskStopCodeServiceSchedulerInitiated)
 	}
+}
+
+// onFargate reports whether a service's tasks run on Fargate.
+func onFargate(launchType types.LaunchType, capacity []types.CapacityProviderStrategyItem) bool {
+	if launchType == types.LaunchTypeFargate {
+		return true
+	}
+	for _, item := range capacity {
+		if p := aws.ToString(item.CapacityProvider); p == "FARGATE" || p == "FARGATE_SPOT" {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPlacement applies ECS's rules tying a task definition's network mode

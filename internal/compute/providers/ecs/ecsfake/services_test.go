@@ -51,6 +51,7 @@ func TestServiceLifecycle(t *testing.T) {
 		PlacementConstraints:          []types.PlacementConstraint{},
 		PlacementStrategy:             []types.PlacementStrategy{},
 		SchedulingStrategy:            types.SchedulingStrategyReplica,
+		PlatformVersion:               aws.String("LATEST"),
 		DeploymentController:          &types.DeploymentController{Type: types.DeploymentControllerTypeEcs},
 		DeploymentConfiguration: &types.DeploymentConfiguration{
 			MaximumPercent:           aws.Int32(200),

@@ -47,6 +47,10 @@ func (s *Server) registerTaskDefinition(now time.Time, in *ecs.RegisterTaskDefin
 	if err := checkTags(in.Tags); err != nil {
 		return nil, err
 	}
+	containers, err := containerDefaults(in.ContainerDefinitions, in.NetworkMode)
+	if err != nil {
+		return nil, err
+	}
 
 	revision := int32(len(s.families[family]) + 1)
 	compat := []types.Compatibility{types.CompatibilityEc2}
@@ -58,7 +62,7 @@ func (s *Server) registerTaskDefinition(now time.Time, in *ecs.RegisterTaskDefin
 			TaskDefinitionArn:       aws.String(s.arn("task-definition/" + family + ":" + strconv.Itoa(int(revision)))),
 			Family:                  aws.String(family),
 			Revision:                revision,
-			ContainerDefinitions:    in.ContainerDefinitions,
+			ContainerDefinitions:    containers,
 			Cpu:                     cpu,
 			Memory:                  memory,
 			NetworkMode:             in.NetworkMode,
