@@ -3,6 +3,7 @@ package ecs_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -278,5 +279,26 @@ func TestInspectNamesNoSecret(t *testing.T) {
 	}
 	if text := fmt.Sprint(d); strings.Contains(text, "parameter/") {
 		t.Errorf("the drift names a secret reference: %s", text)
+	}
+}
+
+// TestInspectReadsOnly: Inspect writes nothing, and once the revision a
+// service runs is known it costs three reads: DescribeServices, ListTasks,
+// DescribeTasks.
+func TestInspectReadsOnly(t *testing.T) {
+	e := newEnv(t, ecsfake.Options{}, "")
+	spec := e.spec(t, "reader", `{"image": "ghcr.io/example/app:1", "ports": [{"container_port": 8080}], "desired_count": 2}`)
+	if _, err := e.p.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.inspect(t, spec)
+	e.srv.ResetCalls()
+	if d := e.inspect(t, spec); len(d) != 0 {
+		t.Fatalf("Inspect: %v", d)
+	}
+	want := map[string]int{"DescribeServices": 1, "ListTasks": 1, "DescribeTasks": 1}
+	if got := e.srv.Calls(); !maps.Equal(got, want) {
+		t.Errorf("Inspect called %v, want %v", got, want)
 	}
 }
