@@ -70,7 +70,7 @@ type tenantOptions struct {
 	Datacenters     []string          `json:"datacenters,omitempty"`
 	NodePool        string            `json:"node_pool,omitempty"`
 	Driver          string            `json:"driver,omitempty"`
-	Count           *int              `json:"count,omitempty"`
+	Count           *groupCount       `json:"count,omitempty"`
 	Constraints     []constraint      `json:"constraints,omitempty"`
 	Update          *updateStrategy   `json:"update,omitempty"`
 	Restart         *restartPolicy    `json:"restart,omitempty"`
@@ -114,9 +114,10 @@ func (o *tenantOptions) serviceProvider() string {
 	return o.ServiceProvider
 }
 
-func (o *tenantOptions) count() int {
+// count is the count field: DefaultCount when the config has none.
+func (o tenantOptions) count() groupCount {
 	if o.Count == nil {
-		return DefaultCount
+		return groupCount{fixed: DefaultCount}
 	}
 	return *o.Count
 }
@@ -133,7 +134,7 @@ var tenantProperties = map[string]string{
 	"node_pool": `{"type": "string", "minLength": 1, "maxLength": 128, "description": "Node pool the job runs in; default Nomad's (default)."}`,
 	"driver": `{"enum": ["docker", "raw_exec"], "default": "docker",
 	  "description": "Task driver. raw_exec runs command on the node itself, unisolated (image is then only a label), and only when the operator's block sets allow_raw_exec."}`,
-	"count": `{"type": "integer", "minimum": 0, "maximum": 1000, "default": 1, "description": "How many allocations of the tenant's task group run."}`,
+	"count": countSchema,
 	"constraints": `{"type": "array", "maxItems": 32, "items": {"type": "object", "properties": {
 	    "attribute": {"type": "string", "maxLength": 256, "description": "e.g. ${attr.kernel.name} or ${meta.tier}"},
 	    "operator": {"enum": ["=", "!=", ">", ">=", "<", "<=", "regexp", "set_contains", "set_contains_any", "version", "semver", "is_set", "is_not_set", "distinct_hosts", "distinct_property"]},

@@ -31,6 +31,8 @@ var invalidConfigs = []providertest.InvalidConfig{
 	{Name: "check of an unpublished port", Config: json.RawMessage(`{"image": "app:1", "ports": [{"container_port": 80}], "health_check": {"http": {"port": 81}}}`), Pointer: "/health_check/http/port"},
 	{Name: "update deadlines", Config: json.RawMessage(`{"image": "app:1", "update": {"min_healthy_time": "5m"}}`), Pointer: "/update/min_healthy_time"},
 	{Name: "too little memory", Config: json.RawMessage(`{"image": "app:1", "resources": {"memory_mib": 8}}`), Pointer: "/resources/memory_mib"},
+	{Name: "count range upside down", Config: json.RawMessage(`{"image": "app:1", "count": {"min": 3, "max": 1}}`), Pointer: "/count"},
+	{Name: "count range without max", Config: json.RawMessage(`{"image": "app:1", "count": {"min": 3}}`), Pointer: "/count"},
 }
 
 // conformanceJob is the job of a suite tenant: the suite names them
@@ -41,8 +43,9 @@ func TestConformance(t *testing.T) {
 	a, images := start(t)
 	logs := &providertest.LogBuffer{}
 	b := block(a, "")
+	p := newProvider(t, b, logs)
 	providertest.Run(t, providertest.Harness{
-		Provider:       newProvider(t, b, logs),
+		Provider:       p,
 		Config:         func(v int) json.RawMessage { return echoConfig(images[v%2], fmt.Sprintf("v%d", v)) },
 		InvalidConfigs: invalidConfigs,
 		Disrupt: func(t *testing.T, tenantID string) {
@@ -51,14 +54,16 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		Squat: squatJob(a),
+		Squat:   squatJob(a),
+		Tampers: tampers(a, p, images),
 		CountResources: func(t *testing.T, tenantID string) int {
 			return countResources(t, a, tenantID, conformanceJob(tenantID))
 		},
-		Restart:      func(t *testing.T) compute.Provider { return newProvider(t, b, logs) },
-		Logs:         logs.Bytes,
-		ReadyTimeout: 60 * time.Second,
-		Parallel:     12,
+		Restart:       func(t *testing.T) compute.Provider { return newProvider(t, b, logs) },
+		Logs:          logs.Bytes,
+		DialEndpoints: true,
+		ReadyTimeout:  60 * time.Second,
+		Parallel:      12,
 	})
 }
 

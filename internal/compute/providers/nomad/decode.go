@@ -27,9 +27,9 @@ const (
 // DecodeConfig reads the Nomad fields of a config, which Provision and
 // Update find again in the spec's Options, and checks what the schema
 // cannot: the operator's consent to raw_exec, landlord's own meta keys,
-// constraints, the update block's deadlines, and what of the portable
-// workload Nomad can run (health checks on published ports, command checks
-// only through Consul, memory).
+// a count range's bounds, constraints, the update block's deadlines, and
+// what of the portable workload Nomad can run (health checks on published
+// ports, command checks only through Consul, memory).
 func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
 	var o tenantOptions
 	if err := compute.DecodeOptions(config, &o, "nomad options"); err != nil {
@@ -43,6 +43,9 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 		if strings.HasPrefix(k, "landlord_") {
 			errs.Add("/meta/"+violation.Escape(k), "is landlord's own meta key")
 		}
+	}
+	if c := o.count(); c.ranged && c.min > c.max {
+		errs.Add("/count", "min (%d) is more than max (%d)", c.min, c.max)
 	}
 	for i, c := range o.Constraints {
 		at := fmt.Sprintf("/constraints/%d", i)

@@ -104,6 +104,7 @@ func (p *Provider) destroy(ctx context.Context, c *api.Client, tenantID, jobID s
 		}
 	}
 	p.jobs.Delete(tenantID)
+	p.forget(jobID)
 	return nil
 }
 

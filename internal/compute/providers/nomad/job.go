@@ -42,7 +42,8 @@ func (p *Provider) desiredOf(spec *compute.TenantComputeSpec, jobID string) *des
 		d.secrets[path][s.Name] = s.Value.Reveal()
 	}
 
-	tg := &api.TaskGroup{Name: new(group), Count: new(o.count()), Update: updateOf(o.Update), RestartPolicy: restartOf(o.Restart)}
+	tg := &api.TaskGroup{Name: new(group), Count: new(o.count().initial()), Scaling: o.count().scaling(),
+		Update: updateOf(o.Update), RestartPolicy: restartOf(o.Restart)}
 	network := &api.NetworkResource{Mode: "host"}
 	for _, pt := range d.ports {
 		np := api.Port{Label: pt.label, To: pt.containerPort, Value: pt.hostPort}

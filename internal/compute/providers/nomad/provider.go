@@ -66,6 +66,11 @@ type Provider struct {
 	// allocPorts remembers the host ports of each allocation seen running,
 	// which never change for the allocation's life.
 	allocPorts sync.Map // allocation ID → []api.PortMapping
+	// plans remembers the drift the last plan of each job found (see
+	// jobDrift), varDigests the digests of each Variable's items (see
+	// variableItems): Inspect at rest then costs reads, no plan.
+	plans      sync.Map // namespace/job ID → planned
+	varDigests sync.Map // namespace/path → variableDigest
 }
 
 // New returns a provider configured by opts. It does not contact Nomad;
@@ -225,4 +230,5 @@ var (
 	_ compute.ConfigDecoder      = (*Provider)(nil)
 	_ compute.CapabilityReporter = (*Provider)(nil)
 	_ compute.ChangeNotifier     = (*Provider)(nil)
+	_ compute.DriftDetector      = (*Provider)(nil)
 )

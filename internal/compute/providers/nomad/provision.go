@@ -38,20 +38,22 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	if err != nil {
 		return fail(err)
 	}
-	changes, err := p.converge(ctx, spec, jobID, false)
+	changes, registered, err := p.converge(ctx, spec, jobID, false)
 	if err != nil {
 		return fail(err)
 	}
 	res := &compute.ProvisionResult{TenantID: spec.TenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess,
 		ResourceIDs: p.resourceIDs(jobID), ProvisionedAt: p.now()}
 	if changes != nil {
-		res.Status, res.Message = compute.ProvisionStatusInProgress, "job "+jobID+" registered; its deployment is rolling out"
+		res.Status, res.Message = compute.ProvisionStatusInProgress, wrote(jobID, registered)
 	}
 	return res, nil
 }
 
-// Update converges the tenant's existing job to spec. A spec the job was
-// already built from writes nothing.
+// Update converges the tenant's existing job and its Variables to spec,
+// putting back what was changed behind landlord's back (see apply). A
+// spec the job was already built from, over a job and Variables that
+// match it, writes nothing.
 func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
@@ -73,16 +75,24 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	if err != nil {
 		return fail(err)
 	}
-	changes, err := p.converge(ctx, spec, jobID, true)
+	changes, registered, err := p.converge(ctx, spec, jobID, true)
 	if err != nil {
 		return fail(err)
 	}
 	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess, Changes: changes,
 		ResourceIDs: p.resourceIDs(jobID), UpdatedAt: p.now()}
 	if changes != nil {
-		res.Status, res.Message = compute.ProvisionStatusInProgress, "job "+jobID+" registered; its deployment is rolling out"
+		res.Status, res.Message = compute.ProvisionStatusInProgress, wrote(jobID, registered)
 	}
 	return res, nil
+}
+
+// wrote is the result's message once converge wrote something.
+func wrote(jobID string, registered bool) string {
+	if registered {
+		return "job " + jobID + " registered; its deployment is rolling out"
+	}
+	return "the Variables of job " + jobID + " written again"
 }
 
 // jobOf is the ID of the tenant's job: where its recorded resource ids
@@ -108,37 +118,75 @@ func (p *Provider) resourceIDs(jobID string) map[string]string {
 // race to another writer.
 const maxIndexRaces = 3
 
-// converge makes the job what spec asks for. It returns nil changes when it
-// wrote nothing, and a non-nil list (perhaps empty) when it registered the
+// converge makes the job and its Variables what spec asks for. It
+// returns nil changes when it wrote nothing, and a non-nil list (perhaps
+// empty) when it wrote something; registered says whether that was the
 // job.
-func (p *Provider) converge(ctx context.Context, spec *compute.TenantComputeSpec, jobID string, mustExist bool) ([]compute.Change, error) {
+func (p *Provider) converge(ctx context.Context, spec *compute.TenantComputeSpec, jobID string, mustExist bool) (changes []compute.Change, registered bool, err error) {
 	for race := 1; ; race++ {
 		cur, err := readJob(ctx, p.client, jobID)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if cur != nil {
 			if owner := cur.Meta[metaTenantID]; owner != spec.TenantID || cur.Meta[metaManagedBy] != managedBy {
-				return nil, compute.Terminal(fmt.Errorf("job %s belongs to %s, not to this tenant: landlord never takes over a job it did not make for the tenant; rename or remove that job: %w",
+				return nil, false, compute.Terminal(fmt.Errorf("job %s belongs to %s, not to this tenant: landlord never takes over a job it did not make for the tenant; rename or remove that job: %w",
 					jobID, ownerOf(cur), compute.ErrProviderConflict))
 			}
 		} else if mustExist {
-			return nil, fmt.Errorf("no job %s: %w", jobID, compute.ErrTenantNotFound)
+			return nil, false, fmt.Errorf("no job %s: %w", jobID, compute.ErrTenantNotFound)
 		}
 		d := p.desiredOf(spec, jobID)
-		if cur != nil && !stopped(cur) && cur.Meta[metaConfigHash] == d.hash {
-			p.jobs.Store(spec.TenantID, jobID)
-			return nil, nil
-		}
-		changes, err := p.register(ctx, spec.TenantID, d, cur)
+		p.keepCount(d, cur, optionsOf(spec).count())
+		changes, registered, err = p.apply(ctx, spec.TenantID, d, cur)
 		if errors.Is(err, errIndexConflict) && race < maxIndexRaces {
 			continue
 		}
 		if err == nil {
 			p.jobs.Store(spec.TenantID, jobID)
 		}
-		return changes, err
+		return changes, registered, err
 	}
+}
+
+// apply registers d's job when the live one was built from another spec
+// (or is stopped, or missing). When it was built from this spec, it
+// compares them as Inspect does, since a change made behind landlord's
+// back leaves the spec's fingerprint in the meta (nomad job scale, a job
+// edited and run again, nomad var purge): it registers the job again when
+// the job differs, and writes the Variables again when only they do. An
+// unchanged spec over an unchanged job writes nothing, and at rest costs
+// reads only (see jobDrift).
+func (p *Provider) apply(ctx context.Context, tenantID string, d *desired, cur *api.Job) ([]compute.Change, bool, error) {
+	if cur == nil || stopped(cur) || cur.Meta[metaConfigHash] != d.hash {
+		changes, err := p.register(ctx, tenantID, d, cur)
+		return changes, changes != nil, err
+	}
+	jobDrift, varDrift, err := p.compare(ctx, p.client, d, cur)
+	if err != nil {
+		return nil, false, err
+	}
+	log := p.log(tenantID)
+	switch {
+	case len(jobDrift) > 0:
+		log.Info("the job differs from its spec; registering it again", "job", d.id, "drift", compute.Summarize(jobDrift))
+		changes, err := p.register(ctx, tenantID, d, cur)
+		return changes, changes != nil, err
+	case len(varDrift) > 0:
+		// The job is as it should be: no new version, no rollout. A task
+		// waiting for its template renders once the Variable is back.
+		if err := p.writeSecrets(ctx, d); err != nil {
+			return nil, false, err
+		}
+		p.removeStaleSecrets(ctx, tenantID, d)
+		log.Info("the job's Variables differ from its spec; written again", "job", d.id, "drift", compute.Summarize(varDrift))
+		changes := make([]compute.Change, 0, len(varDrift))
+		for _, dr := range varDrift {
+			changes = append(changes, compute.Change{Field: dr.Path, From: dr.Found, To: dr.Expected})
+		}
+		return changes, false, nil
+	}
+	return nil, false, nil
 }
 
 // register writes the secrets, plans the job and registers it unless the
@@ -156,11 +204,8 @@ func (p *Provider) register(ctx context.Context, tenantID string, d *desired, cu
 			}
 		}()
 	}
-	for _, path := range slices.Sorted(maps.Keys(d.secrets)) {
-		v := &api.Variable{Path: path, Items: d.secrets[path]}
-		if _, _, err := p.client.Variables().Update(v, write(ctx)); err != nil {
-			return nil, apiError("write the secret values of job "+d.id+" (Variable "+path+")", err)
-		}
+	if err := p.writeSecrets(ctx, d); err != nil {
+		return nil, err
 	}
 	plan, _, err := p.client.Jobs().Plan(d.job, true, write(ctx))
 	if err != nil {
