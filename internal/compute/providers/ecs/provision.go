@@ -190,12 +190,13 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 	fields.Compare("service/task_definition", compute.DriftImage, taskARN, aws.ToString(s.TaskDefinition))
 	d.compare(&fields, s)
 	compareTags(&tagged, tags, s.Tags)
-	diff := append(fields.Drift(), tagged.Drift()...)
+	fieldDrift := fields.Drift()
+	diff := append(fieldDrift, tagged.Drift()...)
 	stale := tagMap(s.Tags)[tagConfigHash] != hash
 	if len(diff) == 0 && !stale {
 		return nil, taskARN, nil
 	}
-	if len(fields.Drift()) > 0 {
+	if len(fieldDrift) > 0 {
 		out, err := f.client.UpdateService(ctx, d.update(f.pl, s))
 		if err != nil {
 			if registered {

@@ -158,9 +158,9 @@ func (p *Provider) revision(ctx context.Context, f *found, arn string) (*types.T
 // registered from in: the latest active one when it was (a register that
 // crashed before the service took it), else a new one. The latest revision
 // is taken only when its tags say landlord registered it from in and its
-// content agrees: a revision registered by hand with the tags copied (as a
-// console's "create new revision" does) is not landlord's. registered
-// reports whether this call registered it.
+// content agrees: a revision registered by hand as a copy of landlord's,
+// tags included, is not landlord's. registered reports whether this call
+// registered it.
 func (p *Provider) ensureTaskDefinition(ctx context.Context, f *found, tenantID string, in *ecs.RegisterTaskDefinitionInput, tags map[string]string) (taskARN string, registered bool, err error) {
 	hash := p.fingerprint(in)
 	latest, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{
