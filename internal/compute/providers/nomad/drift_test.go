@@ -305,3 +305,44 @@ func waitDeployed(t *testing.T, a *nomadtest.Agent, jobID string) {
 		return err == nil && dep != nil && dep.JobVersion == *j.Version && dep.Status == api.DeploymentStatusSuccessful
 	})
 }
+
+// Inspect at rest reads: the job, its allocations, its latest deployment
+// and the list of its Variables. It plans again only once the job or the
+// spec changed, and reads a Variable's items only once it changed; Update
+// of an unchanged tenant costs the same reads and writes nothing.
+func TestInspectAtRestReadsOnly(t *testing.T) {
+	a, images := start(t)
+	proxy := newAPIProxy(t, a.Address)
+	p := newProvider(t, block(&nomadtest.Agent{Address: proxy.URL}, ""), nil)
+	const id = "00000000-0000-4000-8000-00000000d301"
+	spec := resolve(t, p, id, "at-rest", appConfig(images[0], "r", `"secrets": {"K": "v"}`))
+	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
+	if _, err := p.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, p, id, compute.StateRunning)
+	inspect(t, p, spec, "")
+	first := proxy.counts()
+	const n = 5
+	for range n {
+		if d := inspect(t, p, spec, ""); len(d) != 0 {
+			t.Fatalf("drift at rest: %v", d)
+		}
+	}
+	rest := proxy.counts()
+	total := 0
+	for k, v := range rest {
+		total += v
+		if !strings.HasPrefix(k, "GET ") {
+			t.Errorf("Inspect at rest sent %d × %s", v, k)
+		}
+	}
+	if rest["GET /v1/var/:path"] != 0 {
+		t.Errorf("Inspect at rest read the Variable's items %d times", rest["GET /v1/var/:path"])
+	}
+	t.Logf("Inspect at rest: %.1f requests each (%v); Provision, the wait until running and the first Inspect: %v", float64(total)/n, rest, first)
+	if res, err := p.Update(context.Background(), id, spec); err != nil || res.Changes != nil {
+		t.Errorf("Update of an unchanged tenant = %+v, %v; want nothing written", res, err)
+	}
+	t.Logf("Update of an unchanged tenant: %v", proxy.counts())
+}
