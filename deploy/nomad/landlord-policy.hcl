@@ -7,10 +7,11 @@
 #   nomad acl token create -name landlord -policy landlord
 #
 # Written from Nomad's documentation (the ACL policy specification and the
-# ACL each HTTP endpoint lists). landlord's tests run a dev agent without
-# ACLs, so they do not exercise it; it was tried once by hand on a v1.10.0
-# dev agent with ACLs on (create, set, a `nomad job stop` repaired, delete:
-# no refusal).
+# ACL each HTTP endpoint lists), and proven by TestPolicyAllowsWhatLandlordDoes
+# (internal/compute/providers/nomad/acl_test.go): on a v1.10.0 agent with
+# ACLs on, a token with this file's policy runs the health check,
+# Provision, the change watch, Inspect, an Update that puts back a scaled
+# job and a purged Variable, and Destroy with no refusal.
 #
 # The health check needs no rule of its own: GET /v1/regions takes no ACL,
 # and any capability in the namespace allows reading it. Tasks read their
@@ -26,15 +27,20 @@ namespace "landlord" {
     # GET /v1/allocation/:alloc_id (the endpoints' host ports); the event
     # stream's Job, Deployment and Allocation topics.
     "read-job",
-    # PUT /v1/job/:job_id/plan, PUT /v1/jobs (register), DELETE
+    # PUT /v1/job/:job_id/plan (before a register, and to compare the
+    # live job with the spec for drift: a plan changes nothing),
+    # PUT /v1/jobs (register), DELETE
     # /v1/job/:job_id (stop, then purge), and GET
     # /v1/client/allocation/:alloc_id/gc (a stopped tenant's containers).
     "submit-job",
   ]
 
   # The tenants' secret values: PUT /v1/var/:path (write; Nomad's
-  # documentation also names read for it), GET /v1/vars with a prefix
-  # (list), DELETE /v1/var/:path (destroy).
+  # documentation also names read for it), GET /v1/var/:path (read: to
+  # compare a Variable's items with the spec, as keyed digests), GET
+  # /v1/vars with a prefix (list; also as a blocking query, which hears a
+  # nomad var purge: the event stream has no topic for Variables), DELETE
+  # /v1/var/:path (destroy).
   variables {
     path "nomad/jobs/*" {
       capabilities = ["write", "read", "list", "destroy"]

@@ -36,6 +36,9 @@ type Agent struct {
 	NodeID string
 	// LogPath is the agent's log, until Main removes it.
 	LogPath string
+	// ManagementToken is the bootstrap token of an agent with ACLs
+	// (StartWithACL), which Client carries; empty otherwise.
+	ManagementToken string
 
 	dir     string
 	dataDir string
@@ -102,9 +105,17 @@ plugin "raw_exec" {
 // drivers are the task drivers the agent must report healthy to be ready.
 var drivers = []string{"docker", "raw_exec"}
 
+// aclConfig turns ACLs on (StartWithACL).
+const aclConfig = `
+acl {
+  enabled = true
+}
+`
+
 // start runs the agent binary in a new temporary directory and waits until
-// its node is ready with healthy drivers.
-func start(bin string) (_ *Agent, err error) {
+// its node is ready with healthy drivers; with acl, it enables ACLs and
+// bootstraps them first.
+func start(bin string, acl bool) (_ *Agent, err error) {
 	docker, err := client.New(client.FromEnv)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -135,7 +146,11 @@ func start(bin string) (_ *Agent, err error) {
 		return nil, err
 	}
 	config := filepath.Join(dir, "agent.hcl")
-	if err := os.WriteFile(config, fmt.Appendf(nil, agentConfig, a.dataDir, ports[0], ports[1], ports[2]), 0o600); err != nil {
+	text := fmt.Sprintf(agentConfig, a.dataDir, ports[0], ports[1], ports[2])
+	if acl {
+		text += aclConfig
+	}
+	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		return nil, err
 	}
 	log, err := os.Create(a.LogPath)
@@ -161,7 +176,33 @@ func start(bin string) (_ *Agent, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
+	if acl {
+		if err := a.bootstrap(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return a, a.waitReady(ctx)
+}
+
+// bootstrap bootstraps the ACLs once the server has a leader, and gives
+// Client the management token.
+func (a *Agent) bootstrap(ctx context.Context) error {
+	for {
+		token, _, err := a.Client.ACLTokens().Bootstrap(nil)
+		if err == nil {
+			a.ManagementToken = token.SecretID
+			a.Client.SetSecretID(token.SecretID)
+			return nil
+		}
+		if err := a.alive(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("nomad agent: bootstrap the ACLs: %w\n%s", err, a.tail())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // waitReady waits until the agent's node is ready and its drivers are

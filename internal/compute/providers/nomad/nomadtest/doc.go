@@ -18,6 +18,9 @@
 // network mode "host", the default (bridge needs CNI plugins and a pause
 // image), and a short update min_healthy_time (10 s by default).
 //
+// StartWithACL starts, for one test, an agent of its own with ACLs enabled
+// and bootstrapped, for tests of what a token with a policy may do.
+//
 // A package that calls Start runs its tests through Main, which stops the
 // agent afterwards and removes what it leaves behind (containers, helper
 // processes, tmpfs mounts, its directory), then removes dockertest's echo

@@ -67,7 +67,7 @@ func Start(t testing.TB) *Agent {
 			return
 		}
 		begin := time.Now()
-		theAgent, agentErr = start(bin)
+		theAgent, agentErr = start(bin, false)
 		if agentErr == nil {
 			t.Logf("nomadtest: Nomad %s agent at %s ready in %v", Version, theAgent.Address, time.Since(begin).Round(time.Millisecond))
 		}
@@ -76,6 +76,34 @@ func Start(t testing.TB) *Agent {
 		report(t, agentErr)
 	}
 	return theAgent
+}
+
+// StartWithACL starts an agent of t's own with ACLs enabled and
+// bootstrapped (Client carries the management token), for tests of what
+// a token with a policy may do; it stops when t ends. It skips or fails t
+// as Start does.
+func StartWithACL(t testing.TB) *Agent {
+	t.Helper()
+	if !mainCalled.Load() {
+		t.Fatal("nomadtest: the package's TestMain must run the tests through nomadtest.Main")
+	}
+	bin, err := binPath()
+	if err != nil {
+		report(t, err)
+		return nil
+	}
+	begin := time.Now()
+	a, err := start(bin, true)
+	if err != nil {
+		t.Fatalf("nomadtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := a.stop(); err != nil {
+			t.Errorf("nomadtest: %v", err)
+		}
+	})
+	t.Logf("nomadtest: Nomad %s agent with ACLs at %s ready in %v", Version, a.Address, time.Since(begin).Round(time.Millisecond))
+	return a
 }
 
 // binPath finds the nomad binary: in EnvBin, else in the cache

@@ -138,7 +138,7 @@ func TestStopAfterKill(t *testing.T) {
 	}
 	cli := dockertest.Engine(t)
 	image := dockertest.EchoImage(t)[0]
-	a, err := start(bin)
+	a, err := start(bin, false)
 	if err != nil {
 		t.Fatal(err)
 	}
