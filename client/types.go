@@ -20,6 +20,12 @@ type (
 	// Endpoint is an address where a container port of a tenant can be
 	// reached.
 	Endpoint = wire.Endpoint
+	// Drift is the last drift found in a tenant's workload: what differed
+	// from its declared state, when, and whether it was repaired.
+	Drift = wire.Drift
+	// DriftDifference is one path of a drift, with the expected and found
+	// values.
+	DriftDifference = wire.DriftDifference
 	// Provider is an enabled compute provider.
 	Provider = wire.Provider
 	// ProviderList lists the enabled compute providers.

@@ -161,6 +161,16 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s %d/%s → %s\n", k, name, e.ContainerPort, e.Protocol, e.Address)
 	}
+	if d := t.Drift; d != nil {
+		what := "repaired"
+		if d.Policy == "observe" {
+			what = "observed, not repaired (drift policy observe)"
+		}
+		row("Drift", fmt.Sprintf("%s; found %s at generation %d", what, when(d.DetectedAt, at), d.Generation))
+		for _, x := range d.Differences {
+			fmt.Fprintf(tw, "\t  %s\n", driftLine(x))
+		}
+	}
 	if !t.CreatedAt.IsZero() {
 		row("Created", when(t.CreatedAt, at))
 	}
@@ -182,6 +192,21 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 		fmt.Fprintf(w, "Effective config:\n%s", c)
 	}
 	return nil
+}
+
+// driftLine is one difference of a drift: its path, what was expected and
+// what was found.
+func driftLine(d client.DriftDifference) string {
+	switch {
+	case d.Found == "" && d.Expected == "":
+		return d.Path + " differs"
+	case d.Found == "":
+		return fmt.Sprintf("%s: missing (expected %s)", d.Path, d.Expected)
+	case d.Expected == "":
+		return fmt.Sprintf("%s: unexpected %s", d.Path, d.Found)
+	default:
+		return fmt.Sprintf("%s: expected %s, found %s", d.Path, d.Expected, d.Found)
+	}
 }
 
 // pairs is a map as sorted k=v pairs.

@@ -129,6 +129,16 @@ func TestRenderGolden(t *testing.T) {
 		// PLAN is shown when a tenant listed follows a plan.
 		{"list_plans", func(b *bytes.Buffer) error { return renderTenants(b, onPlans, goldenNow, nil, 0) }},
 		{"get_retrying", func(b *bytes.Buffer) error { return renderTenant(b, tenants[1], goldenNow) }},
+		// The last drift: when, what was done, every path.
+		{"get_drift", func(b *bytes.Buffer) error {
+			drifted := tenants[0]
+			drifted.Drift = &client.Drift{DetectedAt: ago(2 * time.Minute), Generation: 2, Policy: "observe", Differences: []client.DriftDifference{
+				{Path: "containers/app/image", Kind: "image", Expected: "ghcr.io/example/app:1.4", Found: "ghcr.io/example/app:1.4-hacked"},
+				{Path: "deployment/replicas", Kind: "scale", Expected: "1", Found: "5"},
+				{Path: "networkpolicy", Kind: "missing", Expected: "present"},
+			}}
+			return renderTenant(b, drifted, goldenNow)
+		}},
 		{"get_dry_run", func(b *bytes.Buffer) error {
 			would := tenants[2]
 			would.ID, would.Status, would.StatusMessage, would.Attempts, would.ObservedGeneration = "", "requested", "", 0, 0

@@ -38,6 +38,8 @@ var typeNotes = map[reflect.Type]string{
 	reflect.TypeFor[ComputeStatus]():         "The live state of a tenant's workload, as its provider reports it.",
 	reflect.TypeFor[wire.ContainerStatus]():  "The live state of one container of a workload.",
 	reflect.TypeFor[wire.Endpoint]():         "An address where a container port can be reached.",
+	reflect.TypeFor[wire.Drift]():            "The last drift found in a tenant's workload: what differed from its declared state (a field changed or an object deleted behind landlord's back, the workload gone or not running), when, and what was done about it.",
+	reflect.TypeFor[wire.DriftDifference]():  "One path that differed from the declared state, with the expected and found values; a secret's value reads \"[redacted]\".",
 	reflect.TypeFor[TenantPlan]():            "The plan a tenant follows: its effective config is the provider's defaults, then this plan version's config, then the tenant's compute_config.",
 	reflect.TypeFor[PlanChoice]():            "The plan a tenant is to follow. name is required, except in a patch of a tenant that follows a plan; version left out is the plan's current version for a tenant that starts to follow it, else the tenant's; pinned keeps the tenant at its version (rollouts leave it alone).",
 	reflect.TypeFor[MaintenanceWindow]():     "A weekly window in which rollouts may change the tenant: it opens at start on each of days, in time_zone, and closes at end (the next day when end is at or before start).",
@@ -104,6 +106,14 @@ func rolloutEventTypes() []string {
 	return out
 }
 
+func driftKinds() []string {
+	out := make([]string, len(compute.DriftKinds))
+	for i, k := range compute.DriftKinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
 const configDoc = "The provider's tenant config; GET /v1/compute/config gives its JSON Schema. " +
 	"\"" + compute.SelectionKey + "\" in it (or in labels or annotations) chooses the provider; the default one otherwise. " +
 	"Validated after the operator's defaults are merged under it."
@@ -123,6 +133,9 @@ var fieldNotes = map[fieldKey]fieldNote{
 	{tenantType, "attempts"}:                                  {doc: "Failed attempts at the current generation."},
 	{tenantType, "retry_at"}:                                  {doc: "When the next attempt is due, after a failed one."},
 	{tenantType, "resource_ids"}:                              {doc: "The provider's ids of what it created, for operators."},
+	{reflect.TypeFor[wire.Drift](), "policy"}:                 {doc: "What was done: repair put the declared state back; observe only reported it (the drift field of the compute_config).", enum: []string{string(compute.DriftRepair), string(compute.DriftObserve)}},
+	{reflect.TypeFor[wire.Drift](), "generation"}:             {doc: "The generation the workload was compared with."},
+	{reflect.TypeFor[wire.DriftDifference](), "kind"}:         {doc: "What sort of difference it is.", enum: driftKinds()},
 	{tenantType, "deleted_at"}:                                {doc: "When the tenant was deleted; its name may be reused since."},
 	{createType, "name"}:                                      {doc: "A lowercase DNS label (1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit) that is not a UUID."},
 	{createType, "compute_config"}:                            {doc: configDoc, object: true},

@@ -471,6 +471,7 @@ func (s *Server) render(t *tenant.Tenant) Tenant {
 		Status: string(t.Status), StatusMessage: t.StatusMessage,
 		Generation: t.Generation, ObservedGeneration: t.ObservedGeneration, Version: t.Version,
 		Attempts: t.Attempts, RetryAt: t.RetryAt, ResourceIDs: t.ResourceIDs, Endpoints: endpoints(t.Endpoints),
+		Drift:     wireDrift(t.Drift),
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, DeletedAt: t.DeletedAt,
 	}
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // The compute package's status types are the providers' contract; the API
@@ -58,6 +59,18 @@ func endpoints(eps []compute.Endpoint) []wire.Endpoint {
 			Protocol:      wire.Protocol(e.Protocol),
 			Address:       e.Address,
 		}
+	}
+	return out
+}
+
+func wireDrift(d *tenant.DriftReport) *wire.Drift {
+	if d == nil {
+		return nil
+	}
+	out := &wire.Drift{DetectedAt: d.DetectedAt, Generation: d.Generation, Policy: string(d.Policy),
+		Differences: make([]wire.DriftDifference, len(d.Differences))}
+	for i, x := range d.Differences {
+		out.Differences[i] = wire.DriftDifference{Path: x.Path, Kind: string(x.Kind), Expected: x.Expected, Found: x.Found}
 	}
 	return out
 }

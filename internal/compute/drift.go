@@ -204,3 +204,47 @@ func (c *DriftCollector) Drift() []Drift {
 	SortDrift(out)
 	return out
 }
+
+// CompareContainers records how the containers found running differ from
+// the spec's, container by container, at the shared paths
+// ("containers/<name>/image", ".../env/<KEY>", ".../secrets/<KEY>", ...):
+// for providers whose platform keeps the portable workload as it was
+// given. Secret values are compared and never shown.
+func (c *DriftCollector) CompareContainers(spec *TenantComputeSpec, found []workload.ContainerSpec, foundSecrets []workload.SecretReference) {
+	live := make(map[string]workload.ContainerSpec, len(found))
+	for _, f := range found {
+		live[f.Name] = f
+	}
+	for _, want := range spec.Containers {
+		at := "containers/" + want.Name
+		got, ok := live[want.Name]
+		if !ok {
+			c.Missing(at, want.Image)
+			continue
+		}
+		delete(live, want.Name)
+		c.Compare(at+"/image", DriftImage, want.Image, got.Image)
+		c.Compare(at+"/command", DriftCommand, quoteList(want.Command), quoteList(got.Command))
+		c.Compare(at+"/args", DriftCommand, quoteList(want.Args), quoteList(got.Args))
+		c.CompareMap(at+"/env", DriftEnv, want.Env, got.Env, nil)
+		c.Compare(at+"/ports", DriftPorts, portList(want.Ports), portList(got.Ports))
+		c.Compare(at+"/health_check", DriftHealth, healthString(want.HealthCheck), healthString(got.HealthCheck))
+		c.Compare(at+"/resources/cpu_millicores", DriftResources, number(want.Resources.CPUMillicores), number(got.Resources.CPUMillicores))
+		c.Compare(at+"/resources/memory_mib", DriftResources, number(want.Resources.MemoryMiB), number(got.Resources.MemoryMiB))
+		c.CompareMap(at+"/secrets", DriftEnv, secretsOf(spec.Secrets, want.Name), secretsOf(foundSecrets, want.Name), func(string) bool { return true })
+	}
+	for name, extra := range live {
+		c.Add(Drift{Path: "containers/" + name, Kind: DriftSettings, Found: extra.Image})
+	}
+}
+
+// secretsOf returns the secret values of one container, by name.
+func secretsOf(secrets []workload.SecretReference, container string) map[string]string {
+	out := map[string]string{}
+	for _, s := range secrets {
+		if s.Container == container {
+			out[s.Name] = s.Value.Reveal()
+		}
+	}
+	return out
+}

@@ -123,7 +123,7 @@ func TestResolveBuildsSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &compute.TenantComputeSpec{
-		TenantID: "0192f0c4-0000-7000-8000-000000000001", TenantName: "acme", ProviderType: "mock", Generation: 3,
+		TenantID: "0192f0c4-0000-7000-8000-000000000001", TenantName: "acme", ProviderType: "mock", Generation: 3, Drift: compute.DriftRepair,
 		Workload: workload.Workload{Containers: []workload.ContainerSpec{
 			{
 				Name: "app", Image: "example.com/default:1", Env: map[string]string{"A": "1", "B": "3"},
@@ -297,5 +297,34 @@ func TestResolvedSpecIsSealed(t *testing.T) {
 	}
 	if res.Spec.ConfigHash == "" || res.Spec.Hash() != res.Spec.ConfigHash {
 		t.Errorf("ConfigHash %q, Hash %q: want the hash set by Resolve", res.Spec.ConfigHash, res.Spec.Hash())
+	}
+}
+
+// TestResolveDriftPolicy: "drift" in the tenant's config, else in the
+// operator's block, sets the spec's policy; repair without either; any
+// other value is refused at /drift.
+func TestResolveDriftPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		block, config string
+		want          compute.DriftPolicy
+	}{
+		{``, `{"image":"x"}`, compute.DriftRepair},
+		{``, `{"image":"x","drift":"observe"}`, compute.DriftObserve},
+		{`{"drift":"observe"}`, `{"image":"x"}`, compute.DriftObserve},
+		{`{"drift":"observe"}`, `{"image":"x","drift":"repair"}`, compute.DriftRepair},
+	} {
+		m := newManager(t, "", map[string]string{"mock": tt.block})
+		res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(tt.config)})
+		if err != nil {
+			t.Fatalf("block %s, config %s: %v", tt.block, tt.config, err)
+		}
+		if res.Spec.Drift != tt.want {
+			t.Errorf("block %s, config %s: policy %q, want %q", tt.block, tt.config, res.Spec.Drift, tt.want)
+		}
+	}
+	m := newManager(t, "", map[string]string{"mock": ``})
+	_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(`{"image":"x","drift":"sometimes"}`)})
+	if v := violation.Of(err); !errors.Is(err, compute.ErrInvalidSpec) || len(v) != 1 || v[0].Pointer != "/drift" {
+		t.Errorf("drift sometimes: %v, want one violation at /drift", err)
 	}
 }

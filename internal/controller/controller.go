@@ -23,6 +23,9 @@ type Compute interface {
 	UpdateTenant(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error)
 	DestroyTenant(ctx context.Context, t compute.TenantRef) error
 	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
+	// InspectTenant reads the status and, given a spec and a provider that
+	// is a compute.DriftDetector, the drift of the tenant's workload.
+	InspectTenant(ctx context.Context, t compute.TenantRef, spec *compute.TenantComputeSpec) (*compute.Inspection, error)
 	// Registry holds the enabled providers: a tenant whose provider is not
 	// among them is left as it is (see Reconcile).
 	Registry() *compute.Registry
@@ -56,6 +59,7 @@ type Controller struct {
 	compute Compute
 	opts    Options
 	log     *slog.Logger
+	specs   *specCache
 
 	current atomic.Pointer[run] // the running Run, nil when stopped
 }
@@ -77,7 +81,8 @@ type run struct {
 // New returns a controller over store and compute.
 func New(store tenant.Store, c Compute, opts Options) *Controller {
 	opts = opts.WithDefaults()
-	return &Controller{store: store, compute: c, opts: opts, log: opts.Logger.With(slog.String("component", "controller"))}
+	return &Controller{store: store, compute: c, opts: opts, log: opts.Logger.With(slog.String("component", "controller")),
+		specs: newSpecCache(opts.SpecCache)}
 }
 
 // Enqueue asks for the tenant to be reconciled soon. It is safe to call at
@@ -437,8 +442,13 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 				defer func() { <-limit }()
 				ctx, cancel := context.WithTimeout(pt.ctx, c.opts.OperationTimeout)
 				defer cancel()
-				st, err := c.compute.GetTenantStatus(ctx, t.ComputeRef())
-				if why, err := drift(st, err); why != "" || err != nil {
+				spec, err := c.desiredSpec(ctx, t)
+				if err != nil {
+					r.queue.Add(t.ID) // the worker says why
+					return
+				}
+				in, err := c.compute.InspectTenant(ctx, t.ComputeRef(), spec)
+				if needsCheck(t, spec, in, err) {
 					r.queue.Add(t.ID)
 				}
 			})

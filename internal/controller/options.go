@@ -34,6 +34,10 @@ type Options struct {
 	// PollInterval is how often a workload that is still starting is
 	// checked. Default 2s.
 	PollInterval time.Duration
+	// SpecCache is how many tenants' resolved specs are kept in memory for
+	// the drift checks of ready tenants; a tenant past it is resolved
+	// again at each check. Default 10,000; negative keeps none.
+	SpecCache int
 	// OperationTimeout bounds one provider call. Default 5m.
 	OperationTimeout time.Duration
 	// ShutdownTimeout is how long in-flight operations may run once the
@@ -99,6 +103,9 @@ func (o Options) WithDefaults() Options {
 	def(&o.MaxBackoff, 5*time.Minute)
 	def(&o.ProgressDeadline, 10*time.Minute)
 	def(&o.PollInterval, 2*time.Second)
+	if o.SpecCache == 0 {
+		o.SpecCache = 10_000
+	}
 	def(&o.OperationTimeout, 5*time.Minute)
 	def(&o.ShutdownTimeout, 30*time.Second)
 	def(&o.LeaseTTL, DefaultLeaseTTL)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // PlanVersions gives the versions of plans (fleet.Store does).
@@ -20,18 +21,18 @@ type PlanVersions interface {
 // planConfig returns the config of the plan version the tenant follows,
 // nil when it follows none. A version that does not exist is a permanent
 // failure: no retry brings it back.
-func (r *reconcile) planConfig(ctx context.Context) (json.RawMessage, error) {
-	ref := r.t.Plan
+func (c *Controller) planConfig(ctx context.Context, t *tenant.Tenant) (json.RawMessage, error) {
+	ref := t.Plan
 	if ref == nil {
 		return nil, nil
 	}
-	if r.c.opts.Plans == nil {
+	if c.opts.Plans == nil {
 		return nil, fmt.Errorf("%w: the tenant follows plan %s, and this controller has no plans", compute.ErrInvalidSpec, ref)
 	}
 	// Versions never change, but a read per generation is one primary-key
 	// lookup beside the provider's calls; a cache would also have to know
 	// of a plan deleted and made again under its name.
-	v, err := r.c.opts.Plans.GetVersion(ctx, ref.Name, ref.Version)
+	v, err := c.opts.Plans.GetVersion(ctx, ref.Name, ref.Version)
 	if errors.Is(err, fleet.ErrNotFound) {
 		return nil, fmt.Errorf("%w: plan %s has no version %d", compute.ErrInvalidSpec, ref.Name, ref.Version)
 	}

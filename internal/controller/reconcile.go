@@ -66,6 +66,9 @@ type reconcile struct {
 	t     *tenant.Tenant
 	epoch int64 // of the tenant's partition lease; fences every write
 	log   *slog.Logger
+	// repairing: this pass found drift and applies the spec again,
+	// whatever the workload's generation says.
+	repairing bool
 }
 
 func (r *reconcile) run(ctx context.Context) (Result, error) {
@@ -131,25 +134,18 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	if t.Status == tenant.StatusRequested || t.Status == tenant.StatusProvisioning {
 		op, working = "provision", tenant.StatusProvisioning
 	}
-	if t.Status == working {
+	spec, err := r.c.desiredSpec(ctx, t)
+	if err != nil {
+		return r.attemptFailed(ctx, op, t.Status, err)
+	}
+	if t.Status == working && !r.repairing {
 		// An earlier pass (maybe of a controller that crashed) began this:
-		// if the workload already runs this generation, only wait for it.
-		if st, err := r.c.compute.GetTenantStatus(ctx, t.ComputeRef()); err == nil && st.Generation == t.Generation &&
-			(st.State == compute.StateRunning || st.State == compute.StatePending) {
-			return r.await(ctx, working, st)
+		// if the workload already runs this generation as declared, only
+		// wait for it. A drifted one (a repair that failed) is applied.
+		if in, err := r.c.compute.InspectTenant(ctx, t.ComputeRef(), spec); err == nil && len(in.Drift) == 0 &&
+			in.Status.Generation == t.Generation && (in.Status.State == compute.StateRunning || in.Status.State == compute.StatePending) {
+			return r.await(ctx, working, in.Status)
 		}
-	}
-	plan, err := r.planConfig(ctx)
-	if err != nil {
-		return r.attemptFailed(ctx, op, t.Status, err)
-	}
-	res, err := r.c.compute.Resolve(ctx, compute.ResolveRequest{
-		TenantID: t.ID, TenantName: t.Name, Generation: t.Generation,
-		ComputeConfig: t.ComputeConfig, Plan: plan, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider,
-		ResourceIDs: t.ResourceIDs,
-	})
-	if err != nil {
-		return r.attemptFailed(ctx, op, t.Status, err)
 	}
 	// A fenced write before changing anything on the platform: a replica
 	// that no longer holds the tenant's partition stops here.
@@ -161,19 +157,19 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 	ctx = r.progress(ctx, working)
 	switch op {
 	case "provision":
-		out, err := r.c.compute.ProvisionTenant(ctx, res.Spec)
+		out, err := r.c.compute.ProvisionTenant(ctx, spec)
 		if err != nil {
 			return r.attemptFailed(ctx, op, working, err)
 		}
 		ids, endpoints = out.ResourceIDs, out.Endpoints
 	default:
-		out, err := r.c.compute.UpdateTenant(ctx, t.ID, res.Spec)
+		out, err := r.c.compute.UpdateTenant(ctx, t.ID, spec)
 		if errors.Is(err, compute.ErrTenantNotFound) {
 			r.log.Info("workload missing at update; provisioning it")
 			// What fails now is a provision, and is reported as one.
 			op = "provision"
 			var p *compute.ProvisionResult
-			if p, err = r.c.compute.ProvisionTenant(ctx, res.Spec); err == nil {
+			if p, err = r.c.compute.ProvisionTenant(ctx, spec); err == nil {
 				ids, endpoints = p.ResourceIDs, p.Endpoints
 			}
 		} else if err == nil {
@@ -231,48 +227,8 @@ func (r *reconcile) destroy(ctx context.Context) (Result, error) {
 	if err := r.c.compute.DestroyTenant(ctx, r.t.ComputeRef()); err != nil {
 		return r.attemptFailed(ctx, "destroy", tenant.StatusDeleting, err)
 	}
+	r.c.specs.forget(r.t.ID)
 	return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusDeleted, Message: "workload destroyed"})
-}
-
-// checkDrift asks the provider whether a ready tenant's workload still runs,
-// and starts a repair when it does not.
-func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
-	t := r.t
-	why, err := drift(r.c.compute.GetTenantStatus(ctx, t.ComputeRef()))
-	if err != nil {
-		return Result{}, fmt.Errorf("controller: status of tenant %s: %w", t.ID, err)
-	}
-	if why == "" {
-		return Result{}, nil
-	}
-	r.log.Warn("drift detected; repairing", slog.String("reason", why))
-	if err := r.event(ctx, tenant.EventDrift, why); err != nil {
-		return Result{}, err
-	}
-	if err := r.observe(ctx, tenant.Observation{Status: tenant.StatusProvisioning, Message: "repairing: " + why}); err != nil {
-		return Result{}, err
-	}
-	return Result{Requeue: true}, nil
-}
-
-// drift says why a ready tenant's workload, as its provider reports it
-// (st, err), needs a repair, or "" when it runs. An error other than
-// compute.ErrTenantNotFound is returned: nothing is known then.
-func drift(st *compute.ComputeStatus, err error) (string, error) {
-	switch {
-	case errors.Is(err, compute.ErrTenantNotFound):
-		return "the workload is gone", nil
-	case err != nil:
-		return "", err
-	case st.State == compute.StateFailed || st.State == compute.StateStopped || st.State == compute.StateDegraded:
-		why := fmt.Sprintf("the workload is %s", st.State)
-		if st.Message != "" {
-			why += ": " + st.Message
-		}
-		return why, nil
-	default:
-		return "", nil
-	}
 }
 
 // attemptFailed records a failed attempt: an event, then either a retry

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -24,6 +25,7 @@ type Metrics struct {
 	opDuration     *prometheus.HistogramVec
 	reconciles     *prometheus.CounterVec
 	reconcileTimes *prometheus.HistogramVec
+	drift          *prometheus.CounterVec
 }
 
 // New returns Metrics in a new registry that also holds the Go runtime and
@@ -55,7 +57,11 @@ func New() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(.0005, 4, 10),
 		}, []string{"result"}),
 	}
-	reg.MustRegister(m.httpRequests, m.httpDuration, m.operations, m.opDuration, m.reconciles, m.reconcileTimes)
+	m.drift = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "landlord_drift_detected_total",
+		Help: "Differences found between tenants' declared state and what runs (each path of each new drift), by provider and kind.",
+	}, []string{"provider", "kind"})
+	reg.MustRegister(m.httpRequests, m.httpDuration, m.operations, m.opDuration, m.reconciles, m.reconcileTimes, m.drift)
 	return m
 }
 
@@ -84,6 +90,12 @@ func (m *Metrics) ObserveOperation(provider, operation, outcome string, d time.D
 func (m *Metrics) ObserveReconcile(result string, d time.Duration) {
 	m.reconciles.WithLabelValues(result).Inc()
 	m.reconcileTimes.WithLabelValues(result).Observe(d.Seconds())
+}
+
+// ObserveDrift records one difference found in a tenant's workload
+// (controller).
+func (m *Metrics) ObserveDrift(provider string, kind compute.DriftKind) {
+	m.drift.WithLabelValues(provider, string(kind)).Inc()
 }
 
 // WatchQueue exports the controller's work-queue depth.

@@ -178,6 +178,16 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		next.Attempts, next.RetryAt = 0, nil
 	}
 	var events []Event
+	if obs.Drift != nil && obs.Status != StatusDeleted {
+		// A drift seen again (observed, not repaired) is not news.
+		if !obs.Drift.Same(cur.Drift) {
+			events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventDrift, Generation: obs.Generation, Message: obs.Drift.Describe(), Actor: obs.Actor})
+		}
+		d := *obs.Drift
+		d.DetectedAt = Timestamp(d.DetectedAt)
+		d.Differences = slices.Clone(d.Differences)
+		next.Drift = &d
+	}
 	if cur.Status != obs.Status {
 		events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor})
 	}

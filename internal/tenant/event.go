@@ -18,8 +18,10 @@ const (
 	// EventAttempt: an attempt at an operation failed; Message says why and
 	// which attempt it was.
 	EventAttempt EventType = "attempt_failed"
-	// EventDrift: the workload was found gone or failed behind landlord's
-	// back, and is being repaired.
+	// EventDrift: what runs was found to differ from the declared state
+	// (a field changed, an object deleted, the workload gone or failed
+	// behind landlord's back); Message lists every difference and says
+	// whether it is being repaired or only observed.
 	EventDrift EventType = "drift_detected"
 	// EventPaused and EventResumed: reconciliation was paused or resumed by
 	// the landlord.io/paused annotation.

@@ -244,7 +244,10 @@ type Observation struct {
 	// Tenant.Attempts); zero and nil after a success.
 	Attempts int
 	RetryAt  *time.Time
-	Actor    string
+	// Drift, when not nil, replaces the tenant's recorded drift; nil keeps
+	// it.
+	Drift *DriftReport
+	Actor string
 	// Epoch is the fencing token of the lease of the tenant's partition
 	// (FenceLease); when it is not 0 and is not that lease's epoch, the
 	// observation is refused with ErrFenced.

@@ -51,6 +51,9 @@ type Tenant struct {
 	Attempts int `json:"attempts,omitempty"`
 	// RetryAt is when the controller may try again after a failed attempt.
 	RetryAt *time.Time `json:"retry_at,omitempty"`
+	// Drift is the last drift found in the workload, nil when none ever
+	// was; it stays after a repair, as a record of what happened last.
+	Drift *DriftReport `json:"drift,omitempty"`
 
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`

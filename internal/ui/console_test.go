@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -468,5 +469,34 @@ func TestHistoryNewestFirst(t *testing.T) {
 	}
 	if !strings.Contains(p.body, "Older events") {
 		t.Error("the page does not say there are older events")
+	}
+}
+
+// TestLastDriftIsShown: a tenant's page shows its last drift, what was done
+// about it and each path with the expected and found values.
+func TestLastDriftIsShown(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	id := s.createTenant(t, `{"name":"acme","compute_config":{"image":"a"}}`)
+	if p := s.browser(t).get("/ui/tenants/acme"); strings.Contains(p.body, "Last drift") {
+		t.Fatal("a tenant without drift shows a last drift")
+	}
+	ctx := context.Background()
+	for _, status := range []tenant.Status{tenant.StatusProvisioning, tenant.StatusReady} {
+		obs := tenant.Observation{Generation: 1, Status: status, Settles: status.Settled(), Actor: "test"}
+		if status == tenant.StatusReady {
+			obs.Drift = &tenant.DriftReport{DetectedAt: time.Now(), Generation: 1, Policy: compute.DriftObserve, Differences: []compute.Drift{
+				{Path: "deployment/replicas", Kind: compute.DriftScale, Expected: "1", Found: "5"},
+				{Path: "networkpolicy", Kind: compute.DriftMissing, Expected: "present"},
+			}}
+		}
+		if _, err := s.store.UpdateObserved(ctx, id, obs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := s.browser(t).get("/ui/tenants/acme")
+	for _, want := range []string{"Last drift", "observed, not repaired", "<code>deployment/replicas</code>", "<code>5</code>", "<code>networkpolicy</code>", "missing"} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the tenant's page does not show %q", want)
+		}
 	}
 }

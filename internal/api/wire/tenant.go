@@ -35,9 +35,12 @@ type Tenant struct {
 	RetryAt            *time.Time         `json:"retry_at,omitempty"`
 	ResourceIDs        map[string]string  `json:"resource_ids,omitempty"`
 	Endpoints          []Endpoint         `json:"endpoints,omitempty"`
-	CreatedAt          time.Time          `json:"created_at"`
-	UpdatedAt          time.Time          `json:"updated_at"`
-	DeletedAt          *time.Time         `json:"deleted_at,omitempty"`
+	// Drift is the last drift found in the tenant's workload: absent
+	// when none ever was. It stays after a repair.
+	Drift     *Drift     `json:"drift,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
 }
 
 // Tenant statuses: the values of Tenant.Status, Event.From and Event.To.

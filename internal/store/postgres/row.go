@@ -22,7 +22,7 @@ var tenantColumns = []string{
 	"plan_name", "plan_version", "plan_pinned", "maintenance_window",
 	"status", "status_message", "status_changed_at", "generation", "observed_generation", "version",
 	"resource_ids", "endpoints", "attempts", "retry_at",
-	"deletion_requested_at", "created_at", "updated_at", "deleted_at",
+	"deletion_requested_at", "created_at", "updated_at", "deleted_at", "drift",
 }
 
 // selectTenant reads every column scanTenant expects, in its order.
@@ -38,7 +38,7 @@ const updateTenant = `UPDATE tenants SET compute_config = $2, labels = $3, annot
 	plan_name = $5, plan_version = $6, plan_pinned = $7, maintenance_window = $8,
 	status = $9, status_message = $10, status_changed_at = $11, generation = $12, observed_generation = $13, version = $14,
 	resource_ids = $15, endpoints = $16, attempts = $17, retry_at = $18,
-	deletion_requested_at = $19, updated_at = $20, deleted_at = $21
+	deletion_requested_at = $19, updated_at = $20, deleted_at = $21, drift = $22
 WHERE id = $1`
 
 // eventColumns are the columns of an event's row that eventArgs fill, in
@@ -98,7 +98,7 @@ func tenantArgs(t *tenant.Tenant, j jsonColumns) []any {
 		j.planName, j.planVersion, j.planPinned, j.window,
 		string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
 		j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
-		t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt}
+		t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt, j.drift}
 }
 
 // batcher is a pool or a transaction.
@@ -132,7 +132,7 @@ func writeBatch(create, notify bool, t *tenant.Tenant, events []tenant.Event) (*
 			j.planName, j.planVersion, j.planPinned, j.window,
 			string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
 			j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
-			t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt)
+			t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt, j.drift)
 	}
 	for _, e := range events {
 		b.Queue(insertEvent, eventArgs(e)...)
@@ -151,6 +151,8 @@ type jsonColumns struct {
 	// has no plan, no window.
 	planName, planVersion, window any
 	planPinned                    bool
+	// drift is NULL (nil) when no drift was ever found.
+	drift any
 }
 
 func encodeJSON(t *tenant.Tenant) (jsonColumns, error) {
@@ -175,6 +177,11 @@ func encodeJSON(t *tenant.Tenant) (jsonColumns, error) {
 			return j, fmt.Errorf("postgres: encode maintenance window: %w", err)
 		}
 	}
+	if t.Drift != nil {
+		if j.drift, err = json.Marshal(t.Drift); err != nil {
+			return j, fmt.Errorf("postgres: encode drift: %w", err)
+		}
+	}
 	j.endpoints = []byte("[]")
 	if len(t.Endpoints) > 0 {
 		if j.endpoints, err = json.Marshal(t.Endpoints); err != nil {
@@ -193,7 +200,7 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 	var (
 		t                                        tenant.Tenant
 		config, labels, annotations, resourceIDs []byte
-		endpoints, window                        []byte
+		endpoints, window, drift                 []byte
 		planName                                 *string
 		planVersion                              *int64
 		planPinned                               bool
@@ -202,9 +209,15 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 		&planName, &planVersion, &planPinned, &window,
 		&t.Status, &t.StatusMessage, &t.StatusChangedAt, &t.Generation, &t.ObservedGeneration, &t.Version,
 		&resourceIDs, &endpoints, &t.Attempts, &t.RetryAt,
-		&t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt)
+		&t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt, &drift)
 	if err != nil {
 		return nil, err
+	}
+	if drift != nil {
+		t.Drift = &tenant.DriftReport{}
+		if err := json.Unmarshal(drift, t.Drift); err != nil {
+			return nil, fmt.Errorf("postgres: tenant %s: drift: %w", t.ID, err)
+		}
 	}
 	// JSONB prints a space after each : and ,; the SQLite store returns the
 	// compact text the domain stored, and so does this one.

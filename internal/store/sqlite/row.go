@@ -15,7 +15,7 @@ const tenantColumns = `id, name, provider, compute_config, labels, annotations,
 	plan_name, plan_version, plan_pinned, maintenance_window, status, status_message,
 	generation, observed_generation, version, resource_ids, endpoints,
 	status_changed_at, attempts, retry_at,
-	deletion_requested_at, created_at, updated_at, deleted_at`
+	deletion_requested_at, created_at, updated_at, deleted_at, drift`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -25,7 +25,7 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 		config, labels, annotations, ids, endps string
 		retryAt, deletionRequested, deleted     sql.NullInt64
 		statusChanged, created, updated         int64
-		planName, window                        sql.NullString
+		planName, window, drift                 sql.NullString
 		planVersion                             sql.NullInt64
 		planPinned                              bool
 	)
@@ -33,7 +33,7 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 		&planName, &planVersion, &planPinned, &window, &t.Status, &t.StatusMessage,
 		&t.Generation, &t.ObservedGeneration, &t.Version, &ids, &endps,
 		&statusChanged, &t.Attempts, &retryAt,
-		&deletionRequested, &created, &updated, &deleted)
+		&deletionRequested, &created, &updated, &deleted, &drift)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +62,12 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 			return nil, fmt.Errorf("sqlite: tenant %s: decode maintenance_window: %w", t.ID, err)
 		}
 	}
+	if drift.Valid {
+		t.Drift = &tenant.DriftReport{}
+		if err := json.Unmarshal([]byte(drift.String), t.Drift); err != nil {
+			return nil, fmt.Errorf("sqlite: tenant %s: decode drift: %w", t.ID, err)
+		}
+	}
 	t.StatusChangedAt, t.RetryAt = fromMicros(statusChanged), fromNullMicros(retryAt)
 	t.CreatedAt, t.UpdatedAt = fromMicros(created), fromMicros(updated)
 	t.DeletionRequestedAt, t.DeletedAt = fromNullMicros(deletionRequested), fromNullMicros(deleted)
@@ -82,7 +88,15 @@ func tenantValues(t *tenant.Tenant) []any {
 		planName, planVersion, pinned, window, string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
 		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
 		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt),
-		nullMicros(t.DeletionRequestedAt), micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt)}
+		nullMicros(t.DeletionRequestedAt), micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), driftText(t.Drift)}
+}
+
+// driftText is the drift column's value: NULL when none.
+func driftText(d *tenant.DriftReport) any {
+	if d == nil {
+		return nil
+	}
+	return jsonText(d, "null")
 }
 
 func jsonText[T any](v T, empty string) string {

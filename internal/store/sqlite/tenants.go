@@ -212,14 +212,14 @@ func (s *Store) update(ctx context.Context, id string, desired bool, apply func(
 // and checks only their constraints: an observation costs about half of a
 // full update.
 const updateObserved = `UPDATE tenants SET status = ?, status_message = ?, observed_generation = ?,
-	resource_ids = ?, endpoints = ?, status_changed_at = ?, attempts = ?, retry_at = ?, updated_at = ?
+	resource_ids = ?, endpoints = ?, status_changed_at = ?, attempts = ?, retry_at = ?, updated_at = ?, drift = ?
 	WHERE id = ?`
 
 // observedValues returns updateObserved's arguments for t.
 func observedValues(t *tenant.Tenant) []any {
 	return []any{string(t.Status), t.StatusMessage, t.ObservedGeneration,
 		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
-		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt), micros(t.UpdatedAt), t.ID}
+		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt), micros(t.UpdatedAt), driftText(t.Drift), t.ID}
 }
 
 // onlyObserved reports whether next differs from cur in updateObserved's

@@ -36,6 +36,7 @@ func Run(t *testing.T, open Opener) {
 		{"UpdateDesired", testUpdateDesired},
 		{"UpdateDesiredConcurrently", testUpdateDesiredConcurrently},
 		{"ObservedNeverClobbersDesired", testObservedNeverClobbersDesired},
+		{"Drift", testDrift},
 		{"Transitions", testTransitions},
 		{"Deletion", testDeletion},
 		{"ListFilters", testListFilters},

@@ -71,6 +71,18 @@ func conformance(t *testing.T, config func(int) json.RawMessage) {
 				t.Fatal(err)
 			}
 		},
+		Tampers: []providertest.Tamper{
+			{Name: "image", Path: "containers/app/image", Do: tamper(p, func(w *workload.Workload) { w.Containers[0].Image = "example.com/app:hacked" })},
+			{Name: "env", Path: "containers/app/env/VARIANT", Do: tamper(p, func(w *workload.Workload) { w.Containers[0].Env["VARIANT"] = "hacked" })},
+			{Name: "command", Path: "containers/log/command", Do: tamper(p, func(w *workload.Workload) { w.Containers[1].Command = []string{"sh"} })},
+			{Name: "secret", Path: "containers/app/secrets", Do: tamper(p, func(w *workload.Workload) { w.Secrets = nil })},
+			{Name: "crash", Path: "containers/log/state", Do: func(t *testing.T, id string) {
+				if err := p.Crash(id, "log", 1); err != nil {
+					t.Fatal(err)
+				}
+			}},
+			{Name: "remove", Path: "workload", Do: func(_ *testing.T, id string) { p.Remove(id) }},
+		},
 		CountResources: func(t *testing.T, tenantID string) int { return p.Containers(tenantID) },
 		Restart: func(t *testing.T) compute.Provider {
 			return mustNew(t, mock.Options{Platform: platform, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
@@ -78,6 +90,15 @@ func conformance(t *testing.T, config func(int) json.RawMessage) {
 		Logs:         logs.Bytes,
 		ReadyTimeout: 5 * time.Second,
 	})
+}
+
+// tamper is a tamper hook that changes the tenant's running workload.
+func tamper(p *mock.Provider, change func(w *workload.Workload)) func(t *testing.T, tenantID string) {
+	return func(t *testing.T, tenantID string) {
+		if err := p.Tamper(tenantID, change); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // resolve builds a spec for the mock through a Manager, as the controller does.

@@ -216,7 +216,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		return nil, fmt.Errorf("mock: update tenant %s: %w", tenantID, compute.ErrTenantNotFound)
 	}
 	var changes []compute.Change
-	if w.hash != hash {
+	if w.hash != hash || !w.allRunning() {
 		changes = compute.Diff(w.spec, spec)
 		if err := p.apply(w, spec, hash); err != nil {
 			log.Warn("mock update failed", slog.String("error", err.Error()))

@@ -1,0 +1,62 @@
+package mock
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+)
+
+// Inspect compares the simulated workload with spec, container by
+// container, as the real providers compare what their platforms run.
+func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.Inspection, error) {
+	st, err := p.GetStatus(ctx, spec.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	w, ok := p.pl.workloads[spec.TenantID]
+	if !ok {
+		return nil, fmt.Errorf("mock: inspect tenant %s: %w", spec.TenantID, compute.ErrTenantNotFound)
+	}
+	var found compute.DriftCollector
+	found.CompareContainers(spec, w.spec.Containers, w.spec.Secrets)
+	for _, c := range w.containers {
+		if c.State != compute.ContainerRunning {
+			found.Compare("containers/"+c.Name+"/state", compute.DriftState, string(compute.ContainerRunning), string(c.State))
+		}
+	}
+	return &compute.Inspection{Status: st, Drift: found.Drift()}, nil
+}
+
+// Tamper changes the tenant's running workload behind landlord's back, as
+// an operator with the platform's own tools would: change edits a copy of
+// what runs, which then runs instead. It returns ErrTenantNotFound when
+// the tenant has no workload.
+func (p *Provider) Tamper(tenantID string, change func(w *workload.Workload)) error {
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	w, ok := p.pl.workloads[tenantID]
+	if !ok {
+		return fmt.Errorf("mock: tamper with tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+	}
+	live := w.spec.Clone()
+	change(&live.Workload)
+	w.spec = live
+	w.hash = "" // what runs is no spec landlord applied
+	for i := range w.containers {
+		for _, c := range live.Containers {
+			if c.Name == w.containers[i].Name {
+				w.containers[i].Image = c.Image
+			}
+		}
+	}
+	w.updated = p.now()
+	p.logger.Info("mock workload changed behind landlord's back", slog.String("tenant_id", tenantID))
+	return nil
+}
+
+var _ compute.DriftDetector = (*Provider)(nil)

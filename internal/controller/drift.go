@@ -1,0 +1,172 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+)
+
+// DriftObserver is implemented by a ReconcileObserver that also counts
+// drift (landlord_drift_detected_total).
+type DriftObserver interface {
+	// ObserveDrift records one difference found in a tenant's workload.
+	ObserveDrift(provider string, kind compute.DriftKind)
+}
+
+// observedPrefix begins the status message of a ready tenant whose drift
+// is reported and left alone (drift policy observe).
+const observedPrefix = "drift observed, not repaired (drift policy observe): "
+
+// checkDrift compares a ready tenant's workload with its declared state.
+// What differs is recorded (the tenant's drift, a drift_detected event,
+// the metric) and, under the repair policy, put back at once: an update,
+// or a provision when the workload is gone. Under the observe policy
+// nothing on the platform changes: a workload that still runs stays ready
+// with the drift in its message; one that does not is failed, and is
+// ready again once it runs (see recover). Endpoints are kept to where the
+// workload answers now.
+func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
+	t := r.t
+	spec, err := r.c.desiredSpec(ctx, t)
+	if err != nil {
+		// The config no longer resolves (a provider's settings changed
+		// under it): the workload's state can still be checked.
+		r.log.Warn("cannot resolve the tenant's config to compare the workload with it; checking its state only", slog.Any("error", err))
+		spec = nil
+	}
+	in, err := r.c.compute.InspectTenant(ctx, t.ComputeRef(), spec)
+	found, err := driftOf(in, err)
+	if err != nil {
+		return Result{}, fmt.Errorf("controller: inspect tenant %s: %w", t.ID, err)
+	}
+	policy := compute.DriftRepair
+	if spec != nil && spec.Drift != "" {
+		policy = spec.Drift
+	}
+	if len(found) == 0 {
+		return Result{}, r.inSync(ctx, in.Status)
+	}
+	report := &tenant.DriftReport{DetectedAt: r.c.opts.Now(), Generation: t.Generation, Policy: policy, Differences: found}
+	running := !slices.ContainsFunc(found, func(d compute.Drift) bool { return d.Kind == compute.DriftState })
+	if policy == compute.DriftObserve {
+		return Result{}, r.observeOnly(ctx, report, in, running)
+	}
+	news := !report.Same(t.Drift)
+	r.log.Warn("drift detected; repairing", slog.String("drift", compute.Summarize(found)))
+	status := tenant.StatusUpdating
+	if in == nil {
+		status = tenant.StatusProvisioning // the workload is gone
+	}
+	obs := tenant.Observation{Status: status, Message: "repairing drift: " + compute.Summarize(found), Drift: report}
+	if err := r.observe(ctx, obs); err != nil {
+		return Result{}, err
+	}
+	if news {
+		r.count(found)
+	}
+	r.repairing = true
+	return r.converge(ctx)
+}
+
+// needsCheck reports whether a ready tenant's inspection (in, err) asks for
+// a worker's attention: drift that is not already recorded as observed,
+// moved endpoints, an observed drift's message to clear, or an error.
+func needsCheck(t *tenant.Tenant, spec *compute.TenantComputeSpec, in *compute.Inspection, err error) bool {
+	found, err := driftOf(in, err)
+	switch {
+	case err != nil:
+		return true
+	case len(found) == 0:
+		moved := len(in.Status.Endpoints) > 0 && !slices.Equal(in.Status.Endpoints, t.Endpoints)
+		return moved || strings.HasPrefix(t.StatusMessage, observedPrefix)
+	case spec != nil && spec.Drift == compute.DriftObserve:
+		return !(&tenant.DriftReport{Generation: t.Generation, Policy: compute.DriftObserve, Differences: found}).Same(t.Drift)
+	default:
+		return true
+	}
+}
+
+// driftOf is what an inspection (in, err) found wrong: the differences the
+// provider reported, and the workload's state when it is not running. An
+// error other than compute.ErrTenantNotFound is returned: nothing is known
+// then.
+func driftOf(in *compute.Inspection, err error) ([]compute.Drift, error) {
+	switch {
+	case errors.Is(err, compute.ErrTenantNotFound):
+		return []compute.Drift{{Path: "workload", Kind: compute.DriftState, Expected: "running", Found: "gone"}}, nil
+	case err != nil:
+		return nil, err
+	}
+	found := slices.Clone(in.Drift)
+	if st := in.Status; st.State != compute.StateRunning {
+		state := string(st.State)
+		if st.Message != "" {
+			state += " (" + st.Message + ")"
+		}
+		found = append(found, compute.Drift{Path: "workload", Kind: compute.DriftState, Expected: "running", Found: state})
+	}
+	return found, nil
+}
+
+// inSync records what a check that found no drift changes: the endpoints
+// where the workload answers now, and the end of an observed drift's
+// message.
+func (r *reconcile) inSync(ctx context.Context, st *compute.ComputeStatus) error {
+	t := r.t
+	moved := len(st.Endpoints) > 0 && !slices.Equal(st.Endpoints, t.Endpoints)
+	observed := strings.HasPrefix(t.StatusMessage, observedPrefix)
+	if !moved && !observed {
+		return nil
+	}
+	obs := r.keep(t.Status, t.StatusMessage)
+	if moved {
+		r.log.Info("the workload's endpoints changed", slog.Any("endpoints", st.Endpoints))
+		obs.Endpoints = st.Endpoints
+	}
+	if observed {
+		obs.Message = ""
+	}
+	return r.observe(ctx, obs)
+}
+
+// observeOnly records drift under the observe policy and changes nothing
+// on the platform; a drift seen again writes nothing.
+func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport, in *compute.Inspection, running bool) error {
+	t := r.t
+	if report.Same(t.Drift) {
+		return nil
+	}
+	r.log.Warn("drift detected; observing only (drift policy observe)", slog.String("drift", compute.Summarize(report.Differences)))
+	obs := r.keep(tenant.StatusReady, observedPrefix+compute.Summarize(report.Differences))
+	obs.Drift = report
+	if in != nil && len(in.Status.Endpoints) > 0 {
+		obs.Endpoints = in.Status.Endpoints
+	}
+	if !running {
+		// Ready would claim endpoints that do not answer.
+		obs = tenant.Observation{Status: tenant.StatusFailed, Settles: true, Drift: report, Endpoints: []compute.Endpoint{},
+			Message: "the workload does not run, and is not repaired (drift policy observe): " + compute.Summarize(report.Differences)}
+	}
+	if err := r.observe(ctx, obs); err != nil {
+		return err
+	}
+	r.count(report.Differences)
+	return nil
+}
+
+// count records drift for metrics.
+func (r *reconcile) count(found []compute.Drift) {
+	o, ok := r.c.opts.Observer.(DriftObserver)
+	if !ok {
+		return
+	}
+	for _, d := range found {
+		o.ObserveDrift(r.t.Provider, d.Kind)
+	}
+}
