@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -34,6 +35,9 @@ type run struct {
 	netCreated bool
 	changes    []compute.Change
 	ids        map[string]string
+	// inspected holds the inspections of containers kept as they were,
+	// which are still current once the run ends.
+	inspected map[string]container.InspectResponse
 
 	imagesMu sync.Mutex
 	images   map[string]func() error // images made available in this run
@@ -43,7 +47,7 @@ type run struct {
 // what it created and restores what it replaced, with a context that
 // survives ctx's cancellation.
 func (p *Provider) converge(ctx context.Context, pl *plan, ex *existing, sentinel error) (*run, error) {
-	r := &run{p: p, pl: pl, log: p.log(pl.spec.TenantID), sentinel: sentinel, ids: map[string]string{}}
+	r := &run{p: p, pl: pl, log: p.log(pl.spec.TenantID), sentinel: sentinel, ids: map[string]string{}, inspected: map[string]container.InspectResponse{}}
 	if err := r.apply(ctx, ex); err != nil {
 		cctx, cancel := p.detached(ctx)
 		defer cancel()
@@ -133,11 +137,28 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 		case !exists:
 			missing = append(missing, d)
 		case cur.Labels[r.pl.n.label(labelConfigHash)] == d.hash && onNetwork(cur, netID):
-			r.ids["container/"+d.spec.Name] = cur.ID
-			if cur.State == container.StateExited || cur.State == container.StateCreated || cur.State == container.StateDead {
-				r.log.Info("docker starting stopped container", slog.String("container", d.spec.Name))
-				if _, err := r.p.client.ContainerStart(ctx, cur.ID, client.ContainerStartOptions{}); err != nil {
-					return r.step(ctx, "start container "+d.spec.Name, err)
+			// The labels say the container is as the spec wants it, but it
+			// may have been changed since, or re-created by hand with the
+			// same labels: what runs is compared too.
+			drift, gone, err := r.liveDrift(ctx, d, cur, netID)
+			switch {
+			case err != nil:
+				return r.step(ctx, "inspect container "+d.spec.Name, err)
+			case gone:
+				missing = append(missing, d)
+			case len(drift) > 0:
+				r.log.Info("docker container differs from its spec; replacing it", slog.String("container", d.spec.Name), slog.String("drift", compute.Summarize(drift)))
+				if err := r.replace(ctx, cur, d); err != nil {
+					return err
+				}
+			default:
+				r.ids["container/"+d.spec.Name] = cur.ID
+				resumed, err := r.resume(ctx, cur, d.spec.Name)
+				if err != nil {
+					return err
+				}
+				if resumed {
+					delete(r.inspected, d.spec.Name) // its ports are new
 				}
 			}
 		default:
@@ -179,6 +200,68 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 		}
 	}
 	return nil
+}
+
+// liveDrift compares a container whose labels match the plan with the plan,
+// its state aside; gone reports that it was removed since it was listed.
+func (r *run) liveDrift(ctx context.Context, d desired, cur container.Summary, netID string) (drift []compute.Drift, gone bool, err error) {
+	res, err := r.p.client.ContainerInspect(ctx, cur.ID, client.ContainerInspectOptions{})
+	if isNotFound(err) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	img, err := r.p.imageDefaults(ctx, res.Container.Image)
+	if err != nil {
+		return nil, false, err
+	}
+	var col compute.DriftCollector
+	r.pl.compareContainer(&col, d, live{c: res.Container, image: img}, netID, false)
+	r.inspected[d.spec.Name] = res.Container
+	return col.Drift(), false, nil
+}
+
+// resume starts a container that is stopped and unpauses one that is
+// paused, and reports whether it did.
+func (r *run) resume(ctx context.Context, cur container.Summary, name string) (bool, error) {
+	switch cur.State {
+	case container.StateExited, container.StateCreated, container.StateDead:
+		r.log.Info("docker starting stopped container", slog.String("container", name))
+		if _, err := r.p.client.ContainerStart(ctx, cur.ID, client.ContainerStartOptions{}); err != nil {
+			return false, r.step(ctx, "start container "+name, err)
+		}
+	case container.StatePaused:
+		r.log.Info("docker unpausing paused container", slog.String("container", name))
+		if _, err := r.p.client.ContainerUnpause(ctx, cur.ID, client.ContainerUnpauseOptions{}); err != nil {
+			return false, r.step(ctx, "unpause container "+name, err)
+		}
+	default:
+		return false, nil
+	}
+	r.changes = append(r.changes, compute.Change{Field: "containers/" + name + "/state", From: string(cur.State), To: string(container.StateRunning)})
+	return true, nil
+}
+
+// status is the workload's status once the run has converged it: the
+// containers it kept as they were are not inspected again.
+func (r *run) status(ctx context.Context) (*compute.ComputeStatus, error) {
+	ids := r.containerIDs()
+	inspected := make(map[string]container.InspectResponse, len(ids))
+	rest := map[string]string{}
+	for name, id := range ids {
+		if c, ok := r.inspected[name]; ok && c.ID == id {
+			inspected[name] = c
+		} else {
+			rest[name] = id
+		}
+	}
+	fresh, err := r.p.inspectContainers(ctx, r.pl.n, rest)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(inspected, fresh)
+	return r.p.statusOf(ctx, r.pl.n, inspected)
 }
 
 // firstError is the first non-nil error of errs: the step of the first

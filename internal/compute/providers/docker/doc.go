@@ -29,6 +29,27 @@
 // GetStatus probes the published host port from landlord's host, and reports
 // the health as unknown when the probed port is not published.
 //
+// Drift: Inspect (compute.DriftDetector) reads the tenant's containers and
+// network live and compares every field the provider writes with the spec:
+// image, entrypoint and command, environment, secrets (by value, reported
+// redacted), port bindings (a host port the Engine chose is not compared),
+// CPU and memory, health check, restart policy, privileged mode, bind
+// mounts, the labels it finds containers by, each container's attachment to
+// the tenant's network (and to no other) and its state, and the network
+// itself. What the Engine copies from the image into a container that does
+// not set it (moby daemon/commit.go merge) is expected as the Engine copies
+// it, read from the image's configuration. Provision and Update compare the
+// same way, not only the config-hash label: a container changed in place
+// (docker update), re-created by hand with copied labels, or disconnected
+// is replaced; a stopped or paused one is started or unpaused.
+//
+// Changes: WatchChanges (compute.ChangeNotifier) follows the Engine's
+// events API, one stream of landlord's container events (by label) and one
+// of network events (which carry no labels: a connect or disconnect is
+// mapped to its tenant through the container's labels, a removed network
+// through the networks listed when the stream opened). A stream that ends
+// is opened again with backoff from the last event's time.
+//
 // Secret values are given to containers as environment variables only; they
 // are never logged, never put in labels (only inside the keyed fingerprint,
 // which cannot be used to test guesses without the key) and never returned.

@@ -126,6 +126,7 @@ func TestConformance(t *testing.T) {
 			}
 			return len(cs.Items) + len(ns.Items)
 		},
+		Tampers:       tampers(cli, images[1]),
 		Restart:       func(t *testing.T) compute.Provider { return mustProvider(t, logs) },
 		Logs:          logs.Bytes,
 		DialEndpoints: true,

@@ -43,8 +43,11 @@ const defaultRegistryGrace = 15 * time.Second
 
 // ensureImage makes image available on the Engine according to policy.
 func (p *Provider) ensureImage(ctx context.Context, log *slog.Logger, image string, policy PullPolicy) error {
-	_, err := p.client.ImageInspect(ctx, image)
+	res, err := p.client.ImageInspect(ctx, image)
 	present := err == nil
+	if present {
+		p.images.put(res.ID, res)
+	}
 	if err != nil && !isNotFound(err) {
 		return fmt.Errorf("inspect image %s: %w", image, err)
 	}

@@ -171,20 +171,7 @@ func TestStatusReadFails(t *testing.T) {
 // trouble would.
 func behindProxy(t *testing.T, intercept func(w http.ResponseWriter, r *http.Request) bool) *Provider {
 	t.Helper()
-	daemon, err := url.Parse(dockertest.Engine(t).DaemonHost())
-	if err != nil {
-		t.Fatal(err)
-	}
-	network, address := "tcp", daemon.Host
-	if daemon.Scheme == "unix" {
-		network, address = "unix", daemon.Path
-	}
-	engine := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker" },
-		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, address)
-		}},
-	}
+	engine := engineProxy(t)
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !intercept(w, r) {
 			engine.ServeHTTP(w, r)
@@ -201,6 +188,25 @@ func behindProxy(t *testing.T, intercept func(w http.ResponseWriter, r *http.Req
 	}
 	t.Cleanup(func() { _ = p.Close() })
 	return p
+}
+
+// engineProxy passes requests to the real Engine.
+func engineProxy(t *testing.T) *httputil.ReverseProxy {
+	t.Helper()
+	daemon, err := url.Parse(dockertest.Engine(t).DaemonHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	network, address := "tcp", daemon.Host
+	if daemon.Scheme == "unix" {
+		network, address = "unix", daemon.Path
+	}
+	return &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL.Scheme, r.Out.URL.Host = "http", "docker" },
+		Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, address)
+		}},
+	}
 }
 
 // engineAnswers writes an Engine's error answer.

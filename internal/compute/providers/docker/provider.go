@@ -51,6 +51,8 @@ type Provider struct {
 	registryGrace time.Duration
 
 	locks tenantlock.Locks
+	// images caches image configurations by id, for Inspect.
+	images imageCache
 }
 
 // New returns a provider configured by opts. It does not contact the Engine;
@@ -172,6 +174,8 @@ var (
 	_ compute.HealthChecker      = (*Provider)(nil)
 	_ compute.ConfigDecoder      = (*Provider)(nil)
 	_ compute.CapabilityReporter = (*Provider)(nil)
+	_ compute.DriftDetector      = (*Provider)(nil)
+	_ compute.ChangeNotifier     = (*Provider)(nil)
 )
 
 func (p *Provider) stopTimeout() time.Duration { return time.Duration(p.settings.StopTimeout) }

@@ -46,7 +46,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 		Message:       message,
 		ProvisionedAt: p.now(),
 	}
-	if st, err := p.describe(ctx, pl.n, r.containerIDs()); err == nil {
+	if st, err := r.status(ctx); err == nil {
 		res.Endpoints = st.Endpoints
 	}
 	return res, nil
@@ -88,7 +88,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		ResourceIDs:  r.ids,
 		UpdatedAt:    p.now(),
 	}
-	if st, err := p.describe(ctx, pl.n, r.containerIDs()); err == nil {
+	if st, err := r.status(ctx); err == nil {
 		res.Endpoints = st.Endpoints
 	}
 	return res, nil

@@ -75,9 +75,9 @@ func countingProvider(t *testing.T) (*Provider, *engineCalls) {
 	return p, calls
 }
 
-// The Engine round trips of one tenant's Provision, repeated Provision and
-// Destroy, the benchmark's operations: each costs time, so they are counted
-// and bounded.
+// The Engine round trips of one tenant's Provision, repeated Provision,
+// status, Inspect and Destroy, the benchmark's and the controller's
+// operations: each costs time, so they are counted and bounded.
 func TestEngineRoundTrips(t *testing.T) {
 	cli := dockertest.Engine(t)
 	image := dockertest.EchoImage(t)[0]
@@ -98,6 +98,9 @@ func TestEngineRoundTrips(t *testing.T) {
 		{"provision", 8, func() error { _, err := p.Provision(ctx, benchSpec(id, image)); return err }},
 		{"provision again", 3, func() error { _, err := p.Provision(ctx, benchSpec(id, image)); return err }},
 		{"status", 2, func() error { _, err := p.GetStatus(ctx, id); return err }},
+		// The controller's drift check of a ready tenant, at every resync:
+		// the image's configuration is read once per image and process.
+		{"inspect", 3, func() error { _, err := p.Inspect(ctx, benchSpec(id, image)); return err }},
 		{"destroy", 5, func() error { return p.Destroy(ctx, id) }},
 		{"destroy again", 2, func() error { return p.Destroy(ctx, id) }},
 	}

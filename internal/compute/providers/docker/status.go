@@ -47,21 +47,41 @@ func (p *Provider) status(ctx context.Context, n naming) (*compute.ComputeStatus
 
 // describe inspects the containers ids (spec container name → id) live.
 func (p *Provider) describe(ctx context.Context, n naming, ids map[string]string) (*compute.ComputeStatus, error) {
-	st := &compute.ComputeStatus{TenantID: n.tenantID, ProviderType: Name, LastUpdated: p.now()}
-	names := make([]string, 0, len(ids))
-	for name := range ids {
-		names = append(names, name)
+	inspected, err := p.inspectContainers(ctx, n, ids)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		res, err := p.client.ContainerInspect(ctx, ids[name], client.ContainerInspectOptions{})
+	return p.statusOf(ctx, n, inspected)
+}
+
+// inspectContainers inspects the containers ids (spec container name → id);
+// one removed since it was listed is left out.
+func (p *Provider) inspectContainers(ctx context.Context, n naming, ids map[string]string) (map[string]container.InspectResponse, error) {
+	out := make(map[string]container.InspectResponse, len(ids))
+	for name, id := range ids {
+		res, err := p.client.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 		if isNotFound(err) {
 			continue // removed since the list
 		}
 		if err != nil {
 			return nil, fail(ctx, nil, n.tenantID, "status: inspect container "+name, err)
 		}
-		c := res.Container
+		out[name] = res.Container
+	}
+	return out, nil
+}
+
+// statusOf is the status of the inspected containers (spec container name →
+// inspection): their states now, and the endpoints they publish now.
+func (p *Provider) statusOf(ctx context.Context, n naming, inspected map[string]container.InspectResponse) (*compute.ComputeStatus, error) {
+	st := &compute.ComputeStatus{TenantID: n.tenantID, ProviderType: Name, LastUpdated: p.now()}
+	names := make([]string, 0, len(inspected))
+	for name := range inspected {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c := inspected[name]
 		cs, endpoints := p.containerStatus(ctx, n, name, c)
 		st.Containers = append(st.Containers, cs)
 		st.Endpoints = append(st.Endpoints, endpoints...)
