@@ -469,6 +469,9 @@ func controllerOptions(c config.Controller, leases tenant.LeaseStore, log *slog.
 	return opts, controller.CheckLease(opts.LeaseTTL, opts.LeaseRenew)
 }
 
+// The metrics count what the controller reports, drift included.
+var _ controller.DriftObserver = (*metrics.Metrics)(nil)
+
 // newLogger logs text on a terminal and JSON otherwise.
 func newLogger(level string, w io.Writer) *slog.Logger {
 	var lvl slog.Level

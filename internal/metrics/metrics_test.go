@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
@@ -56,6 +57,8 @@ func TestMetrics(t *testing.T) {
 	m.ObserveHTTP("", "GET", 404, time.Millisecond)
 	m.ObserveOperation("mock", "provision", "retryable", 10*time.Millisecond)
 	m.ObserveReconcile("done", time.Millisecond)
+	m.ObserveDrift("kubernetes", compute.DriftScale)
+	m.ObserveDrift("kubernetes", compute.DriftScale)
 
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
@@ -70,6 +73,7 @@ func TestMetrics(t *testing.T) {
 		`landlord_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
 		`landlord_provider_operations_total{operation="provision",outcome="retryable",provider="mock"} 1`,
 		`landlord_reconciles_total{result="done"} 1`,
+		`landlord_drift_detected_total{kind="scale",provider="kubernetes"} 2`,
 		`landlord_rollout_info{from_version="1",plan="standard",rollout="` + ro.ID + `",state="running",to_version="2"} 1`,
 		`landlord_rollout_wave{plan="standard",rollout="` + ro.ID + `"} 0`,
 		`landlord_rollout_members{plan="standard",rollout="` + ro.ID + `",state="pending"} 2`,
