@@ -83,8 +83,7 @@ func needsCheck(t *tenant.Tenant, spec *compute.TenantComputeSpec, in *compute.I
 	case err != nil:
 		return true
 	case len(found) == 0:
-		moved := len(in.Status.Endpoints) > 0 && !slices.Equal(in.Status.Endpoints, t.Endpoints)
-		return moved || strings.HasPrefix(t.StatusMessage, observedPrefix)
+		return !slices.Equal(in.Status.Endpoints, t.Endpoints) || strings.HasPrefix(t.StatusMessage, observedPrefix)
 	case spec != nil && spec.Drift == compute.DriftObserve:
 		return !(&tenant.DriftReport{Generation: t.Generation, Policy: compute.DriftObserve, Differences: found}).Same(t.Drift)
 	default:
@@ -119,7 +118,7 @@ func driftOf(in *compute.Inspection, err error) ([]compute.Drift, error) {
 // message.
 func (r *reconcile) inSync(ctx context.Context, st *compute.ComputeStatus) error {
 	t := r.t
-	moved := len(st.Endpoints) > 0 && !slices.Equal(st.Endpoints, t.Endpoints)
+	moved := !slices.Equal(st.Endpoints, t.Endpoints)
 	observed := strings.HasPrefix(t.StatusMessage, observedPrefix)
 	if !moved && !observed {
 		return nil
@@ -127,7 +126,7 @@ func (r *reconcile) inSync(ctx context.Context, st *compute.ComputeStatus) error
 	obs := r.keep(t.Status, t.StatusMessage)
 	if moved {
 		r.log.Info("the workload's endpoints changed", slog.Any("endpoints", st.Endpoints))
-		obs.Endpoints = st.Endpoints
+		obs.Endpoints = nonNil(st.Endpoints)
 	}
 	if observed {
 		obs.Message = ""
@@ -145,8 +144,10 @@ func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport,
 	r.log.Warn("drift detected; observing only (drift policy observe)", slog.String("drift", compute.Summarize(report.Differences)))
 	obs := r.keep(tenant.StatusReady, observedPrefix+compute.Summarize(report.Differences))
 	obs.Drift = report
-	if in != nil && len(in.Status.Endpoints) > 0 {
-		obs.Endpoints = in.Status.Endpoints
+	// Only where the workload answers now: a detached network leaves a
+	// running workload with none.
+	if in != nil {
+		obs.Endpoints = nonNil(in.Status.Endpoints)
 	}
 	if !running {
 		// Ready would claim endpoints that do not answer.
@@ -158,6 +159,15 @@ func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport,
 	}
 	r.count(report.Differences)
 	return nil
+}
+
+// nonNil is endpoints, or an empty list for none: an observation's nil
+// endpoints keep the tenant's.
+func nonNil(endpoints []compute.Endpoint) []compute.Endpoint {
+	if endpoints == nil {
+		return []compute.Endpoint{}
+	}
+	return endpoints
 }
 
 // count records drift for metrics.

@@ -197,7 +197,8 @@ func (r *reconcile) await(ctx context.Context, working tenant.Status, st *comput
 		t.Endpoints = st.Endpoints
 	}
 	if st.State == compute.StateRunning && st.Health != compute.HealthUnhealthy && st.Health != compute.HealthStarting {
-		return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: st.Message})
+		// Ready with the endpoints that answer now, none if none do.
+		return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: st.Message, Endpoints: nonNil(st.Endpoints)})
 	}
 	// The deadline counts from the later of the status change and the
 	// workload's last change, so that time spent retrying is not counted.

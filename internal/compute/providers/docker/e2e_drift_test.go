@@ -47,6 +47,14 @@ func TestEndToEndDriftThroughServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("observed tenant: %s: %s; endpoints %+v", tn.Status, tn.StatusMessage, tn.Endpoints)
+	// Ready, with only endpoints that answer: a detached container has none.
+	for _, e := range tn.Endpoints {
+		if c, err := net.DialTimeout("tcp", e.Address, 2*time.Second); err != nil {
+			t.Errorf("the observed tenant is %s with endpoint %s, which does not answer: %v", tn.Status, e.Address, err)
+		} else {
+			_ = c.Close()
+		}
+	}
 	after := tenantContainer(t, cli, observeID, "app")
 	if after.ID != before.ID || attached(t, cli, after.ID, tenantNetwork(t, cli, observeID)) {
 		t.Errorf("the observed tenant's container was changed (%s → %s) or attached again", before.ID, after.ID)
