@@ -3,6 +3,8 @@ package compute
 import (
 	"context"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -162,6 +164,9 @@ func (c *DriftCollector) Missing(path, expected string) {
 // expected and found, in kind. The values of keys that secret reports
 // (nil for none) read RedactedValue, or nothing when they are missing.
 func (c *DriftCollector) CompareMap(prefix string, kind DriftKind, expected, found map[string]string, secret func(key string) bool) {
+	if maps.Equal(expected, found) {
+		return // the common case, at no cost
+	}
 	keys := make([]string, 0, len(expected)+len(found))
 	for k := range expected {
 		keys = append(keys, k)
@@ -223,15 +228,31 @@ func (c *DriftCollector) CompareContainers(spec *TenantComputeSpec, found []work
 			continue
 		}
 		delete(live, want.Name)
+		// Values are formatted only when they differ: a check of a
+		// workload that runs as declared allocates nothing here.
 		c.Compare(at+"/image", DriftImage, want.Image, got.Image)
-		c.Compare(at+"/command", DriftCommand, quoteList(want.Command), quoteList(got.Command))
-		c.Compare(at+"/args", DriftCommand, quoteList(want.Args), quoteList(got.Args))
+		if !slices.Equal(want.Command, got.Command) {
+			c.Compare(at+"/command", DriftCommand, quoteList(want.Command), quoteList(got.Command))
+		}
+		if !slices.Equal(want.Args, got.Args) {
+			c.Compare(at+"/args", DriftCommand, quoteList(want.Args), quoteList(got.Args))
+		}
 		c.CompareMap(at+"/env", DriftEnv, want.Env, got.Env, nil)
-		c.Compare(at+"/ports", DriftPorts, portList(want.Ports), portList(got.Ports))
-		c.Compare(at+"/health_check", DriftHealth, healthString(want.HealthCheck), healthString(got.HealthCheck))
-		c.Compare(at+"/resources/cpu_millicores", DriftResources, number(want.Resources.CPUMillicores), number(got.Resources.CPUMillicores))
-		c.Compare(at+"/resources/memory_mib", DriftResources, number(want.Resources.MemoryMiB), number(got.Resources.MemoryMiB))
-		c.CompareMap(at+"/secrets", DriftEnv, secretsOf(spec.Secrets, want.Name), secretsOf(foundSecrets, want.Name), func(string) bool { return true })
+		if !slices.Equal(want.Ports, got.Ports) {
+			c.Compare(at+"/ports", DriftPorts, portList(want.Ports), portList(got.Ports))
+		}
+		if !reflect.DeepEqual(want.HealthCheck, got.HealthCheck) {
+			c.Compare(at+"/health_check", DriftHealth, healthString(want.HealthCheck), healthString(got.HealthCheck))
+		}
+		if want.Resources != got.Resources {
+			c.Compare(at+"/resources/cpu_millicores", DriftResources, number(want.Resources.CPUMillicores), number(got.Resources.CPUMillicores))
+			c.Compare(at+"/resources/memory_mib", DriftResources, number(want.Resources.MemoryMiB), number(got.Resources.MemoryMiB))
+		}
+	}
+	if !slices.Equal(spec.Secrets, foundSecrets) {
+		for _, want := range spec.Containers {
+			c.CompareMap("containers/"+want.Name+"/secrets", DriftEnv, secretsOf(spec.Secrets, want.Name), secretsOf(foundSecrets, want.Name), func(string) bool { return true })
+		}
 	}
 	for name, extra := range live {
 		c.Add(Drift{Path: "containers/" + name, Kind: DriftSettings, Found: extra.Image})
