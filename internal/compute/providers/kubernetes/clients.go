@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -46,7 +45,12 @@ type cluster struct {
 	// context is the kubeconfig context's name; empty in a Pod.
 	context string
 	kube    kubernetes.Interface
-	meta    metadata.Interface
+
+	// cache is the informer cache of landlord's objects on the cluster,
+	// run while a change watch uses it (cacheUsers of them); nil otherwise.
+	cacheMu    sync.Mutex
+	cache      *informerCache
+	cacheUsers int
 }
 
 // newClients loads the kubeconfig at path; with no path, the in-cluster
@@ -148,11 +152,7 @@ func (c *clients) get(context string) (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: context %s: %w", context, err)
 	}
-	meta, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes: context %s: %w", context, err)
-	}
-	cl := &cluster{context: context, kube: kube, meta: meta}
+	cl := &cluster{context: context, kube: kube}
 	c.byCtx[context] = cl
 	for _, fn := range c.onNew {
 		fn(cl)

@@ -60,7 +60,7 @@ type tenantOptions struct {
 	NamespaceMode    string            `json:"namespace_mode,omitempty"`
 	Namespace        string            `json:"namespace,omitempty"`
 	NamespacePrefix  *string           `json:"namespace_prefix,omitempty"`
-	Replicas         *int32            `json:"replicas,omitempty"`
+	Replicas         *replicaCount     `json:"replicas,omitempty"`
 	ServiceType      string            `json:"service_type,omitempty"`
 	Ingress          *ingress          `json:"ingress,omitempty"`
 	ImagePullSecrets []string          `json:"image_pull_secrets,omitempty"`
@@ -113,13 +113,6 @@ func (o *tenantOptions) sharedNamespace() string {
 	return o.Namespace
 }
 
-func (o *tenantOptions) replicas() int32 {
-	if o.Replicas == nil {
-		return DefaultReplicas
-	}
-	return *o.Replicas
-}
-
 func (o *tenantOptions) isolated() bool { return o.NetworkPolicy != "none" }
 
 const (
@@ -137,7 +130,14 @@ var tenantProperties = map[string]string{
 	  "description": "The namespace tenants share in namespace_mode shared; it must exist. Ignored in namespace_mode per-tenant."}`,
 	"namespace_prefix": `{"type": "string", "pattern": "^([a-z0-9][-a-z0-9]{0,39})?$", "default": "landlord-",
 	  "description": "Prefix of each tenant's namespace in namespace_mode per-tenant."}`,
-	"replicas": `{"type": "integer", "minimum": 0, "maximum": 1000, "default": 1, "description": "How many Pods the tenant's Deployment runs."}`,
+	"replicas": `{"oneOf": [
+	    {"type": "integer", "minimum": 0, "maximum": 1000},
+	    {"type": "object", "properties": {
+	      "min": {"type": "integer", "minimum": 0, "maximum": 1000},
+	      "max": {"type": "integer", "minimum": 0, "maximum": 1000}},
+	     "required": ["min", "max"], "additionalProperties": false}],
+	  "default": 1,
+	  "description": "How many Pods the tenant's Deployment runs: a count landlord keeps (it puts back a Deployment scaled by hand), or {\"min\": N, \"max\": M} when an autoscaler owns the count (a HorizontalPodAutoscaler you create for the Deployment, scaling between N and M): landlord then creates the Deployment with N Pods and afterwards neither sets nor compares replicas, so that it never fights the autoscaler (its server-side apply leaves the field to the autoscaler's manager)."}`,
 	"service_type": `{"enum": ["ClusterIP", "NodePort", "LoadBalancer"],
 	  "description": "Type of the Service of the published ports (a config without ports has none). Default ClusterIP, or LoadBalancer when networking.public is true."}`,
 	"ingress": `{"type": "object", "properties": {

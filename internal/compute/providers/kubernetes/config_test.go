@@ -6,12 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // Without any cluster configured the provider still starts (discovery
@@ -62,6 +64,39 @@ func TestBlock(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), pointer) {
 			t.Errorf("block %s = %v, want an error at %s", block, err, pointer)
+		}
+	}
+}
+
+// replicas is a count, or the range an autoscaler keeps the count in;
+// anything else is refused at /replicas.
+func TestReplicasSchema(t *testing.T) {
+	p, err := kubernetes.New(context.Background(), kubernetes.Options{HashKey: hashKey, Block: json.RawMessage(`{"kubeconfig": ""}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := providertest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})
+	for config, ok := range map[string]bool{
+		`{"image": "app:1", "replicas": 3}`:                            true,
+		`{"image": "app:1", "replicas": {"min": 0, "max": 10}}`:        true,
+		`{"image": "app:1", "replicas": {"min": 2, "max": 2}}`:         true,
+		`{"image": "app:1", "replicas": {"min": 5, "max": 2}}`:         false,
+		`{"image": "app:1", "replicas": {"min": 1}}`:                   false,
+		`{"image": "app:1", "replicas": {"min": 1, "max": 2, "x": 1}}`: false,
+		`{"image": "app:1", "replicas": {"min": 1, "max": 1001}}`:      false,
+		`{"image": "app:1", "replicas": -1}`:                           false,
+		`{"image": "app:1", "replicas": "3"}`:                          false,
+	} {
+		_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "1b4e28ba-2fa1-41d2-883f-0016d3cca427", TenantName: "acme", ComputeConfig: json.RawMessage(config)})
+		var pointers []string
+		for _, v := range violation.Of(err) {
+			pointers = append(pointers, v.Pointer)
+		}
+		switch {
+		case ok && err != nil:
+			t.Errorf("%s: %v", config, err)
+		case !ok && !slices.ContainsFunc(pointers, func(p string) bool { return strings.HasPrefix(p, "/replicas") }):
+			t.Errorf("%s = %v (at %v), want a violation at /replicas", config, err, pointers)
 		}
 	}
 }

@@ -10,16 +10,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 )
 
-// conformanceConfig is variant v of the suite's tenant config.
+// conformanceConfig is variant v of the suite's tenant config: every
+// object landlord writes (a namespace of the tenant's own, a quota, a
+// network policy, a Secret, once the suite adds a secret, a Service, an
+// Ingress, the Deployment).
 func conformanceConfig(v int) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"image": "registry.example/app:1.%d", "ports": [{"container_port": 8080}], "env": {"GREETING": "v%d"},
-		"resources": {"cpu_millicores": 250, "memory_mib": 128}}`, v, v))
+		"resources": {"cpu_millicores": 250, "memory_mib": 128}, "resource_quota": {"pods": "10"}, "ingress": {"host": "{name}.apps.example.com"}}`, v, v))
 }
 
 var invalidConfigs = []providertest.InvalidConfig{
@@ -28,6 +32,8 @@ var invalidConfigs = []providertest.InvalidConfig{
 	{Name: "unknown context", Config: json.RawMessage(`{"image": "app:1", "context": "elsewhere"}`), Pointer: "/context"},
 	{Name: "ingress without ports", Config: json.RawMessage(`{"image": "app:1", "ingress": {"host": "{name}.apps.example.com"}}`), Pointer: "/ingress"},
 	{Name: "port name", Config: json.RawMessage(`{"image": "app:1", "ports": [{"container_port": 80, "name": "80"}]}`), Pointer: "/ports/0/name"},
+	{Name: "scaling range upside down", Config: json.RawMessage(`{"image": "app:1", "replicas": {"min": 3, "max": 2}}`), Pointer: "/replicas"},
+	{Name: "scaling range without max", Config: json.RawMessage(`{"image": "app:1", "replicas": {"min": 3}}`), Pointer: "/replicas"},
 	{Name: "quota in a shared namespace", Config: json.RawMessage(`{"image": "app:1", "namespace_mode": "shared", "resource_quota": {"pods": "3"}}`), Pointer: "/resource_quota"},
 }
 
@@ -52,12 +58,77 @@ func TestConformance(t *testing.T) {
 			}
 		},
 		Squat:          squatNamespace(c),
+		Tampers:        tampers(c),
 		CountResources: func(t *testing.T, tenantID string) int { return countObjects(t, c, tenantID) },
 		Restart:        func(t *testing.T) compute.Provider { return newProvider(t, block, logs) },
 		Logs:           logs.Bytes,
 		ReadyTimeout:   30 * time.Second,
 		Parallel:       20,
 	})
+}
+
+// conformanceNames are the namespace and object name of a suite tenant.
+func conformanceNames(tenantID string) (namespace, name string) {
+	return conformanceNamespace(tenantID), "conf-" + tenantID[len(tenantID)-8:]
+}
+
+// tampers change a running suite tenant as the admin would with kubectl,
+// through the same API requests.
+func tampers(c *kubetest.Cluster) []providertest.Tamper {
+	ctx := context.Background()
+	patch := func(t *testing.T, tenantID string, pt types.PatchType, body, manager string, subresource ...string) {
+		t.Helper()
+		ns, name := conformanceNames(tenantID)
+		if _, err := c.Client.AppsV1().Deployments(ns).Patch(ctx, name, pt, []byte(body), metav1.PatchOptions{FieldManager: manager}, subresource...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remove := func(kind string, del func(ns, name string) error) func(t *testing.T, tenantID string) {
+		return func(t *testing.T, tenantID string) {
+			t.Helper()
+			ns, name := conformanceNames(tenantID)
+			if kind == "Secret" {
+				name += "-secrets"
+			}
+			if err := del(ns, name); err != nil {
+				t.Fatalf("delete %s %s/%s: %v", kind, ns, name, err)
+			}
+		}
+	}
+	core, net := c.Client.CoreV1(), c.Client.NetworkingV1()
+	opts := metav1.DeleteOptions{}
+	return []providertest.Tamper{
+		// kubectl scale deployment/NAME --replicas=5
+		{Name: "scale", Path: "deployment/replicas", Do: func(t *testing.T, id string) {
+			patch(t, id, types.MergePatchType, `{"spec":{"replicas":5}}`, "kubectl-scale", "scale")
+		}},
+		// kubectl set image deployment/NAME app=registry.example/app:1.0-hacked
+		{Name: "image", Path: "containers/app/image", Do: func(t *testing.T, id string) {
+			patch(t, id, types.StrategicMergePatchType, `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.example/app:1.0-hacked"}]}}}}`, "kubectl-set")
+		}},
+		// kubectl set env deployment/NAME GREETING=hacked
+		{Name: "env", Path: "containers/app/env/GREETING", Do: func(t *testing.T, id string) {
+			patch(t, id, types.StrategicMergePatchType, `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"GREETING","value":"hacked"}]}]}}}}`, "kubectl-set")
+		}},
+		// kubectl delete service/NAME, secret/NAME-secrets, networkpolicy/NAME, resourcequota/NAME, ingress/NAME
+		{Name: "delete-service", Path: "service", Do: remove("Service", func(ns, name string) error { return core.Services(ns).Delete(ctx, name, opts) })},
+		{Name: "delete-secret", Path: "secret", Do: remove("Secret", func(ns, name string) error { return core.Secrets(ns).Delete(ctx, name, opts) })},
+		{Name: "delete-networkpolicy", Path: "networkpolicy", Do: remove("NetworkPolicy", func(ns, name string) error { return net.NetworkPolicies(ns).Delete(ctx, name, opts) })},
+		{Name: "delete-resourcequota", Path: "resourcequota", Do: remove("ResourceQuota", func(ns, name string) error { return core.ResourceQuotas(ns).Delete(ctx, name, opts) })},
+		{Name: "delete-ingress", Path: "ingress", Do: remove("Ingress", func(ns, name string) error { return net.Ingresses(ns).Delete(ctx, name, opts) })},
+		// kubectl delete pod NAME-xxxxx: the ReplicaSet makes another, which
+		// the node starts; only the workload's recovery is checked.
+		{Name: "delete-pod", Do: func(t *testing.T, id string) {
+			ns, _ := conformanceNames(id)
+			pods, err := core.Pods(ns).List(ctx, tenantSelector(id))
+			if err != nil || len(pods.Items) == 0 {
+				t.Fatalf("the tenant's Pods: %d, %v", len(pods.Items), err)
+			}
+			if err := core.Pods(ns).Delete(ctx, pods.Items[0].Name, opts); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
 }
 
 // squatNamespace takes, as the admin, the namespace a tenant would get.

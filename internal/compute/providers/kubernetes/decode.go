@@ -59,6 +59,9 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 			errs.Add(at, "%q is not a quantity (e.g. 500m, 2, 4Gi): %v", o.ResourceQuota[k], err)
 		}
 	}
+	if r := o.scaling(); r != nil && r.Min > r.Max {
+		errs.Add("/replicas", "min %d is more than max %d", r.Min, r.Max)
+	}
 	if d := time.Duration(o.ProgressDeadline); d != 0 && d < time.Second {
 		errs.Add("/progress_deadline", "must be at least 1s")
 	}

@@ -70,6 +70,13 @@ func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) e
 		if err := waitNamespaceGone(ctx, cl, ns); err != nil {
 			return fail(err)
 		}
+		// The cache hears of the namespace's objects going a moment later:
+		// until it has, a status is read from the API server.
+		v := viewOf(cl)
+		v.wrote(kindNamespace, "", pl.namespace, "")
+		if pl.object != "" {
+			v.wrote(kindDeployment, pl.namespace, pl.object, "")
+		}
 		p.hints.Delete(tenantID)
 		return nil
 	}
@@ -80,11 +87,11 @@ func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) e
 		return nil
 	}
 	var objects []*object
-	for _, o := range cl.objectsOf(p.removal(pl)) {
-		if o.kind == "Namespace" {
+	for _, o := range viewOf(cl).objectsOf(p.removal(pl)) {
+		if o.kind == kindNamespace {
 			continue
 		}
-		live, err := o.get(ctx)
+		live, _, err := o.get(ctx)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -105,7 +112,7 @@ func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) e
 	}
 	for _, o := range objects {
 		if err := waitGone(ctx, o.String(), func(ctx context.Context) (bool, error) {
-			live, err := o.get(ctx)
+			live, _, err := o.get(ctx)
 			if err != nil {
 				return apierrors.IsNotFound(err), ignoreNotFound(err)
 			}

@@ -16,16 +16,34 @@
 // Provision and Update are the same apply, object by object. Each object
 // is read first: one of the name that is not labelled with the tenant's id
 // is a conflict (compute.ErrProviderConflict), never taken over; one whose
-// fields as landlord set them (Extract) already match is not written, so a
-// no-op update writes nothing. A Provision or Update that fails takes back
-// what it wrote. Nothing is kept in memory that is needed to finish: a
-// restarted landlord finds the objects by name and label.
+// fields as landlord set them (Extract) already match, and whose values in
+// those fields are what the spec asks for, is not written, so a no-op
+// update writes nothing while a changed or deleted object is applied again
+// (server-side apply with force takes back the fields others changed).
+// Every apply that writes records a Kubernetes Event on the Deployment
+// (Created, Updated or DriftRepaired), and a repair one on each object it
+// put back, so that kubectl describe shows what landlord did. A
+// Provision or Update that fails takes back what it wrote. Nothing is kept
+// in memory that is needed to finish: a restarted landlord finds the
+// objects by name and label.
+//
+// The replicas option is a count landlord keeps, or a range
+// ({"min": N, "max": M}) whose count an autoscaler owns: landlord then
+// creates the Deployment with N Pods and hands the field over (see
+// replicas.go), never setting or comparing it again.
+//
+// The provider is a compute.ChangeNotifier: while its change watch runs,
+// shared informers of every kind landlord writes (filtered by its label)
+// and of its Pods keep a cache, whose events wake a tenant's reconcile
+// when any of its objects changes or is deleted, and which GetStatus,
+// Inspect, Provision and Update read instead of asking the API server
+// (see view for why that is live enough, and what is still asked).
 //
 // GetStatus reads the Deployment's rollout as kubectl rollout status does,
 // and the reasons its Pods give (image pulls, crash loops, scheduling,
-// memory, quota) for the tenant's message. The provider is a
-// compute.ChangeNotifier: a metadata-only watch of landlord's Deployments
-// and Pods wakes a tenant's reconcile when its workload changes. A tenant's
+// memory, quota, no node assigned) for the tenant's message. The provider
+// is a compute.DriftDetector: Inspect compares every object and field
+// landlord writes with the spec (see drift.go and compare.go). A tenant's
 // config may pick another context of landlord's kubeconfig, so the
 // provider is a compute.Locator too.
 //

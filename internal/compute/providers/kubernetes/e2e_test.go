@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
 	llclient "github.com/jaxxstorm/landlord/client"
@@ -23,7 +24,11 @@ import (
 // heard through the watch: the controller's poll is an hour), a new image
 // (a new ReplicaSet), an image that cannot be pulled (its reason in the
 // tenant's message), the Deployment deleted behind landlord's back
-// (repaired), and delete (nothing labelled with the tenant is left).
+// (repaired), kubectl scale, kubectl set image and kubectl delete
+// svc,netpol on the ready tenant (each put back within seconds of the
+// watch event, as the resync is an hour, with drift_detected in the
+// tenant's history and its endpoints those of the Service), and delete
+// (nothing labelled with the tenant is left).
 func TestEndToEndThroughServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -112,6 +117,11 @@ func TestEndToEndThroughServe(t *testing.T) {
 		t.Errorf("after the repair: %v", err)
 	}
 
+	// Changes made with kubectl to the ready tenant are put back.
+	for _, tm := range kubectlTampers(c, "landlord-e2e-app", "e2e-app", "registry.example/app:2.0") {
+		putBack(ctx, t, c, tenants, app.ID, tm)
+	}
+
 	// Delete: nothing labelled with either tenant is left.
 	ids := []string{app.ID, broken.ID}
 	parallel(len(ids), func(i int) {
@@ -130,6 +140,131 @@ func TestEndToEndThroughServe(t *testing.T) {
 		}
 	}
 	reportRequests(t, c)
+}
+
+// kubectlTamper is a change made to a tenant as kubectl makes it, and how
+// to tell it was put back.
+type kubectlTamper struct {
+	name string
+	// paths are the drift paths the tenant's history must name.
+	paths []string
+	do    func(ctx context.Context) error
+	back  func(ctx context.Context) (bool, string)
+}
+
+// kubectlTampers are kubectl scale, kubectl set image and kubectl delete
+// svc,netpol on the tenant whose objects are name in ns, which runs image.
+func kubectlTampers(c *kubetest.Cluster, ns, name, image string) []kubectlTamper {
+	deployments, services, policies := c.Client.AppsV1().Deployments(ns), c.Client.CoreV1().Services(ns), c.Client.NetworkingV1().NetworkPolicies(ns)
+	deployment := func(ctx context.Context) (*appsv1.Deployment, string) {
+		d, err := deployments.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err.Error()
+		}
+		return d, fmt.Sprintf("replicas %d, image %s", *d.Spec.Replicas, d.Spec.Template.Spec.Containers[0].Image)
+	}
+	var svcUID, policyUID types.UID
+	return []kubectlTamper{
+		{name: "kubectl scale --replicas=5", paths: []string{"deployment/replicas"},
+			do: func(ctx context.Context) error {
+				_, err := deployments.Patch(ctx, name, types.MergePatchType, []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{FieldManager: "kubectl-scale"}, "scale")
+				return err
+			},
+			back: func(ctx context.Context) (bool, string) {
+				d, got := deployment(ctx)
+				return d != nil && *d.Spec.Replicas == 1, got
+			}},
+		{name: "kubectl set image app=registry.example/app:hacked", paths: []string{"containers/app/image"},
+			do: func(ctx context.Context) error {
+				_, err := deployments.Patch(ctx, name, types.StrategicMergePatchType,
+					[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.example/app:hacked"}]}}}}`), metav1.PatchOptions{FieldManager: "kubectl-set"})
+				return err
+			},
+			back: func(ctx context.Context) (bool, string) {
+				d, got := deployment(ctx)
+				return d != nil && d.Spec.Template.Spec.Containers[0].Image == image, got
+			}},
+		{name: "kubectl delete svc,netpol", paths: []string{"service", "networkpolicy"},
+			do: func(ctx context.Context) error {
+				svc, err := services.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				pol, err := policies.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				svcUID, policyUID = svc.UID, pol.UID
+				if err := services.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+					return err
+				}
+				return policies.Delete(ctx, name, metav1.DeleteOptions{})
+			},
+			back: func(ctx context.Context) (bool, string) {
+				svc, err := services.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, "Service: " + err.Error()
+				}
+				pol, err := policies.Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, "NetworkPolicy: " + err.Error()
+				}
+				return svc.UID != svcUID && pol.UID != policyUID, "the same objects"
+			}},
+	}
+}
+
+// putBack makes the change and waits until it is put back, the tenant's
+// history has drift_detected naming its paths (in one event or more),
+// then a return to ready, and the tenant's endpoints are the Service's.
+func putBack(ctx context.Context, t *testing.T, c *kubetest.Cluster, tenants *llclient.Tenants, id string, tm kubectlTamper) {
+	t.Helper()
+	start := time.Now()
+	if err := tm.do(ctx); err != nil {
+		t.Fatalf("%s: %v", tm.name, err)
+	}
+	eventually(t, tm.name+" put back", func() (bool, string) { return tm.back(ctx) })
+	took := time.Since(start)
+	eventually(t, tm.name+": drift_detected, then ready, in the history", func() (bool, string) {
+		var drifts, seen []string
+		readyAfter := false
+		for ev, err := range tenants.AllEvents(ctx, id, llclient.EventOptions{}) {
+			if err != nil {
+				return false, err.Error()
+			}
+			if ev.Time.Before(start) {
+				continue
+			}
+			seen = append(seen, ev.Type+" "+ev.To+" "+ev.Message)
+			switch {
+			case ev.Type == "drift_detected":
+				drifts, readyAfter = append(drifts, ev.Message), false
+			case len(drifts) > 0 && ev.To == llclient.StatusReady:
+				readyAfter = true
+			}
+		}
+		all := strings.Join(drifts, "; ")
+		for _, p := range tm.paths {
+			if !strings.Contains(all, p) {
+				return false, fmt.Sprintf("no drift_detected names %s: %s", p, strings.Join(seen, " | "))
+			}
+		}
+		return readyAfter, strings.Join(seen, " | ")
+	})
+	tn, err := tenants.Get(ctx, id, llclient.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, name := tn.ResourceIDs["namespace"], tn.ResourceIDs["deployment"]
+	svc, err := c.Client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s.%s.svc.cluster.local:%d", svc.Name, svc.Namespace, svc.Spec.Ports[0].Port)
+	if tn.Status != llclient.StatusReady || len(tn.Endpoints) != 1 || tn.Endpoints[0].Address != want {
+		t.Errorf("after %s the tenant is %s at %+v, want ready at the Service's %s", tm.name, tn.Status, tn.Endpoints, want)
+	}
+	t.Logf("%s: put back %s after the change", tm.name, took.Round(time.Millisecond))
 }
 
 // reportRequests logs the API requests landlord made, by verb and resource.

@@ -82,6 +82,14 @@ func (p *Provider) locate(ctx context.Context, tenantID string) (pl placement, o
 	if err != nil {
 		return placement{}, false, err
 	}
+	own := map[string]string{labelTenantID: tenantID, labelManagedBy: managedBy}
+	// The cache's answer is taken when it finds the Deployment; that it
+	// has none may mean only that it has not heard of it yet.
+	if deps, ok := cl.cacheOf().list(kindDeployment, metav1.NamespaceAll, own); ok && len(deps) > 0 {
+		if d, err := metaOf(deps[0]); err == nil {
+			return placement{context: cl.context, namespace: d.GetNamespace(), object: d.GetName()}, true, nil
+		}
+	}
 	list, err := cl.kube.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
 		LabelSelector: labelTenantID + "=" + tenantID + "," + labelManagedBy + "=" + managedBy,
 	})

@@ -42,6 +42,12 @@ type desired struct {
 	ports       []servicePort
 	serviceType corev1.ServiceType
 	host        string
+	// scaling is the range of an autoscaler that owns the Deployment's
+	// replicas, nil for a fixed count (see replicaCount).
+	scaling *replicaCount
+	// secretPaths are the drift paths of the Secret's keys:
+	// containers/<container>/secrets/<name>.
+	secretPaths map[string]string
 }
 
 // desiredOf builds the tenant's objects from a resolved spec.
@@ -49,7 +55,10 @@ func (p *Provider) desiredOf(spec *compute.TenantComputeSpec, o tenantOptions) *
 	n := namesOf(o, spec.TenantName)
 	labels := labelsOf(o, spec.TenantID, spec.TenantName)
 	annotations := annotationsOf(o, spec.TenantName)
-	d := &desired{names: n, ports: servicePorts(spec.Workload)}
+	d := &desired{names: n, ports: servicePorts(spec.Workload), scaling: o.scaling(), secretPaths: map[string]string{}}
+	for _, s := range spec.Secrets {
+		d.secretPaths[secretKey(s.Container, s.Name)] = "containers/" + s.Container + "/secrets/" + s.Name
+	}
 
 	if o.mode() == PerTenant {
 		nsAnnotations := annotations
@@ -108,13 +117,17 @@ func (p *Provider) desiredOf(spec *compute.TenantComputeSpec, o tenantOptions) *
 		d.ingress = p.ingressOf(n, in, d, labels, annotations)
 	}
 	template := p.podTemplate(spec, o, n, labels, annotations)
-	d.deployment = appsv1ac.Deployment(n.object, n.namespace).WithLabels(labels).WithAnnotations(deployAnnotations).
-		WithSpec(appsv1ac.DeploymentSpec().
-			WithReplicas(o.replicas()).
-			WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{labelTenantID: spec.TenantID})).
-			WithProgressDeadlineSeconds(progressDeadline(o)).
-			WithRevisionHistoryLimit(3).
-			WithTemplate(template))
+	deploySpec := appsv1ac.DeploymentSpec().
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{labelTenantID: spec.TenantID})).
+		WithProgressDeadlineSeconds(progressDeadline(o)).
+		WithRevisionHistoryLimit(3).
+		WithTemplate(template)
+	if d.scaling == nil {
+		// With a scaling range the count is the autoscaler's: landlord's
+		// apply leaves it out (see handover).
+		deploySpec.WithReplicas(o.replicas())
+	}
+	d.deployment = appsv1ac.Deployment(n.object, n.namespace).WithLabels(labels).WithAnnotations(deployAnnotations).WithSpec(deploySpec)
 	return d
 }
 

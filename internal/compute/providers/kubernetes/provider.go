@@ -170,4 +170,5 @@ var (
 	_ compute.ConfigDecoder      = (*Provider)(nil)
 	_ compute.CapabilityReporter = (*Provider)(nil)
 	_ compute.ChangeNotifier     = (*Provider)(nil)
+	_ compute.DriftDetector      = (*Provider)(nil)
 )

@@ -44,6 +44,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	}
 	if len(changes) > 0 {
 		p.log(spec.TenantID).Info("objects applied", "namespace", d.names.namespace, "deployment", d.names.object, "changed", changeList(changes), "generation", spec.Generation)
+		p.recordApplied(ctx, cl, spec, writes, nil)
 	}
 	p.hints.Store(spec.TenantID, placementOf(cl, d.names))
 	return &compute.ProvisionResult{
@@ -74,7 +75,13 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	if err != nil {
 		return fail(err)
 	}
-	dep, err := cl.kube.AppsV1().Deployments(d.names.namespace).Get(ctx, d.names.object, metav1.GetOptions{})
+	deployments := cl.kube.AppsV1().Deployments(d.names.namespace)
+	dep, cached, err := viewGet(ctx, viewOf(cl), kindDeployment, d.names.namespace, d.names.object, deployments.Get)
+	if apierrors.IsNotFound(err) && cached {
+		// Gone from the cache of landlord's objects: gone, or no longer
+		// labelled as landlord's, which Provision must find and refuse.
+		dep, err = deployments.Get(ctx, d.names.object, metav1.GetOptions{})
+	}
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("kubernetes: update tenant %s: no Deployment %s/%s: %w", tenantID, d.names.namespace, d.names.object, compute.ErrTenantNotFound)
 	}
@@ -91,6 +98,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		ResourceIDs: resourceIDs(cl, d.names), Endpoints: p.serviceEndpoints(d.names, d.ports), UpdatedAt: p.now()}
 	if len(changes) > 0 {
 		p.log(tenantID).Info("objects applied", "namespace", d.names.namespace, "deployment", d.names.object, "changed", changeList(changes), "generation", spec.Generation)
+		p.recordApplied(ctx, cl, spec, writes, dep)
 		res.Status, res.Message = compute.ProvisionStatusInProgress, "Deployment "+d.names.namespace+"/"+d.names.object+" is rolling out"
 	}
 	return res, nil
@@ -124,9 +132,10 @@ func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired,
 func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string, deployment *appsv1.Deployment) ([]compute.Change, []*write, error) {
 	var changes []compute.Change
 	var writes []*write
-	objects := cl.objectsOf(d)
+	v := viewOf(cl)
+	objects := v.objectsOf(d)
 	for _, o := range objects {
-		if o.kind == "Deployment" && deployment != nil {
+		if o.kind == kindDeployment && deployment != nil {
 			o.known = deployment
 		}
 	}
@@ -135,7 +144,7 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 		// namespace's record of them changes, so that a crash between the
 		// two cannot strand one.
 		objects[0].before = func(ctx context.Context, live metav1.Object) error {
-			return pruneCopies(ctx, cl, d, live, tenantID)
+			return pruneCopies(ctx, v, d, live, tenantID)
 		}
 	}
 	for i := 0; i < len(objects); i++ {
@@ -150,12 +159,19 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 		if w != nil {
 			changes = append(changes, compute.Change{Field: kindOf(o) + "/" + o.name})
 		}
-		if o.kind == "Namespace" && len(d.pullSecrets) > 0 {
-			copies, err := p.pullSecrets(ctx, cl, d)
+		if o.kind == kindNamespace && len(d.pullSecrets) > 0 {
+			copies, err := p.pullSecrets(ctx, v, d)
 			if err != nil {
 				return changes, writes, err
 			}
 			objects = slices.Insert(objects, i+1, copies...)
+		}
+		if o.kind == kindNamespace && w != nil && w.created() {
+			// Nothing can be in a namespace this call made: the objects to
+			// come need no look for someone else's of their name.
+			for _, later := range objects[i+1:] {
+				later.absent = true
+			}
 		}
 	}
 	return changes, writes, nil
@@ -164,8 +180,9 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 // pullSecrets are copies, in a namespace of the tenant's own, of the
 // Secrets image_pull_secrets names, read from the block's
 // pull_secrets_namespace.
-func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired) ([]*object, error) {
+func (p *Provider) pullSecrets(ctx context.Context, v view, d *desired) ([]*object, error) {
 	from := p.settings.PullSecretsNamespace
+	cl := v.cl
 	core := cl.kube.CoreV1()
 	var out []*object
 	for _, name := range d.pullSecrets {
@@ -182,7 +199,7 @@ func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired) ([]
 		}
 		to := d.names.namespace
 		want := corev1ac.Secret(name, to).WithLabels(d.namespace.Labels).WithType(src.Type).WithData(src.Data)
-		out = append(out, typedObject("Secret", to, name, want, true,
+		out = append(out, typedObject(v, kindSecret, to, name, want, true,
 			core.Secrets(to).Get, corev1ac.ExtractSecret, core.Secrets(to).Apply, core.Secrets(to).Delete))
 	}
 	return out, nil
@@ -191,10 +208,10 @@ func (p *Provider) pullSecrets(ctx context.Context, cl *cluster, d *desired) ([]
 // waitQuotaEnforced waits until the quota controller has filled in a new
 // or changed ResourceQuota's status: the API server enforces only the
 // limits the status lists, and Pods created before would escape it.
-func waitQuotaEnforced(ctx context.Context, cl *cluster, o *object) error {
-	quotas := cl.kube.CoreV1().ResourceQuotas(o.namespace)
+func waitQuotaEnforced(ctx context.Context, v view, o *object) error {
+	quotas := v.cl.kube.CoreV1().ResourceQuotas(o.namespace)
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		q, err := quotas.Get(ctx, o.name, metav1.GetOptions{})
+		q, _, err := viewGet(ctx, v, kindResourceQuota, o.namespace, o.name, quotas.Get)
 		if err != nil {
 			return apiError("read "+o.String(), err)
 		}
@@ -211,14 +228,14 @@ func waitQuotaEnforced(ctx context.Context, cl *cluster, o *object) error {
 
 // pruneCopies deletes the copies of pull secrets the namespace (as live)
 // records and the config no longer names, where they are the tenant's.
-func pruneCopies(ctx context.Context, cl *cluster, d *desired, live metav1.Object, tenantID string) error {
-	core := cl.kube.CoreV1().Secrets(d.names.namespace)
+func pruneCopies(ctx context.Context, v view, d *desired, live metav1.Object, tenantID string) error {
+	core := v.cl.kube.CoreV1().Secrets(d.names.namespace)
 	for name := range strings.SplitSeq(live.GetAnnotations()[annotPullSecrets], ",") {
 		if name == "" || slices.Contains(d.pullSecrets, name) {
 			continue
 		}
 		var gone *corev1ac.SecretApplyConfiguration
-		o := typedObject("Secret", d.names.namespace, name, gone, false, core.Get, corev1ac.ExtractSecret, core.Apply, core.Delete)
+		o := typedObject(v, kindSecret, d.names.namespace, name, gone, false, core.Get, corev1ac.ExtractSecret, core.Apply, core.Delete)
 		if _, err := o.sync(ctx, tenantID); err != nil {
 			return err
 		}
@@ -237,7 +254,7 @@ func (p *Provider) undo(ctx context.Context, writes []*write, tenantID string) {
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	if writes[0].o.kind == "Namespace" && writes[0].created() {
+	if writes[0].o.kind == kindNamespace && writes[0].created() {
 		writes = writes[:1]
 	}
 	for _, w := range slices.Backward(writes) {

@@ -43,12 +43,15 @@ func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compu
 var failingReasons = []string{"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull",
 	"CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError"}
 
+// status reads the tenant's workload where pl says, through the view of
+// its cluster (see view for why a read from the informer cache is live).
 func (p *Provider) status(ctx context.Context, pl placement, tenantID string) (*compute.ComputeStatus, error) {
 	cl, err := p.clients.get(pl.context)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, err)
 	}
-	dep, err := cl.kube.AppsV1().Deployments(pl.namespace).Get(ctx, pl.object, metav1.GetOptions{})
+	v := viewOf(cl)
+	dep, _, err := viewGet(ctx, v, kindDeployment, pl.namespace, pl.object, cl.kube.AppsV1().Deployments(pl.namespace).Get)
 	if apierrors.IsNotFound(err) {
 		return nil, errNoWorkload(tenantID, pl)
 	}
@@ -58,22 +61,35 @@ func (p *Provider) status(ctx context.Context, pl placement, tenantID string) (*
 	if mine, _ := ownedBy(dep.Labels, tenantID); !mine {
 		return nil, errNoWorkload(tenantID, pl)
 	}
-	pods, err := cl.kube.CoreV1().Pods(pl.namespace).List(ctx, metav1.ListOptions{LabelSelector: labelTenantID + "=" + tenantID})
+	return p.statusOf(ctx, v, pl.context, tenantID, dep)
+}
+
+// statusOf is the status of the tenant's Deployment, as read: its
+// rollout, its Pods' containers, the Service's addresses.
+func (p *Provider) statusOf(ctx context.Context, v view, kubeContext, tenantID string, dep *appsv1.Deployment) (*compute.ComputeStatus, error) {
+	pods, err := viewList(ctx, v, kindPod, dep.Namespace, map[string]string{labelManagedBy: managedBy, labelTenantID: tenantID},
+		func(ctx context.Context, opts metav1.ListOptions) ([]corev1.Pod, error) {
+			list, err := v.cl.kube.CoreV1().Pods(dep.Namespace).List(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			return list.Items, nil
+		})
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, apiError("list Pods in "+pl.namespace, err))
+		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, apiError("list Pods in "+dep.Namespace, err))
 	}
 	st := &compute.ComputeStatus{
 		TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown, LastUpdated: progressedAt(dep),
 		Metadata: map[string]string{"namespace": dep.Namespace, "deployment": dep.Name},
 	}
-	if pl.context != "" {
-		st.Metadata["context"] = pl.context
+	if kubeContext != "" {
+		st.Metadata["context"] = kubeContext
 	}
 	if rev := dep.Annotations["deployment.kubernetes.io/revision"]; rev != "" {
 		st.Metadata["revision"] = rev
 	}
 	st.Generation, _ = strconv.ParseInt(dep.Annotations[annotGeneration], 10, 64)
-	current := currentPods(dep, pods.Items)
+	current := currentPods(dep, pods)
 	st.Containers = containerStatuses(dep, current)
 	st.State, st.Message = rollout(dep, current)
 	if probed(dep) {
@@ -82,7 +98,7 @@ func (p *Provider) status(ctx context.Context, pl placement, tenantID string) (*
 			st.Health = compute.HealthHealthy
 		}
 	}
-	if st.Endpoints, err = p.endpoints(ctx, cl, dep); err != nil {
+	if st.Endpoints, err = p.endpoints(ctx, v, dep); err != nil {
 		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, err)
 	}
 	return st, nil
@@ -150,7 +166,7 @@ func rollout(dep *appsv1.Deployment, pods []corev1.Pod) (compute.ComputeState, s
 	progress := fmt.Sprintf("%d of %d replicas updated, %d available", s.UpdatedReplicas, want, s.AvailableReplicas)
 	switch {
 	case len(problems) == 0:
-		return compute.StatePending, "rolling out: " + progress
+		return compute.StatePending, join("rolling out: "+progress, unassigned(pods))
 	case s.AvailableReplicas > 0:
 		return compute.StateDegraded, join("rolling out: "+progress, problems)
 	default:
@@ -193,6 +209,29 @@ func podProblems(pods []corev1.Pod) []string {
 		}
 	}
 	return out
+}
+
+// unassigned says which Pods wait for a node: pending, with no node
+// assigned and no word from a scheduler (one that cannot place a Pod says
+// so in its PodScheduled condition, a problem of podProblems). A cluster
+// whose scheduler is down, or that has none, leaves them so.
+func unassigned(pods []corev1.Pod) []string {
+	var names []string
+	for _, pod := range pods {
+		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending || len(pod.Status.ContainerStatuses) > 0 ||
+			slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == corev1.PodScheduled }) {
+			continue
+		}
+		names = append(names, pod.Name)
+	}
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		return []string{"no node has been assigned to Pod " + names[0] + " yet (is the cluster's scheduler running?)"}
+	default:
+		return []string{fmt.Sprintf("no node has been assigned to %d Pods (%s) yet (is the cluster's scheduler running?)", len(names), strings.Join(names, ", "))}
+	}
 }
 
 // containerStatuses are the template's containers, as the newest Pod of
@@ -254,7 +293,8 @@ func probed(dep *appsv1.Deployment) bool {
 // endpoints are where the tenant's ports are reached: the Service's
 // cluster DNS name, its load balancer's addresses and node ports when it
 // has them, and the Ingress host.
-func (p *Provider) endpoints(ctx context.Context, cl *cluster, dep *appsv1.Deployment) ([]compute.Endpoint, error) {
+func (p *Provider) endpoints(ctx context.Context, v view, dep *appsv1.Deployment) ([]compute.Endpoint, error) {
+	cl := v.cl
 	var ports []servicePort
 	for _, c := range dep.Spec.Template.Spec.Containers {
 		for _, port := range c.Ports {
@@ -264,7 +304,7 @@ func (p *Provider) endpoints(ctx context.Context, cl *cluster, dep *appsv1.Deplo
 	if len(ports) == 0 {
 		return nil, nil
 	}
-	svc, err := cl.kube.CoreV1().Services(dep.Namespace).Get(ctx, dep.Name, metav1.GetOptions{})
+	svc, _, err := viewGet(ctx, v, kindService, dep.Namespace, dep.Name, cl.kube.CoreV1().Services(dep.Namespace).Get)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}

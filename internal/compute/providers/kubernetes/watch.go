@@ -6,73 +6,68 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 )
 
-// watched are the kinds whose changes concern a tenant's status: the
-// Deployment's rollout and its Pods' containers. Only their metadata is
-// kept, so the watch costs little memory per tenant.
-var watched = []schema.GroupVersionResource{
-	{Group: "apps", Version: "v1", Resource: "deployments"},
-	{Version: "v1", Resource: "pods"},
-}
-
-// WatchChanges tells changed of every change to a Deployment or Pod
-// landlord manages, on every cluster landlord talks to, until ctx ends. It
-// watches metadata only, filtered by landlord's label, and stays quiet
-// about what it lists at start. It returns nil: a cluster it cannot reach
-// is the health check's to report, and its tenants are polled.
+// WatchChanges tells changed of every change to an object landlord
+// manages, of every kind it writes (namespaces, quotas, network policies,
+// Secrets, Services, Ingresses, Deployments) and of its Pods, on every
+// cluster landlord talks to, until ctx ends: a Service deleted by hand
+// wakes the tenant's reconcile as a crashed Pod does. It runs the informer
+// cache GetStatus, Inspect, Provision and Update read from (see view), and
+// hears its events; it stays quiet about what the informers list at start.
+// It returns nil: a cluster it cannot reach is the health check's to
+// report, and its tenants are read from the API server meanwhile.
 func (p *Provider) WatchChanges(ctx context.Context, changed func(tenantID string)) error {
-	ctx, cancel := context.WithCancel(ctx)
 	var (
-		mu      sync.Mutex
-		running = map[string]bool{}
-		wg      sync.WaitGroup
+		mu       sync.Mutex
+		stopped  bool
+		releases = map[*cluster]func(){}
 	)
-	defer wg.Wait()
-	defer cancel()
+	notify := func(obj any) {
+		// Removing a handler takes effect a moment later: nothing is told
+		// after WatchChanges has returned.
+		if ctx.Err() != nil {
+			return
+		}
+		if m, err := metaOf(obj); err == nil {
+			if id := m.GetLabels()[labelTenantID]; id != "" {
+				changed(id)
+			}
+		}
+	}
+	handler := cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if !initial {
+				notify(obj)
+			}
+		},
+		UpdateFunc: func(_, obj any) { notify(obj) },
+		DeleteFunc: notify,
+	}
 	watch := func(cl *cluster) {
 		mu.Lock()
 		defer mu.Unlock()
-		if running[cl.context] || ctx.Err() != nil {
+		if stopped || releases[cl] != nil {
 			return
 		}
-		running[cl.context] = true
-		factory := metadatainformer.NewFilteredSharedInformerFactory(cl.meta, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
-			o.LabelSelector = labelManagedBy + "=" + managedBy
-		})
-		notify := func(obj any) {
-			if m, err := metaOf(obj); err == nil {
-				if id := m.GetLabels()[labelTenantID]; id != "" {
-					changed(id)
-				}
-			}
-		}
-		for _, gvr := range watched {
-			_, _ = factory.ForResource(gvr).Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
-				AddFunc: func(obj any, initial bool) {
-					if !initial {
-						notify(obj)
-					}
-				},
-				UpdateFunc: func(_, obj any) { notify(obj) },
-				DeleteFunc: notify,
-			})
-		}
-		wg.Go(func() {
-			factory.Start(ctx.Done())
-			<-ctx.Done()
-			factory.Shutdown()
-		})
+		releases[cl] = cl.useCache(handler)
 	}
-	defer p.clients.watchNew(watch)()
+	stopNew := p.clients.watchNew(watch)
 	// The block's context is watched from the start; others from when a
 	// tenant of theirs is first looked at (at the latest, the controller's
 	// first resync). Without a block context to reach, the others still are.
 	_, _ = p.clients.get(p.base.Context)
 	<-ctx.Done()
+	stopNew()
+	mu.Lock()
+	stopped = true
+	mu.Unlock()
+	var wg sync.WaitGroup
+	for _, release := range releases {
+		wg.Go(release)
+	}
+	wg.Wait()
 	return nil
 }
 
