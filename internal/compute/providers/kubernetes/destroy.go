@@ -52,7 +52,13 @@ func (p *Provider) destroy(ctx context.Context, pl placement, tenantID string) e
 	}
 	foreground := metav1.DeletePropagationForeground
 	opts := metav1.DeleteOptions{PropagationPolicy: &foreground}
-	ns, err := cl.kube.CoreV1().Namespaces().Get(ctx, pl.namespace, metav1.GetOptions{})
+	namespaces := cl.kube.CoreV1().Namespaces()
+	ns, cached, err := viewGet(ctx, viewOf(cl), kindNamespace, "", pl.namespace, namespaces.Get)
+	if apierrors.IsNotFound(err) && cached {
+		// The cache holds landlord's namespaces only: a shared one, or one
+		// the cache has not heard of yet, is asked for.
+		ns, err = namespaces.Get(ctx, pl.namespace, metav1.GetOptions{})
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		p.hints.Delete(tenantID)
