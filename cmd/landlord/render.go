@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 // tablePadding is the spaces between the columns of a table.
@@ -194,19 +195,10 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 	return nil
 }
 
-// driftLine is one difference of a drift: its path, what was expected and
-// what was found.
+// driftLine is one difference of a drift, as the controller words it in
+// the drift_detected event.
 func driftLine(d client.DriftDifference) string {
-	switch {
-	case d.Found == "" && d.Expected == "":
-		return d.Path + " differs"
-	case d.Found == "":
-		return fmt.Sprintf("%s: missing (expected %s)", d.Path, d.Expected)
-	case d.Expected == "":
-		return fmt.Sprintf("%s: unexpected %s", d.Path, d.Found)
-	default:
-		return fmt.Sprintf("%s: expected %s, found %s", d.Path, d.Expected, d.Found)
-	}
+	return compute.Drift{Path: d.Path, Expected: d.Expected, Found: d.Found}.String()
 }
 
 // pairs is a map as sorted k=v pairs.

@@ -10,24 +10,14 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
-// eventually waits until cond holds, for at most 30 seconds, and fails
-// with what it last said otherwise.
+// eventually waits for cond, as every wait of these tests does.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30s: %s", what, last)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, what, 30*time.Second, cond)
 }
 
 // driftCounter is a ReconcileObserver that counts drift as the metrics do.

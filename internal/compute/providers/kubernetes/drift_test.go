@@ -18,23 +18,14 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // eventually polls cond until it holds, for at most 30 s; cond says what
 // it last saw, for the failure.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30s; last: %s", what, last)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, what, 30*time.Second, cond)
 }
 
 // watching runs p's change watch, and with it the informer cache its
