@@ -163,9 +163,14 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 		fmt.Fprintf(tw, "%s\t%s %d/%s → %s\n", k, name, e.ContainerPort, e.Protocol, e.Address)
 	}
 	if d := t.Drift; d != nil {
-		what := "repaired"
-		if d.Policy == "observe" {
+		what := "repairing"
+		switch {
+		case d.Policy == "observe" && d.ResolvedAt == nil:
 			what = "observed, not repaired (drift policy observe)"
+		case d.Policy == "observe":
+			what = "observed, then undone by hand " + when(*d.ResolvedAt, at)
+		case d.ResolvedAt != nil:
+			what = "repaired " + when(*d.ResolvedAt, at)
 		}
 		row("Drift", fmt.Sprintf("%s; found %s at generation %d", what, when(d.DetectedAt, at), d.Generation))
 		for _, x := range d.Differences {

@@ -135,6 +135,7 @@ var fieldNotes = map[fieldKey]fieldNote{
 	{tenantType, "resource_ids"}:                              {doc: "The provider's ids of what it created, for operators."},
 	{reflect.TypeFor[wire.Drift](), "policy"}:                 {doc: "What was done: repair put the declared state back; observe only reported it (the drift field of the compute_config).", enum: []string{string(compute.DriftRepair), string(compute.DriftObserve)}},
 	{reflect.TypeFor[wire.Drift](), "generation"}:             {doc: "The generation the workload was compared with."},
+	{reflect.TypeFor[wire.Drift](), "resolved_at"}:            {doc: "When a check found the workload as declared again (repaired, or undone by hand); absent while the drift is open."},
 	{reflect.TypeFor[wire.DriftDifference](), "kind"}:         {doc: "What sort of difference it is.", enum: driftKinds()},
 	{tenantType, "deleted_at"}:                                {doc: "When the tenant was deleted; its name may be reused since."},
 	{createType, "name"}:                                      {doc: "A lowercase DNS label (1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit) that is not a UUID."},

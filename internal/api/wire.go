@@ -67,7 +67,7 @@ func wireDrift(d *tenant.DriftReport) *wire.Drift {
 	if d == nil {
 		return nil
 	}
-	out := &wire.Drift{DetectedAt: d.DetectedAt, Generation: d.Generation, Policy: string(d.Policy),
+	out := &wire.Drift{DetectedAt: d.DetectedAt, Generation: d.Generation, Policy: string(d.Policy), ResolvedAt: d.ResolvedAt,
 		Differences: make([]wire.DriftDifference, len(d.Differences))}
 	for i, x := range d.Differences {
 		out.Differences[i] = wire.DriftDifference{Path: x.Path, Kind: string(x.Kind), Expected: x.Expected, Found: x.Found}

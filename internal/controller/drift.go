@@ -34,11 +34,14 @@ const observedPrefix = "drift observed, not repaired (drift policy observe): "
 func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 	t := r.t
 	spec, err := r.c.desiredSpec(ctx, t)
+	if err != nil && !errors.Is(err, compute.ErrInvalidSpec) {
+		return Result{}, fmt.Errorf("controller: resolve tenant %s to compare its workload with it: %w", t.ID, err)
+	}
 	if err != nil {
-		// The config no longer resolves (a provider's settings changed
-		// under it): the workload's state can still be checked.
-		r.log.Warn("cannot resolve the tenant's config to compare the workload with it; checking its state only", slog.Any("error", err))
-		spec = nil
+		// The config no longer resolves (the provider's settings or the
+		// plan changed under it): nothing says what to compare, nor
+		// whether to repair. The workload's state is still checked.
+		return Result{}, r.unresolved(ctx, err)
 	}
 	in, err := r.c.compute.InspectTenant(ctx, t.ComputeRef(), spec)
 	found, err := driftOf(in, err)
@@ -46,18 +49,18 @@ func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 		return Result{}, fmt.Errorf("controller: inspect tenant %s: %w", t.ID, err)
 	}
 	policy := compute.DriftRepair
-	if spec != nil && spec.Drift != "" {
+	if spec.Drift != "" {
 		policy = spec.Drift
 	}
 	if len(found) == 0 {
 		return Result{}, r.inSync(ctx, in.Status)
 	}
 	report := &tenant.DriftReport{DetectedAt: r.c.opts.Now(), Generation: t.Generation, Policy: policy, Differences: found}
-	running := !slices.ContainsFunc(found, func(d compute.Drift) bool { return d.Kind == compute.DriftState })
+	running := !slices.ContainsFunc(found, isState)
 	if policy == compute.DriftObserve {
 		return Result{}, r.observeOnly(ctx, report, in, running)
 	}
-	news := !report.Same(t.Drift)
+	news := report.News(t.Drift)
 	r.log.Warn("drift detected; repairing", slog.String("drift", compute.Summarize(found)))
 	status := tenant.StatusUpdating
 	if in == nil {
@@ -83,9 +86,9 @@ func needsCheck(t *tenant.Tenant, spec *compute.TenantComputeSpec, in *compute.I
 	case err != nil:
 		return true
 	case len(found) == 0:
-		return !slices.Equal(in.Status.Endpoints, t.Endpoints) || strings.HasPrefix(t.StatusMessage, observedPrefix)
+		return !slices.Equal(in.Status.Endpoints, t.Endpoints) || strings.HasPrefix(t.StatusMessage, observedPrefix) || t.Drift.Open()
 	case spec != nil && spec.Drift == compute.DriftObserve:
-		return !(&tenant.DriftReport{Generation: t.Generation, Policy: compute.DriftObserve, Differences: found}).Same(t.Drift)
+		return (&tenant.DriftReport{Generation: t.Generation, Policy: compute.DriftObserve, Differences: found}).News(t.Drift)
 	default:
 		return true
 	}
@@ -120,10 +123,14 @@ func (r *reconcile) inSync(ctx context.Context, st *compute.ComputeStatus) error
 	t := r.t
 	moved := !slices.Equal(st.Endpoints, t.Endpoints)
 	observed := strings.HasPrefix(t.StatusMessage, observedPrefix)
-	if !moved && !observed {
+	if !moved && !observed && !t.Drift.Open() {
 		return nil
 	}
 	obs := r.keep(t.Status, t.StatusMessage)
+	if t.Drift.Open() {
+		// Repaired, or undone by hand: the same drift again is news.
+		obs.Drift = t.Drift.Resolved(r.c.opts.Now())
+	}
 	if moved {
 		r.log.Info("the workload's endpoints changed", slog.Any("endpoints", st.Endpoints))
 		obs.Endpoints = nonNil(st.Endpoints)
@@ -138,7 +145,7 @@ func (r *reconcile) inSync(ctx context.Context, st *compute.ComputeStatus) error
 // on the platform; a drift seen again writes nothing.
 func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport, in *compute.Inspection, running bool) error {
 	t := r.t
-	if report.Same(t.Drift) {
+	if !report.News(t.Drift) {
 		return nil
 	}
 	r.log.Warn("drift detected; observing only (drift policy observe)", slog.String("drift", compute.Summarize(report.Differences)))
@@ -160,6 +167,46 @@ func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport,
 	r.count(report.Differences)
 	return nil
 }
+
+// unresolved checks the state of a ready tenant whose config no longer
+// resolves (cause says why): a workload that does not run fails the
+// tenant, which is not repaired, since neither its spec nor its drift
+// policy is known; one that runs is left alone.
+func (r *reconcile) unresolved(ctx context.Context, cause error) error {
+	found, err := driftOf(r.c.compute.InspectTenant(ctx, r.t.ComputeRef(), nil))
+	if err != nil {
+		return fmt.Errorf("controller: status of tenant %s: %w", r.t.ID, err)
+	}
+	if !slices.ContainsFunc(found, isState) {
+		return nil
+	}
+	r.log.Warn("the workload does not run, and the tenant's config no longer resolves; not repairing it", slog.Any("error", cause))
+	return r.observe(ctx, tenant.Observation{Status: tenant.StatusFailed, Settles: true, Endpoints: []compute.Endpoint{},
+		Message: fmt.Sprintf("the workload does not run (%s), and is not repaired: the tenant's config no longer resolves: %v (change the tenant to try again)",
+			compute.Summarize(found), withoutOwnID(cause.Error(), r.t.ID))})
+}
+
+// notState reports whether d is a difference from the spec rather than an
+// instance that is not running.
+func notState(d compute.Drift) bool { return !isState(d) }
+
+// leftover is what still differs from the tenant's spec, instances not
+// running aside.
+func (r *reconcile) leftover(ctx context.Context) ([]compute.Drift, error) {
+	spec, err := r.c.desiredSpec(ctx, r.t)
+	if err != nil {
+		return nil, err
+	}
+	in, err := r.c.compute.InspectTenant(ctx, r.t.ComputeRef(), spec)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(slices.Clone(in.Drift), isState), nil
+}
+
+// isState reports whether d says the workload, or an instance of it, is
+// not running, rather than that it differs from its spec.
+func isState(d compute.Drift) bool { return d.Kind == compute.DriftState }
 
 // nonNil is endpoints, or an empty list for none: an observation's nil
 // endpoints keep the tenant's.

@@ -1,6 +1,7 @@
 package controller_test
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +92,18 @@ func TestFieldDriftIsRepaired(t *testing.T) {
 	if counter.count("mock/image") != 1 || counter.count("mock/env") != 1 {
 		t.Errorf("drift counted %v, want one image and one env", counter.kinds)
 	}
+	eventually(t, "the drift marked resolved", func() (bool, string) {
+		got := e.get(t, tn.ID)
+		return got.Drift != nil && got.Drift.ResolvedAt != nil, fmt.Sprintf("%+v", got.Drift)
+	})
+	// The same change again, once resolved, is a drift of its own.
+	if err := e.mock.Tamper(tn.ID, func(w *workload.Workload) { w.Containers[0].Image = "example.com/app:hacked" }); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a second drift event for the change made again", func() (bool, string) {
+		n := len(e.events(t, tn.ID, tenant.EventDrift))
+		return n == 2, fmt.Sprint(n, " drift events")
+	})
 	var updating bool
 	for _, ev := range e.events(t, tn.ID, tenant.EventStatus) {
 		updating = updating || (ev.From == tenant.StatusReady && ev.To == tenant.StatusUpdating)
@@ -147,6 +160,18 @@ func TestObservedDriftIsLeftAsFound(t *testing.T) {
 	eventually(t, "the message gone once the drift is undone", func() (bool, string) {
 		got := e.get(t, tn.ID)
 		return got.Status == tenant.StatusReady && got.StatusMessage == "", got.StatusMessage
+	})
+
+	// Made again once undone, the same change is news again.
+	hack("example.com/app:hacked")
+	eventually(t, "a second drift event for the change made again", func() (bool, string) {
+		n := len(e.events(t, tn.ID, tenant.EventDrift))
+		return n == 2, fmt.Sprint(n, " drift events")
+	})
+	hack("example.com/app:1")
+	eventually(t, "the message gone again", func() (bool, string) {
+		got := e.get(t, tn.ID)
+		return got.StatusMessage == "" && !got.Drift.Open(), got.StatusMessage
 	})
 
 	provisions := e.mock.Calls(tn.ID, mock.OpProvision)

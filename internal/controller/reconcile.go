@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -142,7 +143,9 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 		// An earlier pass (maybe of a controller that crashed) began this:
 		// if the workload already runs this generation as declared, only
 		// wait for it. A drifted one (a repair that failed) is applied.
-		if in, err := r.c.compute.InspectTenant(ctx, t.ComputeRef(), spec); err == nil && len(in.Drift) == 0 &&
+		// Instances still starting (or restarting) are awaited, not
+		// applied again.
+		if in, err := r.c.compute.InspectTenant(ctx, t.ComputeRef(), spec); err == nil && !slices.ContainsFunc(in.Drift, notState) &&
 			in.Status.Generation == t.Generation && (in.Status.State == compute.StateRunning || in.Status.State == compute.StatePending) {
 			return r.await(ctx, working, in.Status)
 		}
@@ -197,8 +200,21 @@ func (r *reconcile) await(ctx context.Context, working tenant.Status, st *comput
 		t.Endpoints = st.Endpoints
 	}
 	if st.State == compute.StateRunning && st.Health != compute.HealthUnhealthy && st.Health != compute.HealthStarting {
-		// Ready with the endpoints that answer now, none if none do.
-		return Result{}, r.observe(ctx, tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: st.Message, Endpoints: nonNil(st.Endpoints)})
+		ready := tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: st.Message, Endpoints: nonNil(st.Endpoints)}
+		if t.Drift.Open() && t.Drift.Policy == compute.DriftRepair {
+			// A repair is done when the drift is gone, not when the
+			// workload runs: one the provider cannot put back is a failed
+			// attempt, not a ready tenant repaired again at every check.
+			left, err := r.leftover(ctx)
+			if err != nil {
+				return r.attemptFailed(ctx, "repair", working, err)
+			}
+			if len(left) > 0 {
+				return r.attemptFailed(ctx, "repair", working, fmt.Errorf("%w: the workload still differs from its spec after the repair: %s", compute.ErrUpdateFailed, compute.Summarize(left)))
+			}
+			ready.Drift = t.Drift.Resolved(r.c.opts.Now())
+		}
+		return Result{}, r.observe(ctx, ready)
 	}
 	// The deadline counts from the later of the status change and the
 	// workload's last change, so that time spent retrying is not counted.
@@ -410,8 +426,16 @@ func (r *reconcile) progress(ctx context.Context, working tenant.Status) context
 // recover makes a failed tenant ready when its workload runs the current
 // generation after all.
 func (r *reconcile) recover(ctx context.Context) error {
-	st, err := r.c.compute.GetTenantStatus(ctx, r.t.ComputeRef())
-	if err != nil || st.Generation != r.t.Generation || st.State != compute.StateRunning ||
+	spec, err := r.c.desiredSpec(ctx, r.t)
+	if err != nil {
+		return nil
+	}
+	in, err := r.c.compute.InspectTenant(ctx, r.t.ComputeRef(), spec)
+	if err != nil || len(in.Drift) > 0 {
+		return nil // not running as declared (a repair that failed, say)
+	}
+	st := in.Status
+	if st.Generation != r.t.Generation || st.State != compute.StateRunning ||
 		st.Health == compute.HealthUnhealthy || st.Health == compute.HealthStarting {
 		return nil
 	}

@@ -179,12 +179,17 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 	}
 	var events []Event
 	if obs.Drift != nil && obs.Status != StatusDeleted {
-		// A drift seen again (observed, not repaired) is not news.
-		if !obs.Drift.Same(cur.Drift) {
+		// A drift still open and seen again (observed, not repaired) is
+		// not news; one that came back after it was resolved is.
+		if obs.Drift.Open() && obs.Drift.News(cur.Drift) {
 			events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventDrift, Generation: obs.Generation, Message: obs.Drift.Describe(), Actor: obs.Actor})
 		}
 		d := *obs.Drift
 		d.DetectedAt = Timestamp(d.DetectedAt)
+		if d.ResolvedAt != nil {
+			at := Timestamp(*d.ResolvedAt)
+			d.ResolvedAt = &at
+		}
 		d.Differences = slices.Clone(d.Differences)
 		next.Drift = &d
 	}

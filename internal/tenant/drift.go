@@ -23,6 +23,27 @@ type DriftReport struct {
 	// Differences are the paths that differed, with the expected and found
 	// values (secrets redacted).
 	Differences []compute.Drift `json:"differences"`
+	// ResolvedAt is when a check first found the workload as declared
+	// again (repaired, or undone by hand); nil while the drift is open.
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+}
+
+// Open reports whether r is a drift not yet found resolved.
+func (r *DriftReport) Open() bool { return r != nil && r.ResolvedAt == nil }
+
+// News reports whether r, an open drift just found, is not the drift cur
+// already records as open: a new drift, or one that came back after it
+// was resolved. Only news is an event and counts in the metrics.
+func (r *DriftReport) News(cur *DriftReport) bool {
+	return !cur.Open() || !r.Same(cur)
+}
+
+// Resolved returns a copy of r resolved at now.
+func (r *DriftReport) Resolved(now time.Time) *DriftReport {
+	out := *r
+	out.Differences = slices.Clone(r.Differences)
+	out.ResolvedAt = &now
+	return &out
 }
 
 // Same reports whether r reports the same differences as other, under the

@@ -14,6 +14,9 @@ type Drift struct {
 	Policy string `json:"policy"`
 	// Differences are the paths that differed.
 	Differences []DriftDifference `json:"differences"`
+	// ResolvedAt is when a check found the workload as declared again
+	// (repaired, or undone by hand); absent while the drift is open.
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
 }
 
 // DriftDifference is one path that differed. Secret values never appear:

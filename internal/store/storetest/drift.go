@@ -48,14 +48,27 @@ func testDrift(t *testing.T, s tenant.Store) {
 	if kept := observe(nil, "no drift this time").Drift; !kept.Same(report) {
 		t.Errorf("an observation without drift replaced it: %+v", kept)
 	}
-	var drifts []string
-	for _, e := range mustEvents(t, s, cur.ID) {
-		if e.Type == tenant.EventDrift {
-			drifts = append(drifts, e.Message)
+	drifts := func() []string {
+		var out []string
+		for _, e := range mustEvents(t, s, cur.ID) {
+			if e.Type == tenant.EventDrift {
+				out = append(out, e.Message)
+			}
 		}
+		return out
 	}
 	want := "drift at generation 1, observed only (drift policy observe): not repaired: deployment/replicas: expected 1, found 5; service: missing (expected present)"
-	if len(drifts) != 1 || drifts[0] != want {
-		t.Errorf("drift events = %q, want one: %q", drifts, want)
+	if got := drifts(); len(got) != 1 || got[0] != want {
+		t.Errorf("drift events = %q, want one: %q", got, want)
+	}
+	// Resolved, the report stays, closed, and writes no event; the same
+	// drift found again after that is news.
+	resolvedAt := report.DetectedAt.Add(time.Minute)
+	if got := observe(report.Resolved(resolvedAt), "in sync").Drift; got.Open() || !got.ResolvedAt.Equal(resolvedAt) {
+		t.Errorf("resolved drift stored as %+v", got)
+	}
+	observe(report, "drift observed again")
+	if got := drifts(); len(got) != 2 {
+		t.Errorf("%d drift events after the drift came back, want 2", len(got))
 	}
 }
