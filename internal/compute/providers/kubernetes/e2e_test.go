@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,11 +244,13 @@ func putBack(ctx context.Context, t *testing.T, c *kubetest.Cluster, tenants *ll
 				readyAfter = true
 			}
 		}
+		// One change of several objects (delete svc,netpol) may be
+		// found, and repaired whole, before its last object is gone:
+		// the first path is named, and tm.back saw every object back.
+		// The conformance suite's tamper hooks name each path alone.
 		all := strings.Join(drifts, "; ")
-		for _, p := range tm.paths {
-			if !strings.Contains(all, p) {
-				return false, fmt.Sprintf("no drift_detected names %s: %s", p, strings.Join(seen, " | "))
-			}
+		if !slices.ContainsFunc(tm.paths, func(p string) bool { return strings.Contains(all, p) }) {
+			return false, fmt.Sprintf("no drift_detected names any of %s: %s", tm.paths, strings.Join(seen, " | "))
 		}
 		return readyAfter, strings.Join(seen, " | ")
 	})
