@@ -212,3 +212,43 @@ func sameDrift(a, b []compute.Drift) bool {
 }
 
 var _ controller.DriftObserver = (*driftCounter)(nil)
+
+// TestUnrepairableDriftFailsTheTenant: a change something else puts back
+// at once (another controller that owns the field) is not a tenant ready
+// and repaired again at every check: each repair that leaves the drift is
+// a failed attempt, and after the last the tenant fails, saying what
+// still differs; later checks leave it failed.
+func TestUnrepairableDriftFailsTheTenant(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	opts := fast()
+	opts.Resync = 20 * time.Millisecond
+	opts.MaxRetries = 2
+	e.run(t, opts)
+	tn := e.create(t, "acme", driftConfig, nil)
+	e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
+
+	if err := e.mock.Fight(tn.ID, func(w *workload.Workload) { w.Containers[0].Image = "example.com/app:theirs" }); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the tenant failed", func() (bool, string) {
+		got := e.get(t, tn.ID)
+		return got.Status == tenant.StatusFailed, string(got.Status) + ": " + got.StatusMessage
+	})
+	got := e.get(t, tn.ID)
+	for _, want := range []string{"still differs from its spec after the repair", "containers/app/image: expected example.com/app:1, found example.com/app:theirs", "repair failed 3 times"} {
+		if !strings.Contains(got.StatusMessage, want) {
+			t.Errorf("message %q does not say %q", got.StatusMessage, want)
+		}
+	}
+	if n := len(e.events(t, tn.ID, tenant.EventAttempt)); n != 3 {
+		t.Errorf("%d failed attempts recorded, want 3 (the first and 2 retries)", n)
+	}
+	updates, checks := e.mock.Calls(tn.ID, mock.OpUpdate), e.mock.Calls(tn.ID, mock.OpStatus)
+	eventually(t, "ten more checks", func() (bool, string) { return e.mock.Calls(tn.ID, mock.OpStatus) > checks+10, "" })
+	if got := e.get(t, tn.ID); got.Status != tenant.StatusFailed {
+		t.Errorf("a later check made the tenant %s", got.Status)
+	}
+	if n := e.mock.Calls(tn.ID, mock.OpUpdate); n != updates {
+		t.Errorf("%d more updates of a failed tenant", n-updates)
+	}
+}

@@ -43,6 +43,26 @@ func (p *Provider) Tamper(tenantID string, change func(w *workload.Workload)) er
 	if !ok {
 		return fmt.Errorf("mock: tamper with tenant %s: %w", tenantID, compute.ErrTenantNotFound)
 	}
+	p.alter(w, change)
+	p.logger.Info("mock workload changed behind landlord's back", slog.String("tenant_id", tenantID))
+	return nil
+}
+
+// Fight tampers with the tenant's workload as Tamper does, and goes on
+// doing it after every Provision and Update, as another controller that
+// owns the same field would: a drift no repair can cure.
+func (p *Provider) Fight(tenantID string, change func(w *workload.Workload)) error {
+	if err := p.Tamper(tenantID, change); err != nil {
+		return err
+	}
+	p.pl.mu.Lock()
+	defer p.pl.mu.Unlock()
+	p.pl.fights[tenantID] = change
+	return nil
+}
+
+// alter makes w run what change makes of what it runs; p.pl.mu is held.
+func (p *Provider) alter(w *simulated, change func(w *workload.Workload)) {
 	live := w.spec.Clone()
 	change(&live.Workload)
 	w.spec = live
@@ -55,8 +75,6 @@ func (p *Provider) Tamper(tenantID string, change func(w *workload.Workload)) er
 		}
 	}
 	w.updated = p.now()
-	p.logger.Info("mock workload changed behind landlord's back", slog.String("tenant_id", tenantID))
-	return nil
 }
 
 var _ compute.DriftDetector = (*Provider)(nil)

@@ -253,6 +253,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	p.pl.mu.Lock()
 	_, existed := p.pl.workloads[tenantID]
 	delete(p.pl.workloads, tenantID)
+	delete(p.pl.fights, tenantID)
 	p.pl.closeListeners(tenantID, "")
 	p.pl.mu.Unlock()
 	log.Info("mock destroy", slog.Bool("existed", existed))
@@ -348,6 +349,11 @@ func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash str
 	}
 	w.spec = spec.Clone()
 	w.hash = hash
+	defer func() {
+		if fight := p.pl.fights[spec.TenantID]; fight != nil {
+			p.alter(w, fight)
+		}
+	}()
 	w.updated = p.now()
 	b := behaviourOf(spec)
 	w.startsAt = w.updated.Add(b.startAfter())

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
 )
 
 // Platform is the memory the mock provisions into: its "Docker Engine".
@@ -23,6 +24,9 @@ type Platform struct {
 	// operations that started while another one ran for the same tenant.
 	inflight map[string]int
 	overlaps int
+	// fights are changes something else puts back at once, by tenant
+	// (see Fight).
+	fights map[string]func(*workload.Workload)
 }
 
 type call struct {
@@ -43,6 +47,7 @@ func NewPlatform() *Platform {
 		failures:  map[failure]int{},
 		listeners: map[string]map[endpointKey]*listener{},
 		inflight:  map[string]int{},
+		fights:    map[string]func(*workload.Workload){},
 	}
 }
 
