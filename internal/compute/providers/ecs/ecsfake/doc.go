@@ -43,6 +43,12 @@
 //     health check 30s/5s/3 retries unless told; a Fargate service runs
 //     platform version LATEST unless told. The tests, and a provider
 //     comparing what it wrote with what it reads, meet them as on ECS.
+//   - Request throttling, when Options.Throttling is set: ECS's token
+//     buckets per API action category, with DocumentedRates the
+//     capacities and refill rates of "Request throttling for the Amazon
+//     ECS API", refilled from the fake's clock, refusing with
+//     ThrottlingException "Rate exceeded" (HTTP 400). Server.Throttled
+//     counts the refusals.
 //   - Tests change a service behind a provider's back through the same
 //     API, as the AWS CLI would: Server.Client's UpdateService,
 //     RegisterTaskDefinition, DeleteService and StopTask.

@@ -55,11 +55,12 @@ func (s *Server) Calls() map[string]int {
 	return maps.Clone(s.calls)
 }
 
-// ResetCalls zeroes the call counts.
+// ResetCalls zeroes the call counts and the Throttled counts.
 func (s *Server) ResetCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.calls)
+	clear(s.throttled)
 }
 
 func (s *Server) countCall(op string) {

@@ -47,6 +47,13 @@ type Options struct {
 	CreateLag int
 	// Latency is added to every request before it is handled. Default 0.
 	Latency time.Duration
+
+	// Throttling, when set, refuses requests beyond ECS's request rates
+	// with ThrottlingException "Rate exceeded", HTTP 400, as ECS does: each
+	// operation draws a token from its category's bucket, refilled from
+	// the fake's clock (see throttle.go). DocumentedRates is ECS's own
+	// table. Default nil: no throttling.
+	Throttling Rates
 }
 
 func (o Options) withDefaults() Options {
@@ -103,6 +110,8 @@ type Server struct {
 	faults     []fault
 	calls      map[string]int
 	ipSeq      int
+	buckets    map[string]*tokenBucket // by operation; nil without Options.Throttling
+	throttled  map[string]int
 }
 
 // New returns a fake that is not yet serving; serve Handler to use it.
@@ -116,11 +125,13 @@ func New(opts Options) *Server {
 		families:   map[string][]*taskDef{},
 		failImages: map[string]string{},
 		calls:      map[string]int{},
+		throttled:  map[string]int{},
 	}
 	for _, name := range opts.Clusters {
 		s.clusters[name] = &cluster{name: name, arn: s.ClusterARN(name)}
 	}
 	s.at = s.now()
+	s.buckets = newBuckets(opts.Throttling, s.at)
 	return s
 }
 

@@ -61,6 +61,11 @@ func (s *Server) dispatch(r *http.Request) ([]byte, error) {
 		return nil, errorf(CodeUnknownOperation, "Unknown operation %q.", r.Header.Get("X-Amz-Target"))
 	}
 	s.countCall(name)
+	// ECS throttles before the operation runs: a refused request changes
+	// nothing.
+	if err := s.throttle(name); err != nil {
+		return nil, err
+	}
 	if err := s.injectedFault(name); err != nil {
 		return nil, err
 	}
