@@ -131,7 +131,11 @@ func (s *Server) listServices(_ time.Time, in *ecs.ListServicesInput) (*ecs.List
 }
 
 // paging reads a list call's paging parameters: maxResults (1–100, else
-// def) and the nextToken it resumes after.
+// def) and the nextToken it resumes after. ListServices: "This value can be
+// between 1 and 100. If this parameter isn't used, then ListServices returns
+// up to 10 results"; ListTasks and ListTaskDefinitions: "This value can be
+// between 1 and 100. If this parameter isn't used, then … returns up to 100
+// results" (API_ListServices, API_ListTasks, API_ListTaskDefinitions).
 func paging(maxResults *int32, def int, nextToken *string) (limit int, after string, err error) {
 	limit = def
 	if v := maxResults; v != nil {

@@ -336,9 +336,23 @@ func checkPlacement(td *taskDef, launchType types.LaunchType, capacity []types.C
 	if fargate && !td.awsvpc() {
 		return invalidParameter("Task definition does not support launch_type FARGATE.")
 	}
+	// networkConfiguration: "This parameter is required for task
+	// definitions that use the awsvpc network mode to receive their own
+	// elastic network interface, and it isn't supported for other network
+	// modes." (API_CreateService, API_UpdateService); subnets are
+	// "Required: Yes" (API_AwsVpcConfiguration).
 	if td.awsvpc() {
 		if network == nil || network.AwsvpcConfiguration == nil || len(network.AwsvpcConfiguration.Subnets) == 0 {
 			return invalidParameter("Network Configuration must be provided when networkMode 'awsvpc' is specified.")
+		}
+		// "There's a limit of 16 subnets that can be specified." "There's
+		// a limit of 5 security groups that can be specified."
+		// (API_AwsVpcConfiguration). ECS's wording is not known; the
+		// messages quote the page.
+		if vpc := network.AwsvpcConfiguration; len(vpc.Subnets) > 16 {
+			return invalidParameter("There's a limit of 16 subnets that can be specified; got %d.", len(vpc.Subnets))
+		} else if len(vpc.SecurityGroups) > 5 {
+			return invalidParameter("There's a limit of 5 security groups that can be specified; got %d.", len(vpc.SecurityGroups))
 		}
 	} else if network != nil {
 		return invalidParameter("Network Configuration is not valid for the given networkMode of this task definition.")

@@ -276,6 +276,12 @@ func TestCreateServiceValidation(t *testing.T) {
 		{"awsvpc without subnets", func(in *ecs.CreateServiceInput) {
 			in.NetworkConfiguration = &types.NetworkConfiguration{AwsvpcConfiguration: &types.AwsVpcConfiguration{Subnets: []string{}}}
 		}, "InvalidParameterException: Network Configuration must be provided when networkMode 'awsvpc' is specified."},
+		{"17 subnets", func(in *ecs.CreateServiceInput) {
+			in.NetworkConfiguration.AwsvpcConfiguration.Subnets = numbered("subnet-", 17)
+		}, "InvalidParameterException: There's a limit of 16 subnets"},
+		{"6 security groups", func(in *ecs.CreateServiceInput) {
+			in.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups = numbered("sg-", 6)
+		}, "InvalidParameterException: There's a limit of 5 security groups"},
 		{"FARGATE with a bridge task definition", func(in *ecs.CreateServiceInput) {
 			in.TaskDefinition = aws.String("bridge")
 			in.NetworkConfiguration = nil
@@ -307,6 +313,40 @@ func TestCreateServiceValidation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNetworkLimits: 16 subnets and 5 security groups are accepted, by
+// CreateService and by UpdateService, and one more is refused by both.
+func TestNetworkLimits(t *testing.T) {
+	ctx := context.Background()
+	_, c := newFake(t, Options{})
+	mustRegister(t, c, "app", "nginx", fargate)
+	network := func(subnets, groups int) *types.NetworkConfiguration {
+		return &types.NetworkConfiguration{AwsvpcConfiguration: &types.AwsVpcConfiguration{
+			Subnets: numbered("subnet-", subnets), SecurityGroups: numbered("sg-", groups),
+		}}
+	}
+	in := serviceInput("svc", "app", 0)
+	in.NetworkConfiguration = network(16, 5)
+	mustCreate(t, c, in)
+	for _, tt := range []struct {
+		subnets, groups int
+		ok              bool
+	}{{16, 5, true}, {17, 1, false}, {1, 6, false}} {
+		_, err := c.UpdateService(ctx, &ecs.UpdateServiceInput{Cluster: aws.String("landlord"), Service: aws.String("svc"), NetworkConfiguration: network(tt.subnets, tt.groups)})
+		if tt.ok != (err == nil) {
+			t.Errorf("UpdateService with %d subnets, %d security groups: %v", tt.subnets, tt.groups, err)
+		}
+	}
+}
+
+// numbered returns n ids with prefix.
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
 }
 
 func TestCreateLag(t *testing.T) {

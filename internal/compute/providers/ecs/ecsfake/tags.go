@@ -1,8 +1,10 @@
 package ecsfake
 
 import (
+	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
@@ -68,19 +70,45 @@ func (s *Server) tagResource(_ time.Time, in *ecs.TagResourceInput) (*ecs.TagRes
 	return &ecs.TagResourceOutput{}, nil
 }
 
-// checkTags applies ECS's tag rules: keys 1–128 characters, values at most
-// 256, and the aws: prefix reserved.
+// Tag rules follow the ECS API reference's Tag data type
+// (https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_Tag.html):
+//
+//   - "Maximum number of tags per resource - 50"
+//   - "Maximum key length - 128 Unicode characters in UTF-8", key "Length
+//     Constraints: Minimum length of 1. Maximum length of 128."
+//   - "Maximum value length - 256 Unicode characters in UTF-8", value
+//     "Minimum length of 0. Maximum length of 256."
+//   - "Generally allowed characters are: letters, numbers, and spaces
+//     representable in UTF-8, and the following characters: + - = . _ : /
+//     @.", the Pattern ^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$ for key and value.
+//   - "Do not use aws:, AWS:, or any upper or lowercase combination of such
+//     as a prefix for either keys or values as it is reserved for AWS use."
+//     The fake refuses the prefix on keys only: it is not known that ECS
+//     refuses a value so prefixed, and a fake stricter than ECS would fail
+//     a client that works.
+//
+// The lengths count characters, not bytes. ECS's wording for these
+// refusals is not documented; the messages are the fake's.
+var tagRE = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$`)
+
+// checkTags applies ECS's tag rules to the tags of one request: CreateService,
+// RegisterTaskDefinition and TagResource (whose merged total mergeTags
+// checks).
 func checkTags(tags []types.Tag) error {
 	if len(tags) > maxTags {
 		return invalidParameter("A resource can have at most %d tags.", maxTags)
 	}
 	for _, t := range tags {
-		k := aws.ToString(t.Key)
+		k, v := aws.ToString(t.Key), aws.ToString(t.Value)
 		switch {
-		case k == "" || len(k) > 128:
+		case k == "" || utf8.RuneCountInString(k) > 128:
 			return invalidParameter("Tag keys must be between 1 and 128 characters: %q.", k)
-		case len(aws.ToString(t.Value)) > 256:
+		case utf8.RuneCountInString(v) > 256:
 			return invalidParameter("Tag values must be at most 256 characters (key %q).", k)
+		case !tagRE.MatchString(k):
+			return invalidParameter("Tag key %q may contain only letters, numbers, spaces and + - = . _ : / @.", k)
+		case !tagRE.MatchString(v):
+			return invalidParameter("Tag value %q (key %q) may contain only letters, numbers, spaces and + - = . _ : / @.", v, k)
 		case strings.HasPrefix(strings.ToLower(k), "aws:"):
 			return invalidParameter("Tag keys starting with 'aws:' are reserved: %q.", k)
 		}
@@ -89,7 +117,8 @@ func checkTags(tags []types.Tag) error {
 }
 
 // mergeTags returns existing with add applied, a key already present taking
-// the new value. It builds a new slice: stored slices are never changed.
+// the new value, refusing a result over the 50 a resource may have. It
+// builds a new slice: stored slices are never changed.
 func mergeTags(existing, add []types.Tag) ([]types.Tag, error) {
 	out := append([]types.Tag(nil), existing...)
 	for _, t := range add {

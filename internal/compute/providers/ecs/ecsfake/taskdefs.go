@@ -12,7 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 )
 
-// nameRE is ECS's rule for family and service names.
+// nameRE is ECS's rule for family and service names: "Up to 255 letters
+// (uppercase and lowercase), numbers, underscores, and hyphens are allowed."
+// (API_RegisterTaskDefinition family, API_CreateService serviceName).
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,255}$`)
 
 func (s *Server) registerTaskDefinition(now time.Time, in *ecs.RegisterTaskDefinitionInput) (*ecs.RegisterTaskDefinitionOutput, error) {
@@ -23,13 +25,8 @@ func (s *Server) registerTaskDefinition(now time.Time, in *ecs.RegisterTaskDefin
 	if len(in.ContainerDefinitions) == 0 {
 		return nil, clientError("Container list cannot be empty.")
 	}
-	for _, c := range in.ContainerDefinitions {
-		if aws.ToString(c.Name) == "" {
-			return nil, clientError("Container.name should not be null or empty.")
-		}
-		if aws.ToString(c.Image) == "" {
-			return nil, clientError("Container.image should not be null or empty.")
-		}
+	if err := checkContainers(in.ContainerDefinitions); err != nil {
+		return nil, err
 	}
 	cpu, err := normalizeUnits(in.Cpu, "vcpu", "cpu")
 	if err != nil {
@@ -39,10 +36,20 @@ func (s *Server) registerTaskDefinition(now time.Time, in *ecs.RegisterTaskDefin
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(in.RequiresCompatibilities, types.CompatibilityFargate) {
+	fargate := slices.Contains(in.RequiresCompatibilities, types.CompatibilityFargate)
+	if fargate {
 		if err := checkFargate(in.NetworkMode, cpu, memory); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkRoles(in); err != nil {
+		return nil, err
+	}
+	if err := checkExecutionRole(in); err != nil {
+		return nil, err
+	}
+	if err := checkAwslogs(in.ContainerDefinitions, fargate); err != nil {
+		return nil, err
 	}
 	if err := checkTags(in.Tags); err != nil {
 		return nil, err
