@@ -108,6 +108,7 @@ type Server struct {
 	families   map[string][]*taskDef
 	failImages map[string]string
 	faults     []fault
+	malformed  []fault // pending MalformNext answers; code unused
 	calls      map[string]int
 	ipSeq      int
 	buckets    map[string]*tokenBucket // by operation; nil without Options.Throttling

@@ -77,7 +77,11 @@ func (s *Server) dispatch(r *http.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return encodeJSON(out)
+	encoded, err := encodeJSON(out)
+	if err != nil || !s.takeMalformed(name) {
+		return encoded, err
+	}
+	return malform(encoded)
 }
 
 // checkSignature wants what SigV4 puts on a request. It does not verify the
