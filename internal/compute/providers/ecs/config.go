@@ -52,6 +52,18 @@ type tenantOptions struct {
 	Deployment               deployment         `json:"deployment"`
 	LoadBalancers            []loadBalancer     `json:"load_balancers,omitempty"`
 	ServiceRegistries        []serviceRegistry  `json:"service_registries,omitempty"`
+	ExecutionRoleARN         string             `json:"execution_role_arn,omitempty"`
+	TaskRoleARN              string             `json:"task_role_arn,omitempty"`
+	LogConfiguration         *logConfiguration  `json:"log_configuration,omitempty"`
+}
+
+// logConfiguration is the log driver of every container of the tenant's
+// task definition, and its options; secret options are references (SSM or
+// Secrets Manager ARNs), as secrets are.
+type logConfiguration struct {
+	Driver        string            `json:"driver"`
+	Options       map[string]string `json:"options,omitempty"`
+	SecretOptions map[string]string `json:"secret_options,omitempty"`
 }
 
 type capacityProvider struct {
@@ -137,6 +149,9 @@ func (o *tenantOptions) awsvpc() bool { return o.fargate() || len(o.Subnets) > 0
 
 const arnPattern = `^arn:aws[a-z-]*:`
 
+// roleARNPattern is an IAM role ARN.
+const roleARNPattern = arnPattern + `iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`
+
 // tenantProperties are the schemas of tenantOptions' fields.
 var tenantProperties = map[string]string{
 	"cluster_arn": `{"type": "string", "pattern": "` + arnPattern + `ecs:[a-z0-9-]+:[0-9]{12}:cluster/[A-Za-z0-9_-]{1,255}$",
@@ -158,14 +173,14 @@ var tenantProperties = map[string]string{
 	  "description": "The service is named <service_name_prefix><tenant name>; the task definition family too."}`,
 	"region": `{"type": "string", "pattern": "^[a-z]{2}(-[a-z]+)+-[0-9]+$", "description": "AWS region; default the cluster ARN's."}`,
 	"assume_role": `{"type": "object", "properties": {
-	    "role_arn": {"type": "string", "pattern": "` + arnPattern + `iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$"},
+	    "role_arn": {"type": "string", "pattern": "` + roleARNPattern + `"},
 	    "external_id": {"type": "string", "minLength": 2, "maxLength": 1224, "pattern": "^[A-Za-z0-9+=,.@:/-]+$"},
 	    "session_name": {"type": "string", "pattern": "^[A-Za-z0-9+=,.@_-]{2,64}$"}},
 	  "required": ["role_arn"], "additionalProperties": false,
 	  "description": "A role landlord assumes (STS AssumeRole) to call ECS, for clusters in other accounts."}`,
 	"endpoint": `{"type": "string", "pattern": "^https?://[^\\s]+$", "description": "ECS endpoint URL in place of the region's, for VPC endpoints and tests."}`,
-	"tags": `{"type": "object", "maxProperties": 40,
-	  "additionalProperties": {"type": "string", "maxLength": 256}, "description": "Tags of the service, its tasks and task definitions, beside landlord's own; keys of 1 to 128 characters, not starting with aws: or landlord:."}`,
+	"tags": `{"type": "object",
+	  "additionalProperties": {"type": "string"}, "description": "Tags of the service, its tasks and task definitions, beside landlord's own five: at most 45, keys of 1 to 128 characters and values of at most 256, of letters, digits, spaces and + - = . _ : / @, keys not starting with aws: or landlord:."}`,
 	"enable_execute_command":    `{"type": "boolean", "default": false, "description": "Allow ECS Exec into the tasks."}`,
 	"health_check_grace_period": `{"type": "string", "pattern": "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "description": "How long ECS ignores failing health checks of a new task, e.g. 60s."}`,
 	"deployment": `{"type": "object", "properties": {
@@ -181,6 +196,16 @@ var tenantProperties = map[string]string{
 	    "container_port": {"type": "integer", "minimum": 1, "maximum": 65535}},
 	  "required": ["container_name", "container_port"], "additionalProperties": false},
 	  "description": "Passed to the service as ECS loadBalancers."}`,
+	"execution_role_arn": `{"type": "string", "pattern": "` + roleARNPattern + `",
+	  "description": "The task execution role: what ECS uses to pull an image from ECR, resolve secrets and send logs to CloudWatch. Required with an ECR image on Fargate, with secrets and with awslogs on Fargate, unless task_definition_arn carries one."}`,
+	"task_role_arn": `{"type": "string", "pattern": "` + roleARNPattern + `",
+	  "description": "The role the tenant's containers call AWS as."}`,
+	"log_configuration": `{"type": "object", "properties": {
+	    "driver": {"enum": ["awslogs", "awsfirelens", "splunk", "fluentd", "gelf", "json-file", "journald", "syslog"]},
+	    "options": {"type": "object", "maxProperties": 64, "additionalProperties": {"type": "string", "maxLength": 4096}},
+	    "secret_options": {"type": "object", "maxProperties": 16, "additionalProperties": {"type": "string", "writeOnly": true}}},
+	  "required": ["driver"], "additionalProperties": false,
+	  "description": "The log driver of every container. Left out, a tenant with an execution role logs to CloudWatch (awslogs) in the group /ecs/<service name>, streams prefixed with the tenant's name; an awslogs configuration gets the group, region and stream prefix it leaves out the same way."}`,
 	"service_registries": `{"type": "array", "maxItems": 1, "items": {"type": "object", "properties": {
 	    "registry_arn": {"type": "string", "pattern": "` + arnPattern + `servicediscovery:"},
 	    "port": {"type": "integer", "minimum": 1, "maximum": 65535},

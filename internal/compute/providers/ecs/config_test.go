@@ -86,6 +86,31 @@ func TestConfigViolations(t *testing.T) {
 		{"platform version", `{"image": "app:1", "platform_version": "1.4.0"}`, "", ""},
 		{"platform version shape", `{"image": "app:1", "platform_version": "newest"}`, "/platform_version", ""},
 		{"platform version off Fargate", `{"image": "app:1", "launch_type": "EC2", "subnets": null, "platform_version": "1.4.0"}`, "/platform_version", "Fargate only"},
+		// What AWS refuses at RegisterTaskDefinition, refused first (rules.go).
+		{"ECR on Fargate without an execution role", `{"image": "123456789012.dkr.ecr.us-west-2.amazonaws.com/app:1"}`, "/execution_role_arn", "Fargate requires task definition to have execution role ARN to support ECR images."},
+		{"ECR on Fargate with an execution role", `{"image": "123456789012.dkr.ecr.us-west-2.amazonaws.com/app:1", "execution_role_arn": "arn:aws:iam::123456789012:role/exec"}`, "", ""},
+		{"ECR on Fargate over a base task definition", `{"image": "123456789012.dkr.ecr.us-west-2.amazonaws.com/app:1", "task_definition_arn": "arn:aws:ecs:us-west-2:123456789012:task-definition/base:1"}`, "", ""},
+		{"ECR Public needs no role", `{"image": "public.ecr.aws/nginx/nginx:1"}`, "", ""},
+		{"secrets without an execution role", `{"image": "app:1", "secrets": {"DB": "arn:aws:ssm:us-west-2:123456789012:parameter/db"}}`, "/execution_role_arn", "you must also specify a value for 'executionRoleArn'"},
+		{"secrets with an execution role", `{"image": "app:1", "secrets": {"DB": "arn:aws:ssm:us-west-2:123456789012:parameter/db"}, "execution_role_arn": "arn:aws:iam::123456789012:role/exec"}`, "", ""},
+		{"awslogs on Fargate without an execution role", `{"image": "app:1", "log_configuration": {"driver": "awslogs"}}`, "/execution_role_arn", "to support log driver awslogs"},
+		{"awslogs on EC2 without an execution role", `{"image": "app:1", "launch_type": "EC2", "subnets": null, "log_configuration": {"driver": "awslogs"}}`, "", ""},
+		{"log secret options without an execution role", `{"image": "app:1", "launch_type": "EC2", "subnets": null, "log_configuration": {"driver": "splunk", "secret_options": {"splunk-token": "arn:aws:ssm:us-west-2:123456789012:parameter/t"}}}`, "/execution_role_arn", "secret_options"},
+		{"log secret option given as a value", `{"image": "app:1", "execution_role_arn": "arn:aws:iam::123456789012:role/exec", "log_configuration": {"driver": "splunk", "secret_options": {"splunk-token": "abc"}}}`, "/log_configuration/secret_options/splunk-token", "ARN"},
+		{"log group name", `{"image": "app:1", "execution_role_arn": "arn:aws:iam::123456789012:role/exec", "log_configuration": {"driver": "awslogs", "options": {"awslogs-group": "my group"}}}`, "/log_configuration/options/awslogs-group", "not a CloudWatch Logs group name"},
+		{"log stream prefix", `{"image": "app:1", "execution_role_arn": "arn:aws:iam::123456789012:role/exec", "log_configuration": {"driver": "awslogs", "options": {"awslogs-stream-prefix": "a:b"}}}`, "/log_configuration/options/awslogs-stream-prefix", ""},
+		{"log driver", `{"image": "app:1", "log_configuration": {"driver": "none"}}`, "/log_configuration/driver", ""},
+		{"execution role shape", `{"image": "app:1", "execution_role_arn": "arn:aws:iam::123456789012:user/exec"}`, "/execution_role_arn", ""},
+		{"task role shape", `{"image": "app:1", "task_role_arn": "exec"}`, "/task_role_arn", ""},
+		{"tag value characters", `{"image": "app:1", "tags": {"team": "a,b"}}`, "/tags/team", "+ - = . _ : / @"},
+		{"tag key characters", `{"image": "app:1", "tags": {"team!": "a"}}`, "/tags/team!", "tag key"},
+		{"tag key in another script", `{"image": "app:1", "tags": {"équipe": "café 1"}}`, "", ""},
+		{"tag key reserved in capitals", `{"image": "app:1", "tags": {"AWS:team": "a"}}`, "/tags/AWS:team", "reserved for AWS"},
+		{"tag value length", `{"image": "app:1", "tags": {"team": "` + strings.Repeat("a", 257) + `"}}`, "/tags/team", "256"},
+		{"tags past AWS's 50", `{"image": "app:1", "tags": ` + manyTags(46) + `}`, "/tags", "ECS allows 50"},
+		{"tags up to AWS's 50", `{"image": "app:1", "tags": ` + manyTags(45) + `}`, "", ""},
+		{"image past ECS's 255", `{"image": "registry.example.com/` + strings.Repeat("a", 240) + `:1"}`, "/image", "at most 255"},
+		{"task definition past 64 KiB", `{"image": "app:1", "env": ` + bigEnv(70<<10) + `}`, "", "64 KiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := resolve(m, tc.config)
@@ -106,6 +131,26 @@ func TestConfigViolations(t *testing.T) {
 			t.Errorf("no violation at %s saying %q: %v", tc.pointer, tc.says, err)
 		})
 	}
+}
+
+// manyTags is a JSON object of n tags.
+func manyTags(n int) string {
+	tags := map[string]string{}
+	for i := range n {
+		tags[fmt.Sprintf("k%d", i)] = "v"
+	}
+	b, _ := json.Marshal(tags)
+	return string(b)
+}
+
+// bigEnv is a JSON object of environment variables of about size bytes.
+func bigEnv(size int) string {
+	env := map[string]string{}
+	for i := 0; i*1024 < size; i++ {
+		env[fmt.Sprintf("V%d", i)] = strings.Repeat("x", 1000)
+	}
+	b, _ := json.Marshal(env)
+	return string(b)
 }
 
 func TestBlockRefusesUnknownKeys(t *testing.T) {

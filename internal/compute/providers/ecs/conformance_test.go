@@ -36,11 +36,15 @@ func startFake(t *testing.T, opts ecsfake.Options) *ecsfake.Server {
 	return ecsfake.Start(t, opts)
 }
 
+// executionRole is the task execution role of the tests' tenants.
+const executionRole = "arn:aws:iam::123456789012:role/tenant-task-execution"
+
 // fargateBlock is a provider block for srv: Fargate in its landlord
-// cluster, reached at its URL.
+// cluster, reached at its URL, with a task execution role (so tenants log
+// to CloudWatch and may have secrets).
 func fargateBlock(srv *ecsfake.Server) string {
-	return fmt.Sprintf(`{"cluster_arn": %q, "endpoint": %q, "launch_type": "FARGATE", "subnets": ["subnet-0a1b2c3d"], "security_groups": ["sg-0a1b2c3d"]}`,
-		srv.ClusterARN("landlord"), srv.URL)
+	return fmt.Sprintf(`{"cluster_arn": %q, "endpoint": %q, "launch_type": "FARGATE", "subnets": ["subnet-0a1b2c3d"], "security_groups": ["sg-0a1b2c3d"], "execution_role_arn": %q}`,
+		srv.ClusterARN("landlord"), srv.URL, executionRole)
 }
 
 func newProvider(t *testing.T, block string, logs *providertest.LogBuffer) *ecs.Provider {
@@ -150,8 +154,17 @@ func TestConformance(t *testing.T) {
 			}
 		},
 		Tampers: tampers(srv, conformanceName),
+		// The revision a service ran before its last change of task
+		// definition stays registered, on purpose, for a circuit breaker's
+		// rollback (until the next change): it is not counted, and any
+		// other is.
 		CountResources: func(t *testing.T, tenantID string) int {
-			return len(tenantServices(srv, tenantID)) + tenantTaskDefinitions(t, srv, conformanceName(tenantID), tenantID)
+			services := tenantServices(srv, tenantID)
+			n := len(services) + tenantTaskDefinitions(t, srv, conformanceName(tenantID), tenantID)
+			if len(services) == 1 && n > 2 {
+				n--
+			}
+			return n
 		},
 		Restart:      func(t *testing.T) compute.Provider { return newProvider(t, block, logs) },
 		Logs:         logs.Bytes,

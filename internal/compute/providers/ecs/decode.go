@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -59,14 +57,8 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 	if time.Duration(o.HealthCheckGracePeriod) > maxGracePeriod {
 		errs.Add("/health_check_grace_period", "%s is above ECS's limit of %s", time.Duration(o.HealthCheckGracePeriod), maxGracePeriod)
 	}
-	for _, k := range slices.Sorted(maps.Keys(o.Tags)) {
-		switch {
-		case len(k) == 0 || len(k) > 128:
-			errs.Add("/tags/"+violation.Escape(k), "a tag key has 1 to 128 characters")
-		case strings.HasPrefix(k, "aws:") || strings.HasPrefix(k, "landlord:"):
-			errs.Add("/tags/"+violation.Escape(k), "tag keys starting with aws: or landlord: are reserved")
-		}
-	}
+	checkTags(o.Tags, &errs)
+	checkLogs(&o, &errs)
 	names := map[string]bool{}
 	for _, c := range spec.Containers {
 		names[c.Name] = true
@@ -80,6 +72,8 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 		if p.checkWorkload(&o, spec, &errs); o.fargate() {
 			checkFargateSize(spec.Workload, &errs)
 		}
+		in := taskDefinition(spec, o, serviceName(o.prefix(), spec.TenantName), nil)
+		checkRegistration(in, workloadPointers(spec), o.TaskDefinitionARN != "", &errs)
 	}
 	spec.Options = o
 	return errs.Err(compute.ErrInvalidSpec)
@@ -153,6 +147,19 @@ func (p *Provider) checkWorkload(o *tenantOptions, spec *compute.TenantComputeSp
 				"ECS shows a task definition's environment to anyone who may describe it, so a secret must be a reference: store the value in SSM Parameter Store or Secrets Manager and give its ARN (arn:aws:ssm:REGION:ACCOUNT:parameter/NAME or arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME)")
 		}
 	}
+}
+
+// workloadPointers says where each container and secret of spec is in its
+// config.
+func workloadPointers(spec *compute.TenantComputeSpec) pointers {
+	at := pointers{container: map[string]string{}, secret: map[string]string{}}
+	for i, c := range spec.Containers {
+		at.container[c.Name] = workload.ContainerPointer(i)
+	}
+	for _, s := range spec.Secrets {
+		at.secret[s.Container+"/"+s.Name] = at.container[s.Container] + "/secrets/" + violation.Escape(s.Name)
+	}
+	return at
 }
 
 func checkRange(errs *violation.List, at, what string, seconds, lo, hi float64) {

@@ -62,7 +62,7 @@ func (p *Provider) destroy(ctx context.Context, f *found, tenantID string) error
 		}
 		p.log(tenantID).Info("service deleted", "service", aws.ToString(svc))
 	}
-	if err := p.deregister(ctx, f, tenantID, ""); err != nil {
+	if err := p.deregister(ctx, f, tenantID); err != nil {
 		return fmt.Errorf("ecs: destroy tenant %s: %w", tenantID, err)
 	}
 	p.hints.Delete(tenantID)

@@ -268,7 +268,8 @@ func TestInspectNamesNoSecret(t *testing.T) {
 	td := out.TaskDefinition
 	td.ContainerDefinitions[0].Secrets = []types.Secret{{Name: aws.String("TOKEN"), ValueFrom: aws.String(other)}}
 	reg, err := e.srv.Client(context.Background()).RegisterTaskDefinition(context.Background(), &awsecs.RegisterTaskDefinitionInput{Family: td.Family,
-		ContainerDefinitions: td.ContainerDefinitions, NetworkMode: td.NetworkMode, RequiresCompatibilities: td.RequiresCompatibilities, Cpu: td.Cpu, Memory: td.Memory})
+		ContainerDefinitions: td.ContainerDefinitions, NetworkMode: td.NetworkMode, RequiresCompatibilities: td.RequiresCompatibilities, Cpu: td.Cpu, Memory: td.Memory,
+		ExecutionRoleArn: td.ExecutionRoleArn})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,6 +45,14 @@ func awsError(op string, err error) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return compute.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
+	}
+	var unreadable *smithy.DeserializationError
+	var netErr net.Error
+	if errors.As(err, &unreadable) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.As(err, &netErr) {
+		// ECS answered, and the SDK cannot read the answer: the endpoint does
+		// not speak ECS's API as AWS defines it (an emulator, a proxy that
+		// rewrites bodies). Asking again gets the same answer.
+		return compute.Terminal(fmt.Errorf("ecs: %s: the AWS SDK cannot read the endpoint's answer (%w); landlord speaks ECS's API as AWS documents it: check the endpoint key, or the proxy or emulator behind it", op, err))
 	}
 	var api smithy.APIError
 	if !errors.As(err, &api) {

@@ -8,8 +8,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
+	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // Provision creates the tenant's service, or converges the one that exists
@@ -147,7 +149,7 @@ func (p *Provider) create(ctx context.Context, f *found, spec *compute.TenantCom
 	d := newDesiredService(o, taskARN)
 	hash := p.fingerprint(d)
 	tags := serviceTags(o, spec.TenantID, spec.TenantName, spec.Generation, hash)
-	out, err := f.client.CreateService(ctx, d.create(f.pl, clientToken(spec.TenantID, spec.Generation, f.inactive), tags))
+	out, err := f.client.CreateService(ctx, d.create(f.pl, p.createToken(spec, f), tags))
 	if err != nil {
 		// Another process may have created it first (ECS refuses a second
 		// create of a name): take what is there.
@@ -163,10 +165,36 @@ func (p *Provider) create(ctx context.Context, f *found, spec *compute.TenantCom
 		}
 		return "", awsError("create service "+f.pl.service, err)
 	}
+	if status := aws.ToString(out.Service.Status); status != "ACTIVE" {
+		// An answer to an earlier create with the same token, whose service
+		// has since been deleted: not a service to run the tenant on.
+		return "", compute.Retryable(fmt.Errorf("ECS answered the create of service %s with a service that is %s (an earlier create's client token?); it is retried with a new one", f.pl.service, status))
+	}
 	f.service = out.Service
 	p.log(spec.TenantID).Info("service created", "service", aws.ToString(out.Service.ServiceArn), "task_definition", taskARN, "generation", spec.Generation)
 	return taskARN, nil
 }
+
+// createToken is the client token of the create of the tenant's service:
+// the same for every retry of one create, so that a create retried after
+// a crash is answered with the service the first one made, and new for
+// each service of the name. An earlier service still described as
+// INACTIVE makes it new; once ECS has forgotten that service (about an
+// hour after its delete), a tenant that has had a service (its recorded
+// ARN says so) takes a token new every ten minutes, far shorter than that
+// hour: a retry that lands in the next window is refused as a second
+// service of the name, and the service is found and adopted instead.
+func (p *Provider) createToken(spec *compute.TenantComputeSpec, f *found) string {
+	previous := f.inactive
+	if previous == "" && spec.ResourceIDs[resourceService] != "" {
+		previous = "re-created " + p.now().UTC().Truncate(recreateWindow).Format(time.RFC3339)
+	}
+	return clientToken(spec.TenantID, spec.Generation, previous)
+}
+
+// recreateWindow is how long the client token of a re-create stays the
+// same (see createToken).
+const recreateWindow = 10 * time.Minute
 
 // converge updates a live service to spec, when it differs, and returns
 // what changed. It compares the service as ECS describes it now, field by
@@ -197,7 +225,7 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 		return nil, taskARN, nil
 	}
 	if len(fieldDrift) > 0 {
-		out, err := f.client.UpdateService(ctx, d.update(f.pl, s))
+		out, err := f.client.UpdateService(ctx, d.update(f.pl, fieldDrift))
 		if err != nil {
 			if registered {
 				p.undoRegister(ctx, f, spec.TenantID, taskARN)
@@ -212,12 +240,18 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 		return nil, "", awsError("tag service "+f.pl.service, err)
 	}
 	if len(spec.Containers) > 0 && aws.ToString(s.TaskDefinition) != taskARN {
-		// The service has left its earlier revisions: deregister them, so that
-		// a tenant keeps one. Tasks and rollbacks of a deployment on a
-		// deregistered revision go on (ECS keeps INACTIVE revisions for
-		// services that use them); what fails here is retried by the next
-		// update and finished by Destroy.
-		if err := p.deregister(ctx, f, spec.TenantID, taskARN); err != nil {
+		// Deregister the revisions the service no longer uses: the new one and
+		// those of its deployments before this update stay, since the
+		// deployment circuit breaker rolls back to the last completed
+		// deployment's revision (a rollout in progress still needs it); they
+		// go at the next change of the task definition, and at Destroy. So a
+		// tenant keeps two revisions at rest: the one it runs and the one
+		// before. What fails here is retried by the next update.
+		keep := []string{taskARN}
+		for _, d := range s.Deployments {
+			keep = append(keep, aws.ToString(d.TaskDefinition))
+		}
+		if err := p.deregister(ctx, f, spec.TenantID, keep...); err != nil {
 			p.log(spec.TenantID).Warn("cannot deregister the tenant's earlier task definitions", "error", err)
 		}
 	}
@@ -243,6 +277,21 @@ func (p *Provider) taskDefinitionFor(ctx context.Context, f *found, spec *comput
 		return "", false, err
 	}
 	in := taskDefinition(spec, o, f.pl.family(), base)
+	if base != nil {
+		// The rules that needed the base's roles and log configuration,
+		// which the config check could not read.
+		var errs violation.List
+		checkRegistration(in, workloadPointers(spec), false, &errs)
+		if in.NetworkMode == types.NetworkModeAwsvpc && !o.awsvpc() {
+			// API_CreateService, networkConfiguration: "This parameter is
+			// required for task definitions that use the awsvpc network mode".
+			errs.Add("/subnets", "are required: the base task definition uses the awsvpc network mode, and ECS refuses a service without a network configuration for it: %q",
+				"Network Configuration must be provided when networkMode 'awsvpc' is specified.")
+		}
+		if err := refusal(errs, o.TaskDefinitionARN); err != nil {
+			return "", false, compute.Terminal(err)
+		}
+	}
 	tags := map[string]string{tagTenantID: spec.TenantID, tagManagedBy: managedBy}
 	maps.Copy(tags, o.Tags)
 	return p.ensureTaskDefinition(ctx, f, spec.TenantID, in, tags)

@@ -3,11 +3,14 @@ package ecs
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 // desiredService is what the tenant's service should be: every field
@@ -120,38 +123,66 @@ func (d desiredService) create(pl placement, token string, tags map[string]strin
 	}
 }
 
-// update is the UpdateService call that makes the live service d. In an
-// UpdateService a member left out keeps the service's value, so what
-// landlord does not want is sent as its empty form: an empty list of load
-// balancers or service registries ("You can remove existing loadBalancers
-// by passing an empty list", API_UpdateService), an empty capacity provider
-// strategy to go back to the launch type, a grace period of 0. The count is
-// left out when auto scaling owns it.
-func (d desiredService) update(pl placement, live *types.Service) *ecs.UpdateServiceInput {
-	in := &ecs.UpdateServiceInput{
-		Cluster:                       aws.String(pl.cluster),
-		Service:                       aws.String(pl.service),
-		TaskDefinition:                aws.String(d.TaskDefinition),
-		DesiredCount:                  d.DesiredCount,
-		CapacityProviderStrategy:      d.CapacityProviderStrategy,
-		PlatformVersion:               d.PlatformVersion,
-		NetworkConfiguration:          d.Network,
-		DeploymentConfiguration:       d.Deployment,
-		HealthCheckGracePeriodSeconds: d.GracePeriod,
-		EnableExecuteCommand:          aws.Bool(d.ExecuteCommand),
-		EnableECSManagedTags:          aws.Bool(true),
-		LoadBalancers:                 nonNil(d.LoadBalancers),
-		ServiceRegistries:             nonNil(d.ServiceRegistries),
-		PropagateTags:                 types.PropagateTagsService,
+// update is the UpdateService call that puts back, on the live service,
+// the fields of d that differ from it, as compare found them in drift (by
+// path), and only those: a change of the count sends the count alone, so
+// that it starts no deployment and overwrites nothing another tool set in
+// between. In an UpdateService a member left out keeps the service's
+// value, so a field landlord no longer wants is sent as its empty form: an
+// empty list of load balancers or service registries ("You can remove
+// existing loadBalancers by passing an empty list", API_UpdateService), an
+// empty capacity provider strategy to go back to the launch type, a grace
+// period of 0.
+func (d desiredService) update(pl placement, drift []compute.Drift) *ecs.UpdateServiceInput {
+	changed := func(paths ...string) bool {
+		for _, f := range drift {
+			for _, p := range paths {
+				if f.Path == p || strings.HasPrefix(f.Path, p+"/") {
+					return true
+				}
+			}
+		}
+		return false
 	}
-	if d.LaunchType != "" && len(live.CapacityProviderStrategy) > 0 {
+	in := &ecs.UpdateServiceInput{Cluster: aws.String(pl.cluster), Service: aws.String(pl.service)}
+	if changed("service/task_definition") {
+		in.TaskDefinition = aws.String(d.TaskDefinition)
+	}
+	if changed("service/desired_count") {
+		in.DesiredCount = d.DesiredCount
+	}
+	if changed("service/launch_type", "service/capacity_provider_strategy") {
 		// "Update the Auto Scaling group or Fargate capacity provider back to
 		// the launch type. Pass an empty list in the capacityProviderStrategy
 		// parameter." (API_UpdateService)
-		in.CapacityProviderStrategy = []types.CapacityProviderStrategyItem{}
+		in.CapacityProviderStrategy = nonNil(d.CapacityProviderStrategy)
 	}
-	if d.GracePeriod == nil && aws.ToInt32(live.HealthCheckGracePeriodSeconds) != 0 {
-		in.HealthCheckGracePeriodSeconds = aws.Int32(0)
+	if changed("service/platform_version") {
+		in.PlatformVersion = d.PlatformVersion
+	}
+	if changed("network") {
+		in.NetworkConfiguration = d.Network
+	}
+	if changed("service/deployment") {
+		in.DeploymentConfiguration = d.Deployment
+	}
+	if changed("service/health_check_grace_period") {
+		in.HealthCheckGracePeriodSeconds = aws.Int32(aws.ToInt32(d.GracePeriod))
+	}
+	if changed("service/enable_execute_command") {
+		in.EnableExecuteCommand = aws.Bool(d.ExecuteCommand)
+	}
+	if changed("service/enable_ecs_managed_tags") {
+		in.EnableECSManagedTags = aws.Bool(true)
+	}
+	if changed("service/propagate_tags") {
+		in.PropagateTags = types.PropagateTagsService
+	}
+	if changed("service/load_balancers") {
+		in.LoadBalancers = nonNil(d.LoadBalancers)
+	}
+	if changed("service/service_registries") {
+		in.ServiceRegistries = nonNil(d.ServiceRegistries)
 	}
 	return in
 }

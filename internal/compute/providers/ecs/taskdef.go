@@ -18,11 +18,11 @@ import (
 
 // taskDefinition builds the tenant's task definition from its portable
 // workload, over base (the task_definition_arn's revision, or nil): the
-// base's roles, volumes, platform and network mode stay, its first
-// container's log configuration applies to every container.
+// base's volumes, platform and network mode stay, and its roles unless the
+// config gives its own. Every container logs as logConfigurationOf says.
 func taskDefinition(spec *compute.TenantComputeSpec, o tenantOptions, family string, base *types.TaskDefinition) *ecs.RegisterTaskDefinitionInput {
 	in := &ecs.RegisterTaskDefinitionInput{Family: aws.String(family)}
-	var logs *types.LogConfiguration
+	var baseLogs *types.LogConfiguration
 	if base != nil {
 		in.ExecutionRoleArn, in.TaskRoleArn = base.ExecutionRoleArn, base.TaskRoleArn
 		in.NetworkMode, in.Volumes, in.RuntimePlatform = base.NetworkMode, base.Volumes, base.RuntimePlatform
@@ -30,9 +30,16 @@ func taskDefinition(spec *compute.TenantComputeSpec, o tenantOptions, family str
 		in.RequiresCompatibilities = base.RequiresCompatibilities
 		in.Cpu, in.Memory = base.Cpu, base.Memory
 		if len(base.ContainerDefinitions) > 0 {
-			logs = base.ContainerDefinitions[0].LogConfiguration
+			baseLogs = base.ContainerDefinitions[0].LogConfiguration
 		}
 	}
+	if o.ExecutionRoleARN != "" {
+		in.ExecutionRoleArn = aws.String(o.ExecutionRoleARN)
+	}
+	if o.TaskRoleARN != "" {
+		in.TaskRoleArn = aws.String(o.TaskRoleARN)
+	}
+	logs := logConfigurationOf(o, family, spec.TenantName, baseLogs, aws.ToString(in.ExecutionRoleArn) != "")
 	switch {
 	case o.awsvpc():
 		in.NetworkMode = types.NetworkModeAwsvpc
@@ -195,8 +202,8 @@ func (p *Provider) sameTaskDefinition(in *ecs.RegisterTaskDefinitionInput, got *
 }
 
 // deregister deregisters the active revisions of the tenant's family that
-// carry its tag, except keep.
-func (p *Provider) deregister(ctx context.Context, f *found, tenantID, keep string) error {
+// carry its tag, except those in keep.
+func (p *Provider) deregister(ctx context.Context, f *found, tenantID string, keep ...string) error {
 	family := f.pl.family()
 	pages := ecs.NewListTaskDefinitionsPaginator(f.client, &ecs.ListTaskDefinitionsInput{
 		FamilyPrefix: aws.String(family), Status: types.TaskDefinitionStatusActive,
@@ -208,7 +215,7 @@ func (p *Provider) deregister(ctx context.Context, f *found, tenantID, keep stri
 		}
 		for _, td := range page.TaskDefinitionArns {
 			a, err := parseARN(td)
-			if name, ok := a.typed("task-definition"); err != nil || !ok || familyOf(name) != family || td == keep {
+			if name, ok := a.typed("task-definition"); err != nil || !ok || familyOf(name) != family || slices.Contains(keep, td) {
 				continue // familyPrefix matches longer families too
 			}
 			desc, err := f.client.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{
