@@ -267,3 +267,23 @@ func TestBaseWithoutExecutionRoleIsRefused(t *testing.T) {
 		t.Errorf("%d revisions registered for a refused config", n)
 	}
 }
+
+// An answer the SDK cannot read (an emulator that writes a task's cpu as a
+// number) is a terminal error that says so, not a status read retried
+// for ever.
+func TestUnreadableAnswerIsTerminal(t *testing.T) {
+	e := newEnv(t, ecsfake.Options{}, "")
+	spec := e.spec(t, "unread", `{"image": "ghcr.io/example/app:1"}`)
+	if _, err := e.p.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.srv.MalformNext("DescribeTasks", 1)
+	_, err := e.p.GetStatus(context.Background(), spec.TenantID)
+	if err == nil || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "cannot read the endpoint's answer") {
+		t.Errorf("GetStatus with an answer the SDK cannot read = %v; want a terminal error saying so", err)
+	}
+	if st, err := e.p.GetStatus(context.Background(), spec.TenantID); err != nil || st.State != compute.StateRunning {
+		t.Errorf("GetStatus once the answers are ECS's again = %+v, %v", st, err)
+	}
+}

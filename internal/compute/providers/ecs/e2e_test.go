@@ -222,6 +222,13 @@ func crashWhileProvisioning(ctx context.Context, t *testing.T, srv *ecsfake.Serv
 // configuration of the machine.
 func startServeECS(tb testing.TB, srv *ecsfake.Server, extra string) *servetest.Process {
 	tb.Helper()
+	return startServeECSBlock(tb, srv, "execution_role_arn: "+executionRole, extra)
+}
+
+// startServeECSBlock is startServeECS with more keys (YAML, one a line) in
+// the ecs block, which otherwise has no execution role.
+func startServeECSBlock(tb testing.TB, srv *ecsfake.Server, keys, extra string) *servetest.Process {
+	tb.Helper()
 	home := tb.TempDir()
 	config := fmt.Sprintf(`compute:
   default: ecs
@@ -231,9 +238,12 @@ func startServeECS(tb testing.TB, srv *ecsfake.Server, extra string) *servetest.
     launch_type: FARGATE
     subnets: [subnet-0a1b2c3d]
     security_groups: [sg-0a1b2c3d]
-    execution_role_arn: %s
     drain_wait: 10s
-`, srv.ClusterARN("landlord"), srv.URL, executionRole) + extra
+`, srv.ClusterARN("landlord"), srv.URL)
+	for line := range strings.Lines(keys) {
+		config += "    " + strings.TrimSpace(line) + "\n"
+	}
+	config += extra
 	env := []string{
 		"AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=secret", "AWS_EC2_METADATA_DISABLED=true",
 		"HOME=" + home, "AWS_CONFIG_FILE=" + filepath.Join(home, "config"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "credentials"),
