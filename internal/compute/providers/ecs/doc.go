@@ -24,9 +24,10 @@
 //
 // Update (and Provision of a live service) compares the service as ECS
 // describes it with what landlord sets, field by field, never trusting the
-// config-hash tag: a change made by hand is put back. In an UpdateService a
-// member left out keeps the service's value, so what the config drops is
-// sent empty: load balancers and service registries as empty lists (the
+// config-hash tag: a change made by hand is put back. An UpdateService
+// carries only the members that differ (a change of the count alone sends
+// the count and starts no deployment). A member left out keeps the
+// service's value, so what the config drops is sent empty: load balancers and service registries as empty lists (the
 // SDK sends an empty, non-nil slice as []), a capacity provider strategy
 // as an empty list, a grace period as 0. A desired_count range
 // ({"min", "max"}) leaves the count to ECS service auto scaling: the
@@ -50,6 +51,17 @@
 // config, the service ARN of the last result). GetStatus and Destroy by id
 // alone look where the tenant was last seen, then scan the default
 // cluster.
+//
+// The revision a service ran before a change of its task definition stays
+// registered for the deployment circuit breaker's rollback, and is
+// deregistered at the next change; Destroy deregisters all.
+//
+// What ECS would refuse at RegisterTaskDefinition or CreateService is
+// refused first, at the config's field with AWS's reason (rules.go): an ECR
+// image on Fargate, secrets or awslogs on Fargate without
+// execution_role_arn, tags outside AWS's rules, and the like. With an
+// execution role and no log configuration, tasks log to CloudWatch
+// (awslogs, group /ecs/<service name>).
 //
 // Secrets must be references (SSM Parameter Store or Secrets Manager
 // ARNs), which ECS resolves when a task starts: ECS shows a task
