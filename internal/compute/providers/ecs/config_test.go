@@ -35,7 +35,7 @@ const seedTenantConfig = `{
   "service_name_prefix": "landlord-tenant-"
 }`
 
-func resolver(t *testing.T, block string) *compute.Manager {
+func resolver(t testing.TB, block string) *compute.Manager {
 	t.Helper()
 	p, err := ecs.New(context.Background(), ecs.Options{Block: json.RawMessage(block), HashKey: hashKey})
 	if err != nil {
