@@ -30,6 +30,26 @@
 //     revisions and INACTIVE ones, DRAINING then INACTIVE after delete, and
 //     DescribeServices reporting MISSING (optionally for a while after
 //     create, as ECS's eventual consistency can).
+//   - What RegisterTaskDefinition refuses, with ECS's ClientException
+//     messages where they are known: container names and images outside
+//     API_ContainerDefinition's characters and 255-character limit; task
+//     and execution roles that are neither an IAM role ARN nor a role name
+//     ("Role is not valid"); a missing executionRoleArn where the "Amazon
+//     ECS task execution IAM role" page requires one (an ECR image or the
+//     awslogs driver on Fargate, container secrets or log secretOptions,
+//     private registry credentials); awslogs without awslogs-region or
+//     awslogs-group, with a log group name CloudWatch Logs would refuse,
+//     awslogs-create-group other than "true", or on Fargate without
+//     awslogs-stream-prefix (API_LogConfiguration). containers.go and
+//     awslogs.go quote each page.
+//   - Tags as API_Tag has them, for CreateService, RegisterTaskDefinition
+//     and TagResource alike: at most 50 on a resource (TagResource counts
+//     the merged set), keys of 1–128 and values of 0–256 characters drawn
+//     from letters, numbers, spaces and + - = . _ : / @, no aws: key prefix
+//     in any case.
+//   - A service's awsvpc configuration: required for an awsvpc task
+//     definition, refused for others, at most 16 subnets and 5 security
+//     groups (API_AwsVpcConfiguration).
 //   - UpdateService as its reference page describes each member: left out,
 //     a member keeps the service's value (desiredCount, loadBalancers,
 //     serviceRegistries, networkConfiguration, …); an empty list of load
@@ -77,4 +97,55 @@
 //     puts the detail only on the stopped task.
 //   - Only FARGATE and FARGATE_SPOT capacity providers exist; the cluster
 //     set is fixed at construction.
+//   - Throttling is off unless Options.Throttling is set, and then keyed
+//     by operation only: the fake is one account in one region.
+//
+// # What it does not check
+//
+// The fake knows nothing outside ECS, so what ECS checks against other
+// services, or only when a task starts, passes here:
+//
+//   - IAM: no signature is verified and no permission is checked; a role
+//     ARN or name of the right form is accepted whether or not the role
+//     exists, trusts ecs-tasks.amazonaws.com, or grants what the task
+//     needs (ECS answers "Role is not valid" for a role it cannot assume;
+//     a task whose execution role lacks ecr:GetAuthorizationToken,
+//     logs:CreateLogStream or secretsmanager:GetSecretValue fails to start
+//     on ECS and runs here).
+//   - Images: an image of the right form always pulls unless FailImage
+//     says otherwise; no repository, tag or digest is looked up, and an ECR
+//     image in another account or region is not told apart.
+//   - Secrets and parameters: a secret's valueFrom and a repository
+//     credentialsParameter are not resolved, so a missing secret, a
+//     missing JSON key or version in it, or a parameter in another region
+//     does not stop a task.
+//   - Logs: the log group need not exist (awslogs-create-group is not
+//     acted on), awslogs-region need not be a region, and options beyond
+//     those above are not checked against the driver: ECS refuses some
+//     ("Log driver awslogs disallows options: …") but its list is not
+//     documented. Fargate's limit to the awslogs, splunk and awsfirelens
+//     drivers is not applied.
+//   - Networking: subnets and security groups are not looked up, need not
+//     be in one VPC, and assignPublicIp is not checked against the subnet
+//     or launch type; load balancer target groups and service registries
+//     are not looked up either.
+//   - Task definitions: only the members above are validated. Container
+//     cpu and memory against the task's, duplicate container names,
+//     dependsOn and links naming real containers, port mapping conflicts,
+//     volumes and mount points, ephemeral storage limits and the runtime
+//     platform against Fargate's are not checked.
+//   - Tag values starting with aws: are accepted, though API_Tag reserves
+//     the prefix for values too, because it is not known that ECS refuses
+//     them; ECS's messages for tag refusals are not known either, so the
+//     fake's are its own.
+//   - Quotas other than request rates: services per cluster, tasks per
+//     service, task definition revisions per family and the like.
+//
+// # Test aids that are not ECS behaviour
+//
+// FailNext injects an error, FailImage fails an image's tasks,
+// MalformNext makes answers the SDK cannot read (as a non-conforming
+// emulator sends them), and the inspection methods (Services, Tasks,
+// StopTask, DeleteServiceOutOfBand, Advance) read and change the state
+// without an API call.
 package ecsfake
