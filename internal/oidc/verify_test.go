@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -73,7 +74,7 @@ func TestRoles(t *testing.T) {
 	}{
 		{"no group mapped", []string{"eng"}, identity.ErrNoRole, "none of the groups"},
 		{"no groups claim", nil, identity.ErrNoRole, "platform, support, audit"},
-		{"groups not strings", []int{1, 2}, identity.ErrInvalid, "groups claim is not a list of strings"},
+		{"groups not strings", []int{1, 2}, identity.ErrInvalid, "groups claim is a list of numbers, not a list of strings"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tok := iss.Token(t, oidctest.Claims{Subject: "alice", Groups: tc.groups, IssuedAt: clk.Now()})
@@ -520,4 +521,91 @@ func TestRotationWithoutKeyIDs(t *testing.T) {
 	if fetches != 2 {
 		t.Errorf("%d fetches, want 2", fetches)
 	}
+}
+
+// A token whose claims or header are malformed is refused for what is
+// wrong with it, whoever signed it: not as a bad signature (which a
+// well-signed one does not have), and with nothing that says whether the
+// signature would have been good.
+func TestMalformedTokens(t *testing.T) {
+	iss, v, clk := setup(t, nil)
+	now := clk.Now()
+	stranger := mustRSA(t)
+	good := func() map[string]any {
+		return map[string]any{"iss": iss.URL, "sub": "alice", "aud": "landlord", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "groups": []string{"platform"}}
+	}
+	with := func(change func(map[string]any)) map[string]any {
+		c := good()
+		change(c)
+		return c
+	}
+	signed := func(claims map[string]any) string { return iss.Token(t, oidctest.Claims{Subject: "x", Extra: claims}) }
+	forged := func(claims map[string]any) string { return oidctest.Sign(t, stranger, jose.RS256, "key-1", claims) }
+	critical := func(signer any, kid string, claims map[string]any) string {
+		t.Helper()
+		key := jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: signer, KeyID: kid, Algorithm: string(jose.RS256)}}
+		s, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithType("JWT").WithHeader("x-policy", "strict").WithCritical("x-policy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload, _ := json.Marshal(claims)
+		jws, err := s.Sign(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := jws.CompactSerialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	expString := with(func(c map[string]any) { c["exp"] = strconv.FormatInt(now.Add(time.Hour).Unix(), 10) })
+	subNumber := with(func(c map[string]any) { c["sub"] = 42 })
+	for _, tc := range []struct {
+		name, token, says string
+	}{
+		{"exp as a string", signed(expString), "its exp claim is a string, not a number of seconds since 1970"},
+		{"exp as a string, forged", forged(expString), "its exp claim is a string, not a number of seconds since 1970"},
+		{"sub as a number", signed(subNumber), "its sub claim is a number, not a string"},
+		{"sub as a number, forged", forged(subNumber), "its sub claim is a number, not a string"},
+		{"iat as a string and aud as a number, both said", signed(with(func(c map[string]any) { c["iat"] = "yesterday"; c["aud"] = 7 })),
+			"its aud claim is a number, not a string or a list of strings; its iat claim is a string, not a number"},
+		{"groups as an object", signed(with(func(c map[string]any) { c["groups"] = map[string]any{"platform": true} })), "its groups claim is an object, not a list of strings"},
+		{"a crit header", critical(iss.Signer(), "key-1", good()), "its crit header makes the extension x-policy critical, which landlord does not implement"},
+		{"a crit header, forged", critical(stranger, "key-1", good()), "its crit header makes the extension x-policy critical"},
+		{"typ as a number", signedTyp(t, iss, good()), "its typ header is a number, not a string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := v.VerifyToken(context.Background(), tc.token)
+			if !errors.Is(err, identity.ErrInvalid) || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("got %v, want ErrInvalid saying %q", err, tc.says)
+			}
+			if err != nil && (strings.Contains(err.Error(), "signature") || strings.Contains(err.Error(), "is valid")) {
+				t.Errorf("the message speaks of the signature or validity: %v", err)
+			}
+		})
+	}
+	// The well-formed token those were made from is taken.
+	mustVerify(t, v, signed(good()))
+}
+
+// signedTyp is a token of iss's signing key with a typ header that is a
+// number.
+func signedTyp(t *testing.T, iss *oidctest.Issuer, claims map[string]any) string {
+	t.Helper()
+	key := jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: iss.Signer(), KeyID: "key-1", Algorithm: string(jose.RS256)}}
+	s, err := jose.NewSigner(key, (&jose.SignerOptions{}).WithHeader(jose.HeaderType, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := json.Marshal(claims)
+	jws, err := s.Sign(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

@@ -38,6 +38,12 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
+	// A token too long for the cookie is refused before the API checks
+	// it, so that the refusal says nothing of whether it is valid.
+	if c.tooLong(&session{Token: token, CSRF: randomToken(), Expires: c.opts.Now().Unix()}) {
+		c.render(w, http.StatusUnprocessableEntity, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF, Error: tooLongMessage(token)}})
+		return
+	}
 	me, err := c.apiAs(token, w.Header().Get("X-Request-ID")).WhoAmI(r.Context())
 	if err != nil {
 		status, msg := signinRefusal(token, err)
@@ -45,10 +51,9 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	signed := c.newSession(token, me)
-	if len(sessionCookie)+len(c.sealer.seal(signed)) > maxCookieBytes {
-		c.render(w, http.StatusUnprocessableEntity, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF,
-			Error: fmt.Sprintf("That token is valid, but at %d bytes it is too long for the console's session cookie, which browsers keep to 4 KB. "+
-				"Ask your identity provider for a shorter token (fewer groups in it), or use the CLI.", len(token))}})
+	if c.tooLong(signed) {
+		// The name the token maps to tipped it over: the same words.
+		c.render(w, http.StatusUnprocessableEntity, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF, Error: tooLongMessage(token)}})
 		return
 	}
 	c.setSession(w, r, signed)
@@ -58,6 +63,18 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 // maxCookieBytes is the most of a cookie's name and value that every
 // browser keeps.
 const maxCookieBytes = 4000
+
+// tooLong says sess does not fit in the session cookie.
+func (c *Console) tooLong(sess *session) bool {
+	return len(sessionCookie)+len(c.sealer.seal(sess)) > maxCookieBytes
+}
+
+// tooLongMessage refuses a token too long for the session cookie. It does
+// not say whether the token is valid: it was not asked.
+func tooLongMessage(token string) string {
+	return fmt.Sprintf("At %d bytes this token is too long for the console's session cookie, which browsers keep to 4 KB. "+
+		"Ask your identity provider for a shorter token (fewer groups in it), or use the CLI.", len(token))
+}
 
 // signinRefusal is the status and message of a sign-in whose token the
 // API did not take.

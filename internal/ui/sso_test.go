@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,11 +45,17 @@ func TestSignInWithIdentityProviderToken(t *testing.T) {
 		{"expired", iss.Token(t, oidctest.Claims{Subject: "alice", Groups: "platform", IssuedAt: time.Now().Add(-2 * time.Hour), Expiry: time.Now().Add(-time.Hour)}), http.StatusUnauthorized, "landlord refused that token: the token is not valid: it expired at"},
 		{"no role", token([]string{"eng"}), http.StatusForbidden, "landlord refused that token: the token maps to no role: alice@example.com is in none of the groups"},
 		{"too long for a cookie", token(many), http.StatusUnprocessableEntity, "too long for the console"},
+		// The same length, badly signed, gets the same answer: the
+		// refusal says nothing of whether the token is valid.
+		{"too long for a cookie, and forged", forge(token(many)), http.StatusUnprocessableEntity, "too long for the console"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := s.browser(t).signIn(tc.token)
 			if p.status != tc.want || !strings.Contains(p.body, tc.says) {
 				t.Errorf("got %d, want %d saying %q:\n%s", p.status, tc.want, tc.says, p.body)
+			}
+			if tc.want == http.StatusUnprocessableEntity && strings.Contains(strings.ToLower(errorText(p.body)), "valid") {
+				t.Errorf("the refusal of a long token speaks of its validity: %s", errorText(p.body))
 			}
 			if s.browser(t).get("/ui/").status != http.StatusSeeOther {
 				t.Error("a refused sign-in left a session")
@@ -91,3 +98,24 @@ func TestSessionCookieSecureBehindProxy(t *testing.T) {
 		}
 	}
 }
+
+// forge returns token with its signature's last characters changed.
+func forge(token string) string {
+	last := token[len(token)-4:]
+	repl := "AAAA"
+	if last == repl {
+		repl = "BBBB"
+	}
+	return token[:len(token)-4] + repl
+}
+
+// errorText is the sign-in page's error, as the user reads it.
+func errorText(body string) string {
+	m := signinError.FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+var signinError = regexp.MustCompile(`(?s)role="alert"[^>]*>(.*?)</`)

@@ -136,6 +136,14 @@ func (iss *Issuer) Retire() {
 	}
 }
 
+// Signer returns the signing key, for tokens a test shapes itself (an
+// extra header, a payload the issuer would not write).
+func (iss *Issuer) Signer() crypto.Signer {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	return iss.keys[len(iss.keys)-1].signer
+}
+
 // Fetches counts the requests for the key set.
 func (iss *Issuer) Fetches() int { return int(iss.fetches.Load()) }
 
