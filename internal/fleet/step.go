@@ -43,10 +43,13 @@ type Settle struct {
 // whose maintenance window is open, at most the wave's MaxInFlight
 // changing at once; halts when more members have failed than its budget;
 // and, once every member of the wave is done, failed or skipped and has
-// baked for Spec.Bake, starts the next wave, or completes. A paused or
-// halted rollout only follows the members already changed. An aborting
-// rollout moves its changed members back to their versions, then is
-// aborted.
+// baked for Spec.Bake, starts the next wave with members (passing those
+// without in the same decision), or completes. A paused or halted rollout
+// only follows the members already changed. An aborting rollout moves its
+// changed members back to their versions, then is aborted. A finished
+// rollout (aborted without rollback) only settles its members still
+// changing, done or failed as their tenants turn out, so that none stays
+// changing while its tenant is ready.
 func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now time.Time, actor string) Decision {
 	now = tenant.Timestamp(now)
 	d := Decision{}
@@ -79,10 +82,16 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 	}
 
 	deadline := r.Spec.deadline()
+	finished := !r.State.Active()
 	for i := range members {
 		m := &members[i]
 		t := tenants[m.TenantID]
 		gone := t == nil || t.DeletionRequestedAt != nil || t.Status == tenant.StatusDeleted
+		if finished && m.State != MemberChanging {
+			// A finished rollout's record stands, but for the tenants it
+			// left converging.
+			continue
+		}
 		switch m.State {
 		case MemberPending:
 			// A tenant of a wave begun that the rollout may no longer
@@ -201,10 +210,23 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 		}
 		if now.Sub(*next.BakeFrom) >= bake {
 			next.Wave, next.BakeFrom, changed = wave+1, nil, true
-			if next.Wave < len(r.Waves) {
-				e := event(EventWaveStarted, nil, "wave %s: %d tenants", r.Waves[next.Wave].Name, r.Waves[next.Wave].Size)
+			// Waves without members are passed in the same write: each
+			// would be a step and a new version of the rollout that
+			// changes no tenant (and makes every If-Match read meanwhile
+			// stale).
+			sizes := make([]int, len(r.Waves))
+			for _, m := range members {
+				if m.Wave >= 0 && m.Wave < len(sizes) {
+					sizes[m.Wave]++
+				}
+			}
+			for ; next.Wave < len(r.Waves); next.Wave++ {
+				e := event(EventWaveStarted, nil, "wave %s: %d tenants", r.Waves[next.Wave].Name, sizes[next.Wave])
 				e.Wave = next.Wave
 				d.Events = append(d.Events, e)
+				if sizes[next.Wave] > 0 {
+					break
+				}
 			}
 		}
 	}

@@ -440,3 +440,69 @@ func TestEmptyWaveDoesNotBake(t *testing.T) {
 		t.Fatalf("wave %d, bake from %v; want wave one baking", s.r.Wave, s.r.BakeFrom)
 	}
 }
+
+// Waves without members are passed in the decision that ends the wave
+// before them: each was a step and a new version of the rollout that
+// changed no tenant (10,000 waves took 30 minutes, and made every If-Match
+// stale).
+func TestEmptyWavesPassedAtOnce(t *testing.T) {
+	none := map[string]string{"ring": "none"}
+	s := newSim(t, Spec{Plan: "standard", To: 2, Waves: []Wave{
+		{Name: "e1", Selector: none}, {Name: "e2", Selector: none}, {Name: "one", Count: 1},
+		{Name: "e3", Selector: none}, {Name: "e4", Selector: none}}}, fleetOf(2))
+	writes := 0
+	step := func() {
+		if d := s.step(); d.Rollout != nil {
+			writes++
+		}
+	}
+	step()
+	if s.r.Wave != 2 {
+		t.Fatalf("wave %d after the first step, want 2 (one): the empty waves before it were not passed at once", s.r.Wave)
+	}
+	for s.r.State == StateRunning {
+		step()
+		s.converge()
+		if writes > 10 {
+			t.Fatalf("rollout at wave %d after %d writes", s.r.Wave, writes)
+		}
+	}
+	// Writes: e1 and e2 passed; one done (e3 and e4 passed, rest starts);
+	// rest done, completed.
+	if s.r.State != StateCompleted || writes != 3 {
+		t.Errorf("rollout %s after %d writes of it, want completed after 3 (e1 and e2 passed, one done, rest done)", s.r.State, writes)
+	}
+}
+
+// An abort without rollback finishes the rollout at once; the tenants it
+// changed go on converging, and their members settle as they turn out:
+// none stays changing while its tenant is ready at the new generation.
+func TestAbortedSettlesChangingMembers(t *testing.T) {
+	s := newSim(t, Spec{Plan: "standard", To: 2, Deadline: time.Hour, Waves: []Wave{{Name: "all", MaxInFlight: 3}}}, fleetOf(5))
+	s.step() // t00, t01, t02 changing
+	s.converge("t01")
+	s.tenants[s.memberNamed("t02").TenantID].ObservedGeneration = 1 // t02 still converging
+	s.tenants[s.memberNamed("t02").TenantID].Status = tenant.StatusUpdating
+	next, _, err := Abort(s.r, s.members, false, "alice", s.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.r = next
+	d := s.step()
+	if len(d.Moves) != 0 || d.Rollout != nil {
+		t.Fatalf("a step of an aborted rollout moved tenants or changed it: %+v", d)
+	}
+	for name, want := range map[string]MemberState{"t00": MemberDone, "t01": MemberFailed, "t02": MemberChanging, "t03": MemberPending, "t04": MemberPending} {
+		if got := s.memberNamed(name).State; got != want {
+			t.Errorf("%s is %s after the step, want %s", name, got, want)
+		}
+	}
+	s.now = s.now.Add(time.Hour)
+	s.step()
+	if got := s.memberNamed("t02").State; got != MemberFailed {
+		t.Errorf("t02 is %s past its deadline, want failed", got)
+	}
+	if s.r.State != StateAborted {
+		t.Errorf("rollout %s, want aborted", s.r.State)
+	}
+}

@@ -56,7 +56,10 @@ type Store interface {
 	// order; ErrNotFound when there is no such rollout.
 	Members(ctx context.Context, id string) ([]Member, error)
 	// AddMembers adds members to an active rollout (pending); tenants that
-	// are members already are left as they are.
+	// are members already are left as they are. The waves' sizes become
+	// their numbers of members (SizeWaves), and when one changes the
+	// rollout's version is bumped, in the same transaction. ErrNotFound
+	// when there is no such rollout; ErrState when it has finished.
 	AddMembers(ctx context.Context, id string, members []Member) error
 	// UpdateRollout writes r's State, Wave, BakeFrom, Rollback, Message
 	// and FinishedAt, and events, when r.Version is the stored version
@@ -122,9 +125,14 @@ type RolloutListOptions struct {
 	Plan string
 	// Active lists only active rollouts.
 	Active bool
-	// Limit caps the number returned; 0 is 100, or, with Active, no
-	// limit: there is at most one active rollout per plan, and the driver
-	// steps every one.
+	// Unsettled lists only the rollouts the driver steps: the active ones,
+	// and finished ones with a member still changing (an abort without
+	// rollback leaves the tenants it changed converging; their members
+	// settle as the tenants turn out).
+	Unsettled bool
+	// Limit caps the number returned; 0 is 100, or, with Active or
+	// Unsettled, no limit: there is at most one active rollout per plan,
+	// and the driver steps every one.
 	Limit int
 }
 

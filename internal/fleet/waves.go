@@ -16,6 +16,11 @@ import (
 // no wave of its own.
 const RestWave = "rest"
 
+// MaxWaves is the most waves a spec may give. A wave is a step the
+// operator watches and bakes; a rollout of more would take longer to walk
+// through than to change its tenants, and its status would grow with each.
+const MaxWaves = 100
+
 // ValidateSpec checks a rollout's spec, reporting every problem with its
 // JSON pointer.
 func ValidateSpec(s Spec) error {
@@ -39,6 +44,11 @@ func ValidateSpec(s Spec) error {
 	}
 	if s.Deadline < 0 {
 		errs.Add("/deadline", "must not be negative")
+	}
+	if len(s.Waves) > MaxWaves {
+		// Each wave is not checked: the problems of 10,000 would bury this one.
+		errs.Add("/waves", "has %d waves; at most %d are allowed (tenants no wave takes form a last wave of their own)", len(s.Waves), MaxWaves)
+		return errs.Err(ErrInvalid)
 	}
 	names := map[string]bool{}
 	for i, w := range s.Waves {
@@ -154,6 +164,20 @@ func Assign(spec Spec, candidates []*tenant.Tenant) ([]AssignedWave, []Member) {
 		fill(rest, nil, -1)
 	}
 	return waves, members
+}
+
+// SizeWaves sets each wave's Size to its number of members (members by
+// wave index, as a store counts them) and reports whether any changed: the
+// rule of Store.AddMembers, so that a wave joined by tenants that began to
+// follow the plan during the rollout says how many it has.
+func SizeWaves(waves []AssignedWave, members map[int]int) bool {
+	changed := false
+	for i := range waves {
+		if waves[i].Size != members[i] {
+			waves[i].Size, changed = members[i], true
+		}
+	}
+	return changed
 }
 
 func matches(selector, labels map[string]string) bool {

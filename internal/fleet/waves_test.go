@@ -37,6 +37,9 @@ func TestValidateSpecPointers(t *testing.T) {
 		{"rest first", specWith(Wave{Name: RestWave}, Wave{Name: "b"}), []string{"/waves/0/name"}},
 		{"a name twice", specWith(Wave{Name: "a"}, Wave{Name: "a"}), []string{"/waves/1/name"}},
 		{"a name twice, one left out", specWith(Wave{Name: "wave-2"}, Wave{}), []string{"/waves/1/name"}},
+		{"as many waves as allowed", specWith(make([]Wave, MaxWaves)...), nil},
+		{"a wave too many", specWith(make([]Wave, MaxWaves+1)...), []string{"/waves"}},
+		{"10,000 waves", specWith(make([]Wave, 10000)...), []string{"/waves"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string

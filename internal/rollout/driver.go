@@ -66,7 +66,7 @@ type Driver struct {
 	opts    Options
 	log     *slog.Logger
 	lease   *tenant.Lease // held, when Leases is set
-	// active is how many rollouts the last tick found active: changes of
+	// active is how many rollouts the last tick stepped: changes of
 	// tenants wake the driver only while some are.
 	active int
 }
@@ -229,16 +229,19 @@ func (d *Driver) release() {
 	d.lease = nil
 }
 
-// Tick steps every active rollout once.
+// Tick steps every active rollout once, and every finished one with
+// members still changing.
 func (d *Driver) Tick(ctx context.Context) error {
 	_, err := d.tick(ctx)
 	return err
 }
 
-// tick steps every active rollout once and reports whether a step may
-// decide more at once (see step).
+// tick steps every active rollout once, and every finished one with
+// members still changing (an abort without rollback leaves them so: their
+// members settle as their tenants turn out), and reports whether a step
+// may decide more at once (see step).
 func (d *Driver) tick(ctx context.Context) (bool, error) {
-	active, err := d.fleet.ListRollouts(ctx, fleet.RolloutListOptions{Active: true})
+	active, err := d.fleet.ListRollouts(ctx, fleet.RolloutListOptions{Unsettled: true})
 	if err != nil {
 		return false, fmt.Errorf("rollouts: list active rollouts: %w", err)
 	}

@@ -237,8 +237,8 @@ func (s *Store) ListRollouts(ctx context.Context, opts fleet.RolloutListOptions)
 	limit := opts.Limit
 	switch {
 	case limit > 0:
-	case opts.Active:
-		limit = 0 // every one (LIMIT NULL): at most one a plan
+	case opts.Active, opts.Unsettled:
+		limit = 0 // every one (LIMIT NULL): at most one a plan, and the few an abort left converging
 	default:
 		limit = 100
 	}
@@ -251,6 +251,10 @@ func (s *Store) ListRollouts(ctx context.Context, opts fleet.RolloutListOptions)
 	}
 	if opts.Active {
 		q += ` AND state IN ` + activeStates
+	}
+	if opts.Unsettled {
+		// rollout_members_changing_idx holds the changing members alone.
+		q += ` AND (state IN ` + activeStates + ` OR id IN (SELECT rollout_id FROM rollout_members WHERE state = 'changing'))`
 	}
 	rows, err := s.pool.Query(ctx, q+` ORDER BY created_at DESC, id DESC LIMIT $1`, args...)
 	if err != nil {
@@ -336,8 +340,40 @@ func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Membe
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("postgres: add members to rollout %s: %w", id, err)
 		}
-		return nil
+		return s.sizeWaves(ctx, tx, id)
 	})
+}
+
+// sizeWaves makes the sizes of a rollout's waves their numbers of members
+// (fleet.SizeWaves), bumping its version when one changes. The caller
+// holds the rollout's row lock.
+func (s *Store) sizeWaves(ctx context.Context, tx pgx.Tx, id string) error {
+	r, err := scanRollout(tx.QueryRow(ctx, selectRollout+` WHERE id = $1`, id))
+	if err != nil {
+		return fmt.Errorf("postgres: size the waves of rollout %s: %w", id, err)
+	}
+	rows, err := tx.Query(ctx, `SELECT wave, count(*) FROM rollout_members WHERE rollout_id = $1 GROUP BY wave`, id)
+	if err != nil {
+		return fmt.Errorf("postgres: size the waves of rollout %s: %w", id, err)
+	}
+	counts := map[int]int{}
+	var wave, n int
+	if _, err := pgx.ForEachRow(rows, []any{&wave, &n}, func() error { counts[wave] = n; return nil }); err != nil {
+		return fmt.Errorf("postgres: size the waves of rollout %s: %w", id, err)
+	}
+	if !fleet.SizeWaves(r.Waves, counts) {
+		return nil
+	}
+	waves, err := json.Marshal(r.Waves)
+	if err != nil {
+		return fmt.Errorf("postgres: size the waves of rollout %s: %w", id, err)
+	}
+	_, err = tx.Exec(ctx, `UPDATE rollouts SET waves = $2, version = version + 1, updated_at = $3 WHERE id = $1`,
+		id, waves, tenant.Timestamp(s.now()))
+	if err != nil {
+		return fmt.Errorf("postgres: size the waves of rollout %s: %w", id, err)
+	}
+	return nil
 }
 
 // UpdateRollout implements fleet.Store. A rollout's completion is refused

@@ -214,8 +214,8 @@ func (s *Store) ListRollouts(ctx context.Context, opts fleet.RolloutListOptions)
 	limit := opts.Limit
 	switch {
 	case limit > 0:
-	case opts.Active:
-		limit = -1 // every one: at most one a plan
+	case opts.Active, opts.Unsettled:
+		limit = -1 // every one: at most one a plan, and the few an abort left converging
 	default:
 		limit = 100
 	}
@@ -225,6 +225,10 @@ func (s *Store) ListRollouts(ctx context.Context, opts fleet.RolloutListOptions)
 	}
 	if opts.Active {
 		q += ` AND state IN ` + activeStates
+	}
+	if opts.Unsettled {
+		// rollout_members_changing holds the changing members alone.
+		q += ` AND (state IN ` + activeStates + ` OR id IN (SELECT rollout_id FROM rollout_members WHERE state = 'changing'))`
 	}
 	rows, err := s.query(ctx, q+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
@@ -332,8 +336,46 @@ func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Membe
 		case !state.Active():
 			return fmt.Errorf("sqlite: add members to rollout %s: %w: it is %s", id, fleet.ErrState, state)
 		}
-		return addMembers(ctx, tx, id, members)
+		if err := addMembers(ctx, tx, id, members); err != nil {
+			return err
+		}
+		return s.sizeWaves(ctx, tx, id)
 	})
+}
+
+// sizeWaves makes the sizes of a rollout's waves their numbers of members
+// (fleet.SizeWaves), bumping its version when one changes.
+func (s *Store) sizeWaves(ctx context.Context, tx *sql.Tx, id string) error {
+	r, err := scanRollout(tx.QueryRowContext(ctx, selectRollout+` WHERE id = ?`, id))
+	if err != nil {
+		return fmt.Errorf("sqlite: size the waves of rollout %s: %w", id, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT wave, count(*) FROM rollout_members WHERE rollout_id = ? GROUP BY wave`, id)
+	if err != nil {
+		return fmt.Errorf("sqlite: size the waves of rollout %s: %w", id, err)
+	}
+	defer rows.Close()
+	counts := map[int]int{}
+	for rows.Next() {
+		var wave, n int
+		if err := rows.Scan(&wave, &n); err != nil {
+			return fmt.Errorf("sqlite: size the waves of rollout %s: %w", id, err)
+		}
+		counts[wave] = n
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlite: size the waves of rollout %s: %w", id, err)
+	}
+	rows.Close()
+	if !fleet.SizeWaves(r.Waves, counts) {
+		return nil
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE rollouts SET waves = ?, version = version + 1, updated_at = ? WHERE id = ?`,
+		jsonText(r.Waves, "[]"), micros(tenant.Timestamp(s.now())), id)
+	if err != nil {
+		return fmt.Errorf("sqlite: size the waves of rollout %s: %w", id, err)
+	}
+	return nil
 }
 
 // UpdateRollout writes where a rollout stands, when it is at r.Version;

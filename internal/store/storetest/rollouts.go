@@ -242,6 +242,11 @@ func testRolloutMembers(t *testing.T, s tenant.Store) {
 	if diff := cmp.Diff(want, mustMembers(t, f, r.ID)); diff != "" {
 		t.Errorf("Members after AddMembers twice (-want +got):\n%s", diff)
 	}
+	// The waves' sizes are their numbers of members (the first AddMembers
+	// made them so; the second added nobody and wrote nothing).
+	if got, err := f.GetRollout(ctx, r.ID); err != nil || len(got.Waves) != 2 || got.Waves[0].Size != 2 || got.Waves[1].Size != 3 || got.Version != r.Version+1 {
+		t.Errorf("rollout after AddMembers twice: %+v (%v); want waves of 2 and 3 members, version %d", got, err, r.Version+1)
+	}
 	err = f.AddMembers(ctx, tenant.NewID(), added)
 	wantErr(t, "AddMembers to an unknown rollout", err, fleet.ErrNotFound)
 
@@ -353,5 +358,50 @@ func testActiveRolloutsAll(t *testing.T, s tenant.Store) {
 	}
 	if some, err := f.ListRollouts(ctx, fleet.RolloutListOptions{Active: true, Limit: 3}); err != nil || len(some) != 3 {
 		t.Errorf("ListRollouts(Active, Limit 3): %d, %v", len(some), err)
+	}
+}
+
+// testUnsettledRollouts checks the rollouts the driver steps: the active
+// ones, and finished ones with a member still changing (an abort without
+// rollback leaves them converging), until that member settles.
+func testUnsettledRollouts(t *testing.T, s tenant.Store) {
+	f := fleetStore(t, s)
+	start := func(plan string) (*fleet.Rollout, string) {
+		mustPlan(t, f, plan)
+		mustPublish(t, f, plan, `{"image":"a"}`)
+		id := tenant.NewID()
+		return mustRollout(t, f, plan, 1, []fleet.Member{{TenantID: id, TenantName: "t", From: 1}}), id
+	}
+	finish := func(r *fleet.Rollout, state fleet.State) {
+		t.Helper()
+		r.State = state
+		if _, err := f.UpdateRollout(ctx, r); err != nil {
+			t.Fatalf("UpdateRollout(%s): %v", state, err)
+		}
+	}
+	running, _ := start("running")
+	changing, member := start("changing")
+	if err := f.UpdateMember(ctx, changing.ID, fleet.Member{TenantID: member, State: fleet.MemberChanging}, fleet.MemberPending); err != nil {
+		t.Fatal(err)
+	}
+	finish(changing, fleet.StateAborted)
+	pending, _ := start("pending")
+	finish(pending, fleet.StateAborted)
+	done, doneMember := start("done")
+	if err := f.UpdateMember(ctx, done.ID, fleet.Member{TenantID: doneMember, State: fleet.MemberDone}, fleet.MemberPending); err != nil {
+		t.Fatal(err)
+	}
+	finish(done, fleet.StateAborted)
+
+	got, err := f.ListRollouts(ctx, fleet.RolloutListOptions{Unsettled: true})
+	if want := []string{changing.ID, running.ID}; err != nil || !cmp.Equal(want, ids(got)) {
+		t.Errorf("ListRollouts(Unsettled) = %v (%v), want the changing aborted one and the running one, newest first: %v", ids(got), err, want)
+	}
+	if err := f.UpdateMember(ctx, changing.ID, fleet.Member{TenantID: member, State: fleet.MemberDone}, fleet.MemberChanging); err != nil {
+		t.Fatal(err)
+	}
+	got, err = f.ListRollouts(ctx, fleet.RolloutListOptions{Unsettled: true, Plan: "changing"})
+	if err != nil || len(got) != 0 {
+		t.Errorf("ListRollouts(Unsettled) of an aborted rollout whose member settled = %v (%v), want none", ids(got), err)
 	}
 }

@@ -69,6 +69,7 @@ func Run(t *testing.T, open Opener) {
 		{"RolloutMembers", testRolloutMembers},
 		{"RolloutEvents", testRolloutEvents},
 		{"ActiveRolloutsAll", testActiveRolloutsAll},
+		{"UnsettledRollouts", testUnsettledRollouts},
 		{"MoveTenant", testMoveTenant},
 		{"MoveTenantSkips", testMoveTenantSkips},
 		{"MoveTenantAnnounces", testMoveTenantAnnounces},

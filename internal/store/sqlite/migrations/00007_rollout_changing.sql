@@ -1,0 +1,8 @@
+-- +goose Up
+-- The members still changing, alone: the rollout driver looks for them in
+-- every rollout (fleet.RolloutListOptions.Unsettled), finished ones too, as
+-- an abort without rollback leaves the tenants it changed converging.
+CREATE INDEX rollout_members_changing ON rollout_members (rollout_id) WHERE state = 'changing';
+
+-- +goose Down
+DROP INDEX rollout_members_changing;
