@@ -39,14 +39,16 @@ var (
 // registry", ECR User Guide), .amazonaws.com.cn in the China Regions, the
 // ecr-fips endpoints, and the dual-stack aws_account_id.dkr-ecr.region.on.aws
 // ("Making requests to Amazon ECR registries").
-var ecrRegistryRE = regexp.MustCompile(`^[0-9]{12}\.(dkr\.ecr|dkr\.ecr-fips|dkr-ecr|dkr-ecr-fips)\.[a-z0-9-]+\.(amazonaws\.com|amazonaws\.com\.cn|on\.aws)/`)
+var ecrRegistryRE = regexp.MustCompile(`^[0-9]{12}\.(dkr\.ecr|dkr\.ecr-fips|dkr-ecr)\.[a-z0-9-]+\.(amazonaws\.com|amazonaws\.com\.cn|on\.aws)/`)
 
 // roleARNRE and roleNameRE are what a task or execution role may be: an
 // IAM role ARN, arn:partition:iam::account:role/path/name, or the role's
 // short name. taskRoleArn is "The short name or full Amazon Resource Name
 // (ARN) of the IAM role" (API_RegisterTaskDefinition); the reference says
-// only "ARN" of executionRoleArn, but ECS is known to take a short name
-// there too, so the fake takes both. A role name is "[\w+=,.@-]+", 1 to 64
+// only "ARN" of executionRoleArn, but an AWS maintainer of
+// amazon-ecs-render-task-definition (issue 77) says "for either the ECS
+// task role or task execution role, you can specify just the name of the
+// role vs. the full ARN", so the fake takes both. A role name is "[\w+=,.@-]+", 1 to 64
 // characters, and a path "/" or "/…/" of printable ASCII (IAM API
 // Reference, CreateRole).
 var (
