@@ -241,7 +241,7 @@ func TestExecutionRoleAndDefaultLogs(t *testing.T) {
 // once Provision has read it: a base without an execution role and a
 // config with secrets is refused before anything is registered.
 func TestBaseWithoutExecutionRoleIsRefused(t *testing.T) {
-	e := newEnv(t, ecsfake.Options{}, "")
+	e := newEnv(t, ecsfake.Options{}, `{"cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/landlord", "endpoint": "FAKE_URL", "launch_type": "FARGATE", "subnets": ["subnet-0a1b2c3d"]}`)
 	td, err := e.srv.Client(context.Background()).RegisterTaskDefinition(context.Background(), &awsecs.RegisterTaskDefinitionInput{
 		Family: aws.String("bare"), NetworkMode: types.NetworkModeAwsvpc, RequiresCompatibilities: []types.Compatibility{types.CompatibilityFargate},
 		Cpu: aws.String("256"), Memory: aws.String("512"),

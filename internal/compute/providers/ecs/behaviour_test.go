@@ -108,8 +108,9 @@ func TestTaskDefinitionAsGiven(t *testing.T) {
 }
 
 func TestBaseTaskDefinitionKeepsRolesAndLogs(t *testing.T) {
-	e := newEnv(t, ecsfake.Options{}, "")
-	logs := &types.LogConfiguration{LogDriver: types.LogDriverAwslogs, Options: map[string]string{"awslogs-group": "/landlord"}}
+	// No execution_role_arn in the block: the base's role is the tenant's.
+	e := newEnv(t, ecsfake.Options{}, `{"cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/landlord", "endpoint": "FAKE_URL", "launch_type": "FARGATE", "subnets": ["subnet-0a1b2c3d"]}`)
+	logs := &types.LogConfiguration{LogDriver: types.LogDriverAwslogs, Options: map[string]string{"awslogs-group": "/landlord", "awslogs-region": "us-west-2", "awslogs-stream-prefix": "app"}}
 	td, err := e.srv.Client(context.Background()).RegisterTaskDefinition(context.Background(), &awsecs.RegisterTaskDefinitionInput{
 		Family: aws.String("base"), NetworkMode: types.NetworkModeAwsvpc, RequiresCompatibilities: []types.Compatibility{types.CompatibilityFargate},
 		Cpu: aws.String("256"), Memory: aws.String("512"), ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/exec"),
