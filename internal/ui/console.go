@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/identity"
 )
 
 // Prefix is where the console is served.
@@ -26,6 +27,12 @@ type Options struct {
 	// SessionKey seals session cookies: 32 bytes, the same on every
 	// replica (the install key "console-session" of tenant.KeyStore).
 	SessionKey []byte
+	// Sessions records the sessions of signed-in users, in the database
+	// every replica shares, so that signing out ends a session on all of
+	// them, and a copy of its cookie with it. Without it (nil) signing
+	// out only clears the cookie in its browser, as before sessions were
+	// recorded, and New logs a warning saying so.
+	Sessions identity.SessionStore
 	// Changes, if set, announces the ids of tenants that changed
 	// (tenant.ChangeFeed), for the pages' live updates; "" means some were
 	// lost.
@@ -63,6 +70,9 @@ type Console struct {
 func New(opts Options) (*Console, error) {
 	if opts.API == nil {
 		return nil, errors.New("ui: a console needs the API's handler")
+	}
+	if opts.Sessions == nil {
+		opts.Logger.Warn("console: sessions are not recorded (ui.Options.Sessions): signing out clears the cookie in its browser only, and a copy of it stays valid until it expires")
 	}
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = 12 * time.Hour
@@ -172,18 +182,23 @@ func (c *Console) serve(h handler, signedOut http.HandlerFunc) http.Handler {
 				if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 					status = http.StatusRequestEntityTooLarge
 				}
-				c.renderError(w, r, c.session(r), status, "This form could not be read: "+err.Error())
+				sess, _ := c.session(r)
+				c.renderError(w, r, sess, status, "This form could not be read: "+err.Error())
 				return
 			}
 		}
-		sess := c.session(r)
+		sess, err := c.session(r)
+		if err != nil {
+			c.sessionsDown(w, r, err)
+			return
+		}
 		if !sess.signedIn() {
 			me, err := c.apiAs("", w.Header().Get("X-Request-ID")).WhoAmI(r.Context())
 			if err != nil {
 				signedOut(w, r)
 				return
 			}
-			sess = c.newSession("", me)
+			sess = c.signedInSession("", me)
 			c.setSession(w, r, sess)
 		}
 		x := &call{w: w, r: r, sess: sess, api: c.apiAs(sess.Token, w.Header().Get("X-Request-ID"))}
@@ -195,10 +210,6 @@ func (c *Console) serve(h handler, signedOut http.HandlerFunc) http.Handler {
 			c.fail(x, err)
 		}
 	})
-}
-
-func (c *Console) newSession(token string, me *client.Identity) *session {
-	return &session{Token: token, Name: me.Name, Role: me.Role, CSRF: randomToken(), Expires: c.opts.Now().Add(c.opts.SessionTTL).Unix()}
 }
 
 // maxFormBytes bounds a form: the editor's text and its other inputs.
@@ -218,6 +229,8 @@ func (c *Console) toSignIn(w http.ResponseWriter, r *http.Request) {
 func (c *Console) fail(x *call, err error) {
 	var apiErr *client.Error
 	switch {
+	case errors.Is(err, errSessions):
+		c.sessionsDown(x.w, x.r, err)
 	case errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
 		clearSession(x.w, x.r)
 		c.toSignIn(x.w, x.r)

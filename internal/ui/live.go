@@ -164,11 +164,14 @@ func (c *Console) liveStream(x *call) error {
 		case <-c.ctx.Done():
 			return nil
 		case <-tick.C:
+			if !c.stillSignedIn(x, rc) {
+				return nil
+			}
 			if err := send(rc, x.w, ": ping\n\n"); err != nil {
 				return nil
 			}
 		case id, ok := <-s.ch:
-			if !ok {
+			if !ok || !c.stillSignedIn(x, rc) {
 				return nil
 			}
 			// Coalesce what else is waiting.
@@ -238,6 +241,22 @@ func (c *Console) sendUpdate(x *call, rc *http.ResponseController, view, id stri
 // signedOut tells a page that its session ended: it reloads, and is sent
 // to sign in.
 const signedOut = "event: signedout\ndata: {}\n\n"
+
+// stillSignedIn says the stream's session is still recorded, and tells the
+// page when it is not: a stream opened before a sign-out, here or in
+// another browser, ends with it rather than going on with the token. A
+// session that cannot be checked now goes on until the next check.
+func (c *Console) stillSignedIn(x *call, rc *http.ResponseController) bool {
+	if x.sess.ID == "" {
+		return true
+	}
+	sess, err := c.recorded(x.r.Context(), x.sess)
+	if err != nil || sess != nil {
+		return true
+	}
+	_ = send(rc, x.w, signedOut)
+	return false
+}
 
 // streamWriteTimeout bounds each write of a stream: the server's write
 // timeout is for requests, not streams, but a browser that stops reading

@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,8 +21,11 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/identity"
+	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/ui"
 )
 
@@ -37,6 +41,8 @@ var tokens = []api.Token{{Name: "ops", Secret: adminToken, Role: api.RoleAdmin},
 type site struct {
 	*httptest.Server
 	store *sqlite.Store
+	// db is the site's database, whichever it is.
+	db siteStore
 	// ctrl runs the controller when started.
 	manager *compute.Manager
 }
@@ -49,12 +55,31 @@ type siteOptions struct {
 
 func newSite(t testing.TB, opts siteOptions) *site {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
+	store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	s := newSiteOn(t, store, opts)
+	s.store = store
+	return s
+}
+
+// siteStore is what a site needs of its database.
+type siteStore interface {
+	tenant.Store
+	fleet.Store
+	tenant.KeyStore
+	tenant.ChangeFeed
+	identity.SessionStore
+}
+
+// newSiteOn is a site on store: one replica of landlord, when other sites
+// share its database.
+func newSiteOn(t testing.TB, store siteStore, opts siteOptions) *site {
+	t.Helper()
+	ctx := context.Background()
+	var err error
 	p := opts.provider
 	if p == nil {
 		if p, err = mock.New(mock.Options{}); err != nil {
@@ -70,7 +95,7 @@ func newSite(t testing.TB, opts siteOptions) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	console, err := ui.New(ui.Options{API: server.Handler(), SessionKey: key, Changes: store.Changes})
+	console, err := ui.New(ui.Options{API: server.Handler(), SessionKey: key, Sessions: store, Changes: store.Changes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +106,11 @@ func newSite(t testing.TB, opts siteOptions) *site {
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	t.Cleanup(console.Close) // before ts.Close: live streams end first
-	return &site{Server: ts, store: store, manager: m}
+	return &site{Server: ts, db: store, manager: m}
 }
+
+// TestMain stops the PostgreSQL server that tests of replicas start.
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // runController reconciles the site's tenants until the test ends.
 func (s *site) runController(t *testing.T) {
@@ -113,6 +141,23 @@ func (s *site) createTenant(t testing.TB, body string) string {
 		t.Fatalf("create: %d %s", res.StatusCode, b)
 	}
 	return out.ID
+}
+
+// patchTenant changes a tenant through the API with a merge patch, as ops.
+func (s *site) patchTenant(t testing.TB, id, patch string) {
+	t.Helper()
+	req, _ := http.NewRequest("PATCH", s.URL+"/v1/tenants/"+id, strings.NewReader(patch))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("patch: %d %s", res.StatusCode, b)
+	}
 }
 
 // browser is a user of the console: a cookie jar that does not follow

@@ -56,6 +56,9 @@ func (c *Console) rolloutStream(x *call, id string) error {
 	for {
 		// The first read sends the rollout as it is now, so that what
 		// changed since the page's render is not missed.
+		if !c.stillSignedIn(x, rc) {
+			return nil
+		}
 		if done := c.sendRollout(x, rc, f); done {
 			return nil
 		}

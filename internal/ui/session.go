@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -8,9 +9,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/identity"
 )
 
 // A session is sealed into its cookie (AES-256-GCM under the install's
@@ -20,7 +26,13 @@ import (
 // makes for them carries it, so the API's roles and audit apply as they
 // would to the user's own calls, and removing the token from landlord's
 // configuration ends its sessions at their next request.
+//
+// A session with a token also has an ID, recorded in the database
+// (identity.SessionStore): its cookie is honoured only while the record
+// is there, so that signing out, here or everywhere, ends it on every
+// replica at once, and a copy of the cookie is worth nothing after.
 type session struct {
+	ID    string `json:"i,omitempty"`
 	Token string `json:"t,omitempty"`
 	Name  string `json:"n,omitempty"`
 	Role  string `json:"r,omitempty"`
@@ -117,13 +129,77 @@ func overHTTPS(r *http.Request) bool {
 	return r.TLS != nil || strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
 }
 
-// session returns the request's session, nil when it has none.
-func (c *Console) session(r *http.Request) *session {
+// session returns the request's session, nil when it has none or its
+// record is gone (it was signed out of). The error wraps errSessions when
+// the records cannot be read.
+func (c *Console) session(r *http.Request) (*session, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil {
+		return nil, nil
+	}
+	sess := c.sealer.open(ck.Value, c.opts.Now())
+	if sess == nil || sess.Token == "" {
+		// None, one before sign-in, or one of a server without
+		// tokens, which anyone gets for the asking: nothing to end.
+		return sess, nil
+	}
+	if sess.ID == "" {
+		return nil, nil // sealed before sessions were recorded: sign in again
+	}
+	return c.recorded(r.Context(), sess)
+}
+
+// recorded returns sess when its record is there, nil when it is not.
+func (c *Console) recorded(ctx context.Context, sess *session) (*session, error) {
+	if c.opts.Sessions == nil {
+		return sess, nil // not recorded (Options.Sessions)
+	}
+	rec, err := c.opts.Sessions.Session(ctx, sess.ID)
+	switch {
+	case errors.Is(err, identity.ErrNoSession):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", errSessions, err)
+	case rec.Holder != sess.Name:
+		return nil, nil
+	}
+	return sess, nil
+}
+
+// errSessions marks a failure to read or write the sessions' records: the
+// page answers 503, and nobody is signed out for it.
+var errSessions = errors.New("ui: the console's sessions cannot be read or written now")
+
+// signedInSession makes the session of a user the API knows as me, who
+// signed in with token ("" on a server without tokens). It is recorded
+// only by record.
+func (c *Console) signedInSession(token string, me *client.Identity) *session {
+	sess := &session{Token: token, Name: me.Name, Role: me.Role, CSRF: randomToken(), Expires: c.opts.Now().Add(c.opts.SessionTTL).Unix()}
+	if token != "" {
+		sess.ID = randomToken()
+	}
+	return sess
+}
+
+// record records a session with a token, so that its cookie is honoured.
+func (c *Console) record(ctx context.Context, sess *session) error {
+	if sess.ID == "" || c.opts.Sessions == nil {
 		return nil
 	}
-	return c.sealer.open(ck.Value, c.opts.Now())
+	now := c.opts.Now()
+	err := c.opts.Sessions.CreateSession(ctx, identity.Session{ID: sess.ID, Holder: sess.Name, CreatedAt: now, ExpiresAt: time.Unix(sess.Expires, 0)})
+	if err != nil {
+		return fmt.Errorf("%w: %w", errSessions, err)
+	}
+	return nil
+}
+
+// sessionsDown answers a request whose session could not be checked.
+func (c *Console) sessionsDown(w http.ResponseWriter, r *http.Request, err error) {
+	c.log.ErrorContext(r.Context(), "console: the sessions cannot be read or written", slog.String("path", r.URL.Path),
+		slog.String("request_id", w.Header().Get("X-Request-ID")), slog.Any("error", err))
+	w.Header().Set("Retry-After", "5")
+	c.renderError(w, r, nil, http.StatusServiceUnavailable, "landlord cannot reach its database to check your session now. Try again in a moment.")
 }
 
 // checkCSRF says whether a form carries its session's CSRF token.

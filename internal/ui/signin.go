@@ -3,7 +3,9 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/jaxxstorm/landlord/client"
@@ -11,12 +13,18 @@ import (
 
 type signinView struct {
 	Next, CSRF, Error string
+	// Notice says what the last sign-out did.
+	Notice string
 }
 
 // signinPage asks for a token. It makes a session without a user, whose
 // CSRF token the form carries.
 func (c *Console) signinPage(w http.ResponseWriter, r *http.Request) {
-	sess := c.session(r)
+	sess, err := c.session(r)
+	if err != nil {
+		c.sessionsDown(w, r, err)
+		return
+	}
 	if sess.signedIn() {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
@@ -25,13 +33,30 @@ func (c *Console) signinPage(w http.ResponseWriter, r *http.Request) {
 		sess = &session{CSRF: randomToken(), Expires: c.opts.Now().Add(c.opts.SessionTTL).Unix()}
 		c.setSession(w, r, sess)
 	}
-	c.render(w, http.StatusOK, "signin", view{Title: "Sign in", Data: signinView{Next: safeNext(r.URL.Query().Get("next")), CSRF: sess.CSRF}})
+	c.render(w, http.StatusOK, "signin", view{Title: "Sign in", Data: signinView{Next: safeNext(r.URL.Query().Get("next")), CSRF: sess.CSRF,
+		Notice: signedOutNotice(r.URL.Query().Get("ended"))}})
+}
+
+// signedOutNotice says how many sessions a sign-out everywhere ended.
+func signedOutNotice(ended string) string {
+	n, err := strconv.Atoi(ended)
+	switch {
+	case err != nil || n < 0:
+		return ""
+	case n == 1:
+		return "You are signed out of your one session."
+	}
+	return fmt.Sprintf("You are signed out of all %d of your sessions, in every browser.", n)
 }
 
 // signin checks the token with the API (GET /v1/whoami) and, when it is
 // one, seals it into a new session.
 func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
-	sess := c.session(r)
+	sess, err := c.session(r)
+	if err != nil {
+		c.sessionsDown(w, r, err)
+		return
+	}
 	next := safeNext(r.PostFormValue("next"))
 	if !checkCSRF(r, sess) {
 		c.renderError(w, r, nil, http.StatusForbidden, "This form has expired: reload the sign-in page and send it again.")
@@ -50,11 +75,21 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		c.render(w, status, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF, Error: msg}})
 		return
 	}
-	signed := c.newSession(token, me)
+	signed := c.signedInSession(token, me)
 	if c.tooLong(signed) {
 		// The name the token maps to tipped it over: the same words.
 		c.render(w, http.StatusUnprocessableEntity, "signin", view{Title: "Sign in", Data: signinView{Next: next, CSRF: sess.CSRF, Error: tooLongMessage(token)}})
 		return
+	}
+	if err := c.record(r.Context(), signed); err != nil {
+		c.sessionsDown(w, r, err)
+		return
+	}
+	if sess.ID != "" && c.opts.Sessions != nil {
+		// Signed in again over a session: that one ends.
+		if err := c.opts.Sessions.EndSession(r.Context(), sess.ID); err != nil {
+			c.log.WarnContext(r.Context(), "console: ending the session signed in over", slog.String("user", sess.Name), slog.Any("error", err))
+		}
 	}
 	c.setSession(w, r, signed)
 	http.Redirect(w, r, next, http.StatusSeeOther)
@@ -96,9 +131,28 @@ func signinRefusal(token string, err error) (int, string) {
 	return http.StatusInternalServerError, "landlord could not check the token: " + err.Error()
 }
 
-// signout ends the session.
+// signout ends the session, or with scope=everywhere every session of
+// its user, in every browser: their records go, so their cookies, and
+// any copy of them, are refused from then on by every replica.
 func (c *Console) signout(x *call) error {
+	to := Prefix + "signin"
+	switch {
+	case x.sess.ID == "" || c.opts.Sessions == nil:
+		// A session of a server without tokens, or a console that
+		// records none: nothing to end but the cookie.
+	case x.r.PostFormValue("scope") == "everywhere":
+		n, err := c.opts.Sessions.EndSessionsOf(x.r.Context(), x.sess.Name)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errSessions, err)
+		}
+		c.log.InfoContext(x.r.Context(), "console: signed out everywhere", slog.String("user", x.sess.Name), slog.Int("sessions", n))
+		to += "?ended=" + strconv.Itoa(n)
+	default:
+		if err := c.opts.Sessions.EndSession(x.r.Context(), x.sess.ID); err != nil {
+			return fmt.Errorf("%w: %w", errSessions, err)
+		}
+	}
 	clearSession(x.w, x.r)
-	http.Redirect(x.w, x.r, Prefix+"signin", http.StatusSeeOther)
+	http.Redirect(x.w, x.r, to, http.StatusSeeOther)
 	return nil
 }
