@@ -100,7 +100,7 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	}
 	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, err)
+		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, unavailable(err))
 	}
 	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (tenant.Event, error) {
 		var e tenant.Event
@@ -109,7 +109,7 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 		return e, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, err)
+		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, unavailable(err))
 	}
 	if len(events) == 0 {
 		// Every tenant has its created event, so only an unknown tenant (or
@@ -117,7 +117,7 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 		var exists bool
 		err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)`, tenantID).Scan(&exists)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, err)
+			return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, unavailable(err))
 		}
 		if !exists {
 			return nil, notFound(tenantID)

@@ -24,7 +24,7 @@ func (s *Store) Forget(ctx context.Context, id string, version int64, actor, mes
 func (s *Store) CountByProvider(ctx context.Context) (map[string]int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT provider, count(*) FROM tenants WHERE deleted_at IS NULL GROUP BY provider`)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: count tenants by provider: %w", err)
+		return nil, fmt.Errorf("postgres: count tenants by provider: %w", unavailable(err))
 	}
 	out := map[string]int{}
 	var provider string
@@ -34,7 +34,7 @@ func (s *Store) CountByProvider(ctx context.Context) (map[string]int, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: count tenants by provider: %w", err)
+		return nil, fmt.Errorf("postgres: count tenants by provider: %w", unavailable(err))
 	}
 	return out, nil
 }

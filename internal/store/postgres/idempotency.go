@@ -252,7 +252,7 @@ func (k *keeping[T]) keep(ctx context.Context, tx pgx.Tx, v T, now time.Time) er
 // ReleaseIdempotent implements tenant.IdempotencyStore.
 func (s *Store) ReleaseIdempotent(ctx context.Context, res tenant.IdempotentResponse) error {
 	if _, err := s.pool.Exec(ctx, releaseIdempotent, res.Actor, res.Key, res.Token); err != nil {
-		return fmt.Errorf("postgres: release idempotency key %q: %w", res.Key, err)
+		return fmt.Errorf("postgres: release idempotency key %q: %w", res.Key, unavailable(err))
 	}
 	return nil
 }
@@ -267,7 +267,7 @@ func (s *Store) GetIdempotent(ctx context.Context, actor, key string) (tenant.Id
 	case errors.Is(err, pgx.ErrNoRows):
 		return tenant.IdempotentResponse{}, fmt.Errorf("postgres: idempotency key %q: %w", key, tenant.ErrNotFound)
 	case err != nil:
-		return tenant.IdempotentResponse{}, fmt.Errorf("postgres: idempotency key %q: %w", key, err)
+		return tenant.IdempotentResponse{}, fmt.Errorf("postgres: idempotency key %q: %w", key, unavailable(err))
 	}
 	return out, nil
 }

@@ -27,15 +27,15 @@ func (s *Store) Key(ctx context.Context, name string) ([]byte, error) {
 	case err == nil:
 		return key, nil
 	case !errors.Is(err, pgx.ErrNoRows):
-		return nil, fmt.Errorf("postgres: read key %s: %w", name, err)
+		return nil, fmt.Errorf("postgres: read key %s: %w", name, unavailable(err))
 	}
 	fresh := make([]byte, tenant.KeySize)
 	rand.Read(fresh) // never fails (crypto/rand)
 	if _, err := s.pool.Exec(ctx, insertKey, name, fresh); err != nil {
-		return nil, fmt.Errorf("postgres: create key %s: %w", name, err)
+		return nil, fmt.Errorf("postgres: create key %s: %w", name, unavailable(err))
 	}
 	if err := s.pool.QueryRow(ctx, selectKey, name).Scan(&key); err != nil {
-		return nil, fmt.Errorf("postgres: read key %s: %w", name, err)
+		return nil, fmt.Errorf("postgres: read key %s: %w", name, unavailable(err))
 	}
 	return key, nil
 }

@@ -36,7 +36,7 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	}
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list tenants: %w", err)
+		return nil, fmt.Errorf("postgres: list tenants: %w", unavailable(err))
 	}
 	tenants, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*tenant.Tenant, error) {
 		t, err := scanTenant(row)
@@ -46,7 +46,7 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 		return t, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list tenants: %w", err)
+		return nil, fmt.Errorf("postgres: list tenants: %w", unavailable(err))
 	}
 	page := &tenant.Page{Tenants: tenants}
 	if len(tenants) > size {
@@ -161,11 +161,11 @@ func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string
 	}
 	rows, err := s.pool.Query(ctx, listWork, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list work: %w", err)
+		return nil, fmt.Errorf("postgres: list work: %w", unavailable(err))
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list work: %w", err)
+		return nil, fmt.Errorf("postgres: list work: %w", unavailable(err))
 	}
 	return ids, nil
 }
@@ -175,7 +175,7 @@ func (s *Store) ListWork(ctx context.Context, opts tenant.WorkOptions) ([]string
 func (s *Store) CountByStatus(ctx context.Context) (map[tenant.Status]int, error) {
 	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM tenants WHERE deleted_at IS NULL GROUP BY status`)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: count tenants: %w", err)
+		return nil, fmt.Errorf("postgres: count tenants: %w", unavailable(err))
 	}
 	out := map[tenant.Status]int{}
 	var status string
@@ -185,7 +185,7 @@ func (s *Store) CountByStatus(ctx context.Context) (map[tenant.Status]int, error
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: count tenants: %w", err)
+		return nil, fmt.Errorf("postgres: count tenants: %w", unavailable(err))
 	}
 	return out, nil
 }

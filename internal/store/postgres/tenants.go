@@ -89,7 +89,7 @@ func (s *Store) Get(ctx context.Context, idOrName string, opts tenant.GetOptions
 		return nil, notFound(idOrName)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("postgres: get tenant %q: %w", idOrName, err)
+		return nil, fmt.Errorf("postgres: get tenant %q: %w", idOrName, unavailable(err))
 	}
 	return t, nil
 }

@@ -17,7 +17,9 @@ import (
 // (class 53: disk full, out of memory, too many connections), a broken or
 // refused connection (class 08, or no answer at all), the server shutting
 // down or starting (57P01–57P03), or a system I/O error (class 58). The
-// API answers 503 with Retry-After rather than 500.
+// API answers 503 with Retry-After rather than 500. Every error of a query,
+// a read's as a write's, passes through it: a stopped server is a 503 for
+// both.
 func unavailable(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
