@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -24,9 +25,41 @@ func queryNames(operation string) []string {
 	return out
 }
 
-// checkQuery refuses a query string that does not parse, and query
-// parameters the operation does not read: a misspelt filter would
-// otherwise be ignored, and its answer taken for the filtered one.
+// checkParameters refuses a path parameter whose value is not UTF-8
+// (%ff), then what checkQuery refuses: the rule checkBody applies to a
+// body's strings, for the values of the URL.
+func checkParameters(r *http.Request, rt route) error {
+	for _, name := range pathNames(rt.pattern) {
+		if notText(r.PathValue(name)) {
+			return notUTF8(name)
+		}
+	}
+	return checkQuery(r, rt)
+}
+
+// pathNames are the names of a route pattern's wildcards.
+func pathNames(pattern string) []string {
+	var out []string
+	for seg := range strings.SplitSeq(pattern, "/") {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			out = append(out, strings.TrimSuffix(strings.TrimSuffix(name, "}"), "..."))
+		}
+	}
+	return out
+}
+
+func notText(s string) bool { return !utf8.ValidString(s) }
+
+// notUTF8 is the problem of a parameter whose value is not UTF-8.
+func notUTF8(parameter string) error {
+	return problem(http.StatusBadRequest, CodeInvalidParameter, parameter+" is not UTF-8 text; send it as UTF-8, percent-encoded",
+		FieldError{Parameter: parameter, Message: "is not valid UTF-8"})
+}
+
+// checkQuery refuses a query string that does not parse, query parameters
+// the operation does not read (a misspelt filter would otherwise be
+// ignored, and its answer taken for the filtered one) and values of those
+// it reads that are not UTF-8.
 func checkQuery(r *http.Request, rt route) error {
 	if r.URL.RawQuery == "" {
 		return nil
@@ -36,6 +69,11 @@ func checkQuery(r *http.Request, rt route) error {
 		return problem(http.StatusBadRequest, CodeInvalidParameter, "the query string is malformed: "+err.Error())
 	}
 	known := rt.query
+	for _, name := range known {
+		if slices.ContainsFunc(q[name], notText) {
+			return notUTF8(name)
+		}
+	}
 	var unknown []string
 	for name := range q {
 		if !slices.Contains(known, name) {

@@ -160,11 +160,18 @@ func jsonFields(dst any) []string {
 	return workload.FieldNames(dst)
 }
 
-// checkBody refuses an empty body, and one that jsonscan.Check finds nests
-// too deep or repeats a key.
+// checkBody refuses an empty body; one with a string that is not text
+// (jsonscan.InvalidText: bytes that are not UTF-8, half a surrogate pair),
+// a 400 at its pointer, since decoding would change it into U+FFFD; and one
+// that jsonscan.Check finds nests too deep or repeats a key. Every request
+// body passes here, so the rule is the same for every field.
 func checkBody(body []byte) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is empty; send a JSON object")
+	}
+	if v, bad := jsonscan.InvalidText(body); bad {
+		return problem(http.StatusBadRequest, CodeInvalidBody, "a string of the request body is not UTF-8 text; send every string as UTF-8, and escape only whole characters",
+			FieldError{Pointer: v.Pointer, Message: v.Message})
 	}
 	if v, bad := jsonscan.Check(body, jsonscan.MaxDepth); bad {
 		return problem(http.StatusUnprocessableEntity, CodeInvalidBody, "a value of the request body "+v.Message,

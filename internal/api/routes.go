@@ -116,7 +116,7 @@ func (s *Server) dispatch(rs []route) http.Handler {
 				return
 			}
 		}
-		if err := checkQuery(r, rt); err != nil {
+		if err := checkParameters(r, rt); err != nil {
 			s.writeProblem(w, r, err)
 			return
 		}
