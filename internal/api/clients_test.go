@@ -18,25 +18,55 @@ import (
 // What clients of other landlord APIs send and read works here too.
 
 // A problem carries "error" beside RFC 9457's members: clients that read
-// it show it, where they showed only the status.
+// it show it, where they showed only the status. It is the detail and,
+// when fields are at fault, the first of them and how many more there are,
+// so that a client that shows only error shows why; errors lists them all.
 func TestProblemHasErrorMember(t *testing.T) {
 	ts := newServer(t)
-	for _, tc := range []struct{ name, method, path, body string }{
-		{"not found", "GET", "/v1/tenants/nosuch", ""},
-		{"invalid body", "POST", "/v1/tenants", `{"name":"Bad Name","compute_config":{"image":"a"}}`},
-		{"no route", "GET", "/v1/nosuch", ""},
+	for _, tc := range []struct{ name, method, path, body, want string }{
+		{"not found", "GET", "/v1/tenants/nosuch", "", "no such tenant; list tenants with GET /v1/tenants"},
+		{"no route", "GET", "/v1/nosuch", "", "no route GET /v1/nosuch; see GET /v1/openapi.json"},
+		{"invalid body", "POST", "/v1/tenants", `{"name":"Bad Name","compute_config":{"image":"a"}}`,
+			"the name is not valid: /name: name \"Bad Name\" must be a lowercase DNS label"},
+		{"invalid compute_config", "POST", "/v1/tenants", `{"name":"acme","compute_config":{"image":5,"bogus":1,"ports":[{"container_port":"x"}]}}`,
+			"compute_config is not valid for its provider: /compute_config/bogus: unknown field (extensions must start with \"x-\") (and 2 more)"},
+		{"a query parameter", "GET", "/v1/tenants?zz=1", "",
+			"GET /v1/tenants has an unknown query parameter (\"zz\"); it takes "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ts.do(t, tc.method, tc.path, "application/json", tc.body)
-			var body map[string]any
+			var body struct {
+				Detail string `json:"detail"`
+				Error  string `json:"error"`
+				Errors []struct {
+					Pointer, Parameter, Message string
+				} `json:"errors"`
+			}
 			if err := json.Unmarshal(res.body, &body); err != nil {
 				t.Fatal(err)
 			}
-			msg, ok := body["error"].(string)
-			if !ok || msg == "" || msg != body["detail"] {
-				t.Errorf("error %v, detail %v: want error to be the detail: %s", body["error"], body["detail"], res.body)
+			if !strings.HasPrefix(body.Error, tc.want) || !strings.HasPrefix(body.Error, body.Detail) {
+				t.Errorf("error %q, want %q after the detail %q", body.Error, tc.want, body.Detail)
+			}
+			if len(body.Errors) > 0 {
+				first := body.Errors[0]
+				at := first.Pointer
+				if at == "" {
+					at = "parameter " + first.Parameter
+				}
+				if !strings.Contains(body.Error, at+": "+first.Message) {
+					t.Errorf("error %q does not name the first field at fault, %s: %s", body.Error, at, first.Message)
+				}
 			}
 		})
+	}
+	// 20,000 bad label keys: the first, and how many more, though errors
+	// lists only some of them.
+	res := ts.do(t, "POST", "/v1/tenants", "application/json", badLabels(20000))
+	var p api.Problem
+	mustDecode(t, res, &p)
+	if want := fmt.Sprintf(" (and %d more)", len(p.Errors)+p.ErrorsOmitted-1); p.ErrorsOmitted == 0 || !strings.HasSuffix(p.ErrorMessage, want) {
+		t.Errorf("20,000 bad labels: error %q, want it to end %q", p.ErrorMessage, want)
 	}
 }
 

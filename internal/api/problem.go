@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
@@ -279,6 +280,43 @@ func capErrors(p *Problem) {
 	p.Detail += fmt.Sprintf(" (%d problems are listed, and %d more)", keep, p.ErrorsOmitted)
 }
 
+// maxErrorMemberField bounds the text of the field errorMember names: the
+// problem lists the field whole.
+const maxErrorMemberField = 512
+
+// errorMember is the problem's error member: its detail (its title when it
+// has none) and, when fields are at fault, the first of them and how many
+// more there are, so that a client that shows only error shows why:
+// "compute_config is not valid for its provider: /compute_config/image: is
+// required (and 2 more)". Called before capErrors, it counts every field.
+func errorMember(p *Problem) string {
+	msg := cmp.Or(p.Detail, p.Title)
+	if len(p.Errors) == 0 {
+		return msg
+	}
+	first := p.Errors[0]
+	var at string
+	switch {
+	case first.Pointer != "":
+		at = first.Pointer + ": "
+	case first.Parameter != "":
+		at = "parameter " + first.Parameter + ": "
+	}
+	field := at + first.Message
+	if len(field) > maxErrorMemberField {
+		cut := maxErrorMemberField
+		for cut > 0 && !utf8.RuneStart(field[cut]) {
+			cut--
+		}
+		field = field[:cut] + "…"
+	}
+	msg += ": " + field
+	if more := len(p.Errors) - 1 + p.ErrorsOmitted; more > 0 {
+		msg += fmt.Sprintf(" (and %d more)", more)
+	}
+	return msg
+}
+
 // storageRetryAfter is the Retry-After, in seconds, of a 503 for a
 // database that cannot take a request.
 const storageRetryAfter = "5"
@@ -292,8 +330,8 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 		p = problem(http.StatusInternalServerError, CodeInternal, "landlord could not handle the request; the request id finds the cause in its log")
 	}
 	p.Instance = requestID(r)
+	p.ErrorMessage = errorMember(p)
 	capErrors(p)
-	p.ErrorMessage = cmp.Or(p.Detail, p.Title)
 	if errors.Is(err, tenant.ErrSecretUnreadable) {
 		s.log.ErrorContext(r.Context(), "a stored secret does not open", slog.String("request_id", requestID(r)), slog.String("tenant_id", info(r).tenantID), slog.Any("error", err))
 	}

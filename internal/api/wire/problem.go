@@ -18,9 +18,11 @@ type Problem struct {
 	ErrorsOmitted int `json:"errors_omitted,omitempty"`
 	// Instance is the request id, to find the request in the logs.
 	Instance string `json:"instance,omitempty"`
-	// ErrorMessage is Detail again (Title when there is no detail), as the
-	// member "error" that many API clients show: without it they show only
-	// the status.
+	// ErrorMessage is Detail (Title when there is no detail) and the first
+	// of Errors with how many more there are ("…: /compute_config/image:
+	// is required (and 2 more)"), as the member "error" that many API
+	// clients show alone: without it they show only the status, and with
+	// the detail alone no reason.
 	ErrorMessage string `json:"error"`
 }
 
