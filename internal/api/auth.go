@@ -122,7 +122,7 @@ func newAuthenticator(tokens []Token, verifier identity.TokenVerifier) (*authent
 // or 503 one for an identity provider's token that maps to no role or
 // cannot be checked now).
 func (a *authenticator) authenticate(r *http.Request) (principal, error) {
-	if len(a.tokens) == 0 && len(a.certs) == 0 && a.verifier == nil {
+	if !a.authenticates() {
 		return anonymous, nil
 	}
 	if who, ok := a.certificate(r); ok {
@@ -151,6 +151,13 @@ func (a *authenticator) authenticate(r *http.Request) (principal, error) {
 	default:
 		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, err.Error())
 	}
+}
+
+// authenticates reports whether the server has credentials: tokens,
+// certificate identities or an identity provider. Without, every request
+// is the anonymous admin.
+func (a *authenticator) authenticates() bool {
+	return len(a.tokens) > 0 || len(a.certs) > 0 || a.verifier != nil
 }
 
 // signIn authenticates r and records who sent it, or writes the problem

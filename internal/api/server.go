@@ -44,6 +44,11 @@ type Options struct {
 	// Verifier, if set, checks the bearer tokens that are none of Tokens:
 	// an identity provider's JWTs.
 	Verifier identity.TokenVerifier
+	// Hosts are names, besides localhost and loopback addresses, that a
+	// server without credentials answers on loopback (the Host header of a
+	// request; see refuseForeignHosts): names of this machine's loopback in
+	// /etc/hosts, say. None by default.
+	Hosts []string
 	// MaxBodyBytes bounds request bodies; default 1 MiB.
 	MaxBodyBytes int64
 	// IdempotencyLease is how long a create's reservation of its
@@ -132,7 +137,7 @@ func New(opts Options) (*Server, error) {
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, problem(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path)))
 	}))
-	s.handler = s.withRequestID(s.withRecovery(mux))
+	s.handler = s.withRequestID(s.withRecovery(s.refuseForeignHosts(s.refuseCrossSite(mux))))
 	return s, nil
 }
 
@@ -140,9 +145,12 @@ func New(opts Options) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Wrap gives h what every API request has: a request id, one log line,
-// metrics and a 500 for a panic; for handlers served beside the API (the
-// web console).
-func (s *Server) Wrap(h http.Handler) http.Handler { return s.withRequestID(s.withRecovery(h)) }
+// metrics, a 500 for a panic and, on a server without credentials, the
+// refusal of Host headers that do not name loopback; for handlers served
+// beside the API (the web console, which refuses cross-site forms itself).
+func (s *Server) Wrap(h http.Handler) http.Handler {
+	return s.withRequestID(s.withRecovery(s.refuseForeignHosts(h)))
+}
 
 // HTTPServer returns an http.Server for h with timeouts that a slow or
 // hostile client cannot exhaust.
