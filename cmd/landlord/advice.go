@@ -12,6 +12,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // advise rewords an API problem in err for someone at the CLI: where the
@@ -74,6 +75,11 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 		if cmd.Name() == "set" && len(cmd.Flags().Args()) > 0 {
 			// A tenant stranded by a switch of provider.
 			p.Detail += "; or remove its record, destroying nothing: landlord delete " + cmd.Flags().Arg(0) + " --forget"
+		}
+	case api.CodeRolloutNotFound:
+		// A rollout verb's argument may be a plan's name (rolloutID).
+		if arg := cmd.Flags().Arg(0); strings.HasPrefix(cmd.CommandPath(), "landlord rollout ") && arg != "" && !tenant.IsID(arg) {
+			p.Detail = rolloutNotFound(arg)
 		}
 	case api.CodeStorageUnavailable:
 		p.Detail = "the server's database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: try again in a few seconds"

@@ -86,9 +86,9 @@ they are.`},
 func newRolloutActionCommand(action string) *cobra.Command {
 	doc := rolloutActions[action]
 	cmd := &cobra.Command{
-		Use:   action + " ID",
+		Use:   action + " ROLLOUT",
 		Short: doc.short,
-		Long:  doc.long,
+		Long:  doc.long + "\n\n" + rolloutArgHelp,
 		Args:  cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
@@ -103,7 +103,11 @@ func newRolloutActionCommand(action string) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		ctx, id := contextOf(cmd), args[0]
+		ctx := contextOf(cmd)
+		id, err := rolloutID(ctx, c, args[0])
+		if err != nil {
+			return err
+		}
 		var ro *client.Rollout
 		switch action {
 		case "pause":

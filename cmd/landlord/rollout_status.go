@@ -50,7 +50,7 @@ func (f *watchFlags) follow(cmd *cobra.Command, c *client.Client, ro *client.Rol
 
 func newRolloutStatusCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "status ID [--watch]",
+		Use:   "status ROLLOUT [--watch]",
 		Short: "Show where a rollout stands",
 		Long: `Show a rollout: its state, each wave's tenants by state (pending, changing,
 done, failed, skipped, rolled back), the tenants that failed and those of
@@ -61,9 +61,11 @@ error: on a terminal, a block of lines redrawn in place; elsewhere, a line
 each time one changes. It then prints the rollout, and exits 0 if the
 rollout completed, 1 if it was aborted or halted on its failure budget (it
 then waits for landlord rollout resume or abort). A paused rollout is
-followed until someone resumes it.`,
+followed until someone resumes it.
+
+` + rolloutArgHelp,
 		Example: `  landlord rollout status 0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f10
-  landlord rollout status 0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f10 --watch --timeout 1h`,
+  landlord rollout status standard --watch --timeout 1h`,
 		Args: cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
@@ -80,7 +82,11 @@ followed until someone resumes it.`,
 		if err != nil {
 			return err
 		}
-		ro, err := c.Rollouts().Get(contextOf(cmd), args[0])
+		id, err := rolloutID(contextOf(cmd), c, args[0])
+		if err != nil {
+			return err
+		}
+		ro, err := c.Rollouts().Get(contextOf(cmd), id)
 		if err != nil {
 			return exitFor(fmt.Errorf("rollout %s: %w", args[0], err))
 		}
