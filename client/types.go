@@ -102,6 +102,9 @@ type (
 	FleetPlanWave = wire.FleetPlanWave
 	// FleetPlanTenant is what a rollout would do to one tenant.
 	FleetPlanTenant = wire.FleetPlanTenant
+	// FleetPlanDiff is one set of changes of tenants' effective configs,
+	// shown once for all the tenants whose configs change so.
+	FleetPlanDiff = wire.FleetPlanDiff
 	// FleetPlanCounts sum up a fleet plan.
 	FleetPlanCounts = wire.FleetPlanCounts
 	// PlanTenant is a tenant of a plan that a rollout leaves alone.

@@ -98,9 +98,10 @@ func TestRolloutOnDocker(t *testing.T) {
 		sizes = append(sizes, fmt.Sprintf("%s %d", w.Name, w.Size))
 		for _, tn := range w.Tenants {
 			planned[tn.Name] = w.Name
-			if tn.Action != llclient.ActionReplace || tn.FromVersion != 1 || tn.ToVersion != 2 || len(tn.Changes) != 1 ||
-				tn.Changes[0].From != "standard v1" || tn.Changes[0].To != "standard v2" {
-				t.Errorf("fleet plan of %s: %+v; want v1 to v2 replacing its container for DEMO_MESSAGE alone", tn.Name, tn)
+			d := plan.DiffOf(tn)
+			if tn.Action != llclient.ActionReplace || tn.FromVersion != 1 || tn.ToVersion != 2 || d == nil || len(d.Changes) != 1 ||
+				d.Changes[0].From != "standard v1" || d.Changes[0].To != "standard v2" {
+				t.Errorf("fleet plan of %s: %+v, diff %+v; want v1 to v2 replacing its container for DEMO_MESSAGE alone", tn.Name, tn, d)
 			}
 			mustContain(t, "the printed fleet plan", printed, tn.Name)
 		}

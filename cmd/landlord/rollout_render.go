@@ -70,18 +70,16 @@ func renderFleetPlan(w io.Writer, fp client.FleetPlan, at time.Time) error {
 		}
 	}
 	var outOfWindow []string
+	shown := map[string]string{} // the first tenant shown with each diff
 	for i, wv := range fp.Waves {
 		fmt.Fprintf(w, "\nWave %d of %d, %s: %s\n", i+1, len(fp.Waves), wv.Name, plural(wv.Size, "tenant"))
 		if len(wv.Tenants) == 0 {
 			fmt.Fprintln(w, "  (no tenants)")
 		}
 		for _, t := range wv.Tenants {
-			lines := make([]string, 0, len(t.Changes)+1)
-			for _, c := range t.Changes {
-				lines = append(lines, changeText(c))
-			}
-			if len(lines) == 0 {
-				lines = append(lines, "no change to its config")
+			lines := diffLines(fp.DiffOf(t), shown[t.Diff])
+			if _, ok := shown[t.Diff]; !ok && t.Diff != "" {
+				shown[t.Diff] = t.Name
 			}
 			if !t.WindowOpen {
 				outOfWindow = append(outOfWindow, t.Name)
@@ -128,6 +126,34 @@ func namedCount(n int, ns []string, why string) string {
 		return fmt.Sprint(n)
 	}
 	return fmt.Sprintf("%d (%s): %s", n, names(ns), why)
+}
+
+// maxInlineChanges is how many changes a diff may have to be shown again
+// at each of its tenants; a longer one is shown at its first tenant, and
+// the others refer to it.
+const maxInlineChanges = 3
+
+// diffLines are the lines of a tenant's changes, d (nil: none); first
+// names the tenant that showed d already, if one did.
+func diffLines(d *client.FleetPlanDiff, first string) []string {
+	if d == nil {
+		return []string{"no change to its config"}
+	}
+	n := len(d.Changes) + d.ChangesOmitted
+	if first != "" && n > maxInlineChanges {
+		return []string{fmt.Sprintf("the %d changes shown at %s", n, first)}
+	}
+	lines := make([]string, 0, len(d.Changes)+1)
+	for _, c := range d.Changes {
+		lines = append(lines, changeText(c))
+	}
+	switch {
+	case len(d.Changes) == 0 && d.ChangesOmitted > 0:
+		lines = append(lines, fmt.Sprintf("%s, not listed: the fleet plan's changes were too long to list them all", plural(d.ChangesOmitted, "change")))
+	case d.ChangesOmitted > 0:
+		lines = append(lines, fmt.Sprintf("and %d more, not listed", d.ChangesOmitted))
+	}
+	return lines
 }
 
 // changeText is one change of a tenant's effective config.

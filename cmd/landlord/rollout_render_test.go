@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,16 +22,17 @@ func goldenFleetPlan() client.FleetPlan {
 		Plan: "standard", Provider: "docker", ToVersion: 3,
 		Waves: []client.FleetPlanWave{
 			{Name: "canary", Size: 1, Tenants: []client.FleetPlanTenant{
-				{Name: "acme", FromVersion: 2, ToVersion: 3, Wave: "canary", Action: client.ActionReplace, WindowOpen: true,
-					Changes: []client.ConfigChange{image, {Field: "containers/app/env/LOG_LEVEL", To: "info"}, {Field: "secrets/DB_PASSWORD"}}},
+				{Name: "acme", FromVersion: 2, ToVersion: 3, Wave: "canary", Action: client.ActionReplace, WindowOpen: true, Diff: "d1"},
 			}},
 			{Name: "thirty", Size: 2, Tenants: []client.FleetPlanTenant{
-				{Name: "globex-corporation", FromVersion: 1, ToVersion: 3, Wave: "thirty", Action: client.ActionReplace, WindowOpen: true,
-					Changes: []client.ConfigChange{image, {Field: "containers/sidecar", From: "envoy:1.30"}}},
-				{Name: "initech", FromVersion: 2, ToVersion: 3, Wave: "thirty", Action: client.ActionNone, WindowOpen: false, WindowOpensAt: &opens,
-					Changes: []client.ConfigChange{}},
+				{Name: "globex-corporation", FromVersion: 1, ToVersion: 3, Wave: "thirty", Action: client.ActionReplace, WindowOpen: true, Diff: "d2"},
+				{Name: "initech", FromVersion: 2, ToVersion: 3, Wave: "thirty", Action: client.ActionNone, WindowOpen: false, WindowOpensAt: &opens},
 			}},
 			{Name: "rest", Size: 0, Tenants: []client.FleetPlanTenant{}},
+		},
+		Diffs: []client.FleetPlanDiff{
+			{ID: "d1", Tenants: 1, Changes: []client.ConfigChange{image, {Field: "containers/app/env/LOG_LEVEL", To: "info"}, {Field: "secrets/DB_PASSWORD"}}},
+			{ID: "d2", Tenants: 1, Changes: []client.ConfigChange{image, {Field: "containers/sidecar", From: "envoy:1.30"}}},
 		},
 		Pinned:  []client.PlanTenant{{Name: "hooli", Version: 1}},
 		Current: []client.PlanTenant{{Name: "umbrella", Version: 3}, {Name: "wayne", Version: 3}},
@@ -182,5 +184,47 @@ failed: globex-corporation
 `
 	if out.String() != want {
 		t.Errorf("progress:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// A diff of many changes is shown at its first tenant, and the others
+// refer to it; one the server did not list all of says how many it left
+// out.
+func TestRenderFleetPlanSharedDiffs(t *testing.T) {
+	many := make([]client.ConfigChange, 5)
+	for i := range many {
+		many[i] = client.ConfigChange{Field: fmt.Sprintf("containers/app/env/K%d", i), To: "v"}
+	}
+	tenant := func(name, diff string) client.FleetPlanTenant {
+		return client.FleetPlanTenant{Name: name, FromVersion: 1, ToVersion: 2, Wave: "rest", Action: client.ActionReplace, WindowOpen: true, Diff: diff}
+	}
+	fp := client.FleetPlan{Plan: "standard", Provider: "docker", ToVersion: 2,
+		Waves: []client.FleetPlanWave{{Name: "rest", Size: 4, Tenants: []client.FleetPlanTenant{
+			tenant("t00", "d1"), tenant("t01", "d1"), tenant("t02", "d2"), tenant("t03", "d3")}}},
+		Diffs: []client.FleetPlanDiff{
+			{ID: "d1", Tenants: 2, Changes: many, ChangesOmitted: 95},
+			{ID: "d2", Tenants: 1, Changes: many[:1]},
+			{ID: "d3", Tenants: 1, Changes: []client.ConfigChange{}, ChangesOmitted: 7},
+		},
+		Counts: client.FleetPlanCounts{Tenants: 4, Actions: map[string]int{client.ActionReplace: 4}},
+	}
+	var b bytes.Buffer
+	if err := renderFleetPlan(&b, fp, goldenNow); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"t00  1 → 2  replace  containers/app/env/K0: (none) → v\n",
+		"and 95 more, not listed\n",
+		"t01  1 → 2  replace  the 100 changes shown at t00\n",
+		"t02  1 → 2  replace  containers/app/env/K0: (none) → v\n",
+		"t03  1 → 2  replace  7 changes, not listed: the fleet plan's changes were too long to list them all\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "K4"); n != 1 {
+		t.Errorf("the changes of d1 are shown %d times, want once:\n%s", n, out)
 	}
 }

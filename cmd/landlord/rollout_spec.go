@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 )
 
 // waveHelp describes --wave, in the help of rollout plan and start.
@@ -26,7 +27,8 @@ comma-separated list of KEY=VALUE:
                        (default all of them)
 Each wave takes, from the tenants no earlier wave took, those its selector
 matches, up to its count or percent. The tenants no wave takes form a last
-wave of their own, "rest". Without --wave, every tenant is in "rest".
+wave of their own, "rest". Without --wave, every tenant is in "rest". A
+rollout has at most 100 waves.
 
 A wave starts when every tenant of the one before is ready at the new
 version and has stayed so for --bake. A tenant that is not ready within
@@ -106,6 +108,11 @@ func parseWaves(values []string) ([]client.WaveSpec, error) {
 		errs  []error
 		names = map[string]int{}
 	)
+	if len(values) > fleet.MaxWaves {
+		// The server's limit: each --wave's problems would bury this one.
+		return nil, fmt.Errorf("--wave is given %d times; a rollout has at most %d waves (the tenants no wave takes form a last wave of their own)",
+			len(values), fleet.MaxWaves)
+	}
 	for i, v := range values {
 		w, problems := parseWave(v)
 		if w.Name != "" {

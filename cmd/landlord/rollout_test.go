@@ -244,6 +244,7 @@ func TestRolloutFlags(t *testing.T) {
 		{"max failures", []string{"--max-failures", "-1"}, []string{"--max-failures -1: must be at least 0"}},
 		{"deadline", []string{"--deadline", "0s"}, []string{"--deadline 0s: must be positive"}},
 		{"a bad duration", []string{"--bake", "10"}, []string{`invalid argument "10" for "--bake" flag`}},
+		{"too many waves", slices.Repeat([]string{"--wave", "count=1"}, 101), []string{"--wave is given 101 times; a rollout has at most 100 waves"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, verb := range []string{"plan", "start"} {

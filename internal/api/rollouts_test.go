@@ -78,15 +78,19 @@ func TestFleetPlan(t *testing.T) {
 			if pt.FromVersion != 1 || pt.ToVersion != 2 || pt.Wave != w.Name || pt.Action != "update in place" {
 				t.Errorf("%s: %+v", pt.Name, pt)
 			}
-			if !slices.ContainsFunc(pt.Changes, func(ch api.ConfigChange) bool {
+			if d := fp.DiffOf(pt); d == nil || !slices.ContainsFunc(d.Changes, func(ch api.ConfigChange) bool {
 				return strings.HasSuffix(ch.Field, "/image") && ch.From == "example.com/app:1" && ch.To == "example.com/app:2"
 			}) {
-				t.Errorf("%s: changes %+v do not name the image", pt.Name, pt.Changes)
+				t.Errorf("%s: diff %q (%+v) does not name the image", pt.Name, pt.Diff, fp.DiffOf(pt))
 			}
 			if (pt.Name == "t05") == pt.WindowOpen || (pt.Name == "t05") != (pt.WindowOpensAt != nil) {
 				t.Errorf("%s: window open %v, opens at %v", pt.Name, pt.WindowOpen, pt.WindowOpensAt)
 			}
 		}
+	}
+	// Every tenant changes alike: one diff, of all ten.
+	if len(fp.Diffs) != 1 || fp.Diffs[0].Tenants != 10 {
+		t.Errorf("diffs %+v, want one of 10 tenants", fp.Diffs)
 	}
 	var list api.RolloutList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts", "", ""), &list)

@@ -83,6 +83,8 @@ type (
 	FleetPlanWave = wire.FleetPlanWave
 	// FleetPlanTenant is what a rollout would do to one tenant.
 	FleetPlanTenant = wire.FleetPlanTenant
+	// FleetPlanDiff is one set of changes of tenants' effective configs.
+	FleetPlanDiff = wire.FleetPlanDiff
 	// FleetPlanCounts sum up a fleet plan.
 	FleetPlanCounts = wire.FleetPlanCounts
 	// PlanTenant is a tenant a rollout leaves alone.

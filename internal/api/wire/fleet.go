@@ -238,18 +238,44 @@ const (
 
 // FleetPlanTenant is what a rollout would do to one tenant.
 type FleetPlanTenant struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name"`
-	FromVersion int64          `json:"from_version"`
-	ToVersion   int64          `json:"to_version"`
-	Wave        string         `json:"wave"`
-	Changes     []ConfigChange `json:"changes"`
-	Action      string         `json:"action"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	FromVersion int64  `json:"from_version"`
+	ToVersion   int64  `json:"to_version"`
+	Wave        string `json:"wave"`
+	// Diff is the ID of the changes of its effective config in the fleet
+	// plan's Diffs (FleetPlan.DiffOf); empty when its config does not
+	// change.
+	Diff   string `json:"diff,omitempty"`
+	Action string `json:"action"`
 	// WindowOpen says whether the tenant's maintenance window is open now
 	// (always, without a window); WindowOpensAt when it next opens.
 	WindowOpen    bool       `json:"window_open"`
 	WindowOpensAt *time.Time `json:"window_opens_at,omitempty"`
 }
+
+// FleetPlanDiff is one set of changes of effective configs, shown once
+// for every tenant whose config changes so: tenants of a plan mostly
+// change alike, and a large plan version would otherwise be repeated for
+// each. A value longer than MaxChangeValue bytes is cut, ending with "…
+// (N bytes)"; a diff lists at most MaxDiffChanges changes, and the diffs
+// of one fleet plan at most MaxFleetPlanDiffBytes of them: the rest are
+// counted in ChangesOmitted.
+type FleetPlanDiff struct {
+	ID string `json:"id"`
+	// Tenants is how many tenants it is the diff of.
+	Tenants int            `json:"tenants"`
+	Changes []ConfigChange `json:"changes"`
+	// ChangesOmitted is how many more changes it has than Changes lists.
+	ChangesOmitted int `json:"changes_omitted,omitempty"`
+}
+
+// The bounds of a fleet plan's diffs (FleetPlanDiff).
+const (
+	MaxChangeValue        = 256
+	MaxDiffChanges        = 100
+	MaxFleetPlanDiffBytes = 1 << 20
+)
 
 // FleetPlanWave is one wave of a fleet plan.
 type FleetPlanWave struct {
@@ -285,9 +311,26 @@ type FleetPlan struct {
 	FromVersion int64           `json:"from_version,omitempty"`
 	ToVersion   int64           `json:"to_version"`
 	Waves       []FleetPlanWave `json:"waves"`
-	Pinned      []PlanTenant    `json:"pinned"`
-	Current     []PlanTenant    `json:"current"`
-	Counts      FleetPlanCounts `json:"counts"`
+	// Diffs are the changes of the tenants' effective configs, each set
+	// once, in the order the waves' tenants first have them.
+	Diffs   []FleetPlanDiff `json:"diffs"`
+	Pinned  []PlanTenant    `json:"pinned"`
+	Current []PlanTenant    `json:"current"`
+	Counts  FleetPlanCounts `json:"counts"`
+}
+
+// DiffOf returns the diff of a tenant of the plan, or nil when its config
+// does not change.
+func (p *FleetPlan) DiffOf(t FleetPlanTenant) *FleetPlanDiff {
+	if t.Diff == "" {
+		return nil
+	}
+	for i := range p.Diffs {
+		if p.Diffs[i].ID == t.Diff {
+			return &p.Diffs[i]
+		}
+	}
+	return nil
 }
 
 // Rollout states, the values of Rollout.State (fleet.State).
