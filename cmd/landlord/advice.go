@@ -76,6 +76,11 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 			// A tenant stranded by a switch of provider.
 			p.Detail += "; or remove its record, destroying nothing: landlord delete " + cmd.Flags().Arg(0) + " --forget"
 		}
+	case api.CodeTenantDeleting:
+		if cmd.Name() == "retry" && len(cmd.Flags().Args()) > 0 {
+			// A failed deletion is tried again by asking for it again.
+			p.Detail = "its deletion was asked for, and it cannot be changed; landlord delete " + cmd.Flags().Arg(0) + " tries a deletion that failed again"
+		}
 	case api.CodeRolloutNotFound:
 		// A rollout verb's argument may be a plan's name (rolloutID).
 		if arg := cmd.Flags().Arg(0); strings.HasPrefix(cmd.CommandPath(), "landlord rollout ") && arg != "" && !tenant.IsID(arg) {

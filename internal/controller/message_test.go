@@ -29,7 +29,7 @@ func TestStatusMessages(t *testing.T) {
 		t.Errorf("attempt events: %v", evs)
 	}
 	if got := e.get(t, flaky.ID).StatusMessage; !strings.HasPrefix(got, "mock: provision: provisioning failed: injected transient failure (call 3) (") ||
-		!strings.HasSuffix(got, "(provision failed 3 times, all the attempts allowed; landlord stopped retrying: change the tenant to try again)") {
+		!strings.HasSuffix(got, "(provision failed 3 times, all the attempts allowed; landlord stopped retrying: run landlord retry flaky, or change the tenant, to try again)") {
 		t.Errorf("after the last attempt: %q", got)
 	}
 
@@ -49,7 +49,7 @@ func TestStatusMessages(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	got := e.get(t, broken.ID).StatusMessage
-	if !strings.Contains(got, "(provision failed with a permanent error, which retrying cannot cure: change the tenant to try again)") || strings.Contains(got, "update") {
+	if !strings.Contains(got, "(provision failed with a permanent error, which retrying cannot cure: change the tenant, or fix the cause and run landlord retry broken, to try again)") || strings.Contains(got, "update") {
 		t.Errorf("a failed provision after an update found no workload: %q", got)
 	}
 }

@@ -271,7 +271,11 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 		if terminal {
 			why = op + " failed with a permanent error, which retrying cannot cure"
 		}
-		next := "change the tenant to try again"
+		// The CLI's verb, which does what the console's Retry does.
+		next := "run landlord retry " + t.Name + ", or change the tenant, to try again"
+		if terminal {
+			next = "change the tenant, or fix the cause and run landlord retry " + t.Name + ", to try again"
+		}
 		if op == "destroy" {
 			next = "delete it again to try again"
 		}
