@@ -136,6 +136,11 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	b.Do(chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible(css("table.tenants")))
 	until(`[...document.querySelectorAll('table.tenants .badge')].every(b => b.textContent === 'ready')`)
+	// Endpoint links read as the address they open.
+	if !eval(`(() => { const a = [...document.querySelectorAll('td[data-label="Endpoints"] a')];` +
+		` return a.length > 0 && a.every(l => l.textContent === l.getAttribute('href')) })()`) {
+		t.Error("an endpoint link does not show the address it opens")
+	}
 	b.Screenshot(1280, 560, "tenants.png")
 	b.Screenshot(390, 844, "tenants-phone.png")
 	desktop()
@@ -165,6 +170,26 @@ func TestConsoleInABrowser(t *testing.T) {
 	if !eval(`[...document.querySelectorAll('#rollout-waves progress')].every(p => p.value === p.max)` +
 		` && document.querySelector('#rollout-actions form') === null && document.querySelector('#rollout-history').textContent.includes('completed')`) {
 		t.Error("the completed rollout's waves are not full, or it offers actions, or its history lacks the completion")
+	}
+	// The rollout's history names its driver, a tenant's names the
+	// controller and the driver, not their replica's identity alone.
+	if !eval(`[...document.querySelectorAll('#rollout-history .actor')].some(a => a.textContent.startsWith('rollout driver (replica '))`) {
+		t.Error("the rollout's history does not name the rollout driver")
+	}
+	b.Do(chromedp.Navigate(base+"/ui/tenants/hooli"), chromedp.WaitVisible(css("#history")))
+	if !eval(`(() => { const a = [...document.querySelectorAll('#history .actor')].map(a => a.textContent);` +
+		` return a.some(t => t.startsWith('controller (replica ')) && a.some(t => t.startsWith('rollout driver (replica ')) })()`) {
+		t.Error("a tenant's history does not name the controller and the rollout driver")
+	}
+	// The list says which plan each tenant follows; the new-tenant form
+	// offers the plan.
+	b.Do(chromedp.Navigate(base+"/ui/"), chromedp.WaitVisible(css("table.tenants")))
+	if !eval(`[...document.querySelectorAll('td[data-label="Plan"] a')].filter(a => a.textContent === 'web@2').length === 3`) {
+		t.Error("the list does not show the plan of the rollout's three tenants")
+	}
+	b.Do(chromedp.Navigate(base+"/ui/tenants/new"), chromedp.WaitVisible(css(`[name="/name"]`)))
+	if !eval(`document.querySelector('select[name="/plan/name"] option[value="web"]') !== null`) {
+		t.Error("the new-tenant form offers no plan")
 	}
 	b.Do(chromedp.Navigate(base+"/ui/plans/web"), chromedp.WaitVisible(css(".version")))
 	b.Screenshot(1280, 860, "plan.png")

@@ -64,13 +64,19 @@ func (f *formView) Action() string {
 type form struct {
 	cc     *client.ComputeConfig
 	schema *node
-	body   object
+	// plan is the plan field of a create (planNode); nil on an edit, or
+	// when there are no plans.
+	plan *node
+	body object
 }
 
 func (c *Console) newTenant(x *call) error {
 	provider := x.r.URL.Query().Get("provider")
 	f, err := c.loadForm(x, provider)
 	if err != nil {
+		return err
+	}
+	if f.plan, err = planNode(x.r.Context(), x.api); err != nil {
 		return err
 	}
 	v := c.formView(x, f, nil)
@@ -162,6 +168,10 @@ func (c *Console) formView(x *call, f *form, t *client.Tenant) *formView {
 		name, _ := f.body.get("name")
 		root.Children = append(root.Children, &field{Pointer: "/name", Label: "name", Kind: "text", Required: true, Value: scalarText(name),
 			Help: "Lowercase letters, digits and hyphens; unique among tenants."})
+		if f.plan != nil {
+			plan, _ := f.body.get("plan")
+			root.Children = append(root.Children, fields(f.plan, "plan", "/plan", false, plan, nil))
+		}
 	}
 	cf := fields(f.schema, "compute_config", "/compute_config", true, cfg, defaults)
 	cf.Help = "The workload, as the " + f.cc.Provider + " provider's schema describes it."
@@ -224,6 +234,11 @@ func (f *form) read(values url.Values, create bool, carried string, secrets *sec
 	f.body = object{}
 	if create {
 		f.body = append(f.body, member{Key: "name", Value: strings.TrimSpace(values.Get("/name"))})
+		if f.plan != nil {
+			if plan, ok := decode(f.plan, "/plan", values, nil); ok {
+				f.body = append(f.body, member{Key: "plan", Value: plan})
+			}
+		}
 	}
 	cfg, ok := decode(f.schema, "/compute_config", values, secrets)
 	if !ok {
@@ -274,6 +289,11 @@ func (c *Console) submitForm(x *call) error {
 	f, err := c.loadForm(x, provider)
 	if err != nil {
 		return err
+	}
+	if t == nil {
+		if f.plan, err = planNode(x.r.Context(), x.api); err != nil {
+			return err
+		}
 	}
 	action := x.r.PostFormValue("_action")
 	raw := x.r.PostFormValue("mode") == "raw"

@@ -28,19 +28,21 @@ type pages struct {
 }
 
 var funcs = template.FuncMap{
-	"statusClass": statusClass,
-	"stateClass":  stateClass,
-	"window":      window,
-	"age":         age,
-	"timestamp":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"endpointURL": endpointURL,
-	"pretty":      pretty,
-	"id":          fieldID,
-	"join":        strings.Join,
-	"add":         func(a, b int) int { return a + b },
-	"singular":    singular,
-	"asset":       asset,
+	"statusClass":  statusClass,
+	"stateClass":   stateClass,
+	"window":       window,
+	"age":          age,
+	"timestamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"when":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"endpointURL":  endpointURL,
+	"pretty":       pretty,
+	"id":           fieldID,
+	"join":         strings.Join,
+	"add":          func(a, b int) int { return a + b },
+	"singular":     singular,
+	"asset":        asset,
+	"actor":        tenantActor,
+	"rolloutActor": rolloutActor,
 }
 
 func parsePages() (*pages, error) {

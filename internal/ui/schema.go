@@ -39,13 +39,57 @@ type property struct {
 // recursive one ends.
 const maxSchemaDepth = 12
 
-// parseSchema reads a provider's compute_config schema.
+// parseSchema reads a provider's compute_config schema, keeping the order
+// in which each object's properties are declared.
 func parseSchema(raw json.RawMessage) (*node, error) {
-	var root map[string]any
-	if err := json.Unmarshal(raw, &root); err != nil {
+	v, err := decodeOrdered(raw)
+	if err != nil {
 		return nil, fmt.Errorf("ui: schema: %w", err)
 	}
+	root, ok := schemaValue(v, false).(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("ui: schema: not a JSON object")
+	}
 	return build(root, root, 0)
+}
+
+// schemaValue turns what decodeOrdered read into encoding/json's shapes
+// (map[string]any, float64), except the value of a "properties" keyword,
+// which stays an object: its members in the order the schema declares
+// them, the last of a repeated name at the place of its first.
+func schemaValue(v any, properties bool) any {
+	switch v := v.(type) {
+	case object:
+		if properties {
+			out := object{}
+			at := map[string]int{}
+			for _, m := range v {
+				val := schemaValue(m.Value, false)
+				if i, seen := at[m.Key]; seen {
+					out[i].Value = val
+					continue
+				}
+				at[m.Key] = len(out)
+				out = append(out, member{Key: m.Key, Value: val})
+			}
+			return out
+		}
+		out := make(map[string]any, len(v))
+		for _, m := range v {
+			out[m.Key] = schemaValue(m.Value, m.Key == "properties")
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = schemaValue(e, false)
+		}
+		return out
+	case json.Number:
+		f, _ := v.Float64()
+		return f
+	}
+	return v
 }
 
 func build(root, s map[string]any, depth int) (*node, error) {
@@ -81,21 +125,20 @@ func build(root, s map[string]any, depth int) (*node, error) {
 	switch n.Type {
 	case "object":
 		required, _ := s["required"].([]any)
-		props, _ := s["properties"].(map[string]any)
-		for name, sub := range props {
-			m, ok := sub.(map[string]any)
+		props, _ := s["properties"].(object)
+		for _, p := range props {
+			m, ok := p.Value.(map[string]any)
 			if !ok {
 				continue // true or false: nothing to fill in
 			}
 			child, err := build(root, m, depth+1)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
+				return nil, fmt.Errorf("%s: %w", p.Key, err)
 			}
-			n.Properties = append(n.Properties, &property{Name: name, Required: slices.Contains(required, any(name)), node: child})
+			n.Properties = append(n.Properties, &property{Name: p.Key, Required: slices.Contains(required, any(p.Key)), node: child})
 		}
-		slices.SortFunc(n.Properties, func(a, b *property) int {
-			return cmp.Or(cmp.Compare(a.rank(), b.rank()), strings.Compare(a.Name, b.Name))
-		})
+		// Within a rank, the order the provider declared.
+		slices.SortStableFunc(n.Properties, func(a, b *property) int { return cmp.Compare(a.rank(), b.rank()) })
 		if m, ok := s["additionalProperties"].(map[string]any); ok {
 			v, err := build(root, m, depth+1)
 			if err != nil {
@@ -116,7 +159,8 @@ func build(root, s map[string]any, depth int) (*node, error) {
 }
 
 // rank orders the form: required fields first, then single values, lists
-// of values, maps, and last the groups (objects and lists of objects).
+// of values, maps, and last the groups (objects and lists of objects);
+// within each, the order the schema declares its properties in.
 func (p *property) rank() int {
 	switch {
 	case p.Required:
@@ -174,11 +218,14 @@ func lookup(root map[string]any, ref string) (map[string]any, error) {
 	var cur any = root
 	for _, seg := range strings.Split(path, "/") {
 		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
-		m, ok := cur.(map[string]any)
-		if !ok {
+		switch m := cur.(type) {
+		case map[string]any:
+			cur = m[seg]
+		case object: // properties
+			cur, _ = m.get(seg)
+		default:
 			return nil, fmt.Errorf("ui: schema: $ref %q does not resolve", ref)
 		}
-		cur = m[seg]
 	}
 	m, ok := cur.(map[string]any)
 	if !ok {
