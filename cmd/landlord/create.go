@@ -50,7 +50,7 @@ default UTC).`,
 	pf := addPlanFlags(cmd, cf, false)
 	fs := cmd.Flags()
 	fs.StringVar(&provider, "provider", "", "the compute provider (sets compute_provider in the config)")
-	fs.BoolVar(&dryRun, "dry-run", false, "validate and show the tenant as it would be stored, with its effective config; store nothing")
+	fs.BoolVar(&dryRun, "dry-run", false, "validate and show the tenant as it would be stored (with no id), with its effective config; store nothing")
 
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := cf.checkOutput(); err != nil {
@@ -87,6 +87,9 @@ default UTC).`,
 		if err != nil {
 			return exitFor(fmt.Errorf("create tenant %s: %w", req.Name, err))
 		}
+		if dryRun {
+			return printDryRun(cmd, cf.output, *t)
+		}
 		return wf.ready(cmd, c, t, cf.output)
 	}
 	return cmd
@@ -115,6 +118,21 @@ func withProvider(config json.RawMessage, provider string) (json.RawMessage, err
 		out = append(out, ',')
 	}
 	return append(out, config[1:]...), nil
+}
+
+// printDryRun writes the answer to a dry run in the output format. The
+// table says that nothing was stored (renderDryRun); -o json and yaml are
+// the API's answer without its id, which no tenant will have, and standard
+// error says it.
+func printDryRun(cmd *cobra.Command, format string, t client.Tenant) error {
+	if format == "table" {
+		return renderDryRun(cmd.OutOrStdout(), t, now())
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "dry run: nothing stored")
+	return printObject(cmd.OutOrStdout(), format, struct {
+		client.Tenant
+		ID string `json:"id,omitempty"` // hides the embedded one
+	}{Tenant: t})
 }
 
 // printTenant writes a tenant in the output format.

@@ -73,7 +73,25 @@ func TestCreate(t *testing.T) {
 	})
 	t.Run("dry run", func(t *testing.T) {
 		res := mustRunCLI(t, srv, exitOK, "", "create", "dry", "--config", "image: a", "--dry-run")
-		mustContain(t, "stdout", res.stdout, "Effective config:\n", "FROM_DEFAULTS: \"yes\"")
+		mustContain(t, "stdout", res.stdout, "Dry run: nothing stored.", "Name:", "dry", "Effective config:\n", "FROM_DEFAULTS: \"yes\"")
+		for _, stored := range []string{"ID:", "Status:", "requested", "Version:", "Created:"} {
+			if strings.Contains(res.stdout, stored) {
+				t.Errorf("a dry run shows %q, as if it were stored:\n%s", stored, res.stdout)
+			}
+		}
+		for _, format := range []string{"json", "yaml"} {
+			res := mustRunCLI(t, srv, exitOK, "", "create", "dry", "--config", "image: a", "--dry-run", "-o", format)
+			var would map[string]any
+			if err := yaml.Unmarshal([]byte(res.stdout), &would); err != nil { // JSON is YAML too
+				t.Fatalf("-o %s: %v\n%s", format, err, res.stdout)
+			}
+			if _, ok := would["id"]; ok || would["name"] != "dry" || would["effective_config"] == nil {
+				t.Errorf("-o %s: %v, want the tenant with no id", format, would)
+			}
+			if res.stderr != "dry run: nothing stored\n" {
+				t.Errorf("-o %s: stderr %q", format, res.stderr)
+			}
+		}
 		mustRunCLI(t, srv, exitNotFound, "", "get", "dry")
 	})
 	t.Run("invalid config", func(t *testing.T) {

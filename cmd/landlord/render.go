@@ -138,8 +138,10 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 	row("Status", t.Status)
 	row("Message", t.StatusMessage)
 	row("Provider", t.ComputeProvider)
-	row("Generation", fmt.Sprintf("%d (observed %d)", t.Generation, t.ObservedGeneration))
-	row("Version", fmt.Sprint(t.Version))
+	if t.Generation > 0 { // a tenant stored; not one a dry run shows
+		row("Generation", fmt.Sprintf("%d (observed %d)", t.Generation, t.ObservedGeneration))
+		row("Version", fmt.Sprint(t.Version))
+	}
 	row("Plan", planString(t.Plan))
 	row("Maintenance window", windowString(t.MaintenanceWindow))
 	if t.Attempts > 0 {
@@ -198,6 +200,21 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 		fmt.Fprintf(w, "Effective config:\n%s", c)
 	}
 	return nil
+}
+
+// renderDryRun shows the answer to a create's dry run: it says that
+// nothing was stored, then shows the tenant as it would be created, without
+// what only a stored tenant has (an id, status, generation, version and
+// times): the server's answer has them, the id one that no tenant will
+// have.
+func renderDryRun(w io.Writer, t client.Tenant, at time.Time) error {
+	if _, err := fmt.Fprintln(w, "Dry run: nothing stored. Without --dry-run, landlord create would store:"); err != nil {
+		return err
+	}
+	return renderTenant(w, client.Tenant{
+		Name: t.Name, ComputeProvider: t.ComputeProvider, ComputeConfig: t.ComputeConfig, EffectiveConfig: t.EffectiveConfig,
+		Plan: t.Plan, MaintenanceWindow: t.MaintenanceWindow, Labels: t.Labels, Annotations: t.Annotations,
+	}, at)
 }
 
 // driftLine is one difference of a drift, as the controller words it in

@@ -139,11 +139,13 @@ func TestRenderGolden(t *testing.T) {
 			}}
 			return renderTenant(b, drifted, goldenNow)
 		}},
-		{"get_dry_run", func(b *bytes.Buffer) error {
+		// What the server answers to a dry run, shown with no id, status
+		// or times: nothing was stored.
+		{"create_dry_run", func(b *bytes.Buffer) error {
 			would := tenants[2]
-			would.ID, would.Status, would.StatusMessage, would.Attempts, would.ObservedGeneration = "", "requested", "", 0, 0
+			would.Status, would.StatusMessage, would.Attempts, would.ObservedGeneration = "requested", "", 0, 0
 			would.EffectiveConfig = json.RawMessage(`{"image":"a","env":{"FROM_DEFAULTS":"yes"}}`)
-			return renderTenant(b, would, goldenNow)
+			return renderDryRun(b, would, goldenNow)
 		}},
 		{"history", func(b *bytes.Buffer) error {
 			return renderEvents(b, []client.Event{
