@@ -16,7 +16,7 @@ import (
 func (m *member) handOver(p int, to string, timeout time.Duration) {
 	l := m.held[p]
 	m.releasing[p] = l.Epoch
-	m.log.Info("handing a partition over", slog.Int("partition", p), slog.Int64("epoch", l.Epoch), slog.String("to", to))
+	m.log.Debug("handing a partition over", slog.Int("partition", p), slog.Int64("epoch", l.Epoch), slog.String("to", to))
 	m.handovers.Go(func() {
 		start := time.Now()
 		if !m.r.drain(p, timeout) {
@@ -24,7 +24,7 @@ func (m *member) handOver(p int, to string, timeout time.Duration) {
 				slog.Int("partition", p), slog.Duration("timeout", timeout))
 		}
 		m.release(l)
-		m.log.Info("partition released", slog.Int("partition", p), slog.Int64("epoch", l.Epoch), slog.String("to", to),
+		m.log.Debug("partition released", slog.Int("partition", p), slog.Int64("epoch", l.Epoch), slog.String("to", to),
 			slog.Duration("drained_in", time.Since(start).Round(time.Millisecond)))
 		m.handed <- handover{p, l.Epoch}
 	})

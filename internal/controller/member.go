@@ -66,6 +66,12 @@ type member struct {
 	watchdog  *time.Timer
 	expired   atomic.Bool
 	handovers sync.WaitGroup
+	// departing is when the member began leaving and how many partitions
+	// it held then, for the one line that says they are all released.
+	departing struct {
+		at   time.Time
+		held int
+	}
 
 	view atomic.Pointer[leaseView] // what the last look at the leases saw
 }
@@ -140,7 +146,8 @@ func (m *member) run(ctx context.Context, stop <-chan struct{}) {
 	for {
 		if m.leaving && len(m.held) == 0 && len(m.releasing) == 0 {
 			m.watchdog.Stop()
-			m.log.Info("partitions released", slog.String("why", "stopping: every partition was handed over"))
+			m.log.Info("partitions released", slog.String("why", "stopping: every partition was handed over"),
+				slog.Int("count", m.departing.held), slog.Duration("drained_in", time.Since(m.departing.at).Round(time.Millisecond)))
 			return
 		}
 		select {
@@ -171,7 +178,10 @@ func (m *member) depart() {
 		m.self = nil
 	}
 	m.drainHanded()
-	m.log.Info("left the members; handing over every partition", slog.Int("held", len(m.held)))
+	// One line at INFO when every partition is released (see run); each
+	// partition's handover is at DEBUG.
+	m.departing.at, m.departing.held = time.Now(), len(m.held)
+	m.log.Debug("left the members; handing over every partition", slog.Int("held", len(m.held)))
 	for p := range tenant.Partitions {
 		if _, ok := m.held[p]; !ok {
 			continue
@@ -346,7 +356,7 @@ func (m *member) join(ctx context.Context) {
 // Acquisitions stop for this tick once it has taken a renewal interval, so
 // that the next renewal is not held up.
 func (m *member) rebalance(ctx context.Context, target []string, holders []*tenant.Lease) {
-	var gained []string
+	var gained, handed []string
 	start := time.Now()
 	for p := range tenant.Partitions {
 		_, holds := m.held[p]
@@ -355,6 +365,7 @@ func (m *member) rebalance(ctx context.Context, target []string, holders []*tena
 		switch {
 		case holds && !mine && !releasing:
 			m.handOver(p, target[p], min(m.c.opts.LeaseTTL, m.c.opts.ShutdownTimeout))
+			handed = append(handed, fmt.Sprintf("%d@%d>%s", p, m.held[p].Epoch, target[p]))
 		case !holds && !mine && !releasing && holders[p] != nil && holders[p].Holder == m.id:
 			// Held here by the database's account but not by this member's
 			// (an acquisition whose answer was lost, or a lease kept through
@@ -390,9 +401,15 @@ func (m *member) rebalance(ctx context.Context, target []string, holders []*tena
 			gained = append(gained, fmt.Sprintf("%d@%d", p, l.Epoch))
 		}
 	}
+	// One short line at INFO each; which partitions (partition@epoch, and
+	// >replica for a handover) at DEBUG.
+	if len(handed) > 0 {
+		m.log.Info("handing partitions over to other replicas", slog.Int("count", len(handed)), slog.Int("held", len(m.held)))
+		m.log.Debug("handing partitions over to other replicas", slog.String("partitions", strings.Join(handed, " ")))
+	}
 	if len(gained) > 0 {
-		m.log.Info("partitions acquired", slog.Int("count", len(gained)), slog.Int("held", len(m.held)),
-			slog.String("partitions", strings.Join(gained, " ")))
+		m.log.Info("partitions acquired", slog.Int("count", len(gained)), slog.Int("held", len(m.held)))
+		m.log.Debug("partitions acquired", slog.String("partitions", strings.Join(gained, " ")))
 	}
 }
 
@@ -418,7 +435,15 @@ func (m *member) leave() {
 		m.self = nil
 	}
 	m.view.Store(nil)
-	m.log.Info("partitions released", slog.Int("count", len(epochs)), slog.String("partitions", strings.Join(epochs, " ")))
+	released := len(epochs)
+	if m.leaving {
+		// Those handed over since the member began leaving count too.
+		released = m.departing.held
+	}
+	m.log.Info("partitions released", slog.Int("count", released))
+	if len(epochs) > 0 {
+		m.log.Debug("partitions released", slog.String("partitions", strings.Join(epochs, " ")))
+	}
 }
 
 // see records what the leases looked like: which partitions have no live
