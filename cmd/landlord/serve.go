@@ -124,7 +124,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		return withExitCode(exitUsage, err)
 	}
 	if err := api.CheckListen(cfg.Listen, len(tokens) > 0 || verifier != nil, cfg.Insecure); err != nil {
-		return withExitCode(exitUsage, err)
+		return withExitCode(exitUsage, fmt.Errorf("%w (tokens: in the configuration file, or LANDLORD_ADMIN_TOKEN and LANDLORD_READER_TOKEN)", err))
 	}
 	if err := cfg.CheckPlainHTTP(); err != nil {
 		return withExitCode(exitUsage, err)
@@ -147,6 +147,14 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if len(tokens) == 0 && cfg.Insecure {
 		log.Warn("serving without tokens on a non-loopback address (--insecure): anyone who reaches it may change every tenant", slog.String("listen", cfg.Listen))
 	}
+
+	// Listen before anything is opened or runs, so that a taken address
+	// fails start-up before the database is created or migrated.
+	ln, err := bindAPI(cfg.Listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // after Serve, a no-op
 
 	m := metrics.New()
 	keys, err := cfg.Encryption.Keyring(os.Getenv, log)
@@ -173,12 +181,6 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		return withExitCode(exitUsage, fmt.Errorf("config: compute.default: %w", err))
 	}
 	warnStranded(ctx, store, registry, log)
-
-	// Listen before anything runs, so that a taken address fails start-up.
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
 
 	copts, err := controllerOptions(cfg.Controller, store, log, m)
 	if err != nil {
@@ -289,6 +291,16 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	wg.Wait()
 	log.Info("landlord stopped")
 	return nil
+}
+
+// bindAPI listens on the API's address; the error of one it cannot have
+// (taken, or not this host's) names the three places the address is set.
+func bindAPI(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w; choose another address with --listen, LANDLORD_LISTEN or listen: in the configuration file", addr, err)
+	}
+	return ln, nil
 }
 
 // providers enables a provider for each compute block. With none
@@ -433,13 +445,13 @@ func openStore(ctx context.Context, db config.Database, sealer tenant.Sealer, lo
 	case "postgres":
 		s, err := postgres.Open(ctx, db.URL, postgres.Options{Logger: log, Sealer: sealer})
 		if err != nil {
-			return nil, "", fmt.Errorf("database: %w", err)
+			return nil, "", fmt.Errorf("database (database.url, --database, LANDLORD_DATABASE): %w", err)
 		}
 		return s, "postgres", nil
 	default:
 		s, err := sqlite.Open(ctx, db.Path, sqlite.Options{Logger: log, Sealer: sealer})
 		if err != nil {
-			return nil, "", fmt.Errorf("database: %w", err)
+			return nil, "", fmt.Errorf("database (database.path, --database, LANDLORD_DATABASE): %w", err)
 		}
 		return s, "sqlite:" + db.Path, nil
 	}
