@@ -108,21 +108,26 @@ type found struct {
 // live reports whether the tenant has a service that is not being deleted.
 func (f *found) live() bool { return f.service != nil && aws.ToString(f.service.Status) == "ACTIVE" }
 
-// describe finds the service of pl and checks that it is the tenant's.
+// describe finds the service of pl and checks that it is the tenant's. The
+// call is shared with concurrent describes in the same cluster (see
+// reads.go). A service ECS no longer knows, whether it answers MISSING or
+// ServiceNotFoundException, is none.
 func (p *Provider) describe(ctx context.Context, pl placement, tenantID string) (*found, error) {
 	c, err := p.aws.ecs(ctx, pl)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.DescribeServices(ctx, &ecs.DescribeServicesInput{
-		Cluster: aws.String(pl.cluster), Services: []string{pl.service}, Include: []types.ServiceField{types.ServiceFieldTags},
-	})
+	got, err := p.reads(c, pl.cluster).services.get(ctx, []string{pl.service})
 	if err != nil {
 		return nil, awsError("describe service "+pl.service, err)
 	}
+	r := got[pl.service]
+	if r.err != nil {
+		return nil, r.err
+	}
 	f := &found{pl: pl, client: c}
-	for i := range out.Services {
-		s := &out.Services[i]
+	for _, svc := range r.services {
+		s := &svc // a copy: the call's answer is shared with other callers
 		switch {
 		case aws.ToString(s.Status) == "INACTIVE":
 			if s.CreatedAt != nil {

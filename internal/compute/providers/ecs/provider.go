@@ -67,6 +67,9 @@ type Provider struct {
 	// task_definition_arn, the ones services run): a revision's content
 	// never changes once registered.
 	revisions sync.Map // task definition ARN → *types.TaskDefinition
+	// batches coalesce concurrent describe calls, per client and cluster
+	// (see reads.go).
+	batches sync.Map // readsKey → *clusterReads
 }
 
 // New returns a provider configured by opts. It does not contact AWS;

@@ -132,22 +132,41 @@ func settled(s *types.Service, primary types.Deployment) bool {
 	return done && len(s.Deployments) <= 1
 }
 
-// tasks lists the service's tasks of one desired status, described.
+// tasks lists the service's tasks of one desired status, every page, and
+// describes them, the DescribeTasks calls shared with concurrent reads in
+// the same cluster (see reads.go). A task that ended between the two is
+// left out.
 func (p *Provider) tasks(ctx context.Context, f *found, desired types.DesiredStatus) ([]types.Task, error) {
-	list, err := f.client.ListTasks(ctx, &ecs.ListTasksInput{
+	var arns []string
+	pages := ecs.NewListTasksPaginator(f.client, &ecs.ListTasksInput{
 		Cluster: aws.String(f.pl.cluster), ServiceName: aws.String(f.pl.service), DesiredStatus: desired, MaxResults: aws.Int32(100),
 	})
-	if err != nil {
-		return nil, awsError("list tasks of "+f.pl.service, err)
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, awsError("list tasks of "+f.pl.service, err)
+		}
+		arns = append(arns, page.TaskArns...)
 	}
-	if len(list.TaskArns) == 0 {
+	if len(arns) == 0 {
 		return nil, nil
 	}
-	out, err := f.client.DescribeTasks(ctx, &ecs.DescribeTasksInput{Cluster: aws.String(f.pl.cluster), Tasks: list.TaskArns})
+	got, err := p.reads(f.client, f.pl.cluster).tasks.get(ctx, arns)
 	if err != nil {
 		return nil, awsError("describe tasks of "+f.pl.service, err)
 	}
-	return out.Tasks, nil
+	tasks := make([]types.Task, 0, len(arns))
+	for _, arn := range arns {
+		r, ok := got[arn]
+		switch {
+		case !ok:
+		case r.err != nil:
+			return nil, r.err
+		default:
+			tasks = append(tasks, r.task)
+		}
+	}
+	return tasks, nil
 }
 
 // stoppedReason is why the service's latest task stopped, for a status
