@@ -60,6 +60,9 @@ type Controller struct {
 	opts    Options
 	log     *slog.Logger
 	specs   *specCache
+	// wait waits until the clock says a time (see waitUntil); nil means a
+	// timer. Tests that drive Options.Now set it.
+	wait func(ctx context.Context, until time.Time) error
 
 	current atomic.Pointer[run] // the running Run, nil when stopped
 }
@@ -76,6 +79,9 @@ type run struct {
 	// parts are the partitions worked, each under its lease's epoch.
 	parts  [tenant.Partitions]atomic.Pointer[part]
 	member *member // nil when running alone
+	// resyncChecks is how many tenants the last resync checked: the next
+	// spreads as many checks over its period. Only the resync loop uses it.
+	resyncChecks int
 }
 
 // New returns a controller over store and compute.
@@ -372,19 +378,25 @@ func (c *Controller) sweepLoop(ctx context.Context, r *run) {
 	}
 }
 
-// every runs fn every period (jittered) until ctx ends.
+// every runs fn every period (jittered) until ctx ends, a period from the
+// start of one run to the start of the next: a resync spreads its checks
+// over most of its period. A run that outlasts its period is followed by
+// the next a tenth of a period after it ends.
 func (c *Controller) every(ctx context.Context, period time.Duration, fn func(context.Context) error) {
+	wait := jitter(period)
 	for {
-		t := time.NewTimer(jitter(period))
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return
 		case <-t.C:
 		}
+		start := time.Now()
 		if err := fn(ctx); err != nil && ctx.Err() == nil {
 			c.log.Warn("periodic scan failed", slog.Any("error", err))
 		}
+		wait = max(jitter(period)-time.Since(start), period/10)
 	}
 }
 
@@ -411,13 +423,83 @@ func (c *Controller) sweep(ctx context.Context, r *run) error {
 // whose workload still runs is left alone, without a trip through the queue
 // and a read of its row; every other tenant, and a ready one whose workload
 // has drifted or cannot be asked about, is queued for the workers, which
-// look again before they repair anything. Status calls run in parallel, at
-// most Workers at a time, each under its partition's context. Tenants of
-// partitions not worked here are left to their holders.
+// look again before they repair anything. Tenants of partitions not worked
+// here are left to their holders.
+//
+// The checks are spread evenly over resyncSpread percent of the period,
+// for as many tenants as the last resync checked (counted first when none
+// did): a provider is asked at a steady rate rather than about every tenant
+// at once. They run in parallel, at most Workers at a time, each under its
+// partition's context. Tenants that need work are queued as the listing
+// finds them, and a tenant a change notification names is looked at at
+// once, whatever the resync's pace.
 func (c *Controller) resync(ctx context.Context, r *run) error {
+	n := r.resyncChecks
+	if n == 0 {
+		if err := c.eachTenant(ctx, func(t *tenant.Tenant) error {
+			if r.working(t.ID) != nil && checkable(t) {
+				n++
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	pace := pacer{begin: c.opts.Now(), span: c.opts.Resync * resyncSpread / 100, n: n}
 	limit := make(chan struct{}, c.opts.Workers)
 	var checks sync.WaitGroup
 	defer checks.Wait()
+	checked := 0
+	err := c.eachTenant(ctx, func(t *tenant.Tenant) error {
+		pt := r.working(t.ID)
+		if pt == nil {
+			return nil
+		}
+		if !checkable(t) {
+			r.queue.Add(t.ID)
+			return nil
+		}
+		if err := c.waitUntil(ctx, pace.due(checked)); err != nil {
+			return err
+		}
+		checked++
+		select {
+		case limit <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		checks.Go(func() {
+			defer func() { <-limit }()
+			ctx, cancel := context.WithTimeout(pt.ctx, c.opts.OperationTimeout)
+			defer cancel()
+			spec, err := c.desiredSpec(ctx, t)
+			if err != nil {
+				r.queue.Add(t.ID) // the worker says why
+				return
+			}
+			in, err := c.compute.InspectTenant(ctx, t.ComputeRef(), spec)
+			if needsCheck(t, spec, in, err) {
+				r.queue.Add(t.ID)
+			}
+		})
+		return nil
+	})
+	if err == nil {
+		r.resyncChecks = checked
+	}
+	return err
+}
+
+// checkable reports whether a resync asks the provider about the tenant
+// itself rather than queueing it: it is ready, needs no work, is not being
+// deleted and is not paused.
+func checkable(t *tenant.Tenant) bool {
+	return t.Status == tenant.StatusReady && !t.NeedsWork() && t.DeletionRequestedAt == nil && t.Annotations[PausedAnnotation] != "true"
+}
+
+// eachTenant calls fn with every live tenant, reading the store a page at a
+// time, until fn returns an error.
+func (c *Controller) eachTenant(ctx context.Context, fn func(*tenant.Tenant) error) error {
 	opts := tenant.ListOptions{PageSize: tenant.MaxPageSize}
 	for {
 		page, err := c.store.List(ctx, opts)
@@ -425,33 +507,9 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 			return fmt.Errorf("controller: resync: %w", err)
 		}
 		for _, t := range page.Tenants {
-			pt := r.working(t.ID)
-			if pt == nil {
-				continue
+			if err := fn(t); err != nil {
+				return err
 			}
-			if t.Status != tenant.StatusReady || t.NeedsWork() || t.DeletionRequestedAt != nil || t.Annotations[PausedAnnotation] == "true" {
-				r.queue.Add(t.ID)
-				continue
-			}
-			select {
-			case limit <- struct{}{}:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			checks.Go(func() {
-				defer func() { <-limit }()
-				ctx, cancel := context.WithTimeout(pt.ctx, c.opts.OperationTimeout)
-				defer cancel()
-				spec, err := c.desiredSpec(ctx, t)
-				if err != nil {
-					r.queue.Add(t.ID) // the worker says why
-					return
-				}
-				in, err := c.compute.InspectTenant(ctx, t.ComputeRef(), spec)
-				if needsCheck(t, spec, in, err) {
-					r.queue.Add(t.ID)
-				}
-			})
 		}
 		if page.NextPageToken == "" {
 			return nil

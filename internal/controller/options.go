@@ -15,7 +15,9 @@ type Options struct {
 	// time. Default 16.
 	Workers int
 	// Resync is how often every live tenant is checked against its provider,
-	// with ±10% jitter. Default 60s.
+	// with ±10% jitter, from the start of one resync to the start of the
+	// next. A resync spreads its checks evenly over 80% of the period, so a
+	// provider is asked at a steady rate. Default 60s.
 	Resync time.Duration
 	// Sweep is how often the store is asked for tenants that need work,
 	// catching announcements that were lost. Default 5m; a sweep also runs
