@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,13 +45,16 @@ type Config struct {
 }
 
 // DefaultConfig returns the configuration from the environment:
-// LANDLORD_ADDR (default DefaultAddress), LANDLORD_TOKEN, LANDLORD_CACERT,
+// LANDLORD_ADDR (default DefaultAddress), LANDLORD_TOKEN, LANDLORD_CA_CERT,
 // LANDLORD_CLIENT_CERT, LANDLORD_CLIENT_KEY and LANDLORD_TLS_SERVER_NAME.
+// Each is named as the landlord CLI's flag that overrides it (--ca-cert).
+// LANDLORD_CACERT, the former name of LANDLORD_CA_CERT, is read when
+// LANDLORD_CA_CERT is not set.
 func DefaultConfig() Config {
 	cfg := Config{
 		Address:        os.Getenv("LANDLORD_ADDR"),
 		Token:          os.Getenv("LANDLORD_TOKEN"),
-		CACertFile:     os.Getenv("LANDLORD_CACERT"),
+		CACertFile:     cmp.Or(os.Getenv("LANDLORD_CA_CERT"), os.Getenv("LANDLORD_CACERT")),
 		ClientCertFile: os.Getenv("LANDLORD_CLIENT_CERT"),
 		ClientKeyFile:  os.Getenv("LANDLORD_CLIENT_KEY"),
 		TLSServerName:  os.Getenv("LANDLORD_TLS_SERVER_NAME"),

@@ -81,7 +81,12 @@ func TestDefaultConfig(t *testing.T) {
 	if cfg.Address != "http://landlord.internal:8080" || cfg.Token != "s3cret-token" {
 		t.Errorf("with env: %+v", cfg.Address)
 	}
-	t.Setenv("LANDLORD_CACERT", "/etc/landlord/ca.pem")
+	t.Setenv("LANDLORD_CA_CERT", "")
+	t.Setenv("LANDLORD_CACERT", "/etc/landlord/old-name-ca.pem")
+	if got := client.DefaultConfig(); got.CACertFile != "/etc/landlord/old-name-ca.pem" {
+		t.Errorf("LANDLORD_CACERT, the former name, is not read: %v", got)
+	}
+	t.Setenv("LANDLORD_CA_CERT", "/etc/landlord/ca.pem")
 	t.Setenv("LANDLORD_CLIENT_CERT", "/etc/landlord/me.pem")
 	t.Setenv("LANDLORD_CLIENT_KEY", "/etc/landlord/me-key.pem")
 	t.Setenv("LANDLORD_TLS_SERVER_NAME", "landlord.internal")

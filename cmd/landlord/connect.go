@@ -21,8 +21,8 @@ func addClientFlags(cmd *cobra.Command) *clientFlags {
 	f := &clientFlags{}
 	fs := cmd.Flags()
 	fs.StringVar(&f.addr, "addr", client.DefaultAddress, "the landlord API's address (env LANDLORD_ADDR)")
-	// The default is not shown: it would print the token in --help.
-	fs.StringVar(&f.token, "token", "", "the API bearer token (default $LANDLORD_TOKEN)")
+	// No default is shown: it would print the token in --help.
+	fs.StringVar(&f.token, "token", "", "the API bearer token (env LANDLORD_TOKEN; never shown)")
 	f.tls.add(cmd)
 	fs.StringVarP(&f.output, "output", "o", "table", "output format: table, json or yaml")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))

@@ -15,7 +15,10 @@ func newGetCommand() *cobra.Command {
 		Use:   "get NAME",
 		Short: "Show a tenant",
 		Long:  "Show a tenant by name or id: its status, desired state and endpoints.",
-		Args:  cobra.ExactArgs(1),
+		Example: `  landlord get acme
+  landlord get 0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f10 -o yaml
+  landlord get acme -o json | jq .compute_config`,
+		Args: cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
 	cmd.ValidArgsFunction = completeTenantNames(cf)

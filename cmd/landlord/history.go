@@ -14,8 +14,12 @@ func newHistoryCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history NAME",
 		Short: "Show a tenant's history",
-		Long:  "Show a tenant's events, oldest first: status changes, attempts, changes of desired state and who made them.",
-		Args:  cobra.ExactArgs(1),
+		Long: `Show a tenant's events, oldest first: status changes, attempts, changes of
+desired state and who made them. On a terminal, a MESSAGE past 100 columns
+is cut, ending in …; written to a file or a pipe, it is whole.`,
+		Example: `  landlord history acme
+  landlord history acme -o json | jq '.events[] | select(.type == "attempt_failed")'`,
+		Args: cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
 	cmd.ValidArgsFunction = completeTenantNames(cf)

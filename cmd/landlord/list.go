@@ -32,9 +32,11 @@ tenants are listed with --include-deleted, or when --status names deleted. A
 tenant whose provider the server has not enabled is marked "(not enabled)".
 PLAN, shown when a tenant listed follows a plan, is its plan and version,
 "(pinned)" when rollouts leave it alone. ENDPOINTS shows a tenant's first
-endpoint and how many more it has (landlord get NAME shows them all); on a
-terminal, the message and, when they must, the endpoints are cut to fit its
-width.`,
+endpoint and how many more it has (landlord get NAME shows them all).
+
+On a terminal, MESSAGE (and, when it must, ENDPOINTS) is cut to fit the
+width, ending in …, and MESSAGE at 80 columns at most; written to a file or
+a pipe, nothing is cut. landlord get NAME shows a tenant's message whole.`,
 		Example: `  landlord list --status failed --status provisioning
   landlord list --label tier=gold --all-pages -o json
   landlord list --include-deleted --name-prefix acme

@@ -65,8 +65,17 @@ func newRootCommand() *cobra.Command {
 serve runs the API and the controller, and the other verbs talk to it
 (--addr or LANDLORD_ADDR, default http://127.0.0.1:8080; --token or
 LANDLORD_TOKEN; for an https:// server, --ca-cert, --client-cert,
---client-key and --tls-server-name, or LANDLORD_CACERT,
+--client-key and --tls-server-name, or LANDLORD_CA_CERT,
 LANDLORD_CLIENT_CERT, LANDLORD_CLIENT_KEY and LANDLORD_TLS_SERVER_NAME).
+
+A flag's environment variable is named after it: LANDLORD_, then the flag's
+name in capitals with _ for - (--ca-cert: LANDLORD_CA_CERT). A flag given
+wins over its variable. LANDLORD_CACERT, the former name of
+LANDLORD_CA_CERT, is still read when LANDLORD_CA_CERT is not set.
+
+Tables shown on a terminal cut long messages and descriptions, ending them
+in …, so that each row stays on one line; written to a file or a pipe,
+nothing is cut. -o json and -o yaml never cut anything.
 
 ` + exitCodesHelp,
 		SilenceUsage:  true,
@@ -75,6 +84,7 @@ LANDLORD_CLIENT_CERT, LANDLORD_CLIENT_KEY and LANDLORD_TLS_SERVER_NAME).
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	addPendingExamples(root)
 	return root
 }
 

@@ -76,6 +76,8 @@ func newPlanListCommand() *cobra.Command {
 		Short: "List the plans",
 		Long: `List the plans: each one's provider, its current version (the one new
 tenants get) and its latest.`,
+		Example: `  landlord plan list
+  landlord plan list -o json`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
@@ -108,7 +110,8 @@ func newPlanDeleteCommand() *cobra.Command {
 		Long: `Delete a plan and its versions. A plan that tenants follow, or that has a
 rollout that has not finished, is refused: move its tenants off it (landlord
 set NAME --plan OTHER, or --plan '') and finish or abort its rollout first.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  landlord plan delete standard`,
+		Args:    cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
 	cmd.ValidArgsFunction = firstArg(completePlanNames(cf))

@@ -22,6 +22,8 @@ func newPlanGetCommand() *cobra.Command {
 		Long: `Show a plan, its versions, oldest first, and the config of its current
 version (the one new tenants get). -o json or yaml shows every version's
 config.`,
+		Example: `  landlord plan get standard
+  landlord plan get standard -o yaml`,
 		Args: cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
@@ -54,6 +56,8 @@ func newPlanVersionsCommand() *cobra.Command {
 		Short: "List a plan's versions",
 		Long: `List a plan's versions, oldest first: which is current (new tenants get
 it), who published each and why. -o json or yaml shows their configs.`,
+		Example: `  landlord plan versions standard
+  landlord plan versions standard -o json | jq '.versions[-1].config'`,
 		Args: cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)

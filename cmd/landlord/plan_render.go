@@ -8,13 +8,14 @@ import (
 	"github.com/jaxxstorm/landlord/client"
 )
 
-// renderPlans is the plan list table.
+// renderPlans is the plan list table; descriptions are cut as cutFor says.
 func renderPlans(w io.Writer, ps []client.Plan, at time.Time) error {
+	cut := cutFor(w)
 	tw := newTable(w)
 	fmt.Fprintln(tw, "NAME\tPROVIDER\tCURRENT\tLATEST\tAGE\tDESCRIPTION")
 	for _, p := range ps {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Provider, versionNumber(p.CurrentVersion), versionNumber(p.LatestVersion),
-			age(at.Sub(p.CreatedAt)), oneLine(p.Description, 80))
+			age(at.Sub(p.CreatedAt)), cut(p.Description, 80))
 	}
 	return tw.Flush()
 }
@@ -66,8 +67,10 @@ func renderPlan(w io.Writer, p client.Plan, versions []client.PlanVersion, at ti
 	return nil
 }
 
-// renderVersions is the table of a plan's versions; current is marked.
+// renderVersions is the table of a plan's versions; current is marked, and
+// messages are cut as cutFor says.
 func renderVersions(w io.Writer, vs []client.PlanVersion, current int64, at time.Time) error {
+	cut := cutFor(w)
 	tw := newTable(w)
 	fmt.Fprintln(tw, "VERSION\tCURRENT\tAGE\tBY\tMESSAGE")
 	for _, v := range vs {
@@ -75,7 +78,7 @@ func renderVersions(w io.Writer, vs []client.PlanVersion, current int64, at time
 		if v.Version == current {
 			mark = "yes"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, mark, age(at.Sub(v.CreatedAt)), v.CreatedBy, oneLine(v.Message, 80))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, mark, age(at.Sub(v.CreatedAt)), v.CreatedBy, cut(v.Message, 80))
 	}
 	return tw.Flush()
 }

@@ -41,11 +41,11 @@ func fieldRows(tw io.Writer) func(k, v string) {
 //
 // cols is the width of the terminal the table is shown on, 0 when it is not
 // shown on one. On a terminal the message, the last column, is cut to what
-// the other columns leave of the width, so that rows do not wrap; when that
-// is fewer than minMessageCols, the endpoints are cut in their middle
-// (keeping the port and the count) to leave it that many, down to
-// minEndpointCols; a row that is still too wide wraps. Elsewhere nothing but
-// the message is cut, at maxMessageCols.
+// the other columns leave of the width (maxMessageCols at most), so that
+// rows do not wrap; when that is fewer than minMessageCols, the endpoints are
+// cut in their middle (keeping the port and the count) to leave it that
+// many, down to minEndpointCols; a row that is still too wide wraps.
+// Elsewhere (a file, a pipe) nothing is cut, as cutFor has it.
 func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(provider string) bool, cols int) error {
 	plans := slices.ContainsFunc(ts, func(t client.Tenant) bool { return t.Plan != nil })
 	header := []string{"NAME", "STATUS", "PROVIDER", "ENDPOINTS", "AGE"}
@@ -71,7 +71,7 @@ func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(p
 			widths[j] = max(widths[j], utf8.RuneCountInString(c))
 		}
 	}
-	message := maxMessageCols
+	cut := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	if cols > 0 {
 		// One column short of the width: some terminals wrap on the last.
 		left := cols - 1
@@ -88,12 +88,13 @@ func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(p
 			}
 			widths[endpointsCol] = endpoints
 		}
-		message = min(maxMessageCols, max(minMessageCols, left-widths[endpointsCol]))
+		message := min(maxMessageCols, max(minMessageCols, left-widths[endpointsCol]))
+		cut = func(s string) string { return fit(s, message) }
 	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, strings.Join(header, "\t")+"\tMESSAGE")
 	for i, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\n", strings.Join(rows[i], "\t"), fit(t.StatusMessage, message))
+		fmt.Fprintf(tw, "%s\t%s\n", strings.Join(rows[i], "\t"), cut(t.StatusMessage))
 	}
 	return tw.Flush()
 }
@@ -232,8 +233,9 @@ func pairs(m map[string]string) string {
 	return strings.Join(out, ", ")
 }
 
-// renderEvents is the history table.
+// renderEvents is the history table; messages are cut as cutFor says.
 func renderEvents(w io.Writer, events []client.Event, at time.Time) error {
+	cut := cutFor(w)
 	tw := newTable(w)
 	fmt.Fprintln(tw, "AGE\tTYPE\tSTATUS\tGENERATION\tACTOR\tMESSAGE")
 	for _, e := range events {
@@ -241,13 +243,14 @@ func renderEvents(w io.Writer, events []client.Event, at time.Time) error {
 		if e.From != "" {
 			status = e.From + " → " + e.To
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", age(at.Sub(e.Time)), e.Type, status, e.Generation, e.Actor, oneLine(e.Message, 100))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", age(at.Sub(e.Time)), e.Type, status, e.Generation, e.Actor, cut(e.Message, 100))
 	}
 	return tw.Flush()
 }
 
-// renderProviders is the providers table.
+// renderProviders is the providers table; messages are cut as cutFor says.
 func renderProviders(w io.Writer, ps []client.Provider) error {
+	cut := cutFor(w)
 	tw := newTable(w)
 	fmt.Fprintln(tw, "NAME\tDEFAULT\tHEALTHY\tMESSAGE")
 	for _, p := range ps {
@@ -258,7 +261,7 @@ func renderProviders(w io.Writer, ps []client.Provider) error {
 		if !p.Healthy {
 			healthy = "no"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, def, healthy, oneLine(p.Message, 100))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, def, healthy, cut(p.Message, 100))
 	}
 	return tw.Flush()
 }
@@ -276,8 +279,9 @@ type schemaNode struct {
 }
 
 // renderComputeConfig shows a provider's top-level config fields, from its
-// schema, and its defaults.
+// schema, and its defaults; descriptions are cut as cutFor says.
 func renderComputeConfig(w io.Writer, cfg client.ComputeConfig) error {
+	cut := cutFor(w)
 	fmt.Fprintf(w, "Provider: %s\n\n", cfg.Provider)
 	var s schemaNode
 	if err := json.Unmarshal(cfg.Schema, &s); err != nil {
@@ -291,7 +295,7 @@ func renderComputeConfig(w io.Writer, cfg client.ComputeConfig) error {
 		if slices.Contains(s.Required, name) {
 			req = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, s.typeOf(p), req, oneLine(s.describe(p), 120))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, s.typeOf(p), req, cut(s.describe(p), 120))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

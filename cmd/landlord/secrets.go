@@ -31,6 +31,8 @@ func newSecretsCommand() *cobra.Command {
 		Long: `Manage the encryption at rest of tenants' secrets (the compute_config values
 their provider's schema marks writeOnly), configured under encryption: in
 landlord.yaml. See docs/storage.md.`,
+		Example: `  landlord secrets rotate --dry-run
+  landlord secrets rotate`,
 		Args:              cobra.NoArgs, // an unknown verb is a usage error
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE:              func(cmd *cobra.Command, _ []string) error { return cmd.Help() },

@@ -87,6 +87,21 @@ func (o *liveOutput) stop() {
 	o.wg.Wait()
 }
 
+// cutFor returns how a table written to w shows its free text (a
+// message, a description): on one line, and, when w is a terminal, cut past
+// n columns, ending in an ellipsis, so that a row stays on one line of the
+// screen. Written anywhere else (a file, a pipe) it is whole: grep, a file
+// or a pager then has every word, and nothing is lost without a sign.
+func cutFor(w io.Writer) func(s string, n int) string {
+	if i, ok := w.(*indented); ok {
+		w = i.w
+	}
+	if terminalWidth(w) > 0 {
+		return fit
+	}
+	return func(s string, _ int) string { return strings.Join(strings.Fields(s), " ") }
+}
+
 // fit is s on one line of at most cols terminal columns, cut with an
 // ellipsis when longer. Wide characters (CJK, most emoji) take two columns.
 func fit(s string, cols int) string {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -28,10 +29,10 @@ func tlsAdvice(cmd *cobra.Command, err error) string {
 	)
 	switch {
 	case errors.As(err, &ua):
-		if tlsGiven(cmd, "ca-cert", "LANDLORD_CACERT") {
-			return "the server's certificate is not signed by a CA in --ca-cert (or LANDLORD_CACERT): pass the certificate of the CA that signed it"
+		if tlsGiven(cmd, "ca-cert", "LANDLORD_CA_CERT", "LANDLORD_CACERT") {
+			return "the server's certificate is not signed by a CA in --ca-cert (or LANDLORD_CA_CERT): pass the certificate of the CA that signed it"
 		}
-		return "the server's certificate is not signed by a CA this system knows: pass that CA's certificate with --ca-cert (or LANDLORD_CACERT)"
+		return "the server's certificate is not signed by a CA this system knows: pass that CA's certificate with --ca-cert (or LANDLORD_CA_CERT)"
 	case errors.As(err, &he):
 		names := certNames(he.Certificate)
 		if names == "" {
@@ -111,10 +112,10 @@ func httpsAddress(cmd *cobra.Command) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(addr)), "https://")
 }
 
-// tlsGiven reports whether flag was set on cmd, else env is set.
-func tlsGiven(cmd *cobra.Command, flag, env string) bool {
+// tlsGiven reports whether flag was set on cmd, else one of envs is set.
+func tlsGiven(cmd *cobra.Command, flag string, envs ...string) bool {
 	if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
 		return f.Value.String() != ""
 	}
-	return os.Getenv(env) != ""
+	return slices.ContainsFunc(envs, func(env string) bool { return os.Getenv(env) != "" })
 }

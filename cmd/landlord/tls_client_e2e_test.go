@@ -40,7 +40,7 @@ func TestCLIServeTLSEndToEnd(t *testing.T) {
 	// The same from the environment, with the name in the certificate.
 	t.Run("env", func(t *testing.T) {
 		t.Setenv("LANDLORD_ADDR", "https://localhost:"+addr[strings.LastIndex(addr, ":")+1:])
-		t.Setenv("LANDLORD_CACERT", pki.CAFile)
+		t.Setenv("LANDLORD_CA_CERT", pki.CAFile)
 		t.Setenv("LANDLORD_CLIENT_CERT", pki.ClientCertFile)
 		t.Setenv("LANDLORD_CLIENT_KEY", pki.ClientKeyFile)
 		res := cli(exitOK, "list")

@@ -17,7 +17,7 @@ type tlsFlags struct {
 // cmd.
 func (f *tlsFlags) add(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.caCert, "ca-cert", "", "PEM file of the CAs that sign the server's certificate, trusted instead of the system's (env LANDLORD_CACERT)")
+	fs.StringVar(&f.caCert, "ca-cert", "", "PEM file of the CAs that sign the server's certificate, trusted instead of the system's (env LANDLORD_CA_CERT, or LANDLORD_CACERT, its former name)")
 	fs.StringVar(&f.clientCert, "client-cert", "", "PEM client certificate, for a server that asks for one (env LANDLORD_CLIENT_CERT)")
 	fs.StringVar(&f.clientKey, "client-key", "", "PEM key of --client-cert (env LANDLORD_CLIENT_KEY)")
 	fs.StringVar(&f.serverName, "tls-server-name", "", "the name the server's certificate must hold, when not the --addr host (env LANDLORD_TLS_SERVER_NAME)")
@@ -47,7 +47,7 @@ func (f *tlsFlags) apply(cmd *cobra.Command, cfg *client.Config) {
 // tlsFieldFlags words the client's configuration fields as the flags and
 // variables that set them.
 var tlsFieldFlags = strings.NewReplacer(
-	"CACertFile", "--ca-cert (LANDLORD_CACERT)",
+	"CACertFile", "--ca-cert (LANDLORD_CA_CERT)",
 	"ClientCertFile", "--client-cert (LANDLORD_CLIENT_CERT)",
 	"ClientKeyFile", "--client-key (LANDLORD_CLIENT_KEY)",
 )

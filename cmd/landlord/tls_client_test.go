@@ -11,7 +11,7 @@ import (
 // clearTLSEnv unsets the TLS variables for the test.
 func clearTLSEnv(t *testing.T) {
 	t.Helper()
-	for _, env := range []string{"LANDLORD_CACERT", "LANDLORD_CLIENT_CERT", "LANDLORD_CLIENT_KEY", "LANDLORD_TLS_SERVER_NAME", "LANDLORD_TOKEN"} {
+	for _, env := range []string{"LANDLORD_CA_CERT", "LANDLORD_CACERT", "LANDLORD_CLIENT_CERT", "LANDLORD_CLIENT_KEY", "LANDLORD_TLS_SERVER_NAME", "LANDLORD_TOKEN"} {
 		t.Setenv(env, "")
 	}
 }
@@ -23,13 +23,21 @@ func TestCLITLS(t *testing.T) {
 	t.Run("ca cert", func(t *testing.T) {
 		mustRunCLI(t, srv, exitOK, "", "list", "--ca-cert", pki.CAFile)
 	})
+	t.Run("LANDLORD_CA_CERT", func(t *testing.T) {
+		t.Setenv("LANDLORD_CA_CERT", pki.CAFile)
+		mustRunCLI(t, srv, exitOK, "", "list")
+	})
+	// The former name still works, and the new one wins over it.
 	t.Run("LANDLORD_CACERT", func(t *testing.T) {
 		t.Setenv("LANDLORD_CACERT", pki.CAFile)
 		mustRunCLI(t, srv, exitOK, "", "list")
+		t.Setenv("LANDLORD_CA_CERT", clienttest.NewPKI(t, "127.0.0.1").CAFile)
+		res := mustRunCLI(t, srv, exitError, "", "list")
+		mustContain(t, "stderr", res.stderr, "not signed by a CA in --ca-cert (or LANDLORD_CA_CERT)")
 	})
 	t.Run("unknown authority", func(t *testing.T) {
 		res := mustRunCLI(t, srv, exitError, "", "list")
-		mustContain(t, "stderr", res.stderr, "not signed by a CA this system knows", "--ca-cert", "LANDLORD_CACERT")
+		mustContain(t, "stderr", res.stderr, "not signed by a CA this system knows", "--ca-cert (or LANDLORD_CA_CERT)")
 	})
 	t.Run("another CA", func(t *testing.T) {
 		other := clienttest.NewPKI(t, "127.0.0.1")
@@ -45,7 +53,7 @@ func TestCLITLS(t *testing.T) {
 	})
 	t.Run("missing CA file", func(t *testing.T) {
 		res := mustRunCLI(t, srv, exitUsage, "", "list", "--ca-cert", pki.CAFile+".missing")
-		mustContain(t, "stderr", res.stderr, "--ca-cert (LANDLORD_CACERT): open")
+		mustContain(t, "stderr", res.stderr, "--ca-cert (LANDLORD_CA_CERT): open")
 	})
 	t.Run("client cert without key", func(t *testing.T) {
 		res := mustRunCLI(t, srv, exitUsage, "", "list", "--ca-cert", pki.CAFile, "--client-cert", pki.ClientCertFile)

@@ -21,6 +21,7 @@ func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:               "version",
 		Short:             "Print landlord's version",
+		Example:           "  landlord version",
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
