@@ -61,7 +61,9 @@ func TestQuickstartScript(t *testing.T) {
 	prefix := dockertest.Prefix("lltest")
 	dir := t.TempDir()
 	configPath := filepath.Join(dir, "landlord.yaml")
-	mustWrite(t, configPath, "compute:\n  docker:\n    label_prefix: "+prefix+"\n    stop_timeout: 2s\n")
+	// The tenants' networks take subnets of the tests' address pool, none
+	// of the Engine's default pools, which other programs may hold.
+	mustWrite(t, configPath, "compute:\n  docker:\n    label_prefix: "+prefix+"\n    stop_timeout: 2s\n    address_pool: "+dockertest.AddressPool+"\n")
 
 	runCtx, cancel := context.WithTimeout(ctx, quickstartTimeout)
 	defer cancel()

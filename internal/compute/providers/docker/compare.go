@@ -119,7 +119,7 @@ func (pl *plan) compareNetworks(col *compute.DriftCollector, at, name string, c 
 		case ep == nil:
 		case netID != "" && ep.NetworkID == netID:
 			found = "attached"
-			if want := aliases(pl.network, name); len(want) > 0 && !slices.Contains(ep.Aliases, name) {
+			if want := pl.aliases(name); len(want) > 0 && !slices.Contains(ep.Aliases, name) {
 				col.Compare(at+"/networks/"+pl.network+"/aliases", compute.DriftNetwork, strings.Join(want, ","), strings.Join(ep.Aliases, ","))
 			}
 		case netName == pl.network:

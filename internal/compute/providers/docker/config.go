@@ -52,6 +52,10 @@ type Settings struct {
 	// provider creates, a tenant's own or a missing NetworkName; default
 	// "bridge". An existing NetworkName network keeps its driver.
 	NetworkDriver string `json:"network_driver"`
+	// AddressPool, if set, is the range the networks the provider creates
+	// take their subnets from, instead of the Engine's default address
+	// pools, which every program on the Engine shares (see AddressPool).
+	AddressPool *AddressPool `json:"address_pool"`
 	// LabelPrefix prefixes resource names and label keys; default "landlord".
 	LabelPrefix string `json:"label_prefix"`
 	// HostIP is the address published ports bind to; default 127.0.0.1.
@@ -96,6 +100,9 @@ func (s *Settings) applyDefaults() {
 	if s.StopTimeout == 0 {
 		s.StopTimeout = workload.Duration(DefaultStopTimeout)
 	}
+	if s.AddressPool != nil && s.AddressPool.Size == 0 {
+		s.AddressPool.Size = DefaultAddressPoolSize
+	}
 }
 
 func (s *Settings) check() error {
@@ -110,6 +117,9 @@ func (s *Settings) check() error {
 	}
 	if !labelPrefix.MatchString(s.LabelPrefix) {
 		errs.Add("/label_prefix", "%q is not a lowercase name such as landlord", s.LabelPrefix)
+	}
+	if s.AddressPool != nil {
+		s.AddressPool.check("/address_pool", errs.Add)
 	}
 	if err := errs.Err(compute.ErrInvalidSpec); err != nil {
 		return fmt.Errorf("compute.%s: %w", Name, err)

@@ -119,17 +119,20 @@ func (p *Provider) createOptions(pl *plan, c workload.ContainerSpec, hash, hostI
 	}
 	host.NetworkMode = container.NetworkMode(pl.network)
 	opts.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
-		pl.network: {Aliases: aliases(pl.network, c.Name)},
+		pl.network: {Aliases: pl.aliases(c.Name)},
 	}}
 	return opts
 }
 
-// aliases are the names a container is reached by on a network: its
-// container name, except on the Engine's predefined networks (the default
-// "bridge" of network_name: bridge), which refuse network-scoped aliases.
-func aliases(network, name string) []string {
-	switch network {
-	case "bridge", "host", "none", "default":
+// aliases are the names a container is reached by on the plan's network
+// besides its Docker name: its container name on a network of the tenant's
+// own. Not on a network every tenant shares (network_name), where "app"
+// would name every tenant's app and a sidecar could reach another
+// tenant's; there a tenant's containers reach each other by Docker name
+// (<label_prefix>-<tenant>-<id>-<container>). Nor on the Engine's
+// predefined networks, which refuse network-scoped aliases.
+func (pl *plan) aliases(name string) []string {
+	if !pl.ownNetwork {
 		return nil
 	}
 	return []string{name}
@@ -145,7 +148,7 @@ func (pl *plan) attach(netID string) {
 		c := &pl.containers[i].create
 		c.HostConfig.NetworkMode = container.NetworkMode(netID)
 		c.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
-			pl.network: {Aliases: aliases(pl.network, pl.containers[i].spec.Name), NetworkID: netID},
+			pl.network: {Aliases: pl.aliases(pl.containers[i].spec.Name), NetworkID: netID},
 		}}
 	}
 }

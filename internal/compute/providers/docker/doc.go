@@ -8,8 +8,13 @@
 // .config-hash (an HMAC-SHA256, keyed with the install's Options.HashKey, of
 // that container's configuration including its secrets) and .container. The containers of a tenant join
 // a per-tenant user-defined bridge network <label_prefix>-<tenant name>-<short id>
-// (or the operator's network_name) under their container name as alias, so
-// that they reach each other by name and tenants are isolated by default.
+// under their container name as alias, so that they reach each other by name
+// and tenants are isolated by default; or, in the shared-network mode, the
+// operator's network_name, which every tenant joins, without that alias
+// (it would name every tenant's container of that name). Each network the
+// provider creates takes one of the Engine's default address pools, which
+// every program on the Engine shares, unless address_pool gives landlord a
+// range of its own (see AddressPool).
 // The Engine accepts several networks of one name, so when two landlord
 // processes create one at once, each keeps the oldest (ties: lowest id),
 // removes the duplicate it made, and attaches containers by network id; a

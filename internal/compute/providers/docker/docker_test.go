@@ -24,7 +24,10 @@ const testBase = "lltest"
 // cleanup removes only its own (see dockertest.Prefix).
 var testPrefix = dockertest.Prefix(testBase)
 
-var testBlock = json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s"}`)
+// testBlock is the tests' provider configuration. Their networks take
+// subnets of the tests' own address pool, so that no test needs one of the
+// Engine's default pools, which other programs may hold.
+var testBlock = json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s", "address_pool": ` + dockertest.AddressPool + `}`)
 
 // testHashKey is the install key of the tests' providers; a restarted
 // provider gets the same one, as landlord keeps it in its database.
@@ -44,7 +47,7 @@ func mustProvider(t *testing.T, logs *providertest.LogBuffer) *Provider {
 // name, with the test key and stop timeout stop; it is closed when tb ends.
 func sharedNetworkProvider(tb testing.TB, name, stop string) *Provider {
 	tb.Helper()
-	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "` + stop + `", "network_name": "` + name + `"}`)
+	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "` + stop + `", "network_name": "` + name + `", "address_pool": ` + dockertest.AddressPool + `}`)
 	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		tb.Fatalf("New: %v", err)
@@ -79,14 +82,47 @@ func tenantFilter(tenantID string) client.Filters {
 	return client.Filters{}.Add("label", testPrefix+".tenant_id="+tenantID)
 }
 
+// TestConformance runs the conformance suite in both network modes: a
+// network of each tenant's own (the default), and one network every tenant
+// joins (network_name), which the provider creates.
 func TestConformance(t *testing.T) {
 	cli := dockertest.Engine(t)
-	images := dockertest.EchoImage(t)
 	cleanupByLabel(t, cli)
-	logs := &providertest.LogBuffer{}
-	p := mustProvider(t, logs)
+	t.Run("network per tenant", func(t *testing.T) {
+		logs := &providertest.LogBuffer{}
+		newProvider := func(t *testing.T) compute.Provider { return mustProvider(t, logs) }
+		conformance(t, cli, newProvider, logs, func(t *testing.T, tenantID string) string { return tenantNetwork(t, cli, tenantID) })
+	})
+	t.Run("shared network", func(t *testing.T) {
+		shared := testPrefix + "-conformance-shared"
+		t.Cleanup(func() { removeNetworkNamed(cli, shared) })
+		block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s", "network_name": "` + shared + `", "address_pool": ` + dockertest.AddressPool + `}`)
+		logs := &providertest.LogBuffer{}
+		newProvider := func(t *testing.T) compute.Provider {
+			p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			t.Cleanup(func() { _ = p.Close() })
+			return p
+		}
+		conformance(t, cli, newProvider, logs, func(t *testing.T, _ string) string {
+			t.Helper()
+			ids := networksNamed(t, cli, shared)
+			if len(ids) != 1 {
+				t.Fatalf("%d networks named %s, want 1", len(ids), shared)
+			}
+			return ids[0]
+		})
+	})
+}
+
+// conformance runs the suite on the providers newProvider makes, whose
+// tenants' containers join the network tenantNet names.
+func conformance(t *testing.T, cli *client.Client, newProvider func(t *testing.T) compute.Provider, logs *providertest.LogBuffer, tenantNet func(t *testing.T, tenantID string) string) {
+	images := dockertest.EchoImage(t)
 	providertest.Run(t, providertest.Harness{
-		Provider: p,
+		Provider: newProvider(t),
 		Config: func(v int) json.RawMessage {
 			return json.RawMessage(fmt.Sprintf(`{
 				"image": %q,
@@ -126,8 +162,8 @@ func TestConformance(t *testing.T) {
 			}
 			return len(cs.Items) + len(ns.Items)
 		},
-		Tampers:       tampers(cli, images[1]),
-		Restart:       func(t *testing.T) compute.Provider { return mustProvider(t, logs) },
+		Tampers:       tampers(cli, images[1], tenantNet),
+		Restart:       newProvider,
 		Logs:          logs.Bytes,
 		DialEndpoints: true,
 		ReadyTimeout:  60 * time.Second,

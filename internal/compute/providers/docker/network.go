@@ -2,8 +2,10 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -31,7 +33,38 @@ func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (id string, crea
 		// Within this process one look-then-create at a time.
 		defer p.lock("network:" + pl.network)()
 	}
-	nets, err := p.networksNamed(ctx, pl.network)
+	// A subnet of the address pool that another process is taking (its
+	// network not listed yet) is refused by the Engine: look again, since
+	// that process may be creating this very network, and pick among other
+	// subnets.
+	var refused []netip.Prefix
+	for attempt := 1; ; attempt++ {
+		id, created, err = p.ensureNetworkOnce(ctx, pl, &refused)
+		if !errors.Is(err, errPoolTaken) || attempt == maxSubnetAttempts {
+			return id, created, err
+		}
+	}
+}
+
+// maxSubnetAttempts bounds how many subnets a network create tries when
+// other processes take them first.
+const maxSubnetAttempts = 8
+
+// ensureNetworkOnce is one look-then-create; a subnet the Engine refuses
+// is added to refused, and not picked again.
+func (p *Provider) ensureNetworkOnce(ctx context.Context, pl *plan, refused *[]netip.Prefix) (id string, created bool, err error) {
+	var nets, all []network.Summary
+	if p.settings.AddressPool == nil {
+		nets, err = p.networksNamed(ctx, pl.network)
+	} else {
+		// Within this process one look-pick-create at a time, so that two
+		// tenants' networks do not pick the same subnet; one listing of
+		// every network finds both the network and the subnets in use.
+		defer p.lock("address-pool")()
+		if all, err = p.listNetworks(ctx); err == nil {
+			nets = named(all, pl.network)
+		}
+	}
 	if err != nil {
 		return "", false, err
 	}
@@ -44,13 +77,24 @@ func (p *Provider) ensureNetwork(ctx context.Context, pl *plan) (id string, crea
 	if pl.ownNetwork {
 		opts.Labels = pl.n.labels(pl.spec.Generation)
 	}
+	if p.settings.AddressPool != nil {
+		subnet, err := p.pickSubnet(all, *refused)
+		if err != nil {
+			return "", false, err
+		}
+		withSubnet(&opts, subnet)
+	}
 	res, err := p.client.NetworkCreate(ctx, pl.network, opts)
 	if err != nil {
 		switch {
+		case p.settings.AddressPool != nil && isPoolOverlap(err):
+			subnet := opts.IPAM.Config[0].Subnet
+			*refused = append(*refused, subnet)
+			return "", false, fmt.Errorf("create network %s on %s: %w: %w", pl.network, subnet, errPoolTaken, err)
 		case isNotFound(err) && strings.Contains(err.Error(), "address pool"):
 			// Every address pool is in use (the Engine answers 404 for
 			// that too): networks that are removed free them, so retry.
-			return "", false, fmt.Errorf("create network %s: the Engine has no free address pool for another network; remove unused networks (docker network prune) or give it more (default-address-pools in daemon.json): %w", pl.network, err)
+			return "", false, poolError(pl.network, err)
 		case isNotFound(err):
 			// The Engine has no such driver: retrying cannot help until the
 			// operator changes network_driver or installs the driver's plugin.
@@ -115,13 +159,27 @@ func (p *Provider) networksNamed(ctx context.Context, name string) ([]network.Su
 	if err != nil {
 		return nil, fmt.Errorf("list networks: %w", err)
 	}
+	return named(res.Items, name), nil // the filter matches substrings
+}
+
+// listNetworks lists every network on the Engine.
+func (p *Provider) listNetworks(ctx context.Context) ([]network.Summary, error) {
+	res, err := p.client.NetworkList(ctx, client.NetworkListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list networks: %w", err)
+	}
+	return res.Items, nil
+}
+
+// named is the networks of nets named exactly name.
+func named(nets []network.Summary, name string) []network.Summary {
 	var out []network.Summary
-	for _, n := range res.Items {
-		if n.Name == name { // the filter matches substrings
+	for _, n := range nets {
+		if n.Name == name {
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // oldestNetwork is the network every process keeps among several of one

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,7 +31,7 @@ func TestNetworkDriver(t *testing.T) {
 	ctx := context.Background()
 	withDriver := func(t *testing.T, driver string) *Provider {
 		t.Helper()
-		block, err := json.Marshal(map[string]string{"label_prefix": testPrefix, "stop_timeout": "1s", "network_driver": driver})
+		block, err := json.Marshal(map[string]any{"label_prefix": testPrefix, "stop_timeout": "1s", "network_driver": driver, "address_pool": json.RawMessage(dockertest.AddressPool)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,6 +172,13 @@ func TestStatusReadFails(t *testing.T) {
 // trouble would.
 func behindProxy(t *testing.T, intercept func(w http.ResponseWriter, r *http.Request) bool) *Provider {
 	t.Helper()
+	return behindProxyWith(t, map[string]any{"label_prefix": testPrefix, "stop_timeout": "1s"}, intercept)
+}
+
+// behindProxyWith is behindProxy with the settings of block (its host
+// aside).
+func behindProxyWith(t *testing.T, block map[string]any, intercept func(w http.ResponseWriter, r *http.Request) bool) *Provider {
+	t.Helper()
 	engine := engineProxy(t)
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !intercept(w, r) {
@@ -178,11 +186,13 @@ func behindProxy(t *testing.T, intercept func(w http.ResponseWriter, r *http.Req
 		}
 	}))
 	t.Cleanup(proxy.Close)
-	block, err := json.Marshal(map[string]string{"label_prefix": testPrefix, "stop_timeout": "1s", "host": "tcp://" + proxy.Listener.Addr().String()})
+	block = maps.Clone(block)
+	block["host"] = "tcp://" + proxy.Listener.Addr().String()
+	raw, err := json.Marshal(block)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
+	p, err := New(context.Background(), Options{Block: raw, HashKey: testHashKey, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -69,7 +70,7 @@ func TestNetworkCreationConvergesAcrossProcesses(t *testing.T) {
 	cli := dockertest.Engine(t)
 	image := dockertest.EchoImage(t)[0]
 	shared := testPrefix + "-shared-converge"
-	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `"}`)
+	block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "1s", "network_name": "` + shared + `", "address_pool": ` + dockertest.AddressPool + `}`)
 	logs := &providertest.LogBuffer{}
 	newProvider := func(block json.RawMessage) *Provider {
 		p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
@@ -220,12 +221,7 @@ func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
 	labels := map[string]string{testPrefix + ".managed-by": "landlord"}
 	var nets [2]string
 	for i := range nets {
-		res, err := cli.NetworkCreate(ctx, shared, client.NetworkCreateOptions{Driver: "bridge", Labels: labels})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nets[i] = res.ID
-		t.Cleanup(func() { _, _ = cli.NetworkRemove(context.Background(), res.ID, client.NetworkRemoveOptions{}) })
+		nets[i] = createTestNetwork(t, cli, shared, labels)
 	}
 	cleanupByLabel(t, cli)
 
@@ -252,8 +248,8 @@ func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ep := in.Container.NetworkSettings.Networks[shared]; ep == nil || ep.NetworkID != nets[0] || !slices.Contains(ep.Aliases, "app") {
-			t.Errorf("container %s is on %+v, want the oldest network %s with the alias app", c, in.Container.NetworkSettings.Networks, nets[0])
+		if ep := in.Container.NetworkSettings.Networks[shared]; ep == nil || ep.NetworkID != nets[0] {
+			t.Errorf("container %s is on %+v, want the oldest network %s", c, in.Container.NetworkSettings.Networks, nets[0])
 		}
 	}
 	res, err = p.Provision(ctx, spec)
@@ -262,5 +258,95 @@ func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
 	}
 	if got := networksNamed(t, cli, shared); len(got) != 1 || got[0] != nets[0] {
 		t.Errorf("networks named %s: %q, want only the oldest %s", shared, got, nets[0])
+	}
+}
+
+// createTestNetwork creates a bridge network as `docker network create`
+// would, on a subnet of the tests' address pool (none of the Engine's
+// default pools, which other programs may hold), and removes it when t
+// ends. It returns its id.
+func createTestNetwork(t *testing.T, cli *client.Client, name string, labels map[string]string) string {
+	t.Helper()
+	ctx := context.Background()
+	base := netip.MustParsePrefix(dockertest.AddressPoolBase)
+	for attempt := 0; ; attempt++ {
+		res, err := cli.NetworkList(ctx, client.NetworkListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var used []netip.Prefix
+		for _, n := range res.Items {
+			for _, c := range n.IPAM.Config {
+				used = append(used, c.Subnet)
+			}
+		}
+		subnet, ok := freeSubnet(base, 24, used)
+		if !ok {
+			t.Fatalf("no free /24 in %s for a test network", base)
+		}
+		opts := client.NetworkCreateOptions{Driver: "bridge", Labels: labels}
+		withSubnet(&opts, subnet)
+		created, err := cli.NetworkCreate(ctx, name, opts)
+		if isPoolOverlap(err) && attempt < 5 {
+			continue // another run took it meanwhile
+		}
+		if err != nil {
+			t.Fatalf("docker network create --subnet %s %s: %v", subnet, name, err)
+		}
+		t.Cleanup(func() { _, _ = cli.NetworkRemove(context.Background(), created.ID, client.NetworkRemoveOptions{}) })
+		return created.ID
+	}
+}
+
+// On a network every tenant shares, no container answers to its bare
+// container name ("app"), which every tenant's app has: a sidecar that
+// asks for "app" would reach another tenant's. A tenant's containers reach
+// each other by their Docker names there; on a network of the tenant's
+// own, by the container name too.
+func TestSharedNetworkNamesNoContainerForEveryTenant(t *testing.T) {
+	cli := dockertest.Engine(t)
+	image := dockertest.EchoImage(t)[0]
+	cleanupByLabel(t, cli)
+	ctx := context.Background()
+	shared := testPrefix + "-shared-names"
+	t.Cleanup(func() { removeNetworkNamed(cli, shared) })
+	sharedP := sharedNetworkProvider(t, shared, "1s")
+	ownP := mustProvider(t, &providertest.LogBuffer{})
+	for _, tt := range []struct {
+		name string
+		p    *Provider
+		ids  []string
+		want func(tenantID string) []string // the aliases of each tenant's app
+	}{
+		{"shared", sharedP, []string{"5a4e0001-0000-4000-8000-000000000000", "5a4e0002-0000-4000-8000-000000000000"}, func(string) []string { return nil }},
+		{"own", ownP, []string{"5a4e0003-0000-4000-8000-000000000000"}, func(string) []string { return []string{"app"} }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, id := range tt.ids {
+				t.Cleanup(func() { _ = tt.p.Destroy(context.Background(), id) })
+				if _, err := tt.p.Provision(ctx, benchSpec(id, image)); err != nil {
+					t.Fatalf("Provision %s: %v", id, err)
+				}
+			}
+			for _, id := range tt.ids {
+				pl := tt.p.plan(benchSpec(id, image))
+				in, err := cli.ContainerInspect(ctx, pl.n.container("app"), client.ContainerInspectOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ep := in.Container.NetworkSettings.Networks[pl.network]
+				if ep == nil {
+					t.Fatalf("tenant %s's app is not on %s: %+v", id, pl.network, in.Container.NetworkSettings.Networks)
+				}
+				// The Engine adds the short container id as an alias of its own.
+				got := slices.DeleteFunc(slices.Clone(ep.Aliases), func(a string) bool { return strings.HasPrefix(in.Container.ID, a) })
+				if !slices.Equal(got, tt.want(id)) {
+					t.Errorf("tenant %s's app answers to %q on %s, want %q", id, got, pl.network, tt.want(id))
+				}
+				if d, err := tt.p.Inspect(ctx, benchSpec(id, image)); err != nil || len(d.Drift) > 0 {
+					t.Errorf("Inspect of tenant %s = %v, %v; want no drift", id, d, err)
+				}
+			}
+		})
 	}
 }

@@ -24,6 +24,7 @@ var serveConfig = `compute:
     pull_policy: never
     label_prefix: ` + testPrefix + `
     stop_timeout: 2s
+    address_pool: ` + dockertest.AddressPool + `
 controller:
   resync: 1s
   lease_ttl: 3s

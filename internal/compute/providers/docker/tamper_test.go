@@ -17,8 +17,9 @@ import (
 // the provider's back, each made through the Engine API as the docker CLI
 // makes it (the command each mirrors is in its comment). The conformance
 // config's containers are "app" (main) and "side"; otherImage is an image
-// the config does not use.
-func tampers(cli *client.Client, otherImage string) []providertest.Tamper {
+// the config does not use; tenantNet is the id of the network the tenant's
+// containers join (its own, or the one every tenant shares).
+func tampers(cli *client.Client, otherImage string, tenantNet func(t *testing.T, tenantID string) string) []providertest.Tamper {
 	return []providertest.Tamper{
 		// docker stop <app>
 		{Name: "stop", Path: "containers/app/state", Do: func(t *testing.T, tenantID string) {
@@ -45,7 +46,7 @@ func tampers(cli *client.Client, otherImage string) []providertest.Tamper {
 		// docker network disconnect <tenant network> <app>
 		{Name: "disconnect-network", Path: "containers/app/networks", Do: func(t *testing.T, tenantID string) {
 			c := tenantContainer(t, cli, tenantID, "app")
-			if _, err := cli.NetworkDisconnect(context.Background(), tenantNetwork(t, cli, tenantID), client.NetworkDisconnectOptions{Container: c.ID}); err != nil {
+			if _, err := cli.NetworkDisconnect(context.Background(), tenantNet(t, tenantID), client.NetworkDisconnectOptions{Container: c.ID}); err != nil {
 				t.Fatalf("docker network disconnect: %v", err)
 			}
 		}},
@@ -71,7 +72,7 @@ func tampers(cli *client.Client, otherImage string) []providertest.Tamper {
 		// docker network disconnect every container; docker network rm
 		{Name: "delete-network", Path: "network", Do: func(t *testing.T, tenantID string) {
 			ctx := context.Background()
-			netID := tenantNetwork(t, cli, tenantID)
+			netID := tenantNet(t, tenantID)
 			res, err := cli.NetworkInspect(ctx, netID, client.NetworkInspectOptions{})
 			if err != nil {
 				t.Fatalf("docker network inspect: %v", err)

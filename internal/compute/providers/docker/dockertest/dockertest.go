@@ -9,6 +9,19 @@ import (
 	"github.com/moby/moby/client"
 )
 
+// AddressPoolBase is the range the networks of tests take their subnets
+// from: 198.18.0.0/15, which RFC 2544 sets aside for benchmarking network
+// devices, so no LAN or VPN of the host uses it.
+const AddressPoolBase = "198.18.0.0/15"
+
+// AddressPool is the docker provider's address_pool setting for tests, in
+// JSON (and so YAML): networks of /24 from AddressPoolBase, instead of the
+// Engine's default address pools, which other programs on the Engine (a
+// quickstart's tenants, another project's compose networks) may have taken
+// all of. Tests that create networks themselves give them a subnet of
+// AddressPoolBase too.
+const AddressPool = `{"base": "` + AddressPoolBase + `", "size": 24}`
+
 // EnvRequire names the variable that, set to 1, turns "no Docker Engine
 // answers" skips into failures.
 const EnvRequire = "LANDLORD_REQUIRE_DOCKER"
