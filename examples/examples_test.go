@@ -19,7 +19,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	dockerclient "github.com/moby/moby/client"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/jaxxstorm/landlord/internal/api"
@@ -31,11 +33,28 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 )
 
 // The quickstart's containers and networks are named after this run
-// (dockertest.Prefix("lltest")); Main removes what a crashed run left.
-func TestMain(m *testing.M) { os.Exit(dockertest.Main(m, "lltest")) }
+// (dockertest.Prefix("lltest")): what a crashed run left is swept first,
+// and this run's removed last. The examples that need PostgreSQL get a
+// database of pgtest's, whose cluster pgtest.Main removes.
+func TestMain(m *testing.M) {
+	if cli, err := dockerclient.New(dockerclient.FromEnv); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if _, err := cli.Ping(ctx, dockerclient.PingOptions{NegotiateAPIVersion: true}); err == nil {
+			if _, err := dockertest.Sweep(ctx, cli, "lltest"); err != nil {
+				fmt.Fprintf(os.Stderr, "dockertest: sweep what ended runs left: %v\n", err)
+			}
+		}
+		cancel()
+		_ = cli.Close()
+	}
+	code := pgtest.Main(m)
+	dockertest.End("lltest")
+	os.Exit(code)
+}
 
 // hashKey stands for the install key landlord serve keeps in its database.
 var hashKey = []byte("examples-test-install-key-32byte")

@@ -82,22 +82,27 @@ func newCertReloader(certFile, keyFile string, log *slog.Logger) (*certReloader,
 	r := &certReloader{certFile: certFile, keyFile: keyFile, log: log}
 	stamp, err := r.stat()
 	if err != nil {
-		return nil, fmt.Errorf("tls: %w", err)
+		return nil, err
 	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
-		return nil, fmt.Errorf("tls: cert_file %s and key_file %s: %w", certFile, keyFile, err)
+		return nil, fmt.Errorf("tls.cert_file %s and tls.key_file %s do not load as a certificate and its key: %w", certFile, keyFile, err)
 	}
 	r.cert, r.stamp = &cert, stamp
 	return r, nil
 }
 
+// tlsFileKeys name the configuration keys, flags and variables of the
+// certificate and key files, in the order stat reads them.
+var tlsFileKeys = [2]string{"tls.cert_file (--tls-cert-file, LANDLORD_TLS_CERT_FILE)", "tls.key_file (--tls-key-file, LANDLORD_TLS_KEY_FILE)"}
+
+// stat reads the files' stamps; an error names the file's key.
 func (r *certReloader) stat() ([2]fileStamp, error) {
 	var s [2]fileStamp
 	for i, f := range []string{r.certFile, r.keyFile} {
 		fi, err := os.Stat(f)
 		if err != nil {
-			return s, err
+			return s, fmt.Errorf("%s: %w", tlsFileKeys[i], err)
 		}
 		s[i] = fileStamp{mod: fi.ModTime(), size: fi.Size()}
 	}

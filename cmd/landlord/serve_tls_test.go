@@ -413,3 +413,42 @@ func TestServePlainHTTPOffLoopback(t *testing.T) {
 		})
 	}
 }
+
+// A TLS file that cannot be read fails start-up naming its configuration
+// key, flag and variable; a pair that does not load names both keys.
+func TestServeNamesTheMissingTLSFile(t *testing.T) {
+	ca := mustServeCA(t)
+	for _, tt := range []struct {
+		name   string
+		mutate func(c *config.TLS)
+		want   []string
+	}{
+		{"certificate missing", func(c *config.TLS) { c.CertFile = filepath.Join(t.TempDir(), "tls.crt") },
+			[]string{"tls.cert_file", "--tls-cert-file", "LANDLORD_TLS_CERT_FILE", "tls.crt", "no such file"}},
+		{"key missing", func(c *config.TLS) { c.KeyFile = filepath.Join(t.TempDir(), "tls.key") },
+			[]string{"tls.key_file", "--tls-key-file", "LANDLORD_TLS_KEY_FILE", "tls.key", "no such file"}},
+		{"key of another certificate", func(c *config.TLS) {
+			_, k := ca.issue(t, 2, "other", true)
+			c.KeyFile = filepath.Join(t.TempDir(), "other.key")
+			mustWriteAt(t, c.KeyFile, k, time.Now())
+		}, []string{"tls.cert_file", "tls.key_file", "do not load"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tlsServeConfig(t, ca)
+			tt.mutate(&cfg.TLS)
+			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
+			if err == nil {
+				t.Fatal("serve started without its TLS files")
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error does not say %s: %v", want, err)
+				}
+			}
+			if _, err := os.Stat(cfg.Database.Path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the database file was created: %v", err)
+			}
+		})
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/smithy-go"
@@ -42,6 +44,12 @@ var retryableCodes = map[string]bool{
 func awsError(op string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if why, ok := credentialsFailure(err); ok {
+		// No request was sent: the SDK found no credentials, or could not
+		// load those configured (the lookup may also have run out of time).
+		// Credentials may be configured later, so it stays retryable.
+		return compute.Retryable(&credentialsError{msg: fmt.Sprintf("ecs: %s: %s: %s", op, why, configureCredentials), err: err})
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return compute.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
@@ -80,6 +88,65 @@ func awsError(op string, err error) error {
 	default:
 		return compute.Terminal(wrapped)
 	}
+}
+
+// credentialsError is the SDK's failure to load credentials, worded for an
+// operator; the SDK's error stays in the chain.
+type credentialsError struct {
+	msg string
+	err error
+}
+
+func (e *credentialsError) Error() string { return e.msg }
+func (e *credentialsError) Unwrap() error { return e.err }
+
+// configureCredentials says where the AWS SDK's default chain looks for
+// credentials, in its order (aws-sdk-go-v2 config.LoadDefaultConfig).
+const configureCredentials = "configure AWS credentials for landlord in one of the ways the AWS SDK looks for them: " +
+	"the environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and AWS_SESSION_TOKEN with temporary ones), " +
+	"a profile of ~/.aws/credentials or ~/.aws/config (AWS_PROFILE; for IAM Identity Center, aws sso login --profile NAME), " +
+	"web identity (AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE, as EKS sets them), " +
+	"or the IAM role of the ECS task or EC2 instance landlord runs on"
+
+// credentialsFailure reports whether err is the SDK failing to load
+// credentials before it sent a request, and says why in words for an
+// operator. Each client's auth step wraps that failure in "get identity:"
+// (smithy-go's auth middleware; the v4 signer's SigningError in older
+// clients); neither has a type of its own. A credential provider that got
+// an answer (AssumeRole refused by STS) is an API error, worded as such by
+// awsError. When the chain fell through to the instance metadata service
+// (IMDS), nothing was configured, and the IMDS error only confuses.
+func credentialsFailure(err error) (string, bool) {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return "", false
+	}
+	var cause error
+	var signing *v4.SigningError
+	if errors.As(err, &signing) && strings.Contains(signing.Error(), "retrieve credentials") {
+		cause = signing.Err
+	}
+	for e := err; e != nil && cause == nil; e = errors.Unwrap(e) {
+		if strings.HasPrefix(e.Error(), "get identity: ") {
+			cause = errors.Unwrap(e)
+		}
+	}
+	if cause == nil {
+		return "", false
+	}
+	why := cause.Error()
+	switch {
+	case strings.Contains(why, "EC2 IMDS") || strings.Contains(why, "ec2imds"):
+		return "no AWS credentials found", true
+	case errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, context.Canceled):
+		// Off EC2 the metadata service's address is not routed, and the
+		// SDK waits for it until the call's time is up.
+		return "no AWS credentials found in time", true
+	}
+	for _, prefix := range []string{"get credentials: ", "failed to retrieve credentials: ", "failed to refresh cached credentials, "} {
+		why = strings.TrimPrefix(why, prefix)
+	}
+	return "the AWS credentials could not be loaded (" + why + ")", true
 }
 
 // isCode reports whether err is ECS's error code.
