@@ -115,12 +115,3 @@ func by(who string) string {
 	}
 	return " by " + who
 }
-
-// oneLine is s on one line of at most n characters.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}

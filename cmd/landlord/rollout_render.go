@@ -358,6 +358,7 @@ func waitingText(ws []client.WaitingTenant, at time.Time) string {
 // renderRollouts is the rollout list table.
 func renderRollouts(w io.Writer, rs []client.Rollout, at time.Time) error {
 	tw := newTable(w)
+	cut := cutFor(w)
 	fmt.Fprintln(tw, "ID\tPLAN\tVERSIONS\tSTATE\tWAVE\tDONE\tAGE\tMESSAGE")
 	for _, ro := range rs {
 		wave := "-"
@@ -369,7 +370,7 @@ func renderRollouts(w io.Writer, rs []client.Rollout, at time.Time) error {
 			done += fmt.Sprintf(", %d failed", n)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ro.ID, ro.Plan, versionsCell(ro.FromVersion, ro.ToVersion), ro.State, wave, done,
-			age(at.Sub(ro.CreatedAt)), oneLine(ro.Message, 80))
+			age(at.Sub(ro.CreatedAt)), cut(ro.Message, 80))
 	}
 	return tw.Flush()
 }
