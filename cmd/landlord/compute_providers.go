@@ -8,9 +8,11 @@ import (
 
 func newComputeProvidersCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:               "providers",
-		Short:             "List the enabled compute providers",
-		Long:              "List the server's enabled compute providers, which is the default, and whether each is healthy.",
+		Use:   "providers",
+		Short: "List the enabled compute providers",
+		Long:  "List the server's enabled compute providers, which is the default, and whether each is healthy.",
+		Example: `  landlord compute providers
+  landlord compute providers -o json`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}

@@ -32,20 +32,6 @@ func TestEveryVerbHasAnExample(t *testing.T) {
 			t.Errorf("no example of %s:\n%s", cmd.CommandPath(), cmd.Example)
 		}
 	})
-	// An example waiting in pendingExamples for its command's file goes
-	// once the command has its own.
-	bare := &cobra.Command{Use: "landlord"}
-	for _, c := range commands {
-		bare.AddCommand(c())
-	}
-	for path := range pendingExamples {
-		cmd, _, err := bare.Find(strings.Fields(path)[1:])
-		if err != nil || cmd.CommandPath() != path {
-			t.Errorf("pendingExamples: no command %s", path)
-		} else if cmd.Example != "" {
-			t.Errorf("%s has an example of its own; remove it from pendingExamples", path)
-		}
-	}
 }
 
 // A flag that a variable sets says so as "(env NAME" in its help, and the

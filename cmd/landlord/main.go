@@ -84,7 +84,6 @@ nothing is cut. -o json and -o yaml never cut anything.
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
-	addPendingExamples(root)
 	return root
 }
 

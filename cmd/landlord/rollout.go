@@ -39,6 +39,8 @@ func newRolloutListCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--plan P] [--active]",
 		Short: "List rollouts, newest first",
+		Example: `  landlord rollout list --active
+  landlord rollout list --plan standard -o json`,
 		Long: `List rollouts, newest first: each one's plan and versions ("* → 3" takes
 every version but 3), state, the wave in progress and how many tenants are
 done.`,
@@ -71,25 +73,28 @@ done.`,
 }
 
 // rolloutActions describe pause, resume and abort.
-var rolloutActions = map[string]struct{ short, long string }{
+var rolloutActions = map[string]struct{ short, long, example string }{
 	"pause": {"Pause a running rollout", `Pause a running rollout: it changes no more tenants until resumed
-(tenants already changing go on converging).`},
+(tenants already changing go on converging).`, `  landlord rollout pause standard
+  landlord rollout pause 0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f10`},
 	"resume": {"Resume a paused or halted rollout", `Resume a paused rollout, or one halted on its failure budget: it goes on
 from where it stopped. Tenants that failed stay failed, and count against
-the budget.`},
+the budget.`, `  landlord rollout resume standard`},
 	"abort": {"End a rollout", `End a rollout for good. Tenants it changed stay on the new version, unless
 --rollback: then it moves each back to the version it had, and ends when
-they are.`},
+they are.`, `  landlord rollout abort standard
+  landlord rollout abort standard --rollback`},
 }
 
 // newRolloutActionCommand is rollout pause, resume or abort.
 func newRolloutActionCommand(action string) *cobra.Command {
 	doc := rolloutActions[action]
 	cmd := &cobra.Command{
-		Use:   action + " ROLLOUT",
-		Short: doc.short,
-		Long:  doc.long + "\n\n" + rolloutArgHelp,
-		Args:  cobra.ExactArgs(1),
+		Use:     action + " ROLLOUT",
+		Short:   doc.short,
+		Long:    doc.long + "\n\n" + rolloutArgHelp,
+		Example: doc.example,
+		Args:    cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
 	cmd.ValidArgsFunction = completeRolloutIDs(cf, true)

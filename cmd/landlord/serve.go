@@ -48,6 +48,9 @@ func newServeCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the API and the controller",
+		Example: `  landlord serve
+  landlord serve --provider docker --database landlord.db
+  landlord serve --config landlord.yaml --listen 0.0.0.0:8443 --tls-cert-file server.pem --tls-key-file server-key.pem`,
 		Long: `Run landlord: the HTTP API on --listen and the controller, which shares the
 tenants with the other replicas on the same database.
 
