@@ -28,6 +28,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/rollout"
 	"github.com/jaxxstorm/landlord/internal/secretbox"
@@ -210,7 +211,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		ready["controller"] = func(context.Context) error { return ctrl.Ready() }
 	}
 	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: manager, Tokens: tokens, Verifier: verifier, MaxBodyBytes: cfg.API.MaxBodyBytes,
-		IdempotencyLease: time.Duration(cfg.API.IdempotencyLease), Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
+		IdempotencyLease: time.Duration(cfg.API.IdempotencyLease), Hosts: cfg.API.Hosts, Ready: ready, Logger: log, Observer: m, Metrics: m.Handler()})
 	if err != nil {
 		return err
 	}
@@ -410,7 +411,7 @@ func newConsole(ctx context.Context, store store, server *api.Server, log *slog.
 	if err != nil {
 		return nil, fmt.Errorf("database: read the console's key: %w", err)
 	}
-	opts := ui.Options{API: server.Handler(), SessionKey: key, Logger: log}
+	opts := ui.Options{API: server.Handler(), SessionKey: key, Sessions: store, Logger: log}
 	if feed, ok := store.(tenant.ChangeFeed); ok {
 		opts.Changes = feed.Changes
 	}
@@ -439,6 +440,7 @@ type store interface {
 	tenant.LeaseStore
 	tenant.StatusCounter
 	tenant.KeyStore
+	identity.SessionStore
 }
 
 // openStore opens the database; sealer, if set, seals and opens the

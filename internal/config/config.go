@@ -88,6 +88,11 @@ type API struct {
 	// IdempotencyLease is how long a create's reservation of its
 	// Idempotency-Key, left by a request that died, keeps retries waiting.
 	IdempotencyLease workload.Duration `yaml:"idempotency_lease"`
+	// Hosts are the names, besides localhost and loopback addresses, that
+	// requests to a landlord without credentials on loopback may carry in
+	// their Host header: the names of this machine a reverse proxy on it
+	// passes on. Any other Host is refused (DNS rebinding).
+	Hosts []string `yaml:"hosts"`
 }
 
 // Defaults are the configuration without a file, environment or flags.
@@ -271,6 +276,11 @@ func (c Config) Validate() error {
 	errs = append(errs, c.OIDC.validate()...)
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err)
+	}
+	for i, h := range c.API.Hosts {
+		if h == "" || strings.ContainsAny(h, "/:@ \t") {
+			errs = append(errs, fmt.Errorf("api.hosts[%d]: %q is not a host name: give the name alone, without a scheme, port or path (e.g. landlord.internal)", i, h))
+		}
 	}
 	if lease := time.Duration(c.API.IdempotencyLease); lease != 0 {
 		if err := tenant.CheckIdempotencyLease(lease); err != nil {

@@ -95,6 +95,7 @@ func TestRefusesMistakes(t *testing.T) {
 		"renew too fast":   {"controller: {lease_renew: 10ms}\n", "controller.lease_ttl and lease_renew"},
 		"idem lease short": {"api: {idempotency_lease: 500ms}\n", "api.idempotency_lease: the idempotency lease 500ms is not between 1s and 10m0s"},
 		"idem lease long":  {"api: {idempotency_lease: 1h}\n", "api.idempotency_lease"},
+		"host with port":   {"api: {hosts: [\"landlord.internal:8080\"]}\n", "api.hosts[0]: \"landlord.internal:8080\" is not a host name"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg, _, err := config.Load(write(t, tt.body), env(nil))
