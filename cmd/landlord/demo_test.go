@@ -71,7 +71,7 @@ func TestDemoQuickstartOnDocker(t *testing.T) {
 	// label prefix (see dockertest.Prefix).
 	prefix := dockertest.Prefix("lltest")
 	t.Cleanup(func() { removeNamed(cli, prefix) })
-	l := servetest.New(t, servetest.Options{Config: "compute:\n  docker:\n    label_prefix: " + prefix + "\n    stop_timeout: 2s\n"})
+	l := servetest.New(t, servetest.Options{Config: "compute:\n  docker:\n    label_prefix: " + prefix + "\n    stop_timeout: 2s\n    address_pool: " + dockertest.AddressPool + "\n"})
 	l.Start()
 	addr := "http://" + l.Addr()
 

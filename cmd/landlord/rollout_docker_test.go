@@ -48,7 +48,7 @@ func TestRolloutOnDocker(t *testing.T) {
 
 	prefix := dockertest.Prefix("lltest-ro")
 	t.Cleanup(func() { removeNamed(cli, prefix) })
-	l := servetest.New(t, servetest.Options{Config: "compute:\n  docker:\n    label_prefix: " + prefix + "\n    stop_timeout: 1s\n"})
+	l := servetest.New(t, servetest.Options{Config: "compute:\n  docker:\n    label_prefix: " + prefix + "\n    stop_timeout: 1s\n    address_pool: " + dockertest.AddressPool + "\n"})
 	l.Start()
 	addr := "http://" + l.Addr()
 	run := func(args ...string) string {
