@@ -118,7 +118,7 @@ func TestDecodeSendsWhatWasTyped(t *testing.T) {
 	form := url.Values{"/compute_config/image": {" nginx "}, "/compute_config/ports/0/container_port": {"eighty"},
 		"/compute_config/ports/3/container_port": {"8e1"}, "/compute_config/networking/public": {"true"}}
 	got, _ := decode(schema, "/compute_config", form, nil)
-	want := `{"image":"nginx","networking":{"public":true},"ports":[{"container_port":"eighty"},{"container_port":8e1}]}`
+	want := `{"image":"nginx","ports":[{"container_port":"eighty"},{"container_port":8e1}],"networking":{"public":true}}` // the schema's order
 	if string(mustJSON(got)) != want {
 		t.Errorf("got %s, want %s", mustJSON(got), want)
 	}

@@ -1,10 +1,12 @@
 package workload
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 )
 
 //go:embed workload.schema.json
@@ -18,7 +20,25 @@ var fragment []byte
 // names starting with "x-", which are left for extensions. Provider
 // properties may refer to the shared definitions ("#/$defs/duration"). The
 // registry compiles it when the provider is registered.
+//
+// The properties are written in a useful order, which a form built from the
+// schema keeps: the container's fields as workload.schema.json declares
+// them (name, image, command, args, env, secrets, ports, health_check,
+// resources), then sidecars, networking and drift, then the provider's
+// own, by name.
 func Schema(title string, properties map[string]json.RawMessage) (json.RawMessage, error) {
+	return SchemaWith(title, properties, SchemaOptions{})
+}
+
+// SchemaOptions change what Schema writes.
+type SchemaOptions struct {
+	// ImageOptional leaves image out of required, for a provider that can
+	// run a config without one (ECS runs a given task definition).
+	ImageOptional bool
+}
+
+// SchemaWith is Schema with options.
+func SchemaWith(title string, properties map[string]json.RawMessage, opts SchemaOptions) (json.RawMessage, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(fragment, &doc); err != nil {
 		return nil, fmt.Errorf("workload: schema: %w", err)
@@ -53,8 +73,16 @@ func Schema(title string, properties map[string]json.RawMessage) (json.RawMessag
 	doc["$id"] = "https://landlord.dev/schemas/compute/" + title + ".json"
 	doc["title"] = title + " compute_config"
 	doc["type"] = "object"
-	doc["properties"] = props
-	doc["required"] = []string{"image"}
+	order, err := containerOrder()
+	if err != nil {
+		return nil, err
+	}
+	order = append(order, "sidecars", "networking", "drift")
+	order = append(order, slices.Sorted(maps.Keys(properties))...)
+	doc["properties"] = ordered{keys: order, values: props}
+	if !opts.ImageOptional {
+		doc["required"] = []string{"image"}
+	}
 	doc["patternProperties"] = map[string]any{"^x-": true}
 	doc["additionalProperties"] = false
 	out, err := json.MarshalIndent(doc, "", "  ")
@@ -62,4 +90,72 @@ func Schema(title string, properties map[string]json.RawMessage) (json.RawMessag
 		return nil, fmt.Errorf("workload: schema: %w", err)
 	}
 	return out, nil
+}
+
+// containerOrder is the order workload.schema.json declares the
+// container's properties in.
+func containerOrder() ([]string, error) {
+	var doc struct {
+		Defs struct {
+			Container struct {
+				Properties json.RawMessage `json:"properties"`
+			} `json:"container"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(fragment, &doc); err != nil {
+		return nil, fmt.Errorf("workload: schema: %w", err)
+	}
+	return objectKeys(doc.Defs.Container.Properties)
+}
+
+// objectKeys lists the keys of a JSON object in the order they are
+// written.
+func objectKeys(raw json.RawMessage) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, fmt.Errorf("workload: schema: %w", err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("workload: schema: %w", err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, fmt.Errorf("workload: schema: %w", err)
+		}
+	}
+	return keys, nil
+}
+
+// ordered is a JSON object written with its keys in a given order (every
+// key of values, each once).
+type ordered struct {
+	keys   []string
+	values map[string]any
+}
+
+func (o ordered) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		value, err := json.Marshal(o.values[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(value)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

@@ -2,7 +2,6 @@ package ecs
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -222,14 +221,5 @@ func configSchema() (json.RawMessage, error) {
 	for _, k := range slices.Sorted(maps.Keys(tenantProperties)) {
 		props[k] = json.RawMessage(tenantProperties[k])
 	}
-	raw, err := workload.Schema(Name, props)
-	if err != nil {
-		return nil, err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("ecs: schema: %w", err)
-	}
-	delete(doc, "required")
-	return json.MarshalIndent(doc, "", "  ")
+	return workload.SchemaWith(Name, props, workload.SchemaOptions{ImageOptional: true})
 }
