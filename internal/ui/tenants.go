@@ -16,11 +16,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
-// retryAnnotation asks for another attempt at a failed tenant: setting it
-// (to the time) changes the desired state, which the controller tries
-// again, as kubectl rollout restart does with an annotation.
-const retryAnnotation = "landlord.io/retry"
-
 // listPageSize is how many tenants a page of the list shows.
 const listPageSize = 50
 
@@ -201,7 +196,7 @@ func (c *Console) resume(x *call) error {
 }
 
 func (c *Console) retry(x *call) error {
-	return c.annotate(x, retryAnnotation, c.opts.Now().UTC().Format(time.RFC3339Nano))
+	return c.annotate(x, client.RetryAnnotation, c.opts.Now().UTC().Format(time.RFC3339Nano))
 }
 
 func (c *Console) annotate(x *call, key string, value any) error {
