@@ -284,8 +284,8 @@ func TestInspectNamesNoSecret(t *testing.T) {
 }
 
 // TestInspectReadsOnly: Inspect writes nothing, and once the revision a
-// service runs is known it costs three reads: DescribeServices, ListTasks,
-// DescribeTasks.
+// service runs and its tasks are known it costs two reads:
+// DescribeServices, DescribeTasks.
 func TestInspectReadsOnly(t *testing.T) {
 	e := newEnv(t, ecsfake.Options{}, "")
 	spec := e.spec(t, "reader", `{"image": "ghcr.io/example/app:1", "ports": [{"container_port": 8080}], "desired_count": 2}`)
@@ -298,7 +298,7 @@ func TestInspectReadsOnly(t *testing.T) {
 	if d := e.inspect(t, spec); len(d) != 0 {
 		t.Fatalf("Inspect: %v", d)
 	}
-	want := map[string]int{"DescribeServices": 1, "ListTasks": 1, "DescribeTasks": 1}
+	want := map[string]int{"DescribeServices": 1, "DescribeTasks": 1}
 	if got := e.srv.Calls(); !maps.Equal(got, want) {
 		t.Errorf("Inspect called %v, want %v", got, want)
 	}

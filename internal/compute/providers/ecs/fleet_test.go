@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
@@ -176,4 +178,61 @@ func TestStatusReadsAreBatched(t *testing.T) {
 			t.Errorf("%d DescribeServices calls, want 12: the held one, the refused one, and each of its ten alone", n)
 		}
 	})
+}
+
+// A status read of a service whose tasks are the ones it last listed, as
+// many as ECS counts, describes them without listing them again; a task
+// stopped or started, by ECS or by hand, is listed again at the next read.
+func TestSteadyStatusListsNoTasks(t *testing.T) {
+	e := newEnv(t, ecsfake.Options{}, "")
+	spec := e.spec(t, "steady", `{"image": "ghcr.io/example/app:1", "ports": [{"container_port": 8080}], "desired_count": 2}`)
+	res, err := e.p.Provision(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitState(t, spec.TenantID, compute.StateRunning)
+	ref := compute.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: ecs.Name, Config: json.RawMessage(`{"image": "ghcr.io/example/app:1"}`), ResourceIDs: res.ResourceIDs}
+	status := func() *compute.ComputeStatus {
+		t.Helper()
+		st, err := e.p.GetStatusOf(context.Background(), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	status()
+	e.srv.ResetCalls()
+	before := status()
+	if got := e.srv.Calls(); got["ListTasks"] != 0 || got["DescribeTasks"] != 1 || before.State != compute.StateRunning || len(before.Endpoints) != 2 {
+		t.Fatalf("a steady service's status: %v, %d endpoints, calls %v; want it running at two endpoints without ListTasks", before.State, len(before.Endpoints), got)
+	}
+
+	// A task stopped by hand is replaced: the next reads list again and
+	// find the replacement's address.
+	service := res.ResourceIDs["service"][strings.LastIndex(res.ResourceIDs["service"], "/")+1:]
+	stopped := e.srv.Tasks("landlord", service)[0]
+	if err := e.srv.StopTask("landlord", aws.ToString(stopped.TaskArn), "stopped by hand"); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.ResetCalls()
+	after := e.waitState(t, spec.TenantID, compute.StateRunning)
+	if e.srv.Calls()["ListTasks"] == 0 {
+		t.Errorf("the status after a task stopped listed no task: %v", e.srv.Calls())
+	}
+	var stoppedIP string
+	for _, a := range stopped.Attachments {
+		for _, d := range a.Details {
+			if aws.ToString(d.Name) == "privateIPv4Address" {
+				stoppedIP = aws.ToString(d.Value)
+			}
+		}
+	}
+	for _, ep := range after.Endpoints {
+		if stoppedIP == "" || strings.HasPrefix(ep.Address, stoppedIP+":") {
+			t.Errorf("endpoint %s is the stopped task's (%q)", ep.Address, stoppedIP)
+		}
+	}
+	if len(after.Endpoints) != 2 {
+		t.Errorf("%d endpoints after the replacement, want 2", len(after.Endpoints))
+	}
 }

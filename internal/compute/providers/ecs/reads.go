@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
@@ -35,6 +36,30 @@ const (
 type clusterReads struct {
 	services *batcher[serviceLookup] // by service name
 	tasks    *batcher[taskLookup]    // by task ARN
+
+	mu sync.Mutex
+	// known holds, by service name, the tasks meant to run that the
+	// service's last listing found (see Provider.knownTasks).
+	known map[string][]string
+}
+
+// knownOf returns the tasks the service's last listing found.
+func (r *clusterReads) knownOf(service string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.known[service]
+}
+
+// remember keeps the tasks a listing of the service found, or forgets them
+// when there are none.
+func (r *clusterReads) remember(service string, arns []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(arns) == 0 {
+		delete(r.known, service)
+		return
+	}
+	r.known[service] = arns
 }
 
 // serviceLookup is what DescribeServices says of one service name: the
@@ -70,6 +95,7 @@ func (p *Provider) reads(c *ecs.Client, cluster string) *clusterReads {
 		tasks: newBatcher(describeTasksMax, func(ctx context.Context, arns []string) (map[string]taskLookup, error) {
 			return describeTasks(ctx, c, cluster, arns)
 		}),
+		known: map[string][]string{},
 	}
 	v, _ := p.batches.LoadOrStore(key, r)
 	return v.(*clusterReads)

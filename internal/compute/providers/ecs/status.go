@@ -46,6 +46,9 @@ func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compu
 
 func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*compute.ComputeStatus, error) {
 	if !f.live() {
+		if f.client != nil {
+			p.reads(f.client, f.pl.cluster).remember(f.pl.service, nil)
+		}
 		where := "any cluster landlord knows of"
 		if f.pl.cluster != "" {
 			where = f.pl.cluster
@@ -137,6 +140,12 @@ func settled(s *types.Service, primary types.Deployment) bool {
 // the same cluster (see reads.go). A task that ended between the two is
 // left out.
 func (p *Provider) tasks(ctx context.Context, f *found, desired types.DesiredStatus) ([]types.Task, error) {
+	running := desired == types.DesiredStatusRunning
+	if running {
+		if tasks, ok, err := p.knownTasks(ctx, f); ok || err != nil {
+			return tasks, err
+		}
+	}
 	var arns []string
 	pages := ecs.NewListTasksPaginator(f.client, &ecs.ListTasksInput{
 		Cluster: aws.String(f.pl.cluster), ServiceName: aws.String(f.pl.service), DesiredStatus: desired, MaxResults: aws.Int32(100),
@@ -147,6 +156,9 @@ func (p *Provider) tasks(ctx context.Context, f *found, desired types.DesiredSta
 			return nil, awsError("list tasks of "+f.pl.service, err)
 		}
 		arns = append(arns, page.TaskArns...)
+	}
+	if running {
+		p.reads(f.client, f.pl.cluster).remember(f.pl.service, arns)
 	}
 	if len(arns) == 0 {
 		return nil, nil
@@ -167,6 +179,41 @@ func (p *Provider) tasks(ctx context.Context, f *found, desired types.DesiredSta
 		}
 	}
 	return tasks, nil
+}
+
+// knownTasks describes the tasks meant to run that the service's last
+// listing found, when they are still all it has: as many as ECS counts
+// running and pending now, each still meant to run. A task ECS starts is
+// counted (runningCount, pendingCount) and one it replaces or stops is
+// first meant to stop, so the same number of the same tasks, all meant to
+// run, are the service's; anything else (a task started, stopped, gone,
+// or a count ECS has not caught up with) is listed again. The tasks are
+// described live, so a status built from them is as live as one built
+// from a listing, and a resync of a fleet that runs as it did costs no
+// ListTasks call: ECS refills ListTasks and DescribeTasks together at 20
+// calls a second, which a ListTasks for every tenant would use up.
+func (p *Provider) knownTasks(ctx context.Context, f *found) ([]types.Task, bool, error) {
+	r := p.reads(f.client, f.pl.cluster)
+	arns := r.knownOf(f.pl.service)
+	if len(arns) == 0 || len(arns) != int(f.service.RunningCount+f.service.PendingCount) {
+		return nil, false, nil
+	}
+	got, err := r.tasks.get(ctx, arns)
+	if err != nil {
+		return nil, false, awsError("describe tasks of "+f.pl.service, err)
+	}
+	tasks := make([]types.Task, 0, len(arns))
+	for _, arn := range arns {
+		t, ok := got[arn]
+		switch {
+		case ok && t.err != nil:
+			return nil, false, t.err
+		case !ok || aws.ToString(t.task.DesiredStatus) != string(types.DesiredStatusRunning):
+			return nil, false, nil
+		}
+		tasks = append(tasks, t.task)
+	}
+	return tasks, true, nil
 }
 
 // stoppedReason is why the service's latest task stopped, for a status
