@@ -38,6 +38,11 @@
 // nothing. It is not a ChangeNotifier; drift is found at the controller's
 // resync (see drift.go for what an EventBridge notifier would need).
 //
+// Status reads of one cluster at once share their DescribeServices (10
+// services a call) and DescribeTasks (100 tasks) calls (reads.go), every
+// page of a service's tasks is read, and a service that runs the tasks it
+// ran at its last listing is not listed again.
+//
 // Provision and Update return as soon as ECS has the request; GetStatus
 // reports running only when the primary deployment's rollout has completed
 // and its tasks run, and failed when the deployment circuit breaker stopped
