@@ -287,3 +287,23 @@ func TestUnreadableAnswerIsTerminal(t *testing.T) {
 		t.Errorf("GetStatus once the answers are ECS's again = %+v, %v", st, err)
 	}
 }
+
+// Destroy forgets the deleted service's last task listing, which no status
+// read needs again.
+func TestDestroyForgetsTheTaskListing(t *testing.T) {
+	e := newEnv(t, ecsfake.Options{}, "")
+	spec := e.spec(t, "forgotten", `{"image": "ghcr.io/example/app:1"}`)
+	if _, err := e.p.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState(t, spec.TenantID, compute.StateRunning)
+	if n := ecs.RememberedServices(e.p); n != 1 {
+		t.Fatalf("%d task listings kept for a running service, want 1", n)
+	}
+	if err := e.p.Destroy(context.Background(), spec.TenantID); err != nil {
+		t.Fatal(err)
+	}
+	if n := ecs.RememberedServices(e.p); n != 0 {
+		t.Errorf("%d task listings kept after Destroy, want none", n)
+	}
+}

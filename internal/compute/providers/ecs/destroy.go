@@ -65,6 +65,8 @@ func (p *Provider) destroy(ctx context.Context, f *found, tenantID string) error
 	if err := p.deregister(ctx, f, tenantID); err != nil {
 		return fmt.Errorf("ecs: destroy tenant %s: %w", tenantID, err)
 	}
+	// A deleted service's last listing is no use to a status read again.
+	p.reads(f.client, f.pl.cluster).remember(f.pl.service, nil)
 	p.hints.Delete(tenantID)
 	return nil
 }
