@@ -19,6 +19,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // imageWithDefaults builds, from the echo image, one that sets everything
@@ -182,11 +183,5 @@ func TestInspectUnknownTenant(t *testing.T) {
 // eventually polls cond until it holds, for at most 60 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, what, 60*time.Second, func() (bool, string) { return cond(), "" })
 }

@@ -15,6 +15,7 @@ import (
 
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -61,7 +62,7 @@ func TestEndToEndDriftRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatalf("update-service by hand: %v", err)
 	}
-	eventually(t, 30*time.Second, "the hand-made change is put back", func() (bool, string) {
+	poll.Until(t, "the hand-made change is put back", 30*time.Second, func() (bool, string) {
 		s := liveServices(srv, created.ID)
 		if len(s) != 1 {
 			return false, fmt.Sprintf("%d live services", len(s))
@@ -76,7 +77,7 @@ func TestEndToEndDriftRepaired(t *testing.T) {
 	}) {
 		t.Errorf("no drift_detected event names service/desired_count and service/load_balancers: %+v", drift)
 	}
-	eventually(t, 30*time.Second, "the tenant is ready at the repaired service's tasks", func() (bool, string) {
+	poll.Until(t, "the tenant is ready at the repaired service's tasks", 30*time.Second, func() (bool, string) {
 		got, err := tenants.Get(ctx, created.ID, llclient.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -112,23 +113,6 @@ func TestEndToEndDriftRepaired(t *testing.T) {
 		t.Errorf("the service is tagged generation %s, want %d", got, set.Generation)
 	}
 	checkServes(t, srv, tn)
-}
-
-// eventually polls cond until it holds, failing t with cond's last word
-// after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %s", what, timeout, last)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // driftEvents are the tenant's drift_detected events.

@@ -12,6 +12,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // tampers are the changes an operator makes with the nomad CLI to a
@@ -124,11 +125,5 @@ func waitStatus(t *testing.T, p compute.Provider, tenantID string, ok func(*comp
 // eventually polls cond until it holds, failing t after a minute.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within a minute", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Until(t, what, time.Minute, func() (bool, string) { return cond(), "" })
 }
