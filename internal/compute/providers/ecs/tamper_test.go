@@ -2,6 +2,7 @@ package ecs_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -38,6 +39,24 @@ func tampers(srv *ecsfake.Server, service func(tenantID string) string) []provid
 		}},
 		{Name: "task-definition", Path: "containers/app", Do: func(t *testing.T, id string) {
 			arn := registerHacked(t, srv, describeService(t, srv, service(id)))
+			update(t, id, awsecs.UpdateServiceInput{TaskDefinition: aws.String(arn)})
+		}},
+		{Name: "task-role", Path: "task_definition/task_role", Do: func(t *testing.T, id string) {
+			arn := registerChanged(t, srv, describeService(t, srv, service(id)), func(in *awsecs.RegisterTaskDefinitionInput) {
+				in.TaskRoleArn = aws.String("arn:aws:iam::123456789012:role/by-hand")
+			})
+			update(t, id, awsecs.UpdateServiceInput{TaskDefinition: aws.String(arn)})
+		}},
+		{Name: "log-configuration", Path: "containers/app/log_configuration", Do: func(t *testing.T, id string) {
+			arn := registerChanged(t, srv, describeService(t, srv, service(id)), func(in *awsecs.RegisterTaskDefinitionInput) {
+				for i, cd := range in.ContainerDefinitions {
+					logs := *cd.LogConfiguration
+					logs.Options = maps.Clone(logs.Options)
+					logs.Options["awslogs-group"] = "/by-hand"
+					delete(logs.Options, "awslogs-create-group")
+					in.ContainerDefinitions[i].LogConfiguration = &logs
+				}
+			})
 			update(t, id, awsecs.UpdateServiceInput{TaskDefinition: aws.String(arn)})
 		}},
 		{Name: "load-balancers", Path: "service/load_balancers", Do: func(t *testing.T, id string) {
@@ -94,23 +113,33 @@ func describeService(t *testing.T, srv *ecsfake.Server, name string) types.Servi
 // and returns its ARN.
 func registerHacked(t *testing.T, srv *ecsfake.Server, svc types.Service) string {
 	t.Helper()
+	return registerChanged(t, srv, svc, func(in *awsecs.RegisterTaskDefinitionInput) {
+		for i := range in.ContainerDefinitions {
+			if aws.ToString(in.ContainerDefinitions[i].Name) == "app" {
+				in.ContainerDefinitions[i].Image = aws.String("ghcr.io/example/app:hacked")
+				in.ContainerDefinitions[i].Environment = []types.KeyValuePair{{Name: aws.String("GREETING"), Value: aws.String("hacked")}}
+			}
+		}
+	})
+}
+
+// registerChanged registers, in the family of the service's task
+// definition, a copy of its revision (tags included) that change alters,
+// and returns its ARN.
+func registerChanged(t *testing.T, srv *ecsfake.Server, svc types.Service, change func(*awsecs.RegisterTaskDefinitionInput)) string {
+	t.Helper()
 	ctx, c := context.Background(), srv.Client(context.Background())
 	cur, err := c.DescribeTaskDefinition(ctx, &awsecs.DescribeTaskDefinitionInput{TaskDefinition: svc.TaskDefinition, Include: []types.TaskDefinitionField{types.TaskDefinitionFieldTags}})
 	if err != nil {
 		t.Fatalf("describe-task-definition: %v", err)
 	}
 	td := cur.TaskDefinition
-	containers := append([]types.ContainerDefinition(nil), td.ContainerDefinitions...)
-	for i := range containers {
-		if aws.ToString(containers[i].Name) == "app" {
-			containers[i].Image = aws.String("ghcr.io/example/app:hacked")
-			containers[i].Environment = []types.KeyValuePair{{Name: aws.String("GREETING"), Value: aws.String("hacked")}}
-		}
+	in := &awsecs.RegisterTaskDefinitionInput{
+		Family: td.Family, ContainerDefinitions: append([]types.ContainerDefinition(nil), td.ContainerDefinitions...), NetworkMode: td.NetworkMode,
+		RequiresCompatibilities: td.RequiresCompatibilities, Cpu: td.Cpu, Memory: td.Memory, ExecutionRoleArn: td.ExecutionRoleArn, TaskRoleArn: td.TaskRoleArn, Tags: cur.Tags,
 	}
-	out, err := c.RegisterTaskDefinition(ctx, &awsecs.RegisterTaskDefinitionInput{
-		Family: td.Family, ContainerDefinitions: containers, NetworkMode: td.NetworkMode, RequiresCompatibilities: td.RequiresCompatibilities,
-		Cpu: td.Cpu, Memory: td.Memory, ExecutionRoleArn: td.ExecutionRoleArn, TaskRoleArn: td.TaskRoleArn, Tags: cur.Tags,
-	})
+	change(in)
+	out, err := c.RegisterTaskDefinition(ctx, in)
 	if err != nil {
 		t.Fatalf("register-task-definition: %v", err)
 	}
