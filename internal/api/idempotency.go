@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/identity"
+	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -140,28 +141,26 @@ func (s *Server) answerLost(w http.ResponseWriter, r *http.Request, h *heldKey) 
 	return s.answerKept(w, kept, h.res.RequestHash)
 }
 
-// writeKept does a request's write and answers with the response respond
-// makes of what it stored. A request that holds its key (held) writes with
-// keeping instead, which stores that response for the key in the write's
-// transaction; one whose reservation was lost meanwhile is answered as
-// answerLost says. The write's errors are returned, for the caller to
-// word.
-func writeKept[T any](s *Server, w http.ResponseWriter, r *http.Request, held *heldKey,
-	write func() (T, error),
-	keeping func(tenant.IdempotentResponse, func(T) (tenant.IdempotentResponse, error)) (T, error),
-	respond func(T) tenant.IdempotentResponse) error {
+// keepResponse does a request's write and answers with the response
+// respond makes of what it stored. A request that holds its key (held)
+// writes with a service.Keep, which stores that response for the key in
+// the write's transaction; one whose reservation was lost meanwhile is
+// answered as answerLost says. The write's errors are returned, for the
+// caller to word.
+func keepResponse[T any](s *Server, w http.ResponseWriter, r *http.Request, held *heldKey,
+	write func(*service.Keep[T]) (T, error), respond func(T) tenant.IdempotentResponse) error {
 	var resp tenant.IdempotentResponse
 	if held == nil {
-		stored, err := write()
+		stored, err := write(nil)
 		if err != nil {
 			return err
 		}
 		resp = respond(stored)
 	} else {
-		_, err := keeping(held.res, func(stored T) (tenant.IdempotentResponse, error) {
+		_, err := write(&service.Keep[T]{Reservation: held.res, Respond: func(stored T) (tenant.IdempotentResponse, error) {
 			resp = respond(stored)
 			return resp, nil
-		})
+		}})
 		if errors.Is(err, tenant.ErrReservationLost) {
 			return s.answerLost(w, r, held)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -168,6 +169,9 @@ func problemFor(err error) *Problem {
 	if errors.As(err, &p) {
 		return p
 	}
+	if p := serviceProblem(err); p != nil {
+		return p
+	}
 	row := outermostRow(err)
 	if row == nil {
 		return nil
@@ -183,6 +187,63 @@ func problemFor(err error) *Problem {
 		p.Detail += ": " + sanitize(err)
 	}
 	return p
+}
+
+// kindStatus is the HTTP status of each kind of refusal of a use case.
+var kindStatus = map[service.Kind]int{
+	service.KindMalformed:   http.StatusBadRequest,
+	service.KindInvalid:     http.StatusUnprocessableEntity,
+	service.KindNotFound:    http.StatusNotFound,
+	service.KindConflict:    http.StatusConflict,
+	service.KindUnsupported: http.StatusNotImplemented,
+}
+
+// serviceProblem is the problem of a use case's refusal (service.Error,
+// service.StaleError, service.BreaksTenantsError), or nil for another
+// error.
+func serviceProblem(err error) *Problem {
+	var refused *service.Error
+	var stale *service.StaleError
+	var breaks *service.BreaksTenantsError
+	switch {
+	case errors.As(err, &refused) && refused.Kind == service.KindFromCause:
+		p := problemFor(refused.Err)
+		if p == nil {
+			return nil
+		}
+		if refused.Detail != "" {
+			p.Detail = refused.Detail
+		}
+		p.Errors = fieldErrors(refused.Fields)
+		return p
+	case refused != nil:
+		return problem(kindStatus[refused.Kind], refused.Code, refused.Detail, fieldErrors(refused.Fields)...)
+	case errors.As(err, &stale):
+		detail := fmt.Sprintf("the %s changed since the ETag in If-Match was read; read it again", stale.What)
+		if stale.Current > 0 {
+			detail += fmt.Sprintf(" (it is now %s)", etag(stale.Current))
+		}
+		return problem(http.StatusPreconditionFailed, CodePreconditionFailed, detail)
+	case errors.As(err, &breaks):
+		var fields []FieldError
+		for _, b := range breaks.Tenants {
+			fields = append(fields, tenantProblems(b.Tenant, b.Err)...)
+		}
+		return problem(http.StatusUnprocessableEntity, CodePlanBreaksTenants, breaks.Error(), fields...)
+	}
+	return nil
+}
+
+// fieldErrors are the wire form of the fields at fault of a refusal.
+func fieldErrors(fields []service.Field) []FieldError {
+	if len(fields) == 0 {
+		return nil
+	}
+	out := make([]FieldError, len(fields))
+	for i, f := range fields {
+		out[i] = FieldError{Pointer: f.Pointer, Parameter: f.Parameter, Message: f.Message}
+	}
+	return out
 }
 
 // providerChoice names the key that chose a provider that is not enabled

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
+	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -257,9 +258,9 @@ func requestRules(dst any, typeErrs []FieldError) []FieldError {
 		return nil
 	}
 	if !bad("/compute_config") {
-		var p *Problem
-		if errors.As(requireObject(config), &p) {
-			out = append(out, p.Errors...)
+		var refused *service.Error
+		if errors.As(service.RequireObject(config, "/compute_config"), &refused) {
+			out = append(out, fieldErrors(refused.Fields)...)
 		}
 	}
 	if bad("/labels") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -17,7 +18,7 @@ import (
 const maxRolloutEvents = tenant.MaxPageSize
 
 func (s *Server) listRollouts(w http.ResponseWriter, r *http.Request) error {
-	if err := s.needFleet(); err != nil {
+	if err := s.svc.NeedFleet(); err != nil {
 		return err
 	}
 	active, err := boolParam(r, "active")
@@ -44,7 +45,7 @@ func (s *Server) listRollouts(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getRolloutRoute(w http.ResponseWriter, r *http.Request) error {
-	ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
+	ro, err := s.svc.GetRollout(r.Context(), r.PathValue("rollout"))
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func (s *Server) getRolloutRoute(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) writeRollout(w http.ResponseWriter, r *http.Request, status int, ro *fleet.Rollout) error {
 	members, err := s.fleet.Members(r.Context(), ro.ID)
 	if err != nil {
-		return s.rolloutError(err, ro.ID)
+		return service.RolloutError(err, ro.ID)
 	}
 	waiting, err := s.waiting(r.Context(), ro, members)
 	if err != nil {
@@ -94,7 +95,7 @@ func (s *Server) waiting(ctx context.Context, ro *fleet.Rollout, members []fleet
 			tenants[t.ID] = t
 		}
 	} else {
-		followers, err := s.followers(ctx, ro.Spec.Plan)
+		followers, err := tenant.ListAll(ctx, s.store, tenant.ListOptions{Plan: ro.Spec.Plan})
 		if err != nil {
 			return nil, err
 		}
@@ -143,13 +144,13 @@ func waitingOf(now time.Time, ro *fleet.Rollout, pending []fleet.Member, tenants
 }
 
 func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
-	ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
+	ro, err := s.svc.GetRollout(r.Context(), r.PathValue("rollout"))
 	if err != nil {
 		return err
 	}
 	members, err := s.fleet.Members(r.Context(), ro.ID)
 	if err != nil {
-		return s.rolloutError(err, ro.ID)
+		return service.RolloutError(err, ro.ID)
 	}
 	out := RolloutMemberList{Members: make([]RolloutMember, len(members))}
 	for i, m := range members {
@@ -161,7 +162,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listRolloutEvents(w http.ResponseWriter, r *http.Request) error {
-	ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
+	ro, err := s.svc.GetRollout(r.Context(), r.PathValue("rollout"))
 	if err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func (s *Server) listRolloutEvents(w http.ResponseWriter, r *http.Request) error
 	}
 	events, err := s.fleet.ListRolloutEvents(r.Context(), ro.ID, after, size)
 	if err != nil {
-		return s.rolloutError(err, ro.ID)
+		return service.RolloutError(err, ro.ID)
 	}
 	out := RolloutEventList{Events: make([]RolloutEvent, len(events))}
 	for i, e := range events {
@@ -222,70 +223,18 @@ func (s *Server) abortRollout(w http.ResponseWriter, r *http.Request) error {
 	}, true)
 }
 
-// act applies an action to the rollout the path names. With If-Match, a
-// rollout that changed meanwhile is a 412; without, a concurrent change is
-// retried on the new state a few times, then is a 409.
+// act applies an action to the rollout the path names (see
+// service.ActOnRollout) and answers with the rollout.
 func (s *Server) act(w http.ResponseWriter, r *http.Request, action func(*fleet.Rollout, []fleet.Member, time.Time) (*fleet.Rollout, fleet.Event, error), needMembers bool) error {
-	ifMatch, err := parseIfMatch(r)
+	expect, err := parseIfMatch(r)
 	if err != nil {
 		return err
 	}
-	for attempt := 0; ; attempt++ {
-		ro, err := s.getRollout(r.Context(), r.PathValue("rollout"))
-		if err != nil {
-			return err
-		}
-		if !ifMatch.matches(ro.Version) {
-			return rolloutPreconditionFailed(ro.Version)
-		}
-		var members []fleet.Member
-		if needMembers {
-			if members, err = s.fleet.Members(r.Context(), ro.ID); err != nil {
-				return s.rolloutError(err, ro.ID)
-			}
-		}
-		next, ev, err := action(ro, members, s.opts.Now())
-		if err != nil {
-			return err
-		}
-		updated, err := s.fleet.UpdateRollout(r.Context(), next, ev)
-		switch {
-		case errors.Is(err, fleet.ErrConflict) && !ifMatch.any():
-			return rolloutPreconditionFailed(0)
-		case errors.Is(err, fleet.ErrConflict) && attempt < 3:
-			continue
-		case err != nil:
-			return s.rolloutError(err, ro.ID)
-		}
-		return s.writeRollout(w, r, http.StatusOK, updated)
-	}
-}
-
-func rolloutPreconditionFailed(current int64) error {
-	detail := "the rollout changed since the ETag in If-Match was read; read it again"
-	if current > 0 {
-		detail += fmt.Sprintf(" (it is now %s)", etag(current))
-	}
-	return problem(http.StatusPreconditionFailed, CodePreconditionFailed, detail)
-}
-
-// getRollout reads a rollout; a missing one is a 404 rollout_not_found.
-func (s *Server) getRollout(ctx context.Context, id string) (*fleet.Rollout, error) {
-	if err := s.needFleet(); err != nil {
-		return nil, err
-	}
-	ro, err := s.fleet.GetRollout(ctx, id)
+	updated, err := s.svc.ActOnRollout(r.Context(), service.RolloutAction{Rollout: r.PathValue("rollout"), Expect: expect, NeedMembers: needMembers, Do: action})
 	if err != nil {
-		return nil, s.rolloutError(err, id)
+		return err
 	}
-	return ro, nil
-}
-
-func (s *Server) rolloutError(err error, id string) error {
-	if errors.Is(err, fleet.ErrNotFound) {
-		return problem(http.StatusNotFound, CodeRolloutNotFound, fmt.Sprintf("there is no rollout %s; GET /v1/rollouts lists them", violation.Quote(id)))
-	}
-	return err
+	return s.writeRollout(w, r, http.StatusOK, updated)
 }
 
 func waveName(ro *fleet.Rollout, i int) string {

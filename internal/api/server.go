@@ -15,17 +15,16 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/identity"
+	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
-// Compute is what the API needs of compute.Manager.
+// Compute is what the API, and the use cases it calls, need of
+// compute.Manager.
 type Compute interface {
-	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
+	service.Compute
 	RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error)
-	CheckPlanConfig(provider string, config json.RawMessage) error
 	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
-	Registry() *compute.Registry
-	DefaultProvider() string
 }
 
 var _ Compute = (*compute.Manager)(nil)
@@ -79,15 +78,15 @@ type HTTPObserver interface {
 
 // Server serves API v1.
 type Server struct {
-	store     tenant.Store
-	fleet     fleet.Store
-	idem      tenant.IdempotencyStore
-	fleetIdem fleet.IdempotencyStore // fleet, keeping the responses to its writes
-	compute   Compute
-	auth      *authenticator
-	opts      Options
-	log       *slog.Logger
-	handler   http.Handler
+	store   tenant.Store
+	fleet   fleet.Store
+	idem    tenant.IdempotencyStore
+	svc     *service.Service
+	compute Compute
+	auth    *authenticator
+	opts    Options
+	log     *slog.Logger
+	handler http.Handler
 	// writesFailing is set when a request failed because the database
 	// could not take it (tenant.ErrUnavailable): /readyz then tries a
 	// write, and clears it once one succeeds.
@@ -114,21 +113,19 @@ func New(opts Options) (*Server, error) {
 	if err := tenant.CheckIdempotencyLease(opts.IdempotencyLease); err != nil {
 		return nil, fmt.Errorf("api: %w", err)
 	}
+	svc, err := service.New(service.Options{Tenants: opts.Store, Fleet: opts.Fleet, Compute: opts.Compute, Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
 	idem, ok := opts.Store.(tenant.IdempotencyStore)
 	if !ok {
 		return nil, fmt.Errorf("api: the store %T cannot keep idempotent responses", opts.Store)
-	}
-	var fleetIdem fleet.IdempotencyStore
-	if opts.Fleet != nil {
-		if fleetIdem, ok = opts.Fleet.(fleet.IdempotencyStore); !ok {
-			return nil, fmt.Errorf("api: the fleet store %T cannot keep idempotent responses", opts.Fleet)
-		}
 	}
 	auth, err := newAuthenticator(opts.Tokens, opts.Verifier)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: opts.Store, fleet: opts.Fleet, idem: idem, fleetIdem: fleetIdem, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
+	s := &Server{store: opts.Store, fleet: opts.Fleet, idem: idem, svc: svc, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
 	mux := http.NewServeMux()
 	for pattern, rs := range groupRoutes(s.routes()) {
 		mux.Handle(pattern, s.dispatch(rs))

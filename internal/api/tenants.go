@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -36,69 +36,35 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	// A request that stores nothing (it failed, or is a dry run) frees its
 	// key for a retry.
 	defer s.releaseIdempotent(r, held)
-	if err := requireObject(req.ComputeConfig); err != nil {
-		return err
-	}
-	if err := tenant.ValidateName(req.Name); err != nil {
-		return problem(http.StatusBadRequest, CodeInvalidName, "the name is not valid",
-			FieldError{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
-	}
-	t := &tenant.Tenant{ID: tenant.NewID(), Name: req.Name, Labels: req.Labels, Annotations: req.Annotations,
+	in := service.NewTenant{Name: req.Name, ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
 		MaintenanceWindow: domainWindow(req.MaintenanceWindow)}
-	if err := tenant.ValidateWindow(t.MaintenanceWindow); err != nil {
-		return err
-	}
-	var provider string
-	var planConfig json.RawMessage
 	if req.Plan != nil {
-		ref, err := choosePlan(nil, req.Plan)
-		if err != nil {
-			return err
-		}
-		ref, plan, version, err := s.planLayer(r.Context(), ref, "")
-		if err != nil {
-			return err
-		}
-		if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
-			return err
-		}
-		t.Plan, provider, planConfig = ref, plan.Provider, version.Config
+		in.Plan = planChoice(req.Plan)
 	}
-	res, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
-		TenantID: t.ID, TenantName: t.Name, Generation: 1,
-		ComputeConfig: req.ComputeConfig, Plan: planConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: provider,
-	})
-	if err != nil {
-		return err
-	}
-	t.Provider, t.ComputeConfig = res.Spec.ProviderType, res.Config
 	if dryRun {
-		if _, err := s.store.Get(r.Context(), t.Name, tenant.GetOptions{}); err == nil {
-			return fmt.Errorf("%w: %q", tenant.ErrNameTaken, t.Name)
-		} else if !errors.Is(err, tenant.ErrNotFound) {
-			return err
-		}
-		// Everything Create would check, nothing stored.
-		would, _, err := tenant.NewTenant(t, actor(r), s.opts.Now())
+		c, err := s.svc.CreateTenant(r.Context(), in, actor(r), true, nil)
 		if err != nil {
 			return err
 		}
-		out := s.render(would)
-		if out.EffectiveConfig, err = s.compute.RedactConfig(res.Spec.ProviderType, res.Spec.ProviderConfig); err != nil {
+		out := s.render(c.Tenant)
+		if out.EffectiveConfig, err = s.compute.RedactConfig(c.Tenant.Provider, c.Resolution.Spec.ProviderConfig); err != nil {
 			return err
 		}
-		if out.ConfigLayers, err = s.configLayers(res.Spec.ProviderType, planConfig, res.Config); err != nil {
+		if out.ConfigLayers, err = s.configLayers(c.Tenant.Provider, c.PlanConfig, c.Tenant.ComputeConfig); err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
-	noteTenant(r, t.ID)
 	// The tenant and the response a retry gets commit together.
-	return writeKept(s, w, r, held,
-		func() (*tenant.Tenant, error) { return s.store.Create(r.Context(), t, actor(r)) },
-		func(res tenant.IdempotentResponse, respond func(*tenant.Tenant) (tenant.IdempotentResponse, error)) (*tenant.Tenant, error) {
-			return s.idem.CreateIdempotent(r.Context(), t, actor(r), res, respond)
+	return keepResponse(s, w, r, held,
+		func(keep *service.Keep[*tenant.Tenant]) (*tenant.Tenant, error) {
+			c, err := s.svc.CreateTenant(r.Context(), in, actor(r), false, keep)
+			if err != nil {
+				return nil, err
+			}
+			noteTenant(r, c.Tenant.ID)
+			return c.Tenant, nil
 		},
 		s.createdResponse)
 }
@@ -176,7 +142,7 @@ func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
-	if err := requireObject(req.ComputeConfig); err != nil {
+	if err := service.RequireObject(req.ComputeConfig, "/compute_config"); err != nil {
 		return err
 	}
 	var sent map[string]json.RawMessage
@@ -185,10 +151,10 @@ func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 	}
 	given := func(member string) bool {
 		v, ok := sent[member]
-		return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+		return ok && !isNull(v)
 	}
-	return s.change(w, r, func(cur *tenant.Tenant) (desired, error) {
-		next := desired{ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
+	return s.change(w, r, func(cur *tenant.Tenant) (service.Desired, error) {
+		next := service.Desired{ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
 			MaintenanceWindow: domainWindow(req.MaintenanceWindow)}
 		if !given("labels") {
 			next.Labels = cur.Labels
@@ -200,19 +166,9 @@ func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 			next.MaintenanceWindow = cur.MaintenanceWindow
 		}
 		var err error
-		next.Plan, err = choosePlan(cur.Plan, req.Plan)
+		next.Plan, err = service.ChoosePlan(cur.Plan, planChoice(req.Plan))
 		return next, err
 	})
-}
-
-// desired is a tenant's desired state as a change makes it; a Plan whose
-// Version is 0 is to get the plan's current version.
-type desired struct {
-	ComputeConfig     json.RawMessage
-	Labels            map[string]string
-	Annotations       map[string]string
-	Plan              *tenant.PlanRef
-	MaintenanceWindow *tenant.Window
 }
 
 func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
@@ -224,16 +180,16 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.change(w, r, func(cur *tenant.Tenant) (desired, error) {
+	return s.change(w, r, func(cur *tenant.Tenant) (service.Desired, error) {
 		// Fields the patch does not name stay exactly as stored.
-		next := desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
-			Plan: clonePlanRef(cur.Plan), MaintenanceWindow: cur.MaintenanceWindow}
+		next := service.Desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
+			Plan: cur.Plan, MaintenanceWindow: cur.MaintenanceWindow}
 		if raw, ok := patch["compute_config"]; ok {
 			merged, err := mergeJSON(cur.ComputeConfig, raw)
 			if err != nil {
 				return next, err
 			}
-			if err := requireObject(merged); err != nil {
+			if err := service.RequireObject(merged, "/compute_config"); err != nil {
 				return next, err
 			}
 			next.ComputeConfig = merged
@@ -307,79 +263,27 @@ func mergeStrings(cur map[string]string, raw json.RawMessage, at string) (map[st
 	return out, nil
 }
 
-// change applies a new desired state made from the current tenant. With
-// If-Match, a tenant that changed meanwhile is a 412; without, a concurrent
-// change is retried on the new state a few times, then is a 409.
-func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *tenant.Tenant) (desired, error)) error {
-	ifMatch, err := parseIfMatch(r)
+// change applies a new desired state made from the current tenant (see
+// service.ChangeTenant) and answers with the tenant changed.
+func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *tenant.Tenant) (service.Desired, error)) error {
+	expect, err := parseIfMatch(r)
 	if err != nil {
 		return err
 	}
-	for attempt := 0; ; attempt++ {
-		cur, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{IncludeDeleted: true})
-		if err != nil {
-			return err
-		}
-		noteTenant(r, cur.ID)
-		if !ifMatch.matches(cur.Version) {
-			return preconditionFailed(cur.Version)
-		}
-		if cur.DeletionRequestedAt != nil || cur.DeletedAt != nil {
-			return problem(http.StatusConflict, CodeTenantDeleting, "the tenant is being deleted, or is deleted, and cannot be changed")
-		}
-		if _, err := s.compute.Registry().Get(cur.Provider); err != nil {
-			return withFields(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to change the tenant", cur.Provider))
-		}
-		req, err := next(cur)
-		if err != nil {
-			return err
-		}
-		if err := tenant.ValidateWindow(req.MaintenanceWindow); err != nil {
-			return err
-		}
-		// Every change resolves with the plan layer: an override that no
-		// longer validates with the plan is refused here.
-		var planConfig json.RawMessage
-		if req.Plan != nil {
-			var plan *fleet.Plan
-			var version *fleet.Version
-			if req.Plan, plan, version, err = s.planLayer(r.Context(), req.Plan, cur.Provider); err != nil {
-				return err
-			}
-			if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
-				return err
-			}
-			planConfig = version.Config
-		}
-		// Secrets sent back as they were shown ("[redacted]") keep their
-		// stored values (Previous).
-		res, err := s.compute.Resolve(r.Context(), compute.ResolveRequest{
-			TenantID: cur.ID, TenantName: cur.Name, Generation: cur.Generation + 1,
-			ComputeConfig: req.ComputeConfig, Plan: planConfig, Previous: cur.ComputeConfig,
-			Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
-		})
-		if err != nil {
-			return err
-		}
-		updated, err := s.store.UpdateDesired(r.Context(), cur.ID, tenant.DesiredChange{
-			Version: cur.Version, ComputeConfig: res.Config, Labels: req.Labels, Annotations: req.Annotations,
-			Plan: req.Plan, MaintenanceWindow: req.MaintenanceWindow, Actor: actor(r),
-		})
-		switch {
-		case errors.Is(err, tenant.ErrConflict) && !ifMatch.any():
-			return preconditionFailed(0)
-		case errors.Is(err, tenant.ErrConflict) && attempt < 3:
-			continue
-		case err != nil:
-			return err
-		}
-		s.writeTenant(w, http.StatusOK, updated)
-		return nil
+	updated, err := s.svc.ChangeTenant(r.Context(), service.Change{Tenant: r.PathValue("tenant"), Expect: expect, Actor: actor(r),
+		Seen: func(t *tenant.Tenant) { noteTenant(r, t.ID) }, Next: next})
+	if err != nil {
+		return err
 	}
+	s.writeTenant(w, http.StatusOK, updated)
+	return nil
 }
 
+// deleteTenant asks for the deletion of a tenant, or, with forget=true,
+// forgets one whose provider is not enabled (service.DeleteTenant): the
+// log then says who forgot it and what may be left running.
 func (s *Server) deleteTenant(w http.ResponseWriter, r *http.Request) error {
-	ifMatch, err := parseIfMatch(r)
+	expect, err := parseIfMatch(r)
 	if err != nil {
 		return err
 	}
@@ -387,29 +291,20 @@ func (s *Server) deleteTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cur, err := s.store.Get(r.Context(), r.PathValue("tenant"), tenant.GetOptions{})
+	var seen *tenant.Tenant
+	out, err := s.svc.DeleteTenant(r.Context(), service.Deletion{Tenant: r.PathValue("tenant"), Expect: expect, Actor: actor(r), Forget: forget,
+		Seen: func(t *tenant.Tenant) { seen = t; noteTenant(r, t.ID) }})
 	if err != nil {
 		return err
 	}
-	noteTenant(r, cur.ID)
-	if !ifMatch.matches(cur.Version) {
-		return preconditionFailed(cur.Version)
+	if !forget {
+		s.writeTenant(w, http.StatusAccepted, out)
+		return nil
 	}
-	if forget {
-		return s.forgetTenant(w, r, cur, ifMatch)
-	}
-	var version int64
-	if !ifMatch.any() {
-		version = cur.Version
-	}
-	deleting, err := s.store.RequestDeletion(r.Context(), cur.ID, version, actor(r))
-	if errors.Is(err, tenant.ErrConflict) && !ifMatch.any() {
-		return preconditionFailed(0)
-	}
-	if err != nil {
-		return err
-	}
-	s.writeTenant(w, http.StatusAccepted, deleting)
+	s.log.WarnContext(r.Context(), "tenant forgotten: its record is deleted, its workload was not destroyed",
+		slog.String("request_id", requestID(r)), slog.String("tenant_id", seen.ID), slog.String("tenant", seen.Name),
+		slog.String("provider", seen.Provider), slog.String("actor", actor(r)), slog.String("may_still_run", service.LeftRunning(seen)))
+	s.writeTenant(w, http.StatusOK, out)
 	return nil
 }
 
@@ -483,21 +378,14 @@ func (s *Server) writeTenant(w http.ResponseWriter, status int, t *tenant.Tenant
 
 func etag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
 
-// ifMatch is the versions an If-Match header accepts; empty accepts any.
-type ifMatch []int64
-
-func (m ifMatch) any() bool { return len(m) == 0 }
-
-func (m ifMatch) matches(version int64) bool { return m.any() || slices.Contains(m, version) }
-
 // parseIfMatch reads If-Match: "*", or a list of strong ETags. A weak ETag
 // never matches (RFC 9110 13.1.1 compares strongly).
-func parseIfMatch(r *http.Request) (ifMatch, error) {
+func parseIfMatch(r *http.Request) (service.Versions, error) {
 	h := strings.TrimSpace(r.Header.Get("If-Match"))
 	if h == "" || h == "*" {
 		return nil, nil
 	}
-	var out ifMatch
+	var out service.Versions
 	for _, tag := range strings.Split(h, ",") {
 		tag = strings.TrimSpace(tag)
 		if strings.HasPrefix(tag, "W/") {
@@ -512,14 +400,6 @@ func parseIfMatch(r *http.Request) (ifMatch, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-func preconditionFailed(current int64) error {
-	detail := "the tenant changed since the ETag in If-Match was read; read it again"
-	if current > 0 {
-		detail += fmt.Sprintf(" (it is now %s)", etag(current))
-	}
-	return problem(http.StatusPreconditionFailed, CodePreconditionFailed, detail)
 }
 
 func boolParam(r *http.Request, name string) (bool, error) {
@@ -566,16 +446,4 @@ func pageSize(r *http.Request) (int, error) {
 			FieldError{Parameter: "page_size", Message: fmt.Sprintf("must be from 1 to %d", tenant.MaxPageSize)})
 	}
 	return n, nil
-}
-
-// requireObject checks that compute_config is present and a JSON object.
-func requireObject(config json.RawMessage) error {
-	c := bytes.TrimSpace(config)
-	switch {
-	case len(c) == 0 || bytes.Equal(c, []byte("null")):
-		return problem(http.StatusBadRequest, CodeInvalidBody, "compute_config is required", FieldError{Pointer: "/compute_config", Message: "is required"})
-	case c[0] != '{':
-		return problem(http.StatusBadRequest, CodeInvalidBody, "compute_config must be a JSON object", FieldError{Pointer: "/compute_config", Message: "must be an object"})
-	}
-	return nil
 }

@@ -16,10 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // The API answers with wire types; the provider contract (compute) and the
@@ -91,7 +91,7 @@ func TestComputeEnumsWire(t *testing.T) {
 	for typ, consts := range mustStringConsts(t, filepath.Join("..", "compute", "workload"), types) {
 		domain[typ] = consts // Protocol is the portable workload's
 	}
-	wired := mustStringConsts(t, "wire", types)
+	wired := mustStringConsts(t, filepath.Join("..", "wire"), types)
 	for _, typ := range types {
 		if len(domain[typ]) == 0 {
 			t.Errorf("no constants of compute.%s found; was it renamed? Update this test", typ)

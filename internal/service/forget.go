@@ -1,0 +1,61 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
+)
+
+// forgetTenant deletes the record of a tenant whose provider is not
+// enabled, at once and destroying nothing: the way out for tenants
+// stranded by a switch of provider, which the controller cannot delete. A
+// tenant whose provider is enabled is refused, so that a workload landlord
+// can destroy is never left running by mistake. The tenant's history says
+// who forgot it and what may be left running.
+func (s *Service) forgetTenant(ctx context.Context, cur *tenant.Tenant, d Deletion) (*tenant.Tenant, error) {
+	if _, err := s.compute.Registry().Get(cur.Provider); err == nil {
+		return nil, refuse(KindConflict, wire.CodeProviderEnabled,
+			fmt.Sprintf("the tenant's provider %s is enabled on this server: delete the tenant without forget, so that its workload is destroyed", cur.Provider),
+			Field{Parameter: "forget", Message: "only for a tenant whose provider is not enabled"})
+	}
+	if !tenant.LeftAlone(cur) {
+		// This replica lacks the provider, but the controller has not said
+		// it does: the leader may have it (a rolling change of
+		// configuration) and be running the workload.
+		return nil, refuse(KindConflict, wire.CodeProviderEnabled,
+			fmt.Sprintf("the controller has not recorded that provider %s is not enabled where it runs; it may still manage the tenant (replicas with different providers?): forget it once landlord get shows it left as it is", cur.Provider),
+			Field{Parameter: "forget", Message: "only for a tenant the controller leaves alone"})
+	}
+	f, ok := s.tenants.(tenant.Forgetter)
+	if !ok {
+		return nil, fmt.Errorf("service: the store %T cannot forget tenants", s.tenants)
+	}
+	msg := fmt.Sprintf("forgotten: the record was deleted without destroying anything, as compute provider %s is not enabled on this server", cur.Provider)
+	if left := LeftRunning(cur); left != "" {
+		msg += "; these may still run there: " + left
+	}
+	out, err := f.Forget(ctx, cur.ID, d.Expect.expected(cur.Version), d.Actor, msg)
+	if errors.Is(err, tenant.ErrConflict) && !d.Expect.Any() {
+		return nil, &StaleError{What: "tenant"}
+	}
+	return out, err
+}
+
+// LeftRunning names what a tenant's workload had on its platform, as far
+// as landlord knows: its resource ids and endpoints.
+func LeftRunning(t *tenant.Tenant) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(t.ResourceIDs)) {
+		parts = append(parts, k+"="+t.ResourceIDs[k])
+	}
+	for _, e := range t.Endpoints {
+		parts = append(parts, "endpoint "+e.Address)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,242 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
+)
+
+// NewTenant is what a create asks for.
+type NewTenant struct {
+	Name              string
+	ComputeConfig     json.RawMessage
+	Labels            map[string]string
+	Annotations       map[string]string
+	MaintenanceWindow *tenant.Window
+	// Plan, if set, is the plan to follow (see ChoosePlan); Version 0 is
+	// its current one.
+	Plan *tenant.PlanRef
+}
+
+// Created is a tenant a create stored, or, for a dry run, would store.
+type Created struct {
+	Tenant *tenant.Tenant
+	// Resolution is the tenant's effective config, and PlanConfig its
+	// plan layer (nil without a plan).
+	Resolution *compute.Resolution
+	PlanConfig json.RawMessage
+}
+
+// CreateTenant checks a new tenant (its name, window and plan, and its
+// config resolved with the plan's and the operator's layers against its
+// provider's schema) and stores it as actor's. A dry run checks all that
+// Create would, that the name is free among the tenants now, and stores
+// nothing. keep, if set, keeps the response to an idempotent request with
+// the tenant.
+func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, dryRun bool, keep *Keep[*tenant.Tenant]) (*Created, error) {
+	if err := RequireObject(in.ComputeConfig, "/compute_config"); err != nil {
+		return nil, err
+	}
+	if err := tenant.ValidateName(in.Name); err != nil {
+		return nil, refuse(KindMalformed, wire.CodeInvalidName, "the name is not valid",
+			Field{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
+	}
+	t := &tenant.Tenant{ID: tenant.NewID(), Name: in.Name, Labels: in.Labels, Annotations: in.Annotations,
+		MaintenanceWindow: in.MaintenanceWindow}
+	if err := tenant.ValidateWindow(t.MaintenanceWindow); err != nil {
+		return nil, err
+	}
+	out := &Created{}
+	var provider string
+	if in.Plan != nil {
+		ref, err := ChoosePlan(nil, in.Plan)
+		if err != nil {
+			return nil, err
+		}
+		ref, plan, version, err := s.planLayer(ctx, ref, "")
+		if err != nil {
+			return nil, err
+		}
+		if err := checkProviderChoice(in.ComputeConfig, plan); err != nil {
+			return nil, err
+		}
+		t.Plan, provider, out.PlanConfig = ref, plan.Provider, version.Config
+	}
+	res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
+		TenantID: t.ID, TenantName: t.Name, Generation: 1,
+		ComputeConfig: in.ComputeConfig, Plan: out.PlanConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: provider,
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Provider, t.ComputeConfig, out.Resolution = res.Spec.ProviderType, res.Config, res
+	if dryRun {
+		if _, err := s.tenants.Get(ctx, t.Name, tenant.GetOptions{}); err == nil {
+			return nil, fmt.Errorf("%w: %q", tenant.ErrNameTaken, t.Name)
+		} else if !errors.Is(err, tenant.ErrNotFound) {
+			return nil, err
+		}
+		// Everything Create would check, nothing stored.
+		if out.Tenant, _, err = tenant.NewTenant(t, actor, s.now()); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	if keep != nil {
+		out.Tenant, err = s.idem.CreateIdempotent(ctx, t, actor, keep.Reservation, keep.Respond)
+	} else {
+		out.Tenant, err = s.tenants.Create(ctx, t, actor)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Desired is a tenant's desired state as a change makes it from the
+// current one; a Plan whose Version is 0 is to get the plan's current
+// version.
+type Desired struct {
+	ComputeConfig     json.RawMessage
+	Labels            map[string]string
+	Annotations       map[string]string
+	Plan              *tenant.PlanRef
+	MaintenanceWindow *tenant.Window
+}
+
+// Change is a change of a tenant's desired state.
+type Change struct {
+	// Tenant is the tenant's id or name.
+	Tenant string
+	// Expect are the versions the change accepts; none accepts any.
+	Expect Versions
+	Actor  string
+	// Seen, if set, is told of the tenant as read, before any check (for
+	// the log line of the request).
+	Seen func(*tenant.Tenant)
+	// Next makes the desired state from the current tenant.
+	Next func(cur *tenant.Tenant) (Desired, error)
+}
+
+// ChangeTenant applies a new desired state made from the current tenant.
+// With versions expected, a tenant that changed meanwhile is a
+// *StaleError; without, a concurrent change is made again on the new
+// state a few times, then fails with tenant.ErrConflict. Every change resolves with the
+// plan layer, so that an override that no longer validates with the plan
+// is refused here; secrets sent back as they were shown ("[redacted]")
+// keep their stored values.
+func (s *Service) ChangeTenant(ctx context.Context, c Change) (*tenant.Tenant, error) {
+	for attempt := 0; ; attempt++ {
+		cur, err := s.changeable(ctx, c.Tenant, c.Expect, c.Seen)
+		if err != nil {
+			return nil, err
+		}
+		req, err := c.Next(cur)
+		if err != nil {
+			return nil, err
+		}
+		if err := tenant.ValidateWindow(req.MaintenanceWindow); err != nil {
+			return nil, err
+		}
+		var planConfig json.RawMessage
+		if req.Plan != nil {
+			var plan *fleet.Plan
+			var version *fleet.Version
+			if req.Plan, plan, version, err = s.planLayer(ctx, req.Plan, cur.Provider); err != nil {
+				return nil, err
+			}
+			if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
+				return nil, err
+			}
+			planConfig = version.Config
+		}
+		res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
+			TenantID: cur.ID, TenantName: cur.Name, Generation: cur.Generation + 1,
+			ComputeConfig: req.ComputeConfig, Plan: planConfig, Previous: cur.ComputeConfig,
+			Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
+		})
+		if err != nil {
+			return nil, err
+		}
+		updated, err := s.tenants.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{
+			Version: cur.Version, ComputeConfig: res.Config, Labels: req.Labels, Annotations: req.Annotations,
+			Plan: req.Plan, MaintenanceWindow: req.MaintenanceWindow, Actor: c.Actor,
+		})
+		switch {
+		case errors.Is(err, tenant.ErrConflict) && !c.Expect.Any():
+			return nil, &StaleError{What: "tenant"}
+		case errors.Is(err, tenant.ErrConflict) && attempt < maxRetries:
+			continue
+		case err != nil:
+			return nil, err
+		}
+		return updated, nil
+	}
+}
+
+// changeable reads a tenant that a change may change: one of the expected
+// versions, not being deleted, on a provider this server has.
+func (s *Service) changeable(ctx context.Context, ref string, expect Versions, seen func(*tenant.Tenant)) (*tenant.Tenant, error) {
+	cur, err := s.tenants.Get(ctx, ref, tenant.GetOptions{IncludeDeleted: true})
+	if err != nil {
+		return nil, err
+	}
+	if seen != nil {
+		seen(cur)
+	}
+	if !expect.Match(cur.Version) {
+		return nil, &StaleError{What: "tenant", Current: cur.Version}
+	}
+	if cur.DeletionRequestedAt != nil || cur.DeletedAt != nil {
+		return nil, refuse(KindConflict, wire.CodeTenantDeleting, "the tenant is being deleted, or is deleted, and cannot be changed")
+	}
+	if _, err := s.compute.Registry().Get(cur.Provider); err != nil {
+		return nil, reword(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to change the tenant", cur.Provider))
+	}
+	return cur, nil
+}
+
+// Deletion is a request to delete a tenant.
+type Deletion struct {
+	// Tenant is the tenant's id or name.
+	Tenant string
+	// Expect are the versions the deletion accepts; none accepts any.
+	Expect Versions
+	Actor  string
+	// Forget deletes the record at once and destroys nothing (see
+	// ForgetTenant).
+	Forget bool
+	// Seen, if set, is told of the tenant as read (for the log line of
+	// the request).
+	Seen func(*tenant.Tenant)
+}
+
+// DeleteTenant asks for a tenant's deletion, which the controller carries
+// out (or, with Forget, forgets it).
+func (s *Service) DeleteTenant(ctx context.Context, d Deletion) (*tenant.Tenant, error) {
+	cur, err := s.tenants.Get(ctx, d.Tenant, tenant.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if d.Seen != nil {
+		d.Seen(cur)
+	}
+	if !d.Expect.Match(cur.Version) {
+		return nil, &StaleError{What: "tenant", Current: cur.Version}
+	}
+	if d.Forget {
+		return s.forgetTenant(ctx, cur, d)
+	}
+	deleting, err := s.tenants.RequestDeletion(ctx, cur.ID, d.Expect.expected(cur.Version), d.Actor)
+	if errors.Is(err, tenant.ErrConflict) && !d.Expect.Any() {
+		return nil, &StaleError{What: "tenant"}
+	}
+	return deleting, err
+}
