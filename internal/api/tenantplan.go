@@ -3,9 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 
-	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -19,63 +17,6 @@ func planChoice(c *PlanChoice) *tenant.PlanRef {
 	}
 	return &tenant.PlanRef{Name: c.Name, Version: c.Version, Pinned: c.Pinned}
 }
-
-// patchPlan applies a merge patch's plan member to cur: null leaves the
-// plan; an object changes the members it names (a new name starts from
-// that plan's current version unless it names one; version null is the
-// plan's current version; pinned null unpins).
-func patchPlan(cur *tenant.PlanRef, raw json.RawMessage) (*tenant.PlanRef, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "plan must be an object", FieldError{Pointer: "/plan", Message: "must be an object or null"})
-	}
-	var choice PlanChoice
-	if err := json.Unmarshal(raw, &choice); err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "plan is not valid: "+err.Error(), FieldError{Pointer: "/plan", Message: "has a member of the wrong type"})
-	}
-	var p service.PlanPatch
-	if v, ok := members["name"]; ok && !isNull(v) {
-		p.SetName, p.Name = true, choice.Name
-	}
-	if v, ok := members["version"]; ok {
-		p.SetVersion = true
-		if !isNull(v) {
-			p.Version = choice.Version
-		}
-	}
-	if _, ok := members["pinned"]; ok {
-		p.SetPinned, p.Pinned = true, choice.Pinned
-	}
-	return service.PatchPlan(cur, p)
-}
-
-// patchWindow applies a merge patch's maintenance_window member to cur:
-// null removes the window, an object merges into it.
-func patchWindow(cur *tenant.Window, raw json.RawMessage) (*tenant.Window, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	doc := json.RawMessage("{}")
-	if cur != nil {
-		doc, _ = json.Marshal(wireWindow(cur))
-	}
-	merged, err := mergeJSON(doc, raw)
-	if err != nil {
-		return nil, err
-	}
-	var w MaintenanceWindow
-	if err := json.Unmarshal(merged, &w); err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "maintenance_window must be an object", FieldError{Pointer: "/maintenance_window", Message: "must be an object or null"})
-	}
-	return domainWindow(&w), nil
-}
-
-// isNull reports whether a JSON value is null: a member given as null,
-// which a merge patch reads as "remove".
-func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
 func wireWindow(w *tenant.Window) *MaintenanceWindow {
 	if w == nil {
@@ -122,3 +63,6 @@ func (s *Server) configLayers(provider string, plan, own json.RawMessage) (*Conf
 	}
 	return layers, nil
 }
+
+// isNull reports whether a JSON value is null.
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

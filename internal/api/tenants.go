@@ -1,18 +1,15 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
@@ -145,30 +142,8 @@ func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := service.RequireObject(req.ComputeConfig, "/compute_config"); err != nil {
 		return err
 	}
-	var sent map[string]json.RawMessage
-	if err := json.Unmarshal(body, &sent); err != nil {
-		return fmt.Errorf("api: read the members of a replace: %w", err) // decodeStrict took it
-	}
-	given := func(member string) bool {
-		v, ok := sent[member]
-		return ok && !isNull(v)
-	}
-	return s.change(w, r, func(cur *tenant.Tenant) (service.Desired, error) {
-		next := service.Desired{ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
-			MaintenanceWindow: domainWindow(req.MaintenanceWindow)}
-		if !given("labels") {
-			next.Labels = cur.Labels
-		}
-		if !given("annotations") {
-			next.Annotations = cur.Annotations
-		}
-		if !given("maintenance_window") {
-			next.MaintenanceWindow = cur.MaintenanceWindow
-		}
-		var err error
-		next.Plan, err = service.ChoosePlan(cur.Plan, planChoice(req.Plan))
-		return next, err
-	})
+	return s.change(w, r, service.Replace(service.Replacement{ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
+		MaintenanceWindow: domainWindow(req.MaintenanceWindow), Plan: planChoice(req.Plan)}))
 }
 
 func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
@@ -180,87 +155,7 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.change(w, r, func(cur *tenant.Tenant) (service.Desired, error) {
-		// Fields the patch does not name stay exactly as stored.
-		next := service.Desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
-			Plan: cur.Plan, MaintenanceWindow: cur.MaintenanceWindow}
-		if raw, ok := patch["compute_config"]; ok {
-			merged, err := mergeJSON(cur.ComputeConfig, raw)
-			if err != nil {
-				return next, err
-			}
-			if err := service.RequireObject(merged, "/compute_config"); err != nil {
-				return next, err
-			}
-			next.ComputeConfig = merged
-		}
-		var err error
-		if raw, ok := patch["labels"]; ok {
-			if next.Labels, err = mergeStrings(cur.Labels, raw, "/labels"); err != nil {
-				return next, err
-			}
-		}
-		if raw, ok := patch["annotations"]; ok {
-			if next.Annotations, err = mergeStrings(cur.Annotations, raw, "/annotations"); err != nil {
-				return next, err
-			}
-		}
-		if raw, ok := patch["plan"]; ok {
-			if next.Plan, err = patchPlan(cur.Plan, raw); err != nil {
-				return next, err
-			}
-		}
-		if raw, ok := patch["maintenance_window"]; ok {
-			if next.MaintenanceWindow, err = patchWindow(cur.MaintenanceWindow, raw); err != nil {
-				return next, err
-			}
-		}
-		return next, nil
-	})
-}
-
-// mergeJSON applies a JSON merge patch to a document, keeping numbers
-// exactly as written.
-func mergeJSON(doc, patch json.RawMessage) (json.RawMessage, error) {
-	decode := func(raw json.RawMessage) (any, error) {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var v any
-		return v, dec.Decode(&v)
-	}
-	target, err := decode(doc)
-	if err != nil {
-		return nil, fmt.Errorf("api: stored compute_config: %w", err)
-	}
-	p, err := decode(patch)
-	if err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "compute_config in the patch is not valid JSON")
-	}
-	return json.Marshal(workload.MergePatch(target, p))
-}
-
-// mergeStrings applies a merge patch to a map of strings: null removes a key
-// (or, for the whole map, every key).
-func mergeStrings(cur map[string]string, raw json.RawMessage, at string) (map[string]string, error) {
-	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil, nil
-	}
-	var patch map[string]*string
-	if err := json.Unmarshal(raw, &patch); err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, at[1:]+" must be an object of strings", FieldError{Pointer: at, Message: "must be an object of strings (null removes a key)"})
-	}
-	out := maps.Clone(cur)
-	if out == nil {
-		out = map[string]string{}
-	}
-	for k, v := range patch {
-		if v == nil {
-			delete(out, k)
-		} else {
-			out[k] = *v
-		}
-	}
-	return out, nil
+	return s.change(w, r, service.Patch(patch))
 }
 
 // change applies a new desired state made from the current tenant (see

@@ -1,0 +1,185 @@
+package service
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
+)
+
+// Replacement is a tenant's whole desired state, as a replace sends it.
+type Replacement struct {
+	ComputeConfig json.RawMessage
+	// Labels, Annotations and MaintenanceWindow left nil keep the
+	// tenant's, so that a client that knows nothing of them does not wipe
+	// them; empty ones clear them.
+	Labels            map[string]string
+	Annotations       map[string]string
+	MaintenanceWindow *tenant.Window
+	// Plan is the plan chosen (see ChoosePlan); nil keeps the tenant's.
+	Plan *tenant.PlanRef
+}
+
+// Replace is the change (Change.Next) that replaces a tenant's desired
+// state with r.
+func Replace(r Replacement) func(cur *tenant.Tenant) (Desired, error) {
+	return func(cur *tenant.Tenant) (Desired, error) {
+		next := Desired{ComputeConfig: r.ComputeConfig, Labels: r.Labels, Annotations: r.Annotations, MaintenanceWindow: r.MaintenanceWindow}
+		if r.Labels == nil {
+			next.Labels = cur.Labels
+		}
+		if r.Annotations == nil {
+			next.Annotations = cur.Annotations
+		}
+		if r.MaintenanceWindow == nil {
+			next.MaintenanceWindow = cur.MaintenanceWindow
+		}
+		var err error
+		next.Plan, err = ChoosePlan(cur.Plan, r.Plan)
+		return next, err
+	}
+}
+
+// Patch is the change (Change.Next) that applies a JSON merge patch (RFC
+// 7396), given as its top-level members, to a tenant's desired state.
+// Members the patch does not name stay exactly as stored.
+func Patch(members map[string]json.RawMessage) func(cur *tenant.Tenant) (Desired, error) {
+	return func(cur *tenant.Tenant) (Desired, error) {
+		next := Desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
+			Plan: cur.Plan, MaintenanceWindow: cur.MaintenanceWindow}
+		var err error
+		if raw, ok := members["compute_config"]; ok {
+			if next.ComputeConfig, err = mergeJSON(cur.ComputeConfig, raw); err != nil {
+				return next, err
+			}
+			if err := RequireObject(next.ComputeConfig, "/compute_config"); err != nil {
+				return next, err
+			}
+		}
+		if raw, ok := members["labels"]; ok {
+			if next.Labels, err = mergeStrings(cur.Labels, raw, "/labels"); err != nil {
+				return next, err
+			}
+		}
+		if raw, ok := members["annotations"]; ok {
+			if next.Annotations, err = mergeStrings(cur.Annotations, raw, "/annotations"); err != nil {
+				return next, err
+			}
+		}
+		if raw, ok := members["plan"]; ok {
+			if next.Plan, err = patchPlan(cur.Plan, raw); err != nil {
+				return next, err
+			}
+		}
+		if raw, ok := members["maintenance_window"]; ok {
+			if next.MaintenanceWindow, err = patchWindow(cur.MaintenanceWindow, raw); err != nil {
+				return next, err
+			}
+		}
+		return next, nil
+	}
+}
+
+// mergeJSON applies a JSON merge patch to a document, keeping numbers
+// exactly as written.
+func mergeJSON(doc, patch json.RawMessage) (json.RawMessage, error) {
+	decode := func(raw json.RawMessage) (any, error) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		return v, dec.Decode(&v)
+	}
+	target, err := decode(doc)
+	if err != nil {
+		return nil, fmt.Errorf("service: stored compute_config: %w", err)
+	}
+	p, err := decode(patch)
+	if err != nil {
+		return nil, refuse(KindMalformed, wire.CodeInvalidBody, "compute_config in the patch is not valid JSON")
+	}
+	return json.Marshal(workload.MergePatch(target, p))
+}
+
+// mergeStrings applies a merge patch to a map of strings: null removes a key
+// (or, for the whole map, every key).
+func mergeStrings(cur map[string]string, raw json.RawMessage, at string) (map[string]string, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var patch map[string]*string
+	if err := json.Unmarshal(raw, &patch); err != nil {
+		return nil, refuse(KindMalformed, wire.CodeInvalidBody, at[1:]+" must be an object of strings", Field{Pointer: at, Message: "must be an object of strings (null removes a key)"})
+	}
+	out := maps.Clone(cur)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = *v
+		}
+	}
+	return out, nil
+}
+
+// patchPlan applies a merge patch's plan member to cur: null leaves the
+// plan; an object changes the members it names (see PatchPlan; version
+// null is the plan's current version; pinned null unpins).
+func patchPlan(cur *tenant.PlanRef, raw json.RawMessage) (*tenant.PlanRef, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, refuse(KindMalformed, wire.CodeInvalidBody, "plan must be an object", Field{Pointer: "/plan", Message: "must be an object or null"})
+	}
+	var choice wire.PlanChoice
+	if err := json.Unmarshal(raw, &choice); err != nil {
+		return nil, refuse(KindMalformed, wire.CodeInvalidBody, "plan is not valid: "+err.Error(), Field{Pointer: "/plan", Message: "has a member of the wrong type"})
+	}
+	var p PlanPatch
+	if v, ok := members["name"]; ok && !isNull(v) {
+		p.SetName, p.Name = true, choice.Name
+	}
+	if v, ok := members["version"]; ok {
+		p.SetVersion = true
+		if !isNull(v) {
+			p.Version = choice.Version
+		}
+	}
+	if _, ok := members["pinned"]; ok {
+		p.SetPinned, p.Pinned = true, choice.Pinned
+	}
+	return PatchPlan(cur, p)
+}
+
+// patchWindow applies a merge patch's maintenance_window member to cur:
+// null removes the window, an object merges into it.
+func patchWindow(cur *tenant.Window, raw json.RawMessage) (*tenant.Window, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	doc := json.RawMessage("{}")
+	if cur != nil {
+		doc, _ = json.Marshal(cur)
+	}
+	merged, err := mergeJSON(doc, raw)
+	if err != nil {
+		return nil, err
+	}
+	var w tenant.Window
+	if err := json.Unmarshal(merged, &w); err != nil {
+		return nil, refuse(KindMalformed, wire.CodeInvalidBody, "maintenance_window must be an object", Field{Pointer: "/maintenance_window", Message: "must be an object or null"})
+	}
+	return &w, nil
+}
+
+// isNull reports whether a JSON value is null, which a merge patch reads
+// as "remove".
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
