@@ -54,7 +54,7 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 	// second read of each.
 	members := fp.Stored()
 	started := &fleet.Rollout{Spec: fp.Spec, State: fleet.StateRunning}
-	waiting := waitingOf(fp.Now, started, pendingNow(started, members), fp.Tenants)
+	waiting := renderWaiting(service.WaitingOf(fp.Now, started, members, fp.Tenants))
 	return keepResponse(s, w, r, held,
 		func(keep *service.Keep[*fleet.Rollout]) (*fleet.Rollout, error) {
 			return s.svc.StartRollout(r.Context(), fp, actor(r), keep)

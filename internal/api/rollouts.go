@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -59,86 +58,20 @@ func (s *Server) writeRollout(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		return service.RolloutError(err, ro.ID)
 	}
-	waiting, err := s.waiting(r.Context(), ro, members)
+	waiting, err := s.svc.Waiting(r.Context(), ro, members)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("ETag", etag(ro.Version))
-	writeJSON(w, status, renderRollout(ro, fleet.Summarize(members), waiting))
+	writeJSON(w, status, renderRollout(ro, fleet.Summarize(members), renderWaiting(waiting)))
 	return nil
 }
 
-// waitingGets is how many pending members waiting reads one by one; it
-// reads more with the plan's followers, a page at a time, so that a wave
-// of thousands costs a few round trips to the store, not thousands (the
-// console reads a rollout every second).
-const waitingGets = 16
-
-// waiting lists the pending members of the wave in progress of a running
-// rollout whose tenant follows the rollout's plan and whose maintenance
-// window is closed now.
-func (s *Server) waiting(ctx context.Context, ro *fleet.Rollout, members []fleet.Member) ([]WaitingTenant, error) {
-	pending := pendingNow(ro, members)
-	if len(pending) == 0 {
-		return nil, nil
-	}
-	tenants := make(map[string]*tenant.Tenant, len(pending))
-	if len(pending) <= waitingGets {
-		for _, m := range pending {
-			t, err := s.store.Get(ctx, m.TenantID, tenant.GetOptions{})
-			if errors.Is(err, tenant.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			tenants[t.ID] = t
-		}
-	} else {
-		followers, err := tenant.ListAll(ctx, s.store, tenant.ListOptions{Plan: ro.Spec.Plan})
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range followers {
-			tenants[t.ID] = t
-		}
-	}
-	return waitingOf(s.opts.Now(), ro, pending, tenants), nil
-}
-
-// pendingNow returns the pending members of the wave in progress of a
-// rollout that is running (or paused or halted: it may run again).
-func pendingNow(ro *fleet.Rollout, members []fleet.Member) []fleet.Member {
-	if ro.State != fleet.StateRunning && ro.State != fleet.StatePaused && ro.State != fleet.StateHalted {
-		return nil
-	}
-	var out []fleet.Member
-	for _, m := range members {
-		if m.Wave == ro.Wave && m.State == fleet.MemberPending {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// waitingOf is waiting with the tenants at hand, by id. A member whose
-// tenant is not there (deleted) or no longer follows the plan waits for
-// nothing: the driver skips it.
-func waitingOf(now time.Time, ro *fleet.Rollout, pending []fleet.Member, tenants map[string]*tenant.Tenant) []WaitingTenant {
+// renderWaiting is the wire form of the members waiting for their windows.
+func renderWaiting(waiting []service.Waiting) []WaitingTenant {
 	var out []WaitingTenant
-	for _, m := range pending {
-		t := tenants[m.TenantID]
-		if t == nil || t.Plan == nil || t.Plan.Name != ro.Spec.Plan {
-			continue
-		}
-		if open, opens := t.MaintenanceWindow.Open(now); !open {
-			wt := WaitingTenant{TenantID: m.TenantID, TenantName: m.TenantName}
-			if !opens.IsZero() {
-				at := opens.UTC()
-				wt.OpensAt = &at
-			}
-			out = append(out, wt)
-		}
+	for _, w := range waiting {
+		out = append(out, WaitingTenant{TenantID: w.TenantID, TenantName: w.TenantName, OpensAt: w.OpensAt})
 	}
 	return out
 }
