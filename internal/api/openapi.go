@@ -98,35 +98,10 @@ func operation(rt route) (openapi.Operation, error) {
 		Method: rt.method, Pattern: rt.pattern, ID: rt.operation,
 		Summary: rt.summary, Description: notes.description,
 		Access:  accessOf[rt.access],
-		Request: body(rt.request), BodyOptional: rt.bodyOptional, MergePatch: rt.method == http.MethodPatch,
-		Response: body(rt.response), Status: rt.status, Success: notes.success,
-		Headers: map[string]string{}, Also: notes.also,
+		Request: openAPIBody(rt.request), BodyOptional: rt.bodyOptional, MergePatch: rt.method == http.MethodPatch,
+		Response: openAPIBody(rt.response), Status: rt.status, Success: notes.success,
+		Headers: map[string]string{}, Also: notes.also, Problems: routeProblems(rt, notes),
 	}
-	problems := map[int][]string{
-		http.StatusInternalServerError: {CodeInternal},
-		// A query parameter the operation does not read (checkQuery).
-		http.StatusBadRequest: {CodeInvalidParameter},
-	}
-	if rt.access != open {
-		problems[http.StatusUnauthorized] = []string{CodeUnauthorized}
-		// A reader on a write; on any route, an identity provider's token
-		// that maps to no role, or that cannot be checked now.
-		problems[http.StatusForbidden] = []string{CodeForbidden}
-		if !slices.ContainsFunc(notes.also, func(o openapi.Response) bool { return o.Status == http.StatusServiceUnavailable }) {
-			// (/readyz answers its own 503.)
-			problems[http.StatusServiceUnavailable] = []string{CodeIdentityUnavailable}
-		}
-	}
-	if rt.request != nil {
-		problems[http.StatusBadRequest] = append(problems[http.StatusBadRequest], CodeInvalidBody)
-		problems[http.StatusRequestEntityTooLarge] = []string{CodeBodyTooLarge}
-		// Nested deeper than jsonscan.MaxDepth, or a key repeated.
-		problems[http.StatusUnprocessableEntity] = []string{CodeInvalidBody}
-	}
-	for status, codes := range notes.problems {
-		problems[status] = append(problems[status], codes...)
-	}
-	op.Problems = problems
 
 	// Parameters: the path's, the documented query parameters and headers,
 	// then If-Match where a change can be conditional.
@@ -157,8 +132,38 @@ func operation(rt route) (openapi.Operation, error) {
 	return op, nil
 }
 
-// body is a route's request or response body as package openapi takes it.
-func body(v any) any {
+// routeProblems are the problems a route may answer, by status: those every
+// route of its kind answers, and those of its notes.
+func routeProblems(rt route, notes operationNote) map[int][]string {
+	out := map[int][]string{
+		http.StatusInternalServerError: {CodeInternal},
+		// A query parameter the operation does not read (checkQuery).
+		http.StatusBadRequest: {CodeInvalidParameter},
+	}
+	if rt.access != open {
+		out[http.StatusUnauthorized] = []string{CodeUnauthorized}
+		// A reader on a write; on any route, an identity provider's token
+		// that maps to no role, or that cannot be checked now.
+		out[http.StatusForbidden] = []string{CodeForbidden}
+		if !slices.ContainsFunc(notes.also, func(o openapi.Response) bool { return o.Status == http.StatusServiceUnavailable }) {
+			// (/readyz answers its own 503.)
+			out[http.StatusServiceUnavailable] = []string{CodeIdentityUnavailable}
+		}
+	}
+	if rt.request != nil {
+		out[http.StatusBadRequest] = append(out[http.StatusBadRequest], CodeInvalidBody)
+		out[http.StatusRequestEntityTooLarge] = []string{CodeBodyTooLarge}
+		// Nested deeper than jsonscan.MaxDepth, or a key repeated.
+		out[http.StatusUnprocessableEntity] = []string{CodeInvalidBody}
+	}
+	for status, codes := range notes.problems {
+		out[status] = append(out[status], codes...)
+	}
+	return out
+}
+
+// openAPIBody is a route's request or response body as package openapi takes it.
+func openAPIBody(v any) any {
 	if c, ok := v.(contentDescriber); ok {
 		return c.openAPIContent()
 	}

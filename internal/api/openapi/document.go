@@ -59,6 +59,42 @@ func JSON(ops []Operation) ([]byte, error) {
 
 // Build returns the document of ops, in their order.
 func Build(ops []Operation) (*openapi3.T, error) {
+	doc := newDocument()
+	gen := newSchemaGenerator()
+	// Every problem response refers to Problem.
+	if _, err := gen.ref(problemBody); err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, o := range ops {
+		if seen[o.ID] {
+			return nil, fmt.Errorf("openapi: operation %s is declared twice", o.ID)
+		}
+		seen[o.ID] = true
+		op, err := operation(gen, o)
+		if err != nil {
+			return nil, fmt.Errorf("openapi: %s %s: %w", o.Method, o.Pattern, err)
+		}
+		item := doc.Paths.Value(o.Pattern)
+		if item == nil {
+			item = &openapi3.PathItem{}
+			doc.Paths.Set(o.Pattern, item)
+		}
+		if item.GetOperation(o.Method) != nil {
+			return nil, fmt.Errorf("openapi: %s %s is declared twice", o.Method, o.Pattern)
+		}
+		item.SetOperation(o.Method, op)
+	}
+	if err := gen.unused(); err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	doc.Components.Schemas = gen.schemas
+	return doc, nil
+}
+
+// newDocument is the document without operations or schemas: what it says
+// of landlord, its security schemes, the request id and the tags.
+func newDocument() *openapi3.T {
 	doc := &openapi3.T{
 		OpenAPI: "3.1.0",
 		Info: &openapi3.Info{
@@ -103,35 +139,5 @@ func Build(ops []Operation) (*openapi3.T, error) {
 	for _, t := range tags {
 		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: t.name, Description: t.description})
 	}
-
-	gen := newSchemaGenerator()
-	// Every problem response refers to Problem.
-	if _, err := gen.ref(problemBody); err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
-	}
-	seen := map[string]bool{}
-	for _, o := range ops {
-		if seen[o.ID] {
-			return nil, fmt.Errorf("openapi: operation %s is declared twice", o.ID)
-		}
-		seen[o.ID] = true
-		op, err := operation(gen, o)
-		if err != nil {
-			return nil, fmt.Errorf("openapi: %s %s: %w", o.Method, o.Pattern, err)
-		}
-		item := doc.Paths.Value(o.Pattern)
-		if item == nil {
-			item = &openapi3.PathItem{}
-			doc.Paths.Set(o.Pattern, item)
-		}
-		if item.GetOperation(o.Method) != nil {
-			return nil, fmt.Errorf("openapi: %s %s is declared twice", o.Method, o.Pattern)
-		}
-		item.SetOperation(o.Method, op)
-	}
-	if err := gen.unused(); err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
-	}
-	doc.Components.Schemas = gen.schemas
-	return doc, nil
+	return doc
 }

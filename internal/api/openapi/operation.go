@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -137,56 +136,32 @@ func operation(gen *schemaGenerator, o Operation) (*openapi3.Operation, error) {
 	op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: requestIDRef})
 
 	if o.Request != nil {
-		body, err := gen.ref(o.Request)
-		if err != nil {
+		if op.RequestBody, err = requestBody(gen, o); err != nil {
 			return nil, err
 		}
-		gen.closed(body)
-		types := []string{contentJSON}
-		if o.MergePatch {
-			body = gen.mergePatch(body)
-			types = []string{contentMergePatch, contentJSON}
-		}
-		op.RequestBody = &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{
-			Required: !o.BodyOptional,
-			Content:  openapi3.NewContentWithSchemaRef(body, types),
-		}}
 	}
+	if err := responses(gen, op.Responses, o, problems); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
 
-	// The success response, then the others.
-	content, err := responseContent(gen, o.Response)
+// requestBody describes the body o takes.
+func requestBody(gen *schemaGenerator, o Operation) (*openapi3.RequestBodyRef, error) {
+	body, err := gen.ref(o.Request)
 	if err != nil {
 		return nil, err
 	}
-	ok := &openapi3.Response{Content: content, Headers: responseHeaders()}
-	desc := statusDoc(o.Status, o.Success)
-	ok.Description = &desc
-	for name, doc := range o.Headers {
-		ok.Headers[name] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-			Description: doc, Schema: openapi3.NewStringSchema().NewRef(),
-		}}}
+	gen.closed(body)
+	types := []string{contentJSON}
+	if o.MergePatch {
+		body = gen.mergePatch(body)
+		types = []string{contentMergePatch, contentJSON}
 	}
-	op.Responses.Set(strconv.Itoa(o.Status), &openapi3.ResponseRef{Value: ok})
-	for _, r := range o.Also {
-		if op.Responses.Value(strconv.Itoa(r.Status)) != nil {
-			return nil, fmt.Errorf("response %d is described twice", r.Status)
-		}
-		content, err := responseContent(gen, r.Body)
-		if err != nil {
-			return nil, err
-		}
-		desc := statusDoc(r.Status, r.Description)
-		op.Responses.Set(strconv.Itoa(r.Status), &openapi3.ResponseRef{Value: &openapi3.Response{
-			Description: &desc, Content: content, Headers: responseHeaders(),
-		}})
-	}
-	for _, status := range problems.statuses() {
-		if op.Responses.Value(strconv.Itoa(status)) != nil {
-			return nil, fmt.Errorf("response %d is both a success and a problem", status)
-		}
-		op.Responses.Set(strconv.Itoa(status), problemResponse(status, problems[status]))
-	}
-	return op, nil
+	return &openapi3.RequestBodyRef{Value: &openapi3.RequestBody{
+		Required: !o.BodyOptional,
+		Content:  openapi3.NewContentWithSchemaRef(body, types),
+	}}, nil
 }
 
 // parameter is the OpenAPI form of p.

@@ -1,11 +1,52 @@
 package openapi
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
+
+// responses sets the responses of o: its success, the others it gives, and
+// its problems.
+func responses(gen *schemaGenerator, out *openapi3.Responses, o Operation, problems problemSet) error {
+	// The success response, then the others.
+	content, err := responseContent(gen, o.Response)
+	if err != nil {
+		return err
+	}
+	ok := &openapi3.Response{Content: content, Headers: responseHeaders()}
+	desc := statusDoc(o.Status, o.Success)
+	ok.Description = &desc
+	for name, doc := range o.Headers {
+		ok.Headers[name] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
+			Description: doc, Schema: openapi3.NewStringSchema().NewRef(),
+		}}}
+	}
+	out.Set(strconv.Itoa(o.Status), &openapi3.ResponseRef{Value: ok})
+	for _, r := range o.Also {
+		if out.Value(strconv.Itoa(r.Status)) != nil {
+			return fmt.Errorf("response %d is described twice", r.Status)
+		}
+		content, err := responseContent(gen, r.Body)
+		if err != nil {
+			return err
+		}
+		desc := statusDoc(r.Status, r.Description)
+		out.Set(strconv.Itoa(r.Status), &openapi3.ResponseRef{Value: &openapi3.Response{
+			Description: &desc, Content: content, Headers: responseHeaders(),
+		}})
+	}
+	for _, status := range problems.statuses() {
+		if out.Value(strconv.Itoa(status)) != nil {
+			return fmt.Errorf("response %d is both a success and a problem", status)
+		}
+		out.Set(strconv.Itoa(status), problemResponse(status, problems[status]))
+	}
+	return nil
+}
 
 func responseContent(gen *schemaGenerator, body any) (openapi3.Content, error) {
 	switch b := body.(type) {
