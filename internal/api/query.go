@@ -8,22 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
-
-// queryNames are the query parameters an operation reads: those its notes
-// give, which the OpenAPI document lists too.
-func queryNames(operation string) []string {
-	var out []string
-	for _, p := range operationNotes[operation].params {
-		if p.param.In == openapi3.ParameterInQuery {
-			out = append(out, p.param.Name)
-		}
-	}
-	return out
-}
 
 // checkParameters refuses a path parameter whose value is not UTF-8
 // (%ff), then what checkQuery refuses: the rule checkBody applies to a

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // route is one operation of the API. The table of routes is served as is and
@@ -82,6 +84,18 @@ func groupRoutes(rs []route) map[string][]route {
 	for _, r := range rs {
 		r.query = queryNames(r.operation)
 		out[r.pattern] = append(out[r.pattern], r)
+	}
+	return out
+}
+
+// queryNames are the query parameters an operation reads: those its notes
+// give, which the OpenAPI document lists too.
+func queryNames(operation string) []string {
+	var out []string
+	for _, p := range operationNotes[operation].params {
+		if p.In == openapi3.ParameterInQuery {
+			out = append(out, p.Name)
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/jaxxstorm/landlord/internal/api/openapi"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -12,46 +13,33 @@ import (
 type operationNote struct {
 	description string
 	// params are the query parameters and headers the handler reads.
-	params []parameter
+	params []openapi.Parameter
 	// success says more of the success response.
 	success string
 	// headers are sent with the success response, beyond X-Request-ID,
-	// ETag (with a Tenant) and Location (with a 201).
-	headers openapi3.Headers
+	// ETag (with a Tenant or a Rollout) and Location (with a 201), by name,
+	// with what each says.
+	headers map[string]string
 	// also are other responses that are not problems.
-	also []otherResponse
+	also []openapi.Response
 	// problems are the problem codes the handler may answer, by status,
 	// beyond those of its access, parameters and body.
 	problems map[int][]string
 }
 
-type otherResponse struct {
-	status      int
-	description string
-	body        any
-}
-
-// parameter is a parameter a handler reads, with the problems a bad value
-// gets.
-type parameter struct {
-	param    *openapi3.Parameter
-	problems map[int][]string
-}
-
 var badParameter = map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}}
 
-func queryParam(name, doc string, schema *openapi3.Schema) *openapi3.Parameter {
-	return &openapi3.Parameter{Name: name, In: openapi3.ParameterInQuery, Description: doc, Schema: schema.NewRef()}
+func queryParam(name, doc string, schema *openapi3.Schema, problems map[int][]string) openapi.Parameter {
+	return openapi.Parameter{Name: name, In: openapi3.ParameterInQuery, Description: doc, Schema: schema, Problems: problems}
 }
 
-func headerParam(name, doc string) *openapi3.Parameter {
-	return &openapi3.Parameter{Name: name, In: openapi3.ParameterInHeader, Description: doc, Schema: openapi3.NewStringSchema().NewRef()}
+func headerParam(name, doc string, problems map[int][]string) openapi.Parameter {
+	return openapi.Parameter{Name: name, In: openapi3.ParameterInHeader, Description: doc, Schema: openapi3.NewStringSchema(), Problems: problems}
 }
 
 // repeated is a query parameter that may be given several times.
-func repeated(p *openapi3.Parameter) *openapi3.Parameter {
-	explode := true
-	p.Style, p.Explode = openapi3.SerializationForm, &explode
+func repeated(p openapi.Parameter) openapi.Parameter {
+	p.Repeated = true
 	return p
 }
 
@@ -76,101 +64,94 @@ func statusesSchema() *openapi3.Schema {
 }
 
 var (
-	pageSizeParam   = parameter{queryParam("page_size", "How many to return at most.", pageSizeSchema()), badParameter}
-	pageTokenParam  = parameter{queryParam("page_token", "The next_page_token of the previous page.", openapi3.NewStringSchema()), badParameter}
-	eventOrderParam = parameter{queryParam("order", "oldest lists the history oldest first, newest newest first. "+
-		"A page token continues the order it was returned by; given to the other order it is a 400.", eventOrderSchema()), badParameter}
+	pageSizeParam   = queryParam("page_size", "How many to return at most.", pageSizeSchema(), badParameter)
+	pageTokenParam  = queryParam("page_token", "The next_page_token of the previous page.", openapi3.NewStringSchema(), badParameter)
+	eventOrderParam = queryParam("order", "oldest lists the history oldest first, newest newest first. "+
+		"A page token continues the order it was returned by; given to the other order it is a 400.", eventOrderSchema(), badParameter)
 
-	dryRunParam = parameter{queryParam("dry_run", "Validate, and answer 200 with the tenant as it would be stored (provider chosen, defaults merged into effective_config, its layers in config_layers); store nothing.",
-		openapi3.NewBoolSchema()), badParameter}
-	includeDeletedParam = parameter{queryParam("include_deleted", "Find a deleted tenant too; without it, a deleted tenant is a 404.",
-		openapi3.NewBoolSchema()), badParameter}
-	listDeletedParam = parameter{queryParam("include_deleted", "List deleted tenants too.", openapi3.NewBoolSchema()), badParameter}
-	forgetParam      = parameter{queryParam("forget", "Delete the record at once, destroying nothing, of a tenant whose provider is not enabled on this server "+
+	dryRunParam = queryParam("dry_run", "Validate, and answer 200 with the tenant as it would be stored (provider chosen, defaults merged into effective_config, its layers in config_layers); store nothing.",
+		openapi3.NewBoolSchema(), badParameter)
+	includeDeletedParam = queryParam("include_deleted", "Find a deleted tenant too; without it, a deleted tenant is a 404.",
+		openapi3.NewBoolSchema(), badParameter)
+	listDeletedParam = queryParam("include_deleted", "List deleted tenants too.", openapi3.NewBoolSchema(), badParameter)
+	forgetParam      = queryParam("forget", "Delete the record at once, destroying nothing, of a tenant whose provider is not enabled on this server "+
 		"(it was switched to another): answered 200 with the tenant, deleted. The tenant's history records who forgot it and what may still run. "+
-		"A tenant whose provider is enabled is a 409 provider_enabled: delete it without forget.", openapi3.NewBoolSchema()),
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeProviderEnabled}}}
-	statusParam = parameter{repeated(queryParam("status", "Only tenants in one of these statuses. Repeat the parameter, or separate statuses with commas.",
-		statusesSchema())), badParameter}
-	labelParam = parameter{repeated(queryParam("label", "Only tenants with this label, as key=value. Repeat the parameter to require several.",
-		openapi3.NewArraySchema().WithItems(openapi3.NewStringSchema()))), badParameter}
-	providerFilterParam = parameter{param: queryParam("provider", "Only tenants of this compute provider.", openapi3.NewStringSchema())}
-	namePrefixParam     = parameter{param: queryParam("name_prefix", "Only tenants whose name starts with this.", openapi3.NewStringSchema())}
+		"A tenant whose provider is enabled is a 409 provider_enabled: delete it without forget.", openapi3.NewBoolSchema(),
+		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeProviderEnabled}})
+	statusParam = repeated(queryParam("status", "Only tenants in one of these statuses. Repeat the parameter, or separate statuses with commas.",
+		statusesSchema(), badParameter))
+	labelParam = repeated(queryParam("label", "Only tenants with this label, as key=value. Repeat the parameter to require several.",
+		openapi3.NewArraySchema().WithItems(openapi3.NewStringSchema()), badParameter))
+	providerFilterParam = queryParam("provider", "Only tenants of this compute provider.", openapi3.NewStringSchema(), nil)
+	namePrefixParam     = queryParam("name_prefix", "Only tenants whose name starts with this.", openapi3.NewStringSchema(), nil)
 
-	providerParam = parameter{queryParam("provider", "The provider to describe; the default provider when absent.", openapi3.NewStringSchema()),
-		map[int][]string{http.StatusUnprocessableEntity: {CodeProviderNotFound}}}
+	providerParam = queryParam("provider", "The provider to describe; the default provider when absent.", openapi3.NewStringSchema(),
+		map[int][]string{http.StatusUnprocessableEntity: {CodeProviderNotFound}})
 
-	idempotencyKeyParam = parameter{headerParam("Idempotency-Key", "Makes a retry safe: a request with the key of an earlier one (by the same token, within 24 hours) "+
+	idempotencyKeyParam = headerParam("Idempotency-Key", "Makes a retry safe: a request with the key of an earlier one (by the same token, within 24 hours) "+
 		"and the same body gets the earlier response again, with Idempotent-Replayed: true; with another body it is a 422. "+
 		"While the earlier one is in progress it is a 409 idempotency_in_progress with Retry-After. "+
 		"What the request stores and the response kept for the key are stored in one transaction; a request that fails, or is a dry run, keeps nothing, and frees the key. "+
-		"1 to 255 printable ASCII characters."),
+		"1 to 255 printable ASCII characters.",
 		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeIdempotencyPending},
-			http.StatusUnprocessableEntity: {CodeIdempotencyMismatch}}}
+			http.StatusUnprocessableEntity: {CodeIdempotencyMismatch}})
 
-	rolloutIfMatchParam = parameter{headerParam("If-Match", "Act only if the rollout's version is still this ETag (from an ETag header), else answer 412. "+
-		"Without it (or with *), a concurrent change (by the controller, say) is retried on the new state, or answered 409."),
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}}}
-	planFilterParam    = parameter{param: queryParam("plan", "Only tenants that follow this plan.", openapi3.NewStringSchema())}
-	rolloutPlanParam   = parameter{param: queryParam("plan", "Only rollouts of this plan.", openapi3.NewStringSchema())}
-	activeParam        = parameter{queryParam("active", "Only rollouts that have not finished (running, paused, halted, aborting).", openapi3.NewBoolSchema()), badParameter}
-	rolloutDryRunParam = parameter{queryParam("dry_run", "Answer 200 with the fleet plan: what the rollout would do, tenant by tenant (waves, effective config changes, "+
-		"the provider's action, maintenance windows, pinned and current tenants, counts); start nothing.", openapi3.NewBoolSchema()), badParameter}
-	afterParam = parameter{queryParam("after", "Only events after this seq (the seq of the last event read); 0 or absent from the first.",
-		openapi3.NewIntegerSchema().WithMin(0)), badParameter}
-	rolloutEventsPageParam = parameter{queryParam("page_size", "How many events to return at most; the most when absent.", openapi3.NewIntegerSchema().WithMin(1).WithMax(tenant.MaxPageSize)), badParameter}
+	rolloutIfMatchParam = headerParam("If-Match", "Act only if the rollout's version is still this ETag (from an ETag header), else answer 412. "+
+		"Without it (or with *), a concurrent change (by the controller, say) is retried on the new state, or answered 409.",
+		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}})
+	planFilterParam    = queryParam("plan", "Only tenants that follow this plan.", openapi3.NewStringSchema(), nil)
+	rolloutPlanParam   = queryParam("plan", "Only rollouts of this plan.", openapi3.NewStringSchema(), nil)
+	activeParam        = queryParam("active", "Only rollouts that have not finished (running, paused, halted, aborting).", openapi3.NewBoolSchema(), badParameter)
+	rolloutDryRunParam = queryParam("dry_run", "Answer 200 with the fleet plan: what the rollout would do, tenant by tenant (waves, effective config changes, "+
+		"the provider's action, maintenance windows, pinned and current tenants, counts); start nothing.", openapi3.NewBoolSchema(), badParameter)
+	afterParam = queryParam("after", "Only events after this seq (the seq of the last event read); 0 or absent from the first.",
+		openapi3.NewIntegerSchema().WithMin(0), badParameter)
+	rolloutEventsPageParam = queryParam("page_size", "How many events to return at most; the most when absent.", openapi3.NewIntegerSchema().WithMin(1).WithMax(tenant.MaxPageSize), badParameter)
 
-	ifMatchParam = parameter{headerParam("If-Match", "Change the tenant only if its version is still this ETag (from an ETag header), else answer 412. "+
-		"Without it (or with *), a concurrent change is retried on the new state, or answered 409."),
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}}}
+	ifMatchParam = headerParam("If-Match", "Change the tenant only if its version is still this ETag (from an ETag header), else answer 412. "+
+		"Without it (or with *), a concurrent change is retried on the new state, or answered 409.",
+		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}})
 )
 
 // pathParameter describes a path parameter by its name.
-func pathParameter(name string) (parameter, error) {
-	p := &openapi3.Parameter{Name: name, In: openapi3.ParameterInPath, Required: true}
+func pathParameter(name string) (openapi.Parameter, error) {
+	p := openapi.Parameter{Name: name, In: openapi3.ParameterInPath}
 	switch name {
 	case "tenant":
 		p.Description = "The tenant's id or name."
-		p.Schema = openapi3.NewStringSchema().NewRef()
-		return parameter{p, map[int][]string{http.StatusNotFound: {CodeTenantNotFound}}}, nil
+		p.Schema = openapi3.NewStringSchema()
+		p.Problems = map[int][]string{http.StatusNotFound: {CodeTenantNotFound}}
 	case "plan":
 		p.Description = "The plan's name."
-		p.Schema = openapi3.NewStringSchema().NewRef()
-		return parameter{p, map[int][]string{http.StatusNotFound: {CodePlanNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}}, nil
+		p.Schema = openapi3.NewStringSchema()
+		p.Problems = map[int][]string{http.StatusNotFound: {CodePlanNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}
 	case "version":
 		p.Description = "The version's number, from 1."
-		p.Schema = openapi3.NewIntegerSchema().WithMin(1).NewRef()
-		return parameter{p, map[int][]string{http.StatusNotFound: {CodePlanVersionNotFound}}}, nil
+		p.Schema = openapi3.NewIntegerSchema().WithMin(1)
+		p.Problems = map[int][]string{http.StatusNotFound: {CodePlanVersionNotFound}}
 	case "rollout":
 		p.Description = "The rollout's id."
-		p.Schema = openapi3.NewStringSchema().NewRef()
-		return parameter{p, map[int][]string{http.StatusNotFound: {CodeRolloutNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}}, nil
+		p.Schema = openapi3.NewStringSchema()
+		p.Problems = map[int][]string{http.StatusNotFound: {CodeRolloutNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}
 	case "asset":
-		s := openapi3.NewStringSchema()
-		for _, a := range docsAssetNames() {
-			s.Enum = append(s.Enum, a)
-		}
 		p.Description = "A file of the page, as the page names it."
-		p.Schema = s.NewRef()
-		return parameter{p, map[int][]string{http.StatusNotFound: {CodeNotFound}}}, nil
+		p.Schema = openapi3.NewStringSchema()
+		for _, a := range docsAssetNames() {
+			p.Schema.Enum = append(p.Schema.Enum, a)
+		}
+		p.Problems = map[int][]string{http.StatusNotFound: {CodeNotFound}}
+	default:
+		return openapi.Parameter{}, fmt.Errorf("path parameter {%s}: pathParameter does not describe it", name)
 	}
-	return parameter{}, fmt.Errorf("path parameter {%s}: pathParameter does not describe it", name)
+	return p, nil
 }
 
-var (
-	etagHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-		Description: "The tenant's version, for If-Match.", Schema: openapi3.NewStringSchema().NewRef(),
-	}}}
-	rolloutETagHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-		Description: "The rollout's version, for If-Match.", Schema: openapi3.NewStringSchema().NewRef(),
-	}}}
-	locationHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-		Description: "The path of what was created.", Schema: openapi3.NewStringSchema().NewRef(),
-	}}}
-	replayedHeader = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-		Description: "true when this is the earlier response to a request with the same Idempotency-Key.",
-		Schema:      openapi3.NewStringSchema().NewRef(),
-	}}}
+// The response headers the handlers send, with what each says.
+const (
+	etagDoc        = "The tenant's version, for If-Match."
+	rolloutETagDoc = "The rollout's version, for If-Match."
+	locationDoc    = "The path of what was created."
+	replayedDoc    = "true when this is the earlier response to a request with the same Idempotency-Key."
 )
 
 // changeProblems are the problems of a change to a tenant's desired state.
@@ -194,9 +175,9 @@ var rolloutActionProblems = map[int][]string{
 // operationNotes are keyed by operation.
 var operationNotes = map[string]operationNote{
 	"readyz": {
-		also: []otherResponse{{http.StatusServiceUnavailable, "a check failed; checks names it", Health{}}},
+		also: []openapi.Response{{Status: http.StatusServiceUnavailable, Description: "a check failed; checks names it", Body: Health{}}},
 	},
-	"getComputeConfig": {params: []parameter{providerParam}},
+	"getComputeConfig": {params: []openapi.Parameter{providerParam}},
 	"getMetrics": {
 		description: "The Prometheus text format: HTTP requests by route and code and their latency, tenants by status, reconciles and their duration, the controller's queue depth, provider operations by outcome, and the Go runtime.",
 		problems:    map[int][]string{http.StatusNotFound: {CodeNotFound}},
@@ -204,10 +185,10 @@ var operationNotes = map[string]operationNote{
 	"createTenant": {
 		description: "The tenant is validated in full (name rules, the provider's JSON Schema and rules, on the config merged with the operator's defaults and, for a tenant that follows a plan, the plan version's config) before anything is stored; the controller then provisions it. " +
 			"A tenant that follows a plan runs on the plan's provider; plan.version left out is the plan's current version.",
-		params:  []parameter{dryRunParam, idempotencyKeyParam},
+		params:  []openapi.Parameter{dryRunParam, idempotencyKeyParam},
 		success: "the tenant, as stored",
-		headers: openapi3.Headers{"Idempotent-Replayed": replayedHeader},
-		also:    []otherResponse{{http.StatusOK, "dry_run=true: the tenant as it would be stored, with effective_config; nothing is stored", Tenant{}}},
+		headers: map[string]string{"Idempotent-Replayed": replayedDoc},
+		also:    []openapi.Response{{Status: http.StatusOK, Description: "dry_run=true: the tenant as it would be stored, with effective_config; nothing is stored", Body: Tenant{}}},
 		problems: map[int][]string{
 			http.StatusBadRequest:          {CodeInvalidName},
 			http.StatusConflict:            {CodeNameTaken},
@@ -218,13 +199,13 @@ var operationNotes = map[string]operationNote{
 	},
 	"listTenants": {
 		description: "Deleted tenants are listed only with include_deleted=true, or when status names deleted.",
-		params:      []parameter{statusParam, providerFilterParam, labelParam, namePrefixParam, planFilterParam, listDeletedParam, pageSizeParam, pageTokenParam},
+		params:      []openapi.Parameter{statusParam, providerFilterParam, labelParam, namePrefixParam, planFilterParam, listDeletedParam, pageSizeParam, pageTokenParam},
 	},
 	"createPlan": {
 		description: "A plan has no version until one is published. Its provider is the server's default provider unless the request names one; it never changes.",
-		params:      []parameter{idempotencyKeyParam},
+		params:      []openapi.Parameter{idempotencyKeyParam},
 		success:     "the plan, as stored",
-		headers:     openapi3.Headers{"Idempotent-Replayed": replayedHeader},
+		headers:     map[string]string{"Idempotent-Replayed": replayedDoc},
 		problems: map[int][]string{
 			http.StatusConflict:            {CodePlanExists},
 			http.StatusUnprocessableEntity: {CodeInvalidBody, CodeProviderNotFound},
@@ -244,9 +225,9 @@ var operationNotes = map[string]operationNote{
 			"A plan's config is shown to every reader and shared by its tenants: a secret (a writeOnly field) or a provider choice in it is refused. " +
 			"The first version becomes the plan's current version; later ones reach tenants only through rollouts. " +
 			"With an Idempotency-Key, a retry gets the version its first request published instead of publishing another.",
-		params:  []parameter{idempotencyKeyParam},
+		params:  []openapi.Parameter{idempotencyKeyParam},
 		success: "the version, as stored",
-		headers: openapi3.Headers{"Idempotent-Replayed": replayedHeader},
+		headers: map[string]string{"Idempotent-Replayed": replayedDoc},
 		problems: map[int][]string{
 			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidBody},
 			http.StatusNotImplemented:      {CodeFleetUnavailable},
@@ -262,10 +243,10 @@ var operationNotes = map[string]operationNote{
 			"The elected controller then changes the tenants wave by wave, only inside their maintenance windows, at most max_in_flight at once; a tenant is done when it is ready at the generation that carries the new version. " +
 			"Each wave bakes for bake before the next; more than max_failures failed tenants (failed, or not ready within deadline) halt the rollout. A plan has at most one rollout that has not finished: " +
 			"with an Idempotency-Key, a retry gets the rollout its first request started (as it was then), not a 409 rollout_active.",
-		params:  []parameter{rolloutDryRunParam, idempotencyKeyParam},
+		params:  []openapi.Parameter{rolloutDryRunParam, idempotencyKeyParam},
 		success: "the rollout, started",
-		headers: openapi3.Headers{"Idempotent-Replayed": replayedHeader},
-		also:    []otherResponse{{http.StatusOK, "dry_run=true: the fleet plan; nothing is started", FleetPlan{}}},
+		headers: map[string]string{"Idempotent-Replayed": replayedDoc},
+		also:    []openapi.Response{{Status: http.StatusOK, Description: "dry_run=true: the fleet plan; nothing is started", Body: FleetPlan{}}},
 		problems: map[int][]string{
 			http.StatusConflict:            {CodeRolloutActive},
 			http.StatusUnprocessableEntity: {CodeInvalidBody, CodePlanBreaksTenants},
@@ -275,14 +256,14 @@ var operationNotes = map[string]operationNote{
 	},
 	"listRollouts": {
 		description: "Newest first, at most 100. Lists do not show the members waiting for their windows (waiting); GET a rollout for them.",
-		params:      []parameter{rolloutPlanParam, activeParam},
+		params:      []openapi.Parameter{rolloutPlanParam, activeParam},
 		problems:    map[int][]string{http.StatusNotImplemented: {CodeFleetUnavailable}},
 	},
 	"getRollout":         {description: "With its waves, its members' counts by state, the failed ones and those waiting for their maintenance windows."},
 	"listRolloutMembers": {description: "In wave order, then tenant id order."},
 	"listRolloutEvents": {
 		description: "Oldest first: the rollout's start, its waves, each tenant's change, completion, failure or skip, and every pause, resume, halt and abort, with who did it.",
-		params:      []parameter{afterParam, rolloutEventsPageParam},
+		params:      []openapi.Parameter{afterParam, rolloutEventsPageParam},
 	},
 	"pauseRollout": {
 		description: "A running rollout changes no more tenants until it is resumed; tenants already changing go on, and are followed.",
@@ -297,7 +278,7 @@ var operationNotes = map[string]operationNote{
 			"without, they stay at the target version. The body may be left out (no rollback).",
 		problems: rolloutActionProblems,
 	},
-	"getTenant": {params: []parameter{includeDeletedParam}},
+	"getTenant": {params: []openapi.Parameter{includeDeletedParam}},
 	"replaceTenant": {
 		description: "labels and annotations left out (or null) are kept; {} removes them all. plan and maintenance_window left out (or null) are kept. " + planDoc +
 			"A change that alters nothing answers 200 without bumping generation.",
@@ -311,14 +292,14 @@ var operationNotes = map[string]operationNote{
 	},
 	"deleteTenant": {
 		description: "The controller destroys the tenant's workload; the tenant keeps its record and history. Repeating the request is harmless.",
-		params:      []parameter{forgetParam},
+		params:      []openapi.Parameter{forgetParam},
 		success:     "deletion is under way; the tenant as it is now",
-		also:        []otherResponse{{http.StatusOK, "forget=true: the tenant, deleted", Tenant{}}},
+		also:        []openapi.Response{{Status: http.StatusOK, Description: "forget=true: the tenant, deleted", Body: Tenant{}}},
 		problems:    map[int][]string{http.StatusConflict: {CodeVersionConflict}, http.StatusServiceUnavailable: {CodeStorageUnavailable}},
 	},
 	"listTenantEvents": {
 		description: "Oldest first, or newest first with order=newest; a deleted tenant's history too.",
-		params:      []parameter{eventOrderParam, pageSizeParam, pageTokenParam},
+		params:      []openapi.Parameter{eventOrderParam, pageSizeParam, pageTokenParam},
 	},
 	"getTenantStatus": {
 		description: "Asks the provider now; nothing is cached.",
