@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 )
 
 // registrySchemas finds config schemas in the compute registry once serve
@@ -31,7 +31,7 @@ func (s *registrySchemas) Schema(name string) (*compute.Schema, error) {
 }
 
 // encryptionSummary says in the start-up line how secrets are stored.
-func encryptionSummary(keys *secretbox.Keyring) string {
+func encryptionSummary(keys *seal.Keyring) string {
 	if keys.Primary() == "" {
 		return "off: secrets are stored in plain text (encryption in docs/storage.md)"
 	}

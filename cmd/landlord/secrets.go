@@ -18,7 +18,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/config"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -44,7 +44,7 @@ landlord.yaml. See docs/storage.md.`,
 func newSecretsRotateCommand() *cobra.Command {
 	var (
 		configPath, database string
-		opts                 secretbox.RotateOptions
+		opts                 seal.RotateOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "rotate",
@@ -92,7 +92,7 @@ encryption off: stop landlord serve, decrypt, remove the block).`,
 	f.StringVar(&database, "database", "", "SQLite file path or postgres:// URL (env LANDLORD_DATABASE; default landlord.db)")
 	f.BoolVar(&opts.Decrypt, "decrypt", false, "store every sealed value in plain text instead")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "count what would change, and write nothing")
-	f.IntVar(&opts.BatchSize, "batch", secretbox.DefaultBatchSize, "tenants rewritten per transaction")
+	f.IntVar(&opts.BatchSize, "batch", seal.DefaultBatchSize, "tenants rewritten per transaction")
 	return cmd
 }
 
@@ -100,9 +100,9 @@ encryption off: stop landlord serve, decrypt, remove the block).`,
 // rotate.
 const maxFailuresShown = 20
 
-// rotateSecrets runs secretbox.Rotate on cfg's database with its keys, and
+// rotateSecrets runs seal.Rotate on cfg's database with its keys, and
 // reports what it did on stdout; warnings and failures go to stderr.
-func rotateSecrets(ctx context.Context, cfg config.Config, opts secretbox.RotateOptions, stdout, stderr io.Writer) error {
+func rotateSecrets(ctx context.Context, cfg config.Config, opts seal.RotateOptions, stdout, stderr io.Writer) error {
 	log := newLogger("warn", stderr)
 	keys, err := cfg.Encryption.Keyring(os.Getenv, log)
 	if err != nil {
@@ -129,7 +129,7 @@ func rotateSecrets(ctx context.Context, cfg config.Config, opts secretbox.Rotate
 	if !ok {
 		return fmt.Errorf("secrets rotate: the %s store cannot rewrite configs", cfg.Database.Driver)
 	}
-	stats, err := secretbox.Rotate(ctx, rewriter, secretbox.NewConfigs(keys, schemas), opts)
+	stats, err := seal.Rotate(ctx, rewriter, seal.NewConfigs(keys, schemas), opts)
 	printRotation(stdout, stats, keys.Primary(), opts)
 	for _, provider := range slices.Sorted(maps.Keys(stats.NoSchema)) {
 		why := unavailable[provider]
@@ -156,7 +156,7 @@ func rotateSecrets(ctx context.Context, cfg config.Config, opts secretbox.Rotate
 }
 
 // printRotation reports what a rotation did.
-func printRotation(w io.Writer, stats secretbox.Stats, primary string, opts secretbox.RotateOptions) {
+func printRotation(w io.Writer, stats seal.Stats, primary string, opts seal.RotateOptions) {
 	verb := "written"
 	if opts.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was written")

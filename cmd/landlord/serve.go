@@ -31,7 +31,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/rollout"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -166,7 +166,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 		return withExitCode(exitUsage, err)
 	}
 	schemas := &registrySchemas{}
-	store, dbDesc, err := openStore(ctx, cfg.Database, secretbox.NewConfigs(keys, schemas), log)
+	store, dbDesc, err := openStore(ctx, cfg.Database, seal.NewConfigs(keys, schemas), log)
 	if err != nil {
 		return err
 	}
