@@ -428,10 +428,11 @@ func withConsole(server *api.Server, console *ui.Console) http.Handler {
 	return mux
 }
 
-// configHashKey names the install key (tenant.KeyStore) the Docker provider
-// keys its configuration hashes with, so that they reveal nothing of the
-// secrets they cover and agree across restarts and replicas.
-const configHashKey = "docker-config-hash"
+// configHashKey names the install key (tenant.KeyStore) every compute
+// provider keys its configuration hashes with, so that they reveal nothing
+// of the secrets they cover and agree across restarts and replicas. It was
+// "docker-config-hash" before the stores' migrations copied it here.
+const configHashKey = "provider-config-hash"
 
 // store is what serve needs of a database.
 type store interface {
