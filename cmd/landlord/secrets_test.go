@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/seal"
@@ -45,7 +47,8 @@ func writeKeyConfig(t *testing.T, dir, primary string, keys ...string) string {
 }
 
 // sealedStore opens the SQLite database at db sealing with the keys of
-// the configuration file path, as serve does.
+// the configuration file path, as serve does, and the config schema of
+// the mock provider, which the tenants of these tests use.
 func sealedStore(t *testing.T, path, db string) *sqlite.Store {
 	t.Helper()
 	cfg, _, err := config.Load(path, os.Getenv)
@@ -56,11 +59,14 @@ func sealedStore(t *testing.T, path, db string) *sqlite.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas, _, err := rotationSchemas(context.Background(), cfg)
+	mockProvider, err := mock.New(mock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeProviders(schemas) })
+	schemas := compute.NewRegistry()
+	if err := schemas.Register(mockProvider); err != nil {
+		t.Fatal(err)
+	}
 	s, err := sqlite.Open(context.Background(), db, sqlite.Options{Sealer: seal.NewConfigs(keys, schemas)})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"github.com/jaxxstorm/landlord/internal/seal"
 )
 
-// registrySchemas finds config schemas in the compute registry once serve
-// has made it: the store, which seals with them, is opened first, since
+// registrySchemas finds config schemas in the compute registry once the
+// server has made it: the store, which seals with them, is opened first, since
 // the providers are made with a key it keeps. Nothing is sealed before
 // the API starts.
 type registrySchemas struct {
@@ -25,7 +25,7 @@ func (s *registrySchemas) set(r *compute.Registry) { s.registry.Store(r) }
 func (s *registrySchemas) Schema(name string) (*compute.Schema, error) {
 	r := s.registry.Load()
 	if r == nil {
-		return nil, errors.New("serve: the compute providers are not ready")
+		return nil, errors.New("server: the compute providers are not ready")
 	}
 	return r.Schema(name)
 }
