@@ -32,10 +32,7 @@ type Rotator struct {
 // rotating it would report success. Errors of the configuration match
 // ErrConfig.
 func NewRotator(ctx context.Context, cfg config.Config, opts Options) (*Rotator, error) {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	opts = opts.withDefaults()
 	schemas, unavailable, err := opts.Providers.schemas(ctx, cfg)
 	if err != nil {
 		return nil, refused(err)
@@ -47,7 +44,7 @@ func NewRotator(ctx context.Context, cfg config.Config, opts Options) (*Rotator,
 			return nil, refused(fmt.Errorf("secrets rotate: no database at %s (%w): pass the --database or --config landlord serve uses", cfg.Database.Path, err))
 		}
 	}
-	if r.db, _, err = openStore(ctx, cfg.Database, nil, log); err != nil {
+	if r.db, _, err = openStore(ctx, cfg.Database, nil, opts.Logger); err != nil {
 		r.Close()
 		return nil, err
 	}

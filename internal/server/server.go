@@ -35,6 +35,18 @@ type Options struct {
 	ConfigFile string
 }
 
+// withDefaults fills in what opts leaves out: a logger that discards, and
+// a keyring without keys.
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Keys == nil {
+		o.Keys, _ = seal.NewKeyring("") // no key, nothing to refuse
+	}
+	return o
+}
+
 // Server is landlord's server: the API and the web console on one
 // address, the controller and the rollout driver behind them, on one
 // database. New builds it; Run serves it.
@@ -66,12 +78,7 @@ type Server struct {
 // ErrConfig. A Server that New returns holds the address and the database
 // until Run returns or Close is called.
 func New(ctx context.Context, cfg config.Config, opts Options) (*Server, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Keys == nil {
-		opts.Keys, _ = seal.NewKeyring("") // no key, nothing to refuse
-	}
+	opts = opts.withDefaults()
 	s := &Server{cfg: cfg, opts: opts, log: opts.Logger}
 	var err error
 	if s.access, err = checkAccess(ctx, cfg, s.log); err != nil {
