@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/jaxxstorm/landlord/internal/server"
 )
 
 // providerDoc is the document whose providers section is generated from
@@ -20,26 +22,16 @@ const (
 )
 
 // renderProviderDoc is the generated section of providerDoc, markers
-// included: the providers of providerTable with their summaries, and those
-// planned but not built.
+// included: the providers of providerTable with their summaries.
 func renderProviderDoc() string {
 	var b strings.Builder
 	b.WriteString(providerDocBegin + "\n")
 	b.WriteString("<!-- Generated from providerTable (cmd/landlord/providers.go) by go generate ./cmd/landlord; do not edit. -->\n\n")
 	b.WriteString("| provider | runs tenants on |\n| --- | --- |\n")
 	entries := slices.Clone(providerTable)
-	slices.SortFunc(entries, func(a, b providerEntry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(entries, func(a, b server.ProviderFactory) int { return strings.Compare(a.Name, b.Name) })
 	for _, e := range entries {
 		b.WriteString("| `" + e.Name + "` | " + strings.ReplaceAll(e.Summary, "|", `\|`) + " |\n")
-	}
-	var planned []string
-	for _, name := range providersNotBuilt {
-		if _, err := lookupProvider(name); err != nil {
-			planned = append(planned, "`"+name+"`")
-		}
-	}
-	if len(planned) > 0 {
-		b.WriteString("\nNot in this build: " + strings.Join(planned, ", ") + ": a configuration block for one of them stops start-up, saying so.\n")
 	}
 	b.WriteString(providerDocEnd)
 	return b.String()

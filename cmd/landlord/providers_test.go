@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/server"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
@@ -35,7 +36,7 @@ func TestProviderTable(t *testing.T) {
 			if e.Summary == "" || strings.Contains(e.Summary, "\n") {
 				t.Errorf("the summary %q is not one line", e.Summary)
 			}
-			p, err := e.New(context.Background(), providerEnv{HashKey: []byte("landlord-test-hash-key-0123456789")})
+			p, err := e.New(context.Background(), server.ProviderEnv{HashKey: []byte("landlord-test-hash-key-0123456789")})
 			if err != nil {
 				t.Fatalf("New with its defaults: %v", err)
 			}
@@ -50,13 +51,8 @@ func TestProviderTable(t *testing.T) {
 }
 
 // A name that is not in the table is refused at start-up with exit code 2,
-// saying what the build has; a provider that is planned but not built says
-// so rather than calling the name unknown.
+// saying what the build has.
 func TestServeRefusesProvidersNotInThisBuild(t *testing.T) {
-	// Every provider the seeds name is built now; a planned one stands in.
-	saved := providersNotBuilt
-	providersNotBuilt = []string{"podman"}
-	t.Cleanup(func() { providersNotBuilt = saved })
 	available := "(available: " + strings.Join(providerNames(), ", ") + ")"
 	for _, tt := range []struct {
 		name    string
@@ -64,8 +60,6 @@ func TestServeRefusesProvidersNotInThisBuild(t *testing.T) {
 		want    string
 	}{
 		{"unknown block", map[string]any{"docker2": map[string]any{}}, "config: compute.docker2: no such provider in this build " + available},
-		{"planned block", map[string]any{"podman": map[string]any{"socket": "/run/podman.sock"}}, "config: compute.podman: provider podman is not available in this build " + available},
-		{"planned default", map[string]any{"default": "podman", "mock": map[string]any{}}, "config: compute.default: provider podman is not available in this build " + available},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
@@ -88,7 +82,7 @@ func TestServeRefusesProvidersNotInThisBuild(t *testing.T) {
 func TestATableLineIsAllAProviderNeeds(t *testing.T) {
 	const summary = "nowhere: a provider that lives only in a test"
 	saved := providerTable
-	providerTable = append(slices.Clip(providerTable), providerEntry{Name: throwawayName, Summary: summary, New: func(_ context.Context, env providerEnv) (compute.Provider, error) {
+	providerTable = append(slices.Clip(providerTable), server.ProviderFactory{Name: throwawayName, Summary: summary, New: func(_ context.Context, env server.ProviderEnv) (compute.Provider, error) {
 		return newThrowaway(env.Block)
 	}})
 	t.Cleanup(func() { providerTable = saved })
@@ -137,42 +131,6 @@ func TestATableLineIsAllAProviderNeeds(t *testing.T) {
 	t.Run("the generated doc section", func(t *testing.T) {
 		mustContain(t, "the doc section", renderProviderDoc(), "| `"+throwawayName+"` | "+summary+" |")
 	})
-}
-
-// startServe runs serve with cfg on a free loopback address and a new
-// database until the test ends, and returns the API's base URL and the log
-// once serve has started.
-func startServe(t *testing.T, cfg config.Config) (string, *providertest.LogBuffer) {
-	t.Helper()
-	cfg.Listen = servetest.FreeAddr(t)
-	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-	logs := &providertest.LogBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	var serveErr error
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		serveErr = serve(ctx, cfg, "", logs)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-stopped
-		if serveErr != nil && !t.Failed() {
-			t.Errorf("serve: %v\n%s", serveErr, logs)
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(logs.String(), `"msg":"landlord started"`) {
-		select {
-		case <-stopped:
-			t.Fatalf("serve did not start: %v\n%s", serveErr, logs)
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", logs)
-		}
-	}
-	return "http://" + cfg.Listen, logs
 }
 
 // throwawayName is the name of the provider that lives only in these tests.

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"os"
 	"os/signal"
@@ -16,10 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/config"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
-	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/seal"
+	"github.com/jaxxstorm/landlord/internal/server"
 )
 
 func init() { commands = append(commands, newSecretsCommand) }
@@ -44,7 +41,7 @@ landlord.yaml. See docs/storage.md.`,
 func newSecretsRotateCommand() *cobra.Command {
 	var (
 		configPath, database string
-		opts                 secretbox.RotateOptions
+		opts                 seal.RotateOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "rotate",
@@ -92,7 +89,7 @@ encryption off: stop landlord serve, decrypt, remove the block).`,
 	f.StringVar(&database, "database", "", "SQLite file path or postgres:// URL (env LANDLORD_DATABASE; default landlord.db)")
 	f.BoolVar(&opts.Decrypt, "decrypt", false, "store every sealed value in plain text instead")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "count what would change, and write nothing")
-	f.IntVar(&opts.BatchSize, "batch", secretbox.DefaultBatchSize, "tenants rewritten per transaction")
+	f.IntVar(&opts.BatchSize, "batch", seal.DefaultBatchSize, "tenants rewritten per transaction")
 	return cmd
 }
 
@@ -100,44 +97,25 @@ encryption off: stop landlord serve, decrypt, remove the block).`,
 // rotate.
 const maxFailuresShown = 20
 
-// rotateSecrets runs secretbox.Rotate on cfg's database with its keys, and
-// reports what it did on stdout; warnings and failures go to stderr.
-func rotateSecrets(ctx context.Context, cfg config.Config, opts secretbox.RotateOptions, stdout, stderr io.Writer) error {
+// rotateSecrets rotates the secrets of cfg's database with its keys (see
+// server.Rotator), and reports what it did on stdout; warnings and
+// failures go to stderr.
+func rotateSecrets(ctx context.Context, cfg config.Config, opts seal.RotateOptions, stdout, stderr io.Writer) error {
 	log := newLogger("warn", stderr)
 	keys, err := cfg.Encryption.Keyring(os.Getenv, log)
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
-	schemas, unavailable, err := rotationSchemas(ctx, cfg)
+	r, err := server.NewRotator(ctx, cfg, server.Options{Providers: providerTable, Keys: keys, Logger: log})
 	if err != nil {
-		return withExitCode(exitUsage, err)
+		return serverExit(err)
 	}
-	defer closeProviders(schemas)
-	if cfg.Database.Driver != "postgres" {
-		// Opening a SQLite path creates the file: a mistyped --database
-		// would rotate an empty database and report success.
-		if _, err := os.Stat(cfg.Database.Path); err != nil {
-			return withExitCode(exitUsage, fmt.Errorf("secrets rotate: no database at %s (%w): pass the --database or --config landlord serve uses", cfg.Database.Path, err))
-		}
-	}
-	db, _, err := openStore(ctx, cfg.Database, nil, log)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	rewriter, ok := db.(tenant.ConfigRewriter)
-	if !ok {
-		return fmt.Errorf("secrets rotate: the %s store cannot rewrite configs", cfg.Database.Driver)
-	}
-	stats, err := secretbox.Rotate(ctx, rewriter, secretbox.NewConfigs(keys, schemas), opts)
+	defer r.Close()
+	stats, err := r.Rotate(ctx, opts)
 	printRotation(stdout, stats, keys.Primary(), opts)
 	for _, provider := range slices.Sorted(maps.Keys(stats.NoSchema)) {
-		why := unavailable[provider]
-		if why == nil {
-			why = errors.New("not in this build")
-		}
 		fmt.Fprintf(stderr, "warning: %d tenants of provider %s: its config schema is not known here (%v): their sealed values were rotated, but secrets they hold in plain text, if any, were not looked for; run rotate with the configuration of landlord serve\n",
-			stats.NoSchema[provider], provider, why)
+			stats.NoSchema[provider], provider, r.WhyNoSchema(provider))
 	}
 	if err != nil {
 		return err
@@ -156,7 +134,7 @@ func rotateSecrets(ctx context.Context, cfg config.Config, opts secretbox.Rotate
 }
 
 // printRotation reports what a rotation did.
-func printRotation(w io.Writer, stats secretbox.Stats, primary string, opts secretbox.RotateOptions) {
+func printRotation(w io.Writer, stats seal.Stats, primary string, opts seal.RotateOptions) {
 	verb := "written"
 	if opts.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was written")
@@ -176,46 +154,4 @@ func printRotation(w io.Writer, stats secretbox.Stats, primary string, opts secr
 		fmt.Fprintf(tw, "tenants that could not be rotated:\t%d\n", len(stats.Failed))
 	}
 	_ = tw.Flush()
-}
-
-// rotationSchemas returns a registry of every provider of this build,
-// each made with its block of cfg (else with its defaults) as serve makes
-// it, for its config schema: rotate finds the secrets stored in plain text
-// with it. A provider that cannot be made here (a kubeconfig that is not
-// there, say) is left out, with the reason. Nothing is contacted.
-func rotationSchemas(ctx context.Context, cfg config.Config) (*compute.Registry, map[string]error, error) {
-	blocks, err := cfg.ComputeBlocks()
-	if err != nil {
-		return nil, nil, err
-	}
-	env := providerEnv{HashKey: make([]byte, 32), Logger: slog.New(slog.DiscardHandler)}
-	rand.Read(env.HashKey) // only the schemas are used
-	registry := compute.NewRegistry()
-	unavailable := map[string]error{}
-	for _, name := range providerNames() {
-		env.Block = blocks[name]
-		p, err := newProvider(ctx, name, env)
-		if err == nil {
-			if err = registry.Register(p); err != nil {
-				closeProvider(p)
-			}
-		}
-		if err != nil {
-			unavailable[name] = err
-		}
-	}
-	return registry, unavailable, nil
-}
-
-// closeProviders releases what the providers of r hold.
-func closeProviders(r *compute.Registry) {
-	for _, p := range r.List() {
-		closeProvider(p)
-	}
-}
-
-func closeProvider(p compute.Provider) {
-	if c, ok := p.(io.Closer); ok {
-		_ = c.Close()
-	}
 }

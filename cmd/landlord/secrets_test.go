@@ -13,9 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -45,7 +47,8 @@ func writeKeyConfig(t *testing.T, dir, primary string, keys ...string) string {
 }
 
 // sealedStore opens the SQLite database at db sealing with the keys of
-// the configuration file path, as serve does.
+// the configuration file path, as serve does, and the config schema of
+// the mock provider, which the tenants of these tests use.
 func sealedStore(t *testing.T, path, db string) *sqlite.Store {
 	t.Helper()
 	cfg, _, err := config.Load(path, os.Getenv)
@@ -56,12 +59,15 @@ func sealedStore(t *testing.T, path, db string) *sqlite.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas, _, err := rotationSchemas(context.Background(), cfg)
+	mockProvider, err := mock.New(mock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { closeProviders(schemas) })
-	s, err := sqlite.Open(context.Background(), db, sqlite.Options{Sealer: secretbox.NewConfigs(keys, schemas)})
+	schemas := compute.NewRegistry()
+	if err := schemas.Register(mockProvider); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(context.Background(), db, sqlite.Options{Sealer: seal.NewConfigs(keys, schemas)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +197,8 @@ func TestSecretsRotateRefuses(t *testing.T) {
 }
 
 func TestPrintRotationGolden(t *testing.T) {
-	stats := secretbox.Stats{Tenants: 1200, Rewritten: 1150, Counts: secretbox.Counts{Current: 40, Resealed: 2250, Sealed: 60}}
-	for name, opts := range map[string]secretbox.RotateOptions{
+	stats := seal.Stats{Tenants: 1200, Rewritten: 1150, Counts: seal.Counts{Current: 40, Resealed: 2250, Sealed: 60}}
+	for name, opts := range map[string]seal.RotateOptions{
 		"secrets_rotate":         {},
 		"secrets_rotate_dry_run": {DryRun: true},
 	} {
@@ -201,7 +207,7 @@ func TestPrintRotationGolden(t *testing.T) {
 		checkGolden(t, name, b.Bytes())
 	}
 	var b bytes.Buffer
-	printRotation(&b, secretbox.Stats{Tenants: 1200, Rewritten: 1150, Counts: secretbox.Counts{Opened: 2350}, Failed: []error{errors.New("x")}}, "", secretbox.RotateOptions{Decrypt: true})
+	printRotation(&b, seal.Stats{Tenants: 1200, Rewritten: 1150, Counts: seal.Counts{Opened: 2350}, Failed: []error{errors.New("x")}}, "", seal.RotateOptions{Decrypt: true})
 	checkGolden(t, "secrets_rotate_decrypt", b.Bytes())
 }
 

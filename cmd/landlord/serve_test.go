@@ -2,135 +2,22 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	dockerclient "github.com/moby/moby/client"
-
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
-func TestServeRunsTheProduct(t *testing.T) {
-	// No Docker Engine answers here, so serve falls back to the mock.
-	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-docker.sock"))
-	cfg := config.Defaults()
-	cfg.Listen = servetest.FreeAddr(t)
-	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-	logs := &providertest.LogBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, "", logs) }()
-	base := "http://" + cfg.Listen
-
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve never answered: %v\n%s", err, logs)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	res, err := http.Post(base+"/v1/tenants", "application/json", strings.NewReader(`{"name":"acme","compute_config":{"image":"example.com/app:1"}}`))
-	if err != nil || res.StatusCode != 201 {
-		t.Fatalf("create: %v %v", res, err)
-	}
-	res.Body.Close()
-	for status := ""; status != "ready"; {
-		res, err := http.Get(base + "/v1/tenants/acme")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got struct{ Status string }
-		_ = json.NewDecoder(res.Body).Decode(&got)
-		res.Body.Close()
-		status = got.Status
-		if time.Now().After(deadline) {
-			t.Fatalf("the tenant never became ready: %s\n%s", status, logs)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v", err)
-	}
-	for _, want := range []string{`no Docker Engine answers: using the mock provider`, `"msg":"landlord started"`, `"database":"sqlite:`, `"providers":"mock"`, `"auth":"none (loopback only)"`, `"msg":"partitions released"`, `"msg":"landlord stopped"`} {
-		if !strings.Contains(logs.String(), want) {
-			t.Errorf("the log lacks %s", want)
-		}
-	}
-	// The console records sessions in the database, so that sign-out ends
-	// one on every replica.
-	if strings.Contains(logs.String(), "sessions are not recorded") {
-		t.Errorf("serve gives the console no session store:\n%s", logs)
-	}
-}
-
-// With no compute block, serve runs tenants on the Docker Engine when one
-// answers, and on the provider --provider names without asking Docker.
-func TestServeChoosesTheProvider(t *testing.T) {
-	dockerAnswers := dockerEngineAnswers(t)
-	for _, tt := range []struct {
-		name, provider, dockerHost string
-		want                       string
-	}{
-		{name: "engine answers", want: "docker"},
-		{name: "no engine", dockerHost: "unix:///nonexistent/docker.sock", want: "mock"},
-		{name: "mock asked for", provider: "mock", want: "mock"},
-		{name: "docker asked for without an engine", provider: "docker", dockerHost: "unix:///nonexistent/docker.sock", want: "docker"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.want == "docker" && tt.dockerHost == "" && !dockerAnswers {
-				t.Skip("no Docker Engine answers (set LANDLORD_REQUIRE_DOCKER=1 to make this a failure)")
-			}
-			if tt.dockerHost != "" {
-				t.Setenv("DOCKER_HOST", tt.dockerHost)
-			}
-			cfg := config.Defaults()
-			cfg.Listen = servetest.FreeAddr(t)
-			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-			if tt.provider != "" {
-				cfg.SetComputeDefault(tt.provider)
-			}
-			logs := serveUntilStarted(t, cfg)
-			if want := `"providers":"` + tt.want + `"`; !strings.Contains(logs, want) {
-				t.Errorf("the start-up line lacks %s:\n%s", want, logs)
-			}
-		})
-	}
-}
-
-// dockerEngineAnswers reports whether the Docker Engine of the environment
-// answers a ping; LANDLORD_REQUIRE_DOCKER=1 makes "no" a failure.
-func dockerEngineAnswers(t *testing.T) bool {
-	t.Helper()
-	c, err := dockerclient.New(dockerclient.FromEnv)
-	if err == nil {
-		defer c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err = c.Ping(ctx, dockerclient.PingOptions{NegotiateAPIVersion: true}); err == nil {
-			return true
-		}
-	}
-	if os.Getenv("LANDLORD_REQUIRE_DOCKER") == "1" {
-		t.Fatalf("no Docker Engine answers and LANDLORD_REQUIRE_DOCKER=1: %v", err)
-	}
-	return false
-}
-
+// Settings the server refuses end start-up with exit code 2 before
+// anything listens (internal/server tests the refusals themselves).
 func TestServeRefusesBadSettings(t *testing.T) {
 	for name, mutate := range map[string]func(*config.Config){
 		"no tokens off loopback": func(c *config.Config) { c.Listen = "0.0.0.0:0" },
@@ -157,6 +44,66 @@ func TestServeRefusesBadSettings(t *testing.T) {
 	}
 }
 
+// A provider name this build does not have is refused before the database
+// is opened: a typo leaves no database file behind.
+func TestServeChecksProviderNamesFirst(t *testing.T) {
+	for name, mutate := range map[string]func(*config.Config){
+		"unknown provider":       func(c *config.Config) { c.Compute = map[string]any{"docker2": map[string]any{}} },
+		"unknown default":        func(c *config.Config) { c.Compute = map[string]any{"default": "docker2", "mock": map[string]any{}} },
+		"unknown provider asked": func(c *config.Config) { c.SetComputeDefault("mok") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := config.Defaults()
+			cfg.Listen = servetest.FreeAddr(t)
+			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+			mutate(&cfg)
+			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
+			var coded *exitCodeError
+			if !errors.As(err, &coded) || coded.code != exitUsage || !strings.Contains(err.Error(), "docker, ecs, kubernetes, nomad") && !strings.Contains(err.Error(), "mock") {
+				t.Errorf("serve = %v, want a usage error naming the providers there are", err)
+			}
+			if _, err := os.Stat(cfg.Database.Path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the database file was created: %v", err)
+			}
+		})
+	}
+}
+
+func TestServePlainHTTPOffLoopback(t *testing.T) {
+	newConfig := func(t *testing.T) config.Config {
+		cfg := config.Defaults()
+		cfg.Listen = "0.0.0.0:0"
+		cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+		cfg.Tokens = []config.Token{{Name: "ops", Secret: "admin-secret", Role: "admin"}}
+		cfg.SetComputeDefault("mock")
+		return cfg
+	}
+	t.Run("refused without the switch", func(t *testing.T) {
+		err := serve(context.Background(), newConfig(t), "", &providertest.LogBuffer{})
+		var coded *exitCodeError
+		if !errors.Is(err, config.ErrPlainHTTP) || !errors.As(err, &coded) || coded.code != exitUsage {
+			t.Fatalf("serve = %v, want a usage error for plain HTTP", err)
+		}
+		if !strings.Contains(err.Error(), "--insecure-http") {
+			t.Errorf("the error does not say what to do: %v", err)
+		}
+	})
+	for name, mutate := range map[string]func(*config.Config){
+		"insecure_http":              func(c *config.Config) { c.InsecureHTTP = true },
+		"insecure, without tokens":   func(c *config.Config) { c.Insecure, c.Tokens = true, nil },
+		"behind a trusted TLS proxy": func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/8"} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := newConfig(t)
+			mutate(&cfg)
+			logs := serveUntilStarted(t, cfg)
+			if !strings.Contains(logs, "serving plain HTTP on a non-loopback address") {
+				t.Errorf("no start-up warning:\n%s", logs)
+			}
+		})
+	}
+}
+
 // serveUntilStarted runs serve with cfg until it logs that it started, then
 // stops it, and returns what it logged.
 func serveUntilStarted(t *testing.T, cfg config.Config) string {
@@ -166,16 +113,45 @@ func serveUntilStarted(t *testing.T, cfg config.Config) string {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, cfg, "", logs) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(logs.String(), `"msg":"landlord started"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", logs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, "serve starts", 30*time.Second, func() (bool, string) {
+		return strings.Contains(logs.String(), `"msg":"landlord started"`), logs.String()
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v\n%s", err, logs)
 	}
 	return logs.String()
+}
+
+// startServe runs serve with cfg on a free loopback address and a new
+// database until the test ends, and returns the API's base URL and the log
+// once serve has started.
+func startServe(t *testing.T, cfg config.Config) (string, *providertest.LogBuffer) {
+	t.Helper()
+	cfg.Listen = servetest.FreeAddr(t)
+	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
+	logs := &providertest.LogBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var serveErr error
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		serveErr = serve(ctx, cfg, "", logs)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+		if serveErr != nil && !t.Failed() {
+			t.Errorf("serve: %v\n%s", serveErr, logs)
+		}
+	})
+	poll.Until(t, "serve starts", 30*time.Second, func() (bool, string) {
+		select {
+		case <-stopped:
+			t.Fatalf("serve did not start: %v\n%s", serveErr, logs)
+		default:
+		}
+		return strings.Contains(logs.String(), `"msg":"landlord started"`), logs.String()
+	})
+	return "http://" + cfg.Listen, logs
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 )
 
 // Encryption configures the encryption at rest of tenants' secrets (the
@@ -54,8 +54,8 @@ func (e Encryption) validate() []error {
 			at += " (" + k.ID + ")"
 		}
 		switch {
-		case !secretbox.ValidKeyID(k.ID):
-			errs = append(errs, fmt.Errorf("%s: id %q %s", at, k.ID, secretbox.KeyIDRule))
+		case !seal.ValidKeyID(k.ID):
+			errs = append(errs, fmt.Errorf("%s: id %q %s", at, k.ID, seal.KeyIDRule))
 		case seen[k.ID]:
 			errs = append(errs, fmt.Errorf("%s: id %q is given twice", at, k.ID))
 		}
@@ -81,12 +81,12 @@ func (e Encryption) validate() []error {
 // problem is reported at once, naming its key, never quoting material. A
 // key file that others than its owner may read is used, with a warning
 // to log: it should be 0400 or 0600.
-func (e Encryption) Keyring(getenv func(string) string, log *slog.Logger) (*secretbox.Keyring, error) {
+func (e Encryption) Keyring(getenv func(string) string, log *slog.Logger) (*seal.Keyring, error) {
 	if errs := e.validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("config: %w", errors.Join(errs...))
 	}
 	var (
-		keys []secretbox.Key
+		keys []seal.Key
 		errs []error
 	)
 	for i, k := range e.Keys {
@@ -113,17 +113,17 @@ func (e Encryption) Keyring(getenv func(string) string, log *slog.Logger) (*secr
 			}
 			at += ": environment variable " + k.Env
 		}
-		material, err := secretbox.ParseKey(text)
+		material, err := seal.ParseKey(text)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", at, err))
 			continue
 		}
-		keys = append(keys, secretbox.Key{ID: k.ID, Material: material})
+		keys = append(keys, seal.Key{ID: k.ID, Material: material})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	ring, err := secretbox.NewKeyring(e.primary(), keys...)
+	ring, err := seal.NewKeyring(e.primary(), keys...)
 	if err != nil {
 		return nil, fmt.Errorf("config: encryption: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/config"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 )
 
 func TestEncryptionKeyring(t *testing.T) {
@@ -107,7 +107,7 @@ encryption:
 			err = cfg.Validate()
 			if err == nil {
 				_, err = cfg.Encryption.Keyring(env(nil), nil)
-				if !errors.Is(err, secretbox.ErrInvalidKey) && !errors.Is(err, os.ErrNotExist) {
+				if !errors.Is(err, seal.ErrInvalidKey) && !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("Keyring = %v", err)
 				}
 			}

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"log/slog"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
@@ -156,5 +159,54 @@ SELECT 1 / 0;
 	after, err := s.Get(ctx, before.ID, tenant.GetOptions{})
 	if err != nil || after.Name != before.Name {
 		t.Errorf("Get after the failed migration = %+v, %v; want %q unchanged", after, err, before.Name)
+	}
+}
+
+// An upgrade keeps the install key of the providers' config hashes: the
+// key stored as docker-config-hash is the one provider-config-hash reads,
+// so that no provider takes every workload for changed and replaces it.
+// The old name keeps it too, for replicas of earlier versions.
+func TestUpgradeKeepsTheConfigHashKey(t *testing.T) {
+	url := mustURL(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The schema as the release before the rename left it.
+	before := fstest.MapFS{}
+	files, err := fs.Glob(migrations, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f >= "00010" {
+			continue
+		}
+		data, err := fs.ReadFile(migrations, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = &fstest.MapFile{Data: data}
+	}
+	if err := migrate(ctx, pool, before, slog.New(slog.DiscardHandler)); err != nil {
+		pool.Close()
+		t.Fatal(err)
+	}
+	stored := bytes.Repeat([]byte{7}, tenant.KeySize)
+	_, err = pool.Exec(ctx, `INSERT INTO install_keys (name, key) VALUES ('docker-config-hash', $1)`, stored)
+	pool.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, name := range []string{"provider-config-hash", "docker-config-hash"} {
+		if got, err := s.Key(ctx, name); err != nil || !bytes.Equal(got, stored) {
+			t.Errorf("Key(%s) = %x, %v; want the key stored before the upgrade, %x", name, got, err, stored)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"testing"
@@ -129,5 +131,56 @@ func TestWatchSeesOtherProcesses(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a write by another process was never announced")
+	}
+}
+
+// An upgrade keeps the install key of the providers' config hashes: the
+// key stored as docker-config-hash is the one provider-config-hash reads,
+// so that no provider takes every workload for changed and replaces it.
+// The old name keeps it too, for replicas of earlier versions.
+func TestUpgradeKeepsTheConfigHashKey(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "landlord.db")
+	db, err := sql.Open("sqlite", dsn(path, time.Second, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	// The schema as the release before the rename left it.
+	before := fstest.MapFS{}
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f >= "migrations/00009" {
+			continue
+		}
+		data, err := migrations.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = &fstest.MapFile{Data: data}
+	}
+	if err := migrate(ctx, db, before, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	stored := bytes.Repeat([]byte{7}, tenant.KeySize)
+	if _, err := db.ExecContext(ctx, `INSERT INTO install_keys (name, key, created_at) VALUES ('docker-config-hash', ?, 1)`, stored); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, name := range []string{"provider-config-hash", "docker-config-hash"} {
+		if got, err := s.Key(ctx, name); err != nil || !bytes.Equal(got, stored) {
+			t.Errorf("Key(%s) = %x, %v; want the key stored before the upgrade, %x", name, got, err, stored)
+		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -31,9 +31,9 @@ type SealedDB struct {
 	Raw func(t *testing.T, id string) string
 }
 
-// RunSealed checks a store given a tenant.Sealer (a secretbox.Configs):
+// RunSealed checks a store given a tenant.Sealer (a seal.Configs):
 // the database holds no secret in plain text, callers see plain configs,
-// a change that alters nothing writes nothing, secretbox.Rotate moves
+// a change that alters nothing writes nothing, seal.Rotate moves
 // every value to a new key beside running writes, and a value sealed with
 // a key that is gone is an error that names it. newDB returns a new,
 // empty database for each check.
@@ -57,7 +57,7 @@ func RunSealed(t *testing.T, newDB func(t *testing.T) SealedDB) {
 }
 
 // openSealed opens db's store with configs, closing it when t ends.
-func openSealed(t *testing.T, db SealedDB, configs *secretbox.Configs) tenant.Store {
+func openSealed(t *testing.T, db SealedDB, configs *seal.Configs) tenant.Store {
 	t.Helper()
 	var sealer tenant.Sealer
 	if configs != nil {
@@ -73,8 +73,8 @@ func openSealed(t *testing.T, db SealedDB, configs *secretbox.Configs) tenant.St
 }
 
 // sealKey is a test key named id.
-func sealKey(id string) secretbox.Key {
-	return secretbox.Key{ID: id, Material: bytes.Repeat([]byte(id[len(id)-1:]), secretbox.KeySize)}
+func sealKey(id string) seal.Key {
+	return seal.Key{ID: id, Material: bytes.Repeat([]byte(id[len(id)-1:]), seal.KeySize)}
 }
 
 // sealSchemas has the mock provider's config schema: the portable
@@ -90,7 +90,7 @@ func (s sealSchemas) Schema(provider string) (*compute.Schema, error) {
 }
 
 // mustConfigs is a Configs of keys whose primary key is primary.
-func SealConfigs(t testing.TB, primary string, keys ...string) *secretbox.Configs {
+func SealConfigs(t testing.TB, primary string, keys ...string) *seal.Configs {
 	t.Helper()
 	raw, err := workload.Schema("mock", nil)
 	if err != nil {
@@ -100,15 +100,15 @@ func SealConfigs(t testing.TB, primary string, keys ...string) *secretbox.Config
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks := make([]secretbox.Key, len(keys))
+	ks := make([]seal.Key, len(keys))
 	for i, id := range keys {
 		ks[i] = sealKey(id)
 	}
-	ring, err := secretbox.NewKeyring(primary, ks...)
+	ring, err := seal.NewKeyring(primary, ks...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return secretbox.NewConfigs(ring, sealSchemas{schema})
+	return seal.NewConfigs(ring, sealSchemas{schema})
 }
 
 // secretTenant is a tenant with secrets (see secretsOf) in its main
@@ -291,7 +291,7 @@ func testRotate(t *testing.T, db SealedDB) {
 		before[id] = tn
 	}
 
-	stats, err := secretbox.Rotate(ctx, mustRewriter(t, s), both, secretbox.RotateOptions{DryRun: true, BatchSize: 3})
+	stats, err := seal.Rotate(ctx, mustRewriter(t, s), both, seal.RotateOptions{DryRun: true, BatchSize: 3})
 	if err != nil || stats.Tenants != 8 || stats.Rewritten != 8 || stats.Resealed != 21 || stats.Sealed != 3 {
 		t.Errorf("dry run = %+v, %v; want 8 tenants, 21 values resealed, 3 sealed", stats, err)
 	}
@@ -301,7 +301,7 @@ func testRotate(t *testing.T, db SealedDB) {
 		}
 	}
 
-	stats, err = secretbox.Rotate(ctx, mustRewriter(t, s), both, secretbox.RotateOptions{BatchSize: 3})
+	stats, err = seal.Rotate(ctx, mustRewriter(t, s), both, seal.RotateOptions{BatchSize: 3})
 	if err != nil || stats.Tenants != 8 || stats.Rewritten != 8 || stats.Resealed != 21 || stats.Sealed != 3 || stats.Current != 0 || len(stats.Failed) != 0 {
 		t.Fatalf("Rotate = %+v, %v; want 8 tenants rewritten, 21 values resealed, 3 sealed", stats, err)
 	}
@@ -320,7 +320,7 @@ func testRotate(t *testing.T, db SealedDB) {
 		}
 	}
 	// Idempotent.
-	stats, err = secretbox.Rotate(ctx, mustRewriter(t, s), both, secretbox.RotateOptions{})
+	stats, err = seal.Rotate(ctx, mustRewriter(t, s), both, seal.RotateOptions{})
 	if err != nil || stats.Tenants != 8 || stats.Rewritten != 0 || stats.Current != 24 {
 		t.Errorf("second Rotate = %+v, %v; want 24 values current, nothing rewritten", stats, err)
 	}
@@ -328,7 +328,7 @@ func testRotate(t *testing.T, db SealedDB) {
 	checkReads(t, openSealed(t, db, SealConfigs(t, "k2", "k2")), want)
 
 	// And back to plain text.
-	stats, err = secretbox.Rotate(ctx, mustRewriter(t, s), both, secretbox.RotateOptions{Decrypt: true})
+	stats, err = seal.Rotate(ctx, mustRewriter(t, s), both, seal.RotateOptions{Decrypt: true})
 	if err != nil || stats.Opened != 24 || stats.Rewritten != 8 {
 		t.Errorf("Rotate to plain text = %+v, %v; want 24 opened", stats, err)
 	}
@@ -414,7 +414,7 @@ func testRotateBesideWrites(t *testing.T, db SealedDB) {
 		})
 	}
 	close(start)
-	stats, err := secretbox.Rotate(ctx, mustRewriter(t, s), both, secretbox.RotateOptions{BatchSize: 4})
+	stats, err := seal.Rotate(ctx, mustRewriter(t, s), both, seal.RotateOptions{BatchSize: 4})
 	close(rotated)
 	wg.Wait()
 	if err != nil || len(errs) > 0 || stats.Tenants != 21 {
@@ -440,7 +440,7 @@ func testRotateBesideWrites(t *testing.T, db SealedDB) {
 // never ciphertext passed on as the secret. Listings still show it.
 func testRemovedKey(t *testing.T, db SealedDB) {
 	created := mustCreate(t, openSealed(t, db, SealConfigs(t, "k1", "k1")), SecretTenant("acme"))
-	for name, configs := range map[string]*secretbox.Configs{
+	for name, configs := range map[string]*seal.Configs{
 		"another key": SealConfigs(t, "k2", "k2"),
 		"no keys":     SealConfigs(t, ""),
 	} {
@@ -448,7 +448,7 @@ func testRemovedKey(t *testing.T, db SealedDB) {
 			s := openSealed(t, db, configs)
 			check := func(what string, err error) {
 				t.Helper()
-				if !errors.Is(err, secretbox.ErrUnknownKey) || !strings.Contains(err.Error(), `"k1"`) || !strings.Contains(err.Error(), "encryption.keys") {
+				if !errors.Is(err, seal.ErrUnknownKey) || !strings.Contains(err.Error(), `"k1"`) || !strings.Contains(err.Error(), "encryption.keys") {
 					t.Errorf("%s = %v, want ErrUnknownKey naming k1 and encryption.keys", what, err)
 				}
 			}
@@ -464,7 +464,7 @@ func testRemovedKey(t *testing.T, db SealedDB) {
 			check("UpdateObserved", err)
 			_, err = s.RequestDeletion(ctx, created.ID, 0, "test")
 			check("RequestDeletion", err)
-			_, err = secretbox.Rotate(ctx, mustRewriter(t, s), configs, secretbox.RotateOptions{Decrypt: true})
+			_, err = seal.Rotate(ctx, mustRewriter(t, s), configs, seal.RotateOptions{Decrypt: true})
 			if err != nil {
 				t.Fatal(err)
 			}

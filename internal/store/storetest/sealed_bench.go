@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -13,7 +13,7 @@ const RotateBenchSize = 1000
 
 // BenchmarkSealed measures what sealing secrets costs a store: Create and
 // Get of a tenant with three secrets (SecretTenant) with no sealer and
-// with one, and a rotation (secretbox.Rotate) of RotateBenchSize such
+// with one, and a rotation (seal.Rotate) of RotateBenchSize such
 // tenants from one key to the other. open opens a store on a new, empty
 // database; the benchmark closes it.
 func BenchmarkSealed(b *testing.B, open func(b *testing.B, sealer tenant.Sealer) tenant.Store) {
@@ -59,10 +59,10 @@ func BenchmarkSealed(b *testing.B, open func(b *testing.B, sealer tenant.Sealer)
 		if !ok {
 			b.Fatalf("%T does not implement tenant.ConfigRewriter", s)
 		}
-		to := []*secretbox.Configs{SealConfigs(b, "k2", "k1", "k2"), SealConfigs(b, "k1", "k1", "k2")}
+		to := []*seal.Configs{SealConfigs(b, "k2", "k1", "k2"), SealConfigs(b, "k1", "k1", "k2")}
 		i := 0
 		for b.Loop() {
-			stats, err := secretbox.Rotate(ctx, rewriter, to[i%2], secretbox.RotateOptions{})
+			stats, err := seal.Rotate(ctx, rewriter, to[i%2], seal.RotateOptions{})
 			if err != nil || stats.Rewritten != RotateBenchSize || stats.Resealed != 3*RotateBenchSize {
 				b.Fatalf("Rotate = %+v, %v", stats, err)
 			}

@@ -1,4 +1,4 @@
-package secretbox_test
+package seal_test
 
 import (
 	"bytes"
@@ -9,16 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 )
 
-func newKey(id string) secretbox.Key {
-	return secretbox.Key{ID: id, Material: bytes.Repeat([]byte{id[len(id)-1]}, secretbox.KeySize)}
+func newKey(id string) seal.Key {
+	return seal.Key{ID: id, Material: bytes.Repeat([]byte{id[len(id)-1]}, seal.KeySize)}
 }
 
-func mustKeyring(t testing.TB, primary string, keys ...secretbox.Key) *secretbox.Keyring {
+func mustKeyring(t testing.TB, primary string, keys ...seal.Key) *seal.Keyring {
 	t.Helper()
-	k, err := secretbox.NewKeyring(primary, keys...)
+	k, err := seal.NewKeyring(primary, keys...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,10 +32,10 @@ func TestSealOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(sealed, "llsec:v1:k1:") || strings.Contains(sealed, "hunter2") || !secretbox.IsSealed(sealed) {
+	if !strings.HasPrefix(sealed, "llsec:v1:k1:") || strings.Contains(sealed, "hunter2") || !seal.IsSealed(sealed) {
 		t.Fatalf("sealed = %q", sealed)
 	}
-	if kid, err := secretbox.KeyOf(sealed); kid != "k1" || err != nil {
+	if kid, err := seal.KeyOf(sealed); kid != "k1" || err != nil {
 		t.Errorf("KeyOf = %q, %v", kid, err)
 	}
 	again, _ := k1.Seal([]byte(`"hunter2"`), ctx)
@@ -54,11 +54,11 @@ func TestSealOpen(t *testing.T) {
 		t.Errorf("Open with k1 and k2 = %q, %v", plain, err)
 	}
 	_, err = mustKeyring(t, "k2", newKey("k2")).Open(sealed, ctx)
-	if !errors.Is(err, secretbox.ErrUnknownKey) || !strings.Contains(err.Error(), `"k1"`) || !strings.Contains(err.Error(), "encryption.keys") {
+	if !errors.Is(err, seal.ErrUnknownKey) || !strings.Contains(err.Error(), `"k1"`) || !strings.Contains(err.Error(), "encryption.keys") {
 		t.Errorf("Open without k1 = %v, want ErrUnknownKey naming k1 and encryption.keys", err)
 	}
 	_, err = mustKeyring(t, "").Open(sealed, ctx)
-	if !errors.Is(err, secretbox.ErrUnknownKey) || !strings.Contains(err.Error(), "no keys are configured") {
+	if !errors.Is(err, seal.ErrUnknownKey) || !strings.Contains(err.Error(), "no keys are configured") {
 		t.Errorf("Open with no keys = %v", err)
 	}
 
@@ -69,25 +69,25 @@ func TestSealOpen(t *testing.T) {
 		b[i] ^= 1
 		return "llsec:v1:k1:" + base64.RawURLEncoding.EncodeToString(b)
 	}
-	wrongMaterial := secretbox.Key{ID: "k1", Material: bytes.Repeat([]byte{9}, secretbox.KeySize)}
+	wrongMaterial := seal.Key{ID: "k1", Material: bytes.Repeat([]byte{9}, seal.KeySize)}
 	for name, tt := range map[string]struct {
-		keys    *secretbox.Keyring
+		keys    *seal.Keyring
 		sealed  string
 		context string
 		want    error
 	}{
-		"another tenant":          {k1, sealed, "other\x00/secrets/DB", secretbox.ErrDecrypt},
-		"another field":           {k1, sealed, "tenant\x00/secrets/DB2", secretbox.ErrDecrypt},
-		"nonce changed":           {k1, flip(0), string(ctx), secretbox.ErrDecrypt},
-		"ciphertext changed":      {k1, flip(13), string(ctx), secretbox.ErrDecrypt},
-		"tag changed":             {k1, flip(len(raw) - 1), string(ctx), secretbox.ErrDecrypt},
-		"key id changed":          {both, "llsec:v1:k2:" + body, string(ctx), secretbox.ErrDecrypt},
-		"other material, same id": {mustKeyring(t, "k1", wrongMaterial), sealed, string(ctx), secretbox.ErrDecrypt},
-		"truncated":               {k1, sealed[:30], string(ctx), secretbox.ErrMalformed},
-		"not base64":              {k1, "llsec:v1:k1:!!!", string(ctx), secretbox.ErrMalformed},
-		"no key id":               {k1, "llsec:v1:", string(ctx), secretbox.ErrMalformed},
-		"unknown version":         {k1, "llsec:v9:k1:" + body, string(ctx), secretbox.ErrMalformed},
-		"not sealed":              {k1, "hunter2", string(ctx), secretbox.ErrMalformed},
+		"another tenant":          {k1, sealed, "other\x00/secrets/DB", seal.ErrDecrypt},
+		"another field":           {k1, sealed, "tenant\x00/secrets/DB2", seal.ErrDecrypt},
+		"nonce changed":           {k1, flip(0), string(ctx), seal.ErrDecrypt},
+		"ciphertext changed":      {k1, flip(13), string(ctx), seal.ErrDecrypt},
+		"tag changed":             {k1, flip(len(raw) - 1), string(ctx), seal.ErrDecrypt},
+		"key id changed":          {both, "llsec:v1:k2:" + body, string(ctx), seal.ErrDecrypt},
+		"other material, same id": {mustKeyring(t, "k1", wrongMaterial), sealed, string(ctx), seal.ErrDecrypt},
+		"truncated":               {k1, sealed[:30], string(ctx), seal.ErrMalformed},
+		"not base64":              {k1, "llsec:v1:k1:!!!", string(ctx), seal.ErrMalformed},
+		"no key id":               {k1, "llsec:v1:", string(ctx), seal.ErrMalformed},
+		"unknown version":         {k1, "llsec:v9:k1:" + body, string(ctx), seal.ErrMalformed},
+		"not sealed":              {k1, "hunter2", string(ctx), seal.ErrMalformed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			plain, err := tt.keys.Open(tt.sealed, []byte(tt.context))
@@ -100,7 +100,7 @@ func TestSealOpen(t *testing.T) {
 
 func TestSealWithoutPrimary(t *testing.T) {
 	k := mustKeyring(t, "", newKey("k1"))
-	if _, err := k.Seal([]byte(`"x"`), nil); !errors.Is(err, secretbox.ErrNoPrimary) {
+	if _, err := k.Seal([]byte(`"x"`), nil); !errors.Is(err, seal.ErrNoPrimary) {
 		t.Errorf("Seal without a primary key = %v", err)
 	}
 }
@@ -108,18 +108,18 @@ func TestSealWithoutPrimary(t *testing.T) {
 func TestNewKeyringRefuses(t *testing.T) {
 	for name, tt := range map[string]struct {
 		primary string
-		keys    []secretbox.Key
+		keys    []seal.Key
 		want    string
 	}{
-		"primary not a key": {"k3", []secretbox.Key{newKey("k1")}, `primary key "k3" is not one of the keys`},
-		"duplicate id":      {"k1", []secretbox.Key{newKey("k1"), newKey("k1")}, `"k1" is given twice`},
-		"short key":         {"k1", []secretbox.Key{{ID: "k1", Material: make([]byte, 16)}}, "has 16 bytes; it must have 32"},
-		"bad id":            {"", []secretbox.Key{{ID: "a:b", Material: make([]byte, 32)}}, `id "a:b" must be`},
-		"empty id":          {"", []secretbox.Key{{ID: "", Material: make([]byte, 32)}}, `id "" must be`},
+		"primary not a key": {"k3", []seal.Key{newKey("k1")}, `primary key "k3" is not one of the keys`},
+		"duplicate id":      {"k1", []seal.Key{newKey("k1"), newKey("k1")}, `"k1" is given twice`},
+		"short key":         {"k1", []seal.Key{{ID: "k1", Material: make([]byte, 16)}}, "has 16 bytes; it must have 32"},
+		"bad id":            {"", []seal.Key{{ID: "a:b", Material: make([]byte, 32)}}, `id "a:b" must be`},
+		"empty id":          {"", []seal.Key{{ID: "", Material: make([]byte, 32)}}, `id "" must be`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := secretbox.NewKeyring(tt.primary, tt.keys...)
-			if !errors.Is(err, secretbox.ErrInvalidKey) || !strings.Contains(err.Error(), tt.want) {
+			_, err := seal.NewKeyring(tt.primary, tt.keys...)
+			if !errors.Is(err, seal.ErrInvalidKey) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("NewKeyring = %v, want ErrInvalidKey saying %q", err, tt.want)
 			}
 		})
@@ -127,7 +127,7 @@ func TestNewKeyringRefuses(t *testing.T) {
 }
 
 func TestParseKey(t *testing.T) {
-	key := make([]byte, secretbox.KeySize)
+	key := make([]byte, seal.KeySize)
 	rand.Read(key)
 	for name, text := range map[string]string{
 		"base64 with newline": base64.StdEncoding.EncodeToString(key) + "\n",
@@ -136,7 +136,7 @@ func TestParseKey(t *testing.T) {
 		"raw base64url":       "  " + base64.RawURLEncoding.EncodeToString(key),
 		"hex":                 hex.EncodeToString(key) + "\r\n",
 	} {
-		got, err := secretbox.ParseKey([]byte(text))
+		got, err := seal.ParseKey([]byte(text))
 		if err != nil || !bytes.Equal(got, key) {
 			t.Errorf("%s: ParseKey = %x, %v", name, got, err)
 		}
@@ -147,8 +147,8 @@ func TestParseKey(t *testing.T) {
 		"passphrase": secret,
 		"empty":      "",
 	} {
-		_, err := secretbox.ParseKey([]byte(text))
-		if !errors.Is(err, secretbox.ErrInvalidKey) || strings.Contains(err.Error(), "horse") {
+		_, err := seal.ParseKey([]byte(text))
+		if !errors.Is(err, seal.ErrInvalidKey) || strings.Contains(err.Error(), "horse") {
 			t.Errorf("%s: ParseKey = %v, want ErrInvalidKey that does not quote the text", name, err)
 		}
 	}

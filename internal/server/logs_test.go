@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func TestServeLogsPartitionsInOneLineEach(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		done := make(chan error, 1)
-		go func() { done <- serve(ctx, cfg, "", logs) }()
+		go func() { done <- serve(ctx, cfg, logs) }()
 		poll.Until(t, "serve holds every partition", 30*time.Second, func() (bool, string) {
 			return strings.Contains(logs.String(), `"msg":"partitions acquired"`), logs.String()
 		})

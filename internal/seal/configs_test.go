@@ -1,4 +1,4 @@
-package secretbox_test
+package seal_test
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -52,9 +52,9 @@ const config = `{"image":"example.com/app:1","env":{"MODE":"a<b&c"},"secrets":{"
 // plaintexts are the secrets of config, as they appear in its text.
 var plaintexts = []string{"hunter2", "s3cr3t", "t0k3n", "pa55", "1234"}
 
-func mustConfigs(t testing.TB, primary string, keys ...secretbox.Key) *secretbox.Configs {
+func mustConfigs(t testing.TB, primary string, keys ...seal.Key) *seal.Configs {
 	t.Helper()
-	return secretbox.NewConfigs(mustKeyring(t, primary, keys...), testSchemas(t))
+	return seal.NewConfigs(mustKeyring(t, primary, keys...), testSchemas(t))
 }
 
 // sameJSON fails t unless a and b are the same JSON value.
@@ -99,7 +99,7 @@ func TestConfigsSealOpen(t *testing.T) {
 
 	// Opening needs the key, not the schema: a Configs with no schemas
 	// opens it too.
-	bare := secretbox.NewConfigs(mustKeyring(t, "", newKey("k1")), schemas{})
+	bare := seal.NewConfigs(mustKeyring(t, "", newKey("k1")), schemas{})
 	if opened, err := bare.Open(tenantID, sealed); err != nil {
 		t.Errorf("Open without schemas: %v", err)
 	} else {
@@ -132,10 +132,10 @@ func TestConfigsSealedValuesCannotMove(t *testing.T) {
 	}
 	swapped := fmt.Sprintf(`{"image":"a","secrets":{"A":%q,"B":%q}}`, doc.Secrets["B"], doc.Secrets["A"])
 	_, err = c.Open(tenantID, json.RawMessage(swapped))
-	if !errors.Is(err, secretbox.ErrDecrypt) || !strings.Contains(err.Error(), tenantID) || !strings.Contains(err.Error(), "/secrets/") {
+	if !errors.Is(err, seal.ErrDecrypt) || !strings.Contains(err.Error(), tenantID) || !strings.Contains(err.Error(), "/secrets/") {
 		t.Errorf("Open of swapped fields = %v, want ErrDecrypt naming the tenant and field", err)
 	}
-	if _, err := c.Open("0190c4a5-0000-7000-8000-000000000000", sealed); !errors.Is(err, secretbox.ErrDecrypt) {
+	if _, err := c.Open("0190c4a5-0000-7000-8000-000000000000", sealed); !errors.Is(err, seal.ErrDecrypt) {
 		t.Errorf("Open as another tenant = %v, want ErrDecrypt", err)
 	}
 }
@@ -152,7 +152,7 @@ func TestConfigsWithoutKeys(t *testing.T) {
 		t.Errorf("Seal without keys = %s, %v; want the config as it is", got, err)
 	}
 	got, err := none.Open(tenantID, sealed)
-	if !errors.Is(err, secretbox.ErrUnknownKey) || got != nil {
+	if !errors.Is(err, seal.ErrUnknownKey) || got != nil {
 		t.Fatalf("Open without keys = %s, %v; want ErrUnknownKey", got, err)
 	}
 	for _, want := range []string{tenantID, `"k1"`, "encryption.keys"} {
@@ -170,7 +170,7 @@ func TestConfigsRefuseReservedStrings(t *testing.T) {
 	withKey, none := mustConfigs(t, "k1", newKey("k1")), mustConfigs(t, "")
 	tests := []struct {
 		name    string
-		configs *secretbox.Configs
+		configs *seal.Configs
 		config  string
 		at      string // "" means accepted
 	}{
@@ -223,7 +223,7 @@ func TestConfigsReseal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != (secretbox.Counts{Resealed: 5, Sealed: 1}) {
+	if n != (seal.Counts{Resealed: 5, Sealed: 1}) {
 		t.Errorf("counts = %+v, want 5 resealed, 1 sealed", n)
 	}
 	if strings.Contains(string(rotated), "k1:") || strings.Contains(string(rotated), "plain0ld") || strings.Count(string(rotated), "llsec:v1:k2:") != 6 {
@@ -238,13 +238,13 @@ func TestConfigsReseal(t *testing.T) {
 
 	// Again: nothing to do.
 	again, n, err := both.Reseal(tenantID, "mock", rotated, false)
-	if err != nil || again != nil || n != (secretbox.Counts{Current: 6}) {
+	if err != nil || again != nil || n != (seal.Counts{Current: 6}) {
 		t.Errorf("second Reseal = %s, %+v, %v; want nil, 6 current", again, n, err)
 	}
 
 	// Back to plain text.
 	plain, n, err := k2.Reseal(tenantID, "mock", rotated, true)
-	if err != nil || n != (secretbox.Counts{Opened: 6}) {
+	if err != nil || n != (seal.Counts{Opened: 6}) {
 		t.Fatalf("Reseal to plain text = %+v, %v", n, err)
 	}
 	if strings.Contains(string(plain), "llsec:") {
@@ -253,14 +253,14 @@ func TestConfigsReseal(t *testing.T) {
 	sameJSON(t, "decrypted", plain, []byte(want))
 
 	// A value the keyring cannot open stops the config's rotation.
-	if _, _, err := k2.Reseal(tenantID, "mock", sealed, false); !errors.Is(err, secretbox.ErrUnknownKey) {
+	if _, _, err := k2.Reseal(tenantID, "mock", sealed, false); !errors.Is(err, seal.ErrUnknownKey) {
 		t.Errorf("Reseal of values of a removed key = %v, want ErrUnknownKey", err)
 	}
 
 	// A provider whose schema is not known: sealed values are rotated, and
 	// the error says that plain secrets could not be looked for.
 	out, n, err := both.Reseal(tenantID, "gone", mixed, false)
-	if !errors.Is(err, secretbox.ErrNoSchema) || n != (secretbox.Counts{Resealed: 5}) || !strings.Contains(string(out), "plain0ld") {
+	if !errors.Is(err, seal.ErrNoSchema) || n != (seal.Counts{Resealed: 5}) || !strings.Contains(string(out), "plain0ld") {
 		t.Errorf("Reseal without a schema = %s, %+v, %v", out, n, err)
 	}
 }

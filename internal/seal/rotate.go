@@ -1,4 +1,4 @@
-package secretbox
+package seal
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func (c *Configs) Reseal(id, provider string, stored json.RawMessage, decrypt bo
 	if !decrypt {
 		var err error
 		if schema, err = c.schemas.Schema(provider); err != nil {
-			noSchema = fmt.Errorf("secretbox: tenant %s: %w (%w); its secrets stored in plain text, if any, stay so", id, ErrNoSchema, err)
+			noSchema = fmt.Errorf("seal: tenant %s: %w (%w); its secrets stored in plain text, if any, stay so", id, ErrNoSchema, err)
 		}
 	}
 	sealedText := bytes.Contains(stored, prefixBytes)
@@ -68,7 +68,7 @@ func (c *Configs) Reseal(id, provider string, stored json.RawMessage, decrypt bo
 	}
 	v, err := workload.DecodeValue(stored, "stored compute config")
 	if err != nil {
-		return nil, n, fmt.Errorf("secretbox: tenant %s: %w", id, err)
+		return nil, n, fmt.Errorf("seal: tenant %s: %w", id, err)
 	}
 	// The secrets first, with the schema: each is sealed with the primary
 	// key unless it is already.
@@ -123,7 +123,7 @@ func (c *Configs) Reseal(id, provider string, stored json.RawMessage, decrypt bo
 // none.
 func (c *Configs) canReseal(decrypt bool) error {
 	if !decrypt && c.keys.Primary() == "" {
-		return fmt.Errorf("secretbox: %w to seal with: set encryption.primary, or store secrets in plain text with --decrypt", ErrNoPrimary)
+		return fmt.Errorf("seal: %w to seal with: set encryption.primary, or store secrets in plain text with --decrypt", ErrNoPrimary)
 	}
 	return nil
 }
@@ -221,7 +221,7 @@ func Rotate(ctx context.Context, store tenant.ConfigRewriter, c *Configs, opts R
 			return out, nil
 		})
 		if err != nil {
-			return stats, fmt.Errorf("secretbox: rotate after tenant %q: %w", after, err)
+			return stats, fmt.Errorf("seal: rotate after tenant %q: %w", after, err)
 		}
 		for _, id := range slices.Sorted(maps.Keys(batch)) {
 			r := batch[id]

@@ -1,4 +1,4 @@
-// Package secretbox seals the secret values of tenants' compute configs for
+// Package seal seals the secret values of tenants' compute configs for
 // storage (encryption at rest) and opens them again.
 //
 // A Keyring holds named 256-bit keys, one of them primary. A value is
@@ -22,4 +22,4 @@
 //
 // The keys protect copies of the database (dumps, backups, a stolen disk),
 // not a running landlord: its process holds the keys. See docs/storage.md.
-package secretbox
+package seal

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func TestServeBindsBeforeOpeningTheDatabase(t *testing.T) {
 	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
 	cfg.SetComputeDefault("mock")
 	logs := &providertest.LogBuffer{}
-	err = serve(context.Background(), cfg, "", logs)
+	err = serve(context.Background(), cfg, logs)
 	if err == nil {
 		t.Fatal("serve started on an address another process holds")
 	}

@@ -1,8 +1,7 @@
-package main
+package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -10,35 +9,8 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
-
-// checkProviderNames refuses provider names this build does not have, in
-// compute.default and as compute blocks, before anything is opened: a typo
-// must not leave a new database file behind.
-func checkProviderNames(cfg config.Config) error {
-	blocks, err := cfg.ComputeBlocks()
-	if err != nil {
-		return err
-	}
-	def, err := cfg.ComputeDefault()
-	if err != nil {
-		return err
-	}
-	var errs []error
-	if def != "" {
-		if _, err := lookupProvider(def); err != nil {
-			errs = append(errs, fmt.Errorf("config: compute.default: %w", err))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(blocks)) {
-		if _, err := lookupProvider(name); err != nil {
-			errs = append(errs, fmt.Errorf("config: compute.%s: %w", name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
 
 // warnStranded says at start-up, in one line, how many tenants use a
 // provider that is not enabled (landlord was switched to another) and what

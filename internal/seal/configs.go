@@ -1,4 +1,4 @@
-package secretbox
+package seal
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMes
 	if primary {
 		var err error
 		if schema, err = c.schemas.Schema(provider); err != nil {
-			return nil, fmt.Errorf("secretbox: seal the secrets of tenant %s: %w", id, err)
+			return nil, fmt.Errorf("seal: seal the secrets of tenant %s: %w", id, err)
 		}
 		primary = schema.MayHoldSecrets(config)
 	}
@@ -61,7 +61,7 @@ func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMes
 	}
 	v, err := workload.DecodeValue(config, "compute config")
 	if err != nil {
-		return nil, fmt.Errorf("secretbox: tenant %s: %w", id, err)
+		return nil, fmt.Errorf("seal: tenant %s: %w", id, err)
 	}
 	// The plain config is checked before anything is sealed: a secret
 	// that begins with the prefix would read back as sealed once stored in
@@ -98,7 +98,7 @@ func (c *Configs) sealAt(id, ptr string, val any) (any, error) {
 	}
 	sealed, err := c.keys.Seal(plain, valueContext(id, ptr))
 	if err != nil {
-		return nil, fmt.Errorf("secretbox: seal %s of tenant %s: %w", ptr, id, err)
+		return nil, fmt.Errorf("seal: seal %s of tenant %s: %w", ptr, id, err)
 	}
 	return sealedString(sealed), nil
 }
@@ -115,7 +115,7 @@ func (c *Configs) Open(id string, stored json.RawMessage) (json.RawMessage, erro
 	}
 	v, err := workload.DecodeValue(stored, "stored compute config")
 	if err != nil {
-		return nil, fmt.Errorf("secretbox: tenant %s: %w", id, err)
+		return nil, fmt.Errorf("seal: tenant %s: %w", id, err)
 	}
 	n := 0
 	v, err = mapStrings(v, nil, func(path []string, s string) (any, error) {
@@ -138,7 +138,7 @@ func (c *Configs) Open(id string, stored json.RawMessage) (json.RawMessage, erro
 func (c *Configs) open(id, ptr, s string) (any, error) {
 	plain, err := c.keys.Open(s, valueContext(id, ptr))
 	if err != nil {
-		return nil, fmt.Errorf("secretbox: %w: the secret at %s of tenant %s: %w", tenant.ErrSecretUnreadable, ptr, id, err)
+		return nil, fmt.Errorf("seal: %w: the secret at %s of tenant %s: %w", tenant.ErrSecretUnreadable, ptr, id, err)
 	}
 	if len(plain) > 0 && plain[0] == '"' { // most secrets: a string, decoded at a fraction of the cost
 		var str string
@@ -148,7 +148,7 @@ func (c *Configs) open(id, ptr, s string) (any, error) {
 	}
 	v, err := workload.DecodeValue(plain, "sealed value")
 	if err != nil {
-		return nil, fmt.Errorf("secretbox: the secret at %s of tenant %s: %w: %w", ptr, id, ErrMalformed, err)
+		return nil, fmt.Errorf("seal: the secret at %s of tenant %s: %w: %w", ptr, id, ErrMalformed, err)
 	}
 	return v, nil
 }
@@ -198,7 +198,7 @@ func encode(v any) ([]byte, error) {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("secretbox: encode: %w", err)
+		return nil, fmt.Errorf("seal: encode: %w", err)
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

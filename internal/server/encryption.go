@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -7,11 +7,11 @@ import (
 	"sync/atomic"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/secretbox"
+	"github.com/jaxxstorm/landlord/internal/seal"
 )
 
-// registrySchemas finds config schemas in the compute registry once serve
-// has made it: the store, which seals with them, is opened first, since
+// registrySchemas finds config schemas in the compute registry once the
+// server has made it: the store, which seals with them, is opened first, since
 // the providers are made with a key it keeps. Nothing is sealed before
 // the API starts.
 type registrySchemas struct {
@@ -25,13 +25,13 @@ func (s *registrySchemas) set(r *compute.Registry) { s.registry.Store(r) }
 func (s *registrySchemas) Schema(name string) (*compute.Schema, error) {
 	r := s.registry.Load()
 	if r == nil {
-		return nil, errors.New("serve: the compute providers are not ready")
+		return nil, errors.New("server: the compute providers are not ready")
 	}
 	return r.Schema(name)
 }
 
 // encryptionSummary says in the start-up line how secrets are stored.
-func encryptionSummary(keys *secretbox.Keyring) string {
+func encryptionSummary(keys *seal.Keyring) string {
 	if keys.Primary() == "" {
 		return "off: secrets are stored in plain text (encryption in docs/storage.md)"
 	}

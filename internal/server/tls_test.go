@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -379,41 +379,6 @@ func TestServeClientCertificates(t *testing.T) {
 	})
 }
 
-func TestServePlainHTTPOffLoopback(t *testing.T) {
-	newConfig := func(t *testing.T) config.Config {
-		cfg := config.Defaults()
-		cfg.Listen = "0.0.0.0:0"
-		cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-		cfg.Tokens = []config.Token{{Name: "ops", Secret: "admin-secret", Role: "admin"}}
-		cfg.SetComputeDefault("mock")
-		return cfg
-	}
-	t.Run("refused without the switch", func(t *testing.T) {
-		err := serve(context.Background(), newConfig(t), "", &providertest.LogBuffer{})
-		var coded *exitCodeError
-		if !errors.Is(err, config.ErrPlainHTTP) || !errors.As(err, &coded) || coded.code != exitUsage {
-			t.Fatalf("serve = %v, want a usage error for plain HTTP", err)
-		}
-		if !strings.Contains(err.Error(), "--insecure-http") {
-			t.Errorf("the error does not say what to do: %v", err)
-		}
-	})
-	for name, mutate := range map[string]func(*config.Config){
-		"insecure_http":              func(c *config.Config) { c.InsecureHTTP = true },
-		"insecure, without tokens":   func(c *config.Config) { c.Insecure, c.Tokens = true, nil },
-		"behind a trusted TLS proxy": func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/8"} },
-	} {
-		t.Run(name, func(t *testing.T) {
-			cfg := newConfig(t)
-			mutate(&cfg)
-			logs := serveUntilStarted(t, cfg)
-			if !strings.Contains(logs, "serving plain HTTP on a non-loopback address") {
-				t.Errorf("no start-up warning:\n%s", logs)
-			}
-		})
-	}
-}
-
 // A TLS file that cannot be read fails start-up naming its configuration
 // key, flag and variable; a pair that does not load names both keys.
 func TestServeNamesTheMissingTLSFile(t *testing.T) {
@@ -437,7 +402,7 @@ func TestServeNamesTheMissingTLSFile(t *testing.T) {
 			cfg := tlsServeConfig(t, ca)
 			tt.mutate(&cfg.TLS)
 			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
+			err := serve(context.Background(), cfg, &providertest.LogBuffer{})
 			if err == nil {
 				t.Fatal("serve started without its TLS files")
 			}

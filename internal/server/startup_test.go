@@ -1,45 +1,17 @@
-package main
+package server
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
-
-// A provider name this build does not have is refused before the database
-// is opened: a typo leaves no database file behind.
-func TestServeChecksProviderNamesFirst(t *testing.T) {
-	for name, mutate := range map[string]func(*config.Config){
-		"unknown provider":       func(c *config.Config) { c.Compute = map[string]any{"docker2": map[string]any{}} },
-		"unknown default":        func(c *config.Config) { c.Compute = map[string]any{"default": "docker2", "mock": map[string]any{}} },
-		"unknown provider asked": func(c *config.Config) { c.SetComputeDefault("mok") },
-	} {
-		t.Run(name, func(t *testing.T) {
-			cfg := config.Defaults()
-			cfg.Listen = servetest.FreeAddr(t)
-			cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-			mutate(&cfg)
-			err := serve(context.Background(), cfg, "", &providertest.LogBuffer{})
-			var coded *exitCodeError
-			if !errors.As(err, &coded) || coded.code != exitUsage || !strings.Contains(err.Error(), "docker, ecs, kubernetes, nomad") && !strings.Contains(err.Error(), "mock") {
-				t.Errorf("serve = %v, want a usage error naming the providers there are", err)
-			}
-			if _, err := os.Stat(cfg.Database.Path); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("the database file was created: %v", err)
-			}
-		})
-	}
-}
 
 // At start-up, one warning line counts the tenants whose provider is not
 // enabled and says what to do.
