@@ -9,7 +9,7 @@ import (
 
 // Sealer seals the secret values of compute configs for storage and opens
 // them when they are read, so that the database holds no secret in plain
-// text (internal/secretbox implements it). A store given one seals every
+// text (internal/seal implements it). A store given one seals every
 // compute_config it writes and opens every one it reads: its callers see
 // plain configs. Implementations are safe for concurrent use.
 type Sealer interface {
@@ -26,7 +26,7 @@ type Sealer interface {
 
 // ConfigRewriter is implemented by stores that can rewrite the stored text
 // of compute configs in place, for the rotation of the keys that seal
-// their secrets (secretbox.Rotate).
+// their secrets (seal.Rotate).
 type ConfigRewriter interface {
 	// RewriteConfigs passes to rewrite the id, provider and stored
 	// compute_config (as the database holds it: secrets sealed) of at most
