@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/jaxxstorm/landlord/internal/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // This is the one file that names the wire types: what each means, and what
