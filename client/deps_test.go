@@ -16,7 +16,7 @@ const module = "github.com/jaxxstorm/landlord"
 // the wire types, each with the reason, so that a failure says what was
 // pulled in.
 var forbidden = []struct{ prefix, why string }{
-	{module + "/internal/", "a server package (only internal/api/wire is shared with the client)"},
+	{module + "/internal/", "a server package (only internal/wire is shared with the client)"},
 	{module + "/cmd/", "a command"},
 	{"github.com/santhosh-tekuri/jsonschema", "JSON Schema validation, the server's"},
 	{"github.com/getkin/kin-openapi", "OpenAPI generation, the server's"},
@@ -41,8 +41,8 @@ func TestStandsAlone(t *testing.T) {
 		// depend on (itself included).
 		allowed []string
 	}{
-		{module + "/client", []string{module + "/client", module + "/internal/api/wire"}},
-		{module + "/internal/api/wire", []string{module + "/internal/api/wire"}},
+		{module + "/client", []string{module + "/client", module + "/internal/wire"}},
+		{module + "/internal/wire", []string{module + "/internal/wire"}},
 	} {
 		t.Run(strings.TrimPrefix(tc.pkg, module+"/"), func(t *testing.T) {
 			deps := mustListDeps(t, tc.pkg)

@@ -1,6 +1,6 @@
 package client
 
-import "github.com/jaxxstorm/landlord/internal/api/wire"
+import "github.com/jaxxstorm/landlord/internal/wire"
 
 // The API's wire types, under the client's names. They are the types the
 // server encodes, so there is one definition of each.

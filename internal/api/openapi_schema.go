@@ -8,9 +8,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
-	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // The schemas of the OpenAPI document are generated from the wire types by

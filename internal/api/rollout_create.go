@@ -15,11 +15,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // createRollout starts a rollout of a plan, or, with dry_run, answers what

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // TestPlanDiffsBounded: however many different diffs a fleet plan's

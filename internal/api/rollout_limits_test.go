@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/api"
-	"github.com/jaxxstorm/landlord/internal/api/wire"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // TestFleetPlanBoundedByReference: a dry run of a version that adds a

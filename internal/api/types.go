@@ -1,6 +1,6 @@
 package api
 
-import "github.com/jaxxstorm/landlord/internal/api/wire"
+import "github.com/jaxxstorm/landlord/internal/wire"
 
 // The wire types of API v1. They are the one description of the API: the
 // handlers read and write them, the OpenAPI document is generated from them,

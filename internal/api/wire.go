@@ -1,9 +1,9 @@
 package api
 
 import (
-	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // The compute package's status types are the providers' contract; the API

@@ -16,10 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jaxxstorm/landlord/internal/api/wire"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // The API answers with wire types; the provider contract (compute) and the
