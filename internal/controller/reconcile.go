@@ -13,11 +13,8 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
-
-// PausedAnnotation stops all reconciliation of a tenant (except its
-// deletion) while its value is "true".
-const PausedAnnotation = "landlord.io/paused"
 
 const pausedMessage = "reconciliation paused by the landlord.io/paused annotation"
 
@@ -90,7 +87,7 @@ func (r *reconcile) run(ctx context.Context) (Result, error) {
 			return Result{RequeueAfter: wait}, nil
 		}
 		return r.destroy(ctx)
-	case t.Annotations[PausedAnnotation] == "true":
+	case t.Annotations[wire.PausedAnnotation] == "true":
 		return Result{}, r.pause(ctx)
 	case t.StatusMessage == pausedMessage:
 		if err := r.resume(ctx); err != nil {

@@ -1,0 +1,52 @@
+package client
+
+import "github.com/jaxxstorm/landlord/internal/wire"
+
+// The API's vocabulary beyond its types, under the client's names: what a
+// program that talks to landlord branches on, sets or checks before it
+// asks. Each is wire's, the value the server uses.
+
+// Problem codes, the values of Problem.Code: stable across releases, so a
+// program branches on them rather than on a message.
+const ()
+
+// Annotations that ask something of the server. Retry and the console set
+// them; Tenants().Patch sets them as any other annotation.
+const (
+	// PausedAnnotation stops all reconciliation of a tenant (except its
+	// deletion) while its value is "true"; removing it resumes.
+	PausedAnnotation = wire.PausedAnnotation
+	// RetryAnnotation is the annotation Retry sets, to the time of the
+	// retry. Changing it changes the tenant's desired state, so the
+	// controller tries the tenant again at once, its attempts counted
+	// from zero, as kubectl rollout restart does with an annotation of its
+	// own.
+	RetryAnnotation = wire.RetryAnnotation
+)
+
+// Keys of a compute_config (or labels, or annotations) that choose a
+// tenant's provider: SelectionKey names an enabled provider,
+// SelectionKeyType a type of provider.
+const (
+	SelectionKey     = wire.SelectionKey
+	SelectionKeyType = wire.SelectionKeyType
+)
+
+// RedactedValue stands for a secret value in the API's answers. Sent back
+// for a secret in a replace, it keeps the stored secret.
+const RedactedValue = wire.RedactedValue
+
+// Limits the API holds requests to.
+const (
+	// DefaultPageSize is the size of a page when ListOptions.PageSize is
+	// 0; MaxPageSize is the most a page holds.
+	DefaultPageSize = wire.DefaultPageSize
+	MaxPageSize     = wire.MaxPageSize
+	// MaxWaves is the most waves a rollout's spec may give.
+	MaxWaves = wire.MaxWaves
+)
+
+// IsID reports whether s has the form of a tenant id (a UUID). Tenant
+// names never do, so wherever the API takes "a tenant id or name" the two
+// are never ambiguous.
+func IsID(s string) bool { return wire.IsID(s) }

@@ -1,0 +1,42 @@
+package wire
+
+// Problem codes, the values of Problem.Code. They are stable across
+// releases: clients branch on them, and the server's table of problems
+// (internal/api) answers each error with one of them.
+const (
+	CodeBadRequest           = "bad_request"
+	CodeInvalidBody          = "invalid_body"
+	CodeInvalidName          = "invalid_name"
+	CodeInvalidParameter     = "invalid_parameter"
+	CodeInvalidComputeConfig = "invalid_compute_config"
+	CodeUnauthorized         = "unauthorized"
+	CodeForbidden            = "forbidden"
+	CodeNotFound             = "not_found"
+	CodeTenantNotFound       = "tenant_not_found"
+	CodeWorkloadNotFound     = "workload_not_found"
+	CodeProviderNotFound     = "provider_not_found"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeNameTaken            = "name_taken"
+	CodeVersionConflict      = "version_conflict"
+	CodeTenantDeleting       = "tenant_deleting"
+	CodeProviderEnabled      = "provider_enabled"
+	CodePreconditionFailed   = "precondition_failed"
+	CodeBodyTooLarge         = "body_too_large"
+	CodeIdempotencyMismatch  = "idempotency_key_reused"
+	CodeIdempotencyPending   = "idempotency_in_progress"
+	CodeUnavailable          = "unavailable"
+	CodeStorageUnavailable   = "storage_unavailable"
+	CodeIdentityUnavailable  = "identity_provider_unavailable"
+	CodeSecretUnreadable     = "secret_unreadable"
+	CodeInternal             = "internal"
+	CodeFleetUnavailable     = "fleet_unavailable"
+	CodePlanNotFound         = "plan_not_found"
+	CodePlanVersionNotFound  = "plan_version_not_found"
+	CodeRolloutNotFound      = "rollout_not_found"
+	CodePlanExists           = "plan_exists"
+	CodePlanInUse            = "plan_in_use"
+	CodeInvalidPlan          = "invalid_plan"
+	CodePlanBreaksTenants    = "plan_version_breaks_tenants"
+	CodeRolloutActive        = "rollout_active"
+	CodeRolloutState         = "rollout_state"
+)
