@@ -8,7 +8,43 @@ import "github.com/jaxxstorm/landlord/internal/wire"
 
 // Problem codes, the values of Problem.Code: stable across releases, so a
 // program branches on them rather than on a message.
-const ()
+const (
+	CodeBadRequest           = wire.CodeBadRequest
+	CodeInvalidBody          = wire.CodeInvalidBody
+	CodeInvalidName          = wire.CodeInvalidName
+	CodeInvalidParameter     = wire.CodeInvalidParameter
+	CodeInvalidComputeConfig = wire.CodeInvalidComputeConfig
+	CodeUnauthorized         = wire.CodeUnauthorized
+	CodeForbidden            = wire.CodeForbidden
+	CodeNotFound             = wire.CodeNotFound
+	CodeTenantNotFound       = wire.CodeTenantNotFound
+	CodeWorkloadNotFound     = wire.CodeWorkloadNotFound
+	CodeProviderNotFound     = wire.CodeProviderNotFound
+	CodeMethodNotAllowed     = wire.CodeMethodNotAllowed
+	CodeNameTaken            = wire.CodeNameTaken
+	CodeVersionConflict      = wire.CodeVersionConflict
+	CodeTenantDeleting       = wire.CodeTenantDeleting
+	CodeProviderEnabled      = wire.CodeProviderEnabled
+	CodePreconditionFailed   = wire.CodePreconditionFailed
+	CodeBodyTooLarge         = wire.CodeBodyTooLarge
+	CodeIdempotencyMismatch  = wire.CodeIdempotencyMismatch
+	CodeIdempotencyPending   = wire.CodeIdempotencyPending
+	CodeUnavailable          = wire.CodeUnavailable
+	CodeStorageUnavailable   = wire.CodeStorageUnavailable
+	CodeIdentityUnavailable  = wire.CodeIdentityUnavailable
+	CodeSecretUnreadable     = wire.CodeSecretUnreadable
+	CodeInternal             = wire.CodeInternal
+	CodeFleetUnavailable     = wire.CodeFleetUnavailable
+	CodePlanNotFound         = wire.CodePlanNotFound
+	CodePlanVersionNotFound  = wire.CodePlanVersionNotFound
+	CodeRolloutNotFound      = wire.CodeRolloutNotFound
+	CodePlanExists           = wire.CodePlanExists
+	CodePlanInUse            = wire.CodePlanInUse
+	CodeInvalidPlan          = wire.CodeInvalidPlan
+	CodePlanBreaksTenants    = wire.CodePlanBreaksTenants
+	CodeRolloutActive        = wire.CodeRolloutActive
+	CodeRolloutState         = wire.CodeRolloutState
+)
 
 // Annotations that ask something of the server. Retry and the console set
 // them; Tenants().Patch sets them as any other annotation.
@@ -50,3 +86,13 @@ const (
 // names never do, so wherever the API takes "a tenant id or name" the two
 // are never ambiguous.
 func IsID(s string) bool { return wire.IsID(s) }
+
+// WindowError is a maintenance window ParseWindow read but that breaks a
+// rule, with every problem.
+type WindowError = wire.WindowError
+
+// ParseWindow reads a maintenance window as MaintenanceWindow's String
+// writes it, "[DAYS|daily] HH:MM-HH:MM [ZONE]" such as "sat,sun
+// 02:00-04:00 Europe/Paris", and checks it by the server's rules: a
+// *WindowError lists every problem.
+func ParseWindow(s string) (*MaintenanceWindow, error) { return wire.ParseWindow(s) }

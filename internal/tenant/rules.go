@@ -34,8 +34,8 @@ func NewID() string {
 }
 
 // IsID reports whether s has the form of a tenant id (a UUID). Names never
-// do, so "id or name" lookups are never ambiguous.
-// The form is wire's (wire.IsID), which clients check without the server.
+// do, so "id or name" lookups are never ambiguous. The form is wire's, which
+// clients check without the server; the stores and the API use this name.
 func IsID(s string) bool { return wire.IsID(s) }
 
 // ValidateName checks the name rules: a lowercase DNS label of at most 63
