@@ -16,7 +16,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
-const pausedMessage = "reconciliation paused by the landlord.io/paused annotation"
+const pausedMessage = "reconciliation paused by the " + wire.PausedAnnotation + " annotation"
 
 // Reconcile brings one tenant closer to its desired state. It reads the
 // tenant from the store every time. An error means "retry with backoff"
@@ -352,7 +352,7 @@ func (r *reconcile) pause(ctx context.Context) error {
 // resume records that a paused tenant is reconciled again.
 func (r *reconcile) resume(ctx context.Context) error {
 	r.log.Info("reconciliation resumed")
-	if err := r.event(ctx, tenant.EventResumed, "the landlord.io/paused annotation was removed"); err != nil {
+	if err := r.event(ctx, tenant.EventResumed, "the "+wire.PausedAnnotation+" annotation was removed"); err != nil {
 		return err
 	}
 	return r.observe(ctx, r.keep(r.t.Status, ""))
