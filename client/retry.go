@@ -6,12 +6,6 @@ import (
 	"time"
 )
 
-// RetryAnnotation is the annotation Retry sets, to the time of the
-// retry. Changing it changes the tenant's desired state, so the
-// controller tries the tenant again at once, its attempts counted from
-// zero, as kubectl rollout restart does with an annotation of its own.
-const RetryAnnotation = "landlord.io/retry"
-
 // Retry asks for another attempt at a tenant (one that failed, or waits
 // for its next attempt) with the desired state it has: a merge patch
 // setting RetryAnnotation to the time, as the console's Retry does. It

@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/api"
-	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // advise rewords an API problem in err for someone at the CLI: where the
@@ -52,9 +50,9 @@ func (e *advisedError) Unwrap() error { return e.err }
 func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 	p := &e.Problem
 	switch p.Code {
-	case api.CodeTenantNotFound:
+	case client.CodeTenantNotFound:
 		p.Detail = "no such tenant; see the tenants with: landlord list (deleted ones too: landlord list --include-deleted)"
-	case api.CodeUnauthorized:
+	case client.CodeUnauthorized:
 		switch token := givenToken(cmd); {
 		case strings.Count(token, ".") == 2:
 			// An identity provider's token: the server says what is
@@ -65,28 +63,28 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 		default:
 			p.Detail = "the server needs an API token: pass --token or set LANDLORD_TOKEN to one from its configuration"
 		}
-	case api.CodeForbidden:
+	case client.CodeForbidden:
 		if strings.Contains(p.Detail, "may only read") {
 			p.Detail += "; this needs an admin token (--token or LANDLORD_TOKEN)"
 		}
-	case api.CodePreconditionFailed:
+	case client.CodePreconditionFailed:
 		p.Detail = "the tenant changed while landlord " + cmd.Name() + " worked on it; look at it again (landlord get), then run the command again"
-	case api.CodeProviderNotFound:
+	case client.CodeProviderNotFound:
 		if cmd.Name() == "set" && len(cmd.Flags().Args()) > 0 {
 			// A tenant stranded by a switch of provider.
 			p.Detail += "; or remove its record, destroying nothing: landlord delete " + cmd.Flags().Arg(0) + " --forget"
 		}
-	case api.CodeTenantDeleting:
+	case client.CodeTenantDeleting:
 		if cmd.Name() == "retry" && len(cmd.Flags().Args()) > 0 {
 			// A failed deletion is tried again by asking for it again.
 			p.Detail = "its deletion was asked for, and it cannot be changed; landlord delete " + cmd.Flags().Arg(0) + " tries a deletion that failed again"
 		}
-	case api.CodeRolloutNotFound:
+	case client.CodeRolloutNotFound:
 		// A rollout verb's argument may be a plan's name (rolloutID).
-		if arg := cmd.Flags().Arg(0); strings.HasPrefix(cmd.CommandPath(), "landlord rollout ") && arg != "" && !tenant.IsID(arg) {
+		if arg := cmd.Flags().Arg(0); strings.HasPrefix(cmd.CommandPath(), "landlord rollout ") && arg != "" && !client.IsID(arg) {
 			p.Detail = rolloutNotFound(arg)
 		}
-	case api.CodeStorageUnavailable:
+	case client.CodeStorageUnavailable:
 		p.Detail = "the server's database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: try again in a few seconds"
 	}
 	p.Detail = cliWords(p.Detail)

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 func init() { commands = append(commands, newCreateCommand) }
@@ -106,14 +105,14 @@ func withProvider(config json.RawMessage, provider string) (json.RawMessage, err
 		return nil, err
 	}
 	name, _ := json.Marshal(provider)
-	if cur, ok := top[compute.SelectionKey]; ok {
+	if cur, ok := top[client.SelectionKey]; ok {
 		if bytes.Equal(cur, name) {
 			return config, nil
 		}
-		return nil, withExitCode(exitUsage, fmt.Errorf("--provider %s: the config says %s: %s", provider, compute.SelectionKey, cur))
+		return nil, withExitCode(exitUsage, fmt.Errorf("--provider %s: the config says %s: %s", provider, client.SelectionKey, cur))
 	}
 	// Insert the key first, keeping the rest as written.
-	out := fmt.Appendf(nil, `{"%s":%s`, compute.SelectionKey, name)
+	out := fmt.Appendf(nil, `{"%s":%s`, client.SelectionKey, name)
 	if rest := bytes.TrimSpace(config[1:]); rest[0] != '}' {
 		out = append(out, ',')
 	}

@@ -12,9 +12,6 @@ import (
 
 func init() { commands = append(commands, newListCommand) }
 
-// maxPageSize is the most tenants the API returns in a page.
-const maxPageSize = 500
-
 func newListCommand() *cobra.Command {
 	var (
 		opts     client.ListOptions
@@ -53,7 +50,7 @@ a pipe, nothing is cut. landlord get NAME shows a tenant's message whole.`,
 	fs.StringVar(&opts.NamePrefix, "name-prefix", "", "only tenants whose name starts with this")
 	fs.BoolVar(&opts.IncludeDeleted, "include-deleted", false, "list deleted tenants too")
 	fs.BoolVar(&allPages, "all-pages", false, "list every page, not just the first")
-	fs.IntVar(&opts.PageSize, "page-size", 0, fmt.Sprintf("tenants per page, 1 to %d (default the server's, 50)", maxPageSize))
+	fs.IntVar(&opts.PageSize, "page-size", 0, fmt.Sprintf("tenants per page, 1 to %d (default the server's, %d)", client.MaxPageSize, client.DefaultPageSize))
 	fs.StringVar(&opts.PageToken, "page-token", "", "start at this page (the next_page_token of the previous one)")
 	_ = cmd.RegisterFlagCompletionFunc("plan", completePlanNames(cf))
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions([]string{
@@ -65,8 +62,8 @@ a pipe, nothing is cut. landlord get NAME shows a tenant's message whole.`,
 		if err := cf.checkOutput(); err != nil {
 			return err
 		}
-		if cmd.Flags().Changed("page-size") && (opts.PageSize < 1 || opts.PageSize > maxPageSize) {
-			return withExitCode(exitUsage, fmt.Errorf("--page-size %d: must be from 1 to %d", opts.PageSize, maxPageSize))
+		if cmd.Flags().Changed("page-size") && (opts.PageSize < 1 || opts.PageSize > client.MaxPageSize) {
+			return withExitCode(exitUsage, fmt.Errorf("--page-size %d: must be from 1 to %d", opts.PageSize, client.MaxPageSize))
 		}
 		for _, s := range statuses {
 			for st := range strings.SplitSeq(s, ",") {

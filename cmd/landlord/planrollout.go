@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // rolloutArgHelp is what the rollout verbs that take a rollout say of
@@ -23,7 +22,7 @@ not finished (a plan has at most one): that rollout.`
 // server to answer 404 rollout_not_found (which cliProblem words for a
 // plan name too).
 func rolloutID(ctx context.Context, c *client.Client, arg string) (string, error) {
-	if tenant.IsID(arg) {
+	if client.IsID(arg) {
 		return arg, nil
 	}
 	list, err := c.Rollouts().List(ctx, client.RolloutListOptions{Plan: arg, Active: true})

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute"
 )
 
 // tablePadding is the spaces between the columns of a table.
@@ -177,7 +176,8 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 		}
 		row("Drift", fmt.Sprintf("%s; found %s at generation %d", what, when(d.DetectedAt, at), d.Generation))
 		for _, x := range d.Differences {
-			fmt.Fprintf(tw, "\t  %s\n", driftLine(x))
+			// Worded as the controller words it in the drift_detected event.
+			fmt.Fprintf(tw, "\t  %s\n", x)
 		}
 	}
 	if !t.CreatedAt.IsZero() {
@@ -216,12 +216,6 @@ func renderDryRun(w io.Writer, t client.Tenant, at time.Time) error {
 		Name: t.Name, ComputeProvider: t.ComputeProvider, ComputeConfig: t.ComputeConfig, EffectiveConfig: t.EffectiveConfig,
 		Plan: t.Plan, MaintenanceWindow: t.MaintenanceWindow, Labels: t.Labels, Annotations: t.Annotations,
 	}, at)
-}
-
-// driftLine is one difference of a drift, as the controller words it in
-// the drift_detected event.
-func driftLine(d client.DriftDifference) string {
-	return compute.Drift{Path: d.Path, Expected: d.Expected, Found: d.Found}.String()
 }
 
 // pairs is a map as sorted k=v pairs.

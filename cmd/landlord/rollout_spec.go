@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/fleet"
 )
 
 // waveHelp describes --wave, in the help of rollout plan and start.
@@ -108,10 +107,10 @@ func parseWaves(values []string) ([]client.WaveSpec, error) {
 		errs  []error
 		names = map[string]int{}
 	)
-	if len(values) > fleet.MaxWaves {
+	if len(values) > client.MaxWaves {
 		// The server's limit: each --wave's problems would bury this one.
 		return nil, fmt.Errorf("--wave is given %d times; a rollout has at most %d waves (the tenants no wave takes form a last wave of their own)",
-			len(values), fleet.MaxWaves)
+			len(values), client.MaxWaves)
 	}
 	for i, v := range values {
 		w, problems := parseWave(v)

@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
 // planFlags are the flags of a tenant's plan and maintenance window, on
@@ -163,7 +161,7 @@ var weekdays = []string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 const windowSyntax = "write it as '[DAYS] HH:MM-HH:MM [TIME_ZONE]', such as 'sat,sun 02:00-04:00 Europe/Paris' or 'mon-fri 22:00-02:00'"
 
 // parseWindow reads a --maintenance-window value: "[DAYS] HH:MM-HH:MM
-// [TIME_ZONE]", as tenant.ParseWindow does, where DAYS may also hold ranges
+// [TIME_ZONE]", as client.ParseWindow does, where DAYS may also hold ranges
 // (mon-fri) and be in any case; "daily" or no days is every day, no time
 // zone UTC. Every problem is reported at once.
 func parseWindow(s string) (*client.MaintenanceWindow, error) {
@@ -183,16 +181,16 @@ func parseWindow(s string) (*client.MaintenanceWindow, error) {
 		fields[0] = days
 	}
 	if len(problems) == 0 {
-		w, err := tenant.ParseWindow(strings.Join(fields, " "))
+		w, err := client.ParseWindow(strings.Join(fields, " "))
 		if err == nil {
-			return &client.MaintenanceWindow{Days: w.Days, Start: w.Start, End: w.End, TimeZone: w.TimeZone}, nil
+			return w, nil
 		}
-		vs := violation.Of(err)
-		if len(vs) == 0 {
+		we, ok := errors.AsType[*client.WindowError](err)
+		if !ok {
 			return nil, bad("is not a window; " + windowSyntax)
 		}
-		for _, v := range vs {
-			problems = append(problems, v.Message)
+		for _, p := range we.Problems {
+			problems = append(problems, p.Message)
 		}
 	}
 	return nil, bad(strings.Join(problems, "; "))
@@ -249,7 +247,7 @@ func windowString(w *client.MaintenanceWindow) string {
 	if w == nil {
 		return ""
 	}
-	return tenant.Window{Days: w.Days, Start: w.Start, End: w.End, TimeZone: w.TimeZone}.String()
+	return w.String()
 }
 
 // planString is a tenant's plan as name@version, marked when pinned.

@@ -16,45 +16,46 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
-// Problem codes.
+// Problem codes: wire's, which clients branch on.
 const (
-	CodeBadRequest           = "bad_request"
-	CodeInvalidBody          = "invalid_body"
-	CodeInvalidName          = "invalid_name"
-	CodeInvalidParameter     = "invalid_parameter"
-	CodeInvalidComputeConfig = "invalid_compute_config"
-	CodeUnauthorized         = "unauthorized"
-	CodeForbidden            = "forbidden"
-	CodeNotFound             = "not_found"
-	CodeTenantNotFound       = "tenant_not_found"
-	CodeWorkloadNotFound     = "workload_not_found"
-	CodeProviderNotFound     = "provider_not_found"
-	CodeMethodNotAllowed     = "method_not_allowed"
-	CodeNameTaken            = "name_taken"
-	CodeVersionConflict      = "version_conflict"
-	CodeTenantDeleting       = "tenant_deleting"
-	CodeProviderEnabled      = "provider_enabled"
-	CodePreconditionFailed   = "precondition_failed"
-	CodeBodyTooLarge         = "body_too_large"
-	CodeIdempotencyMismatch  = "idempotency_key_reused"
-	CodeIdempotencyPending   = "idempotency_in_progress"
-	CodeUnavailable          = "unavailable"
-	CodeStorageUnavailable   = "storage_unavailable"
-	CodeIdentityUnavailable  = "identity_provider_unavailable"
-	CodeSecretUnreadable     = "secret_unreadable"
-	CodeInternal             = "internal"
-	CodeFleetUnavailable     = "fleet_unavailable"
-	CodePlanNotFound         = "plan_not_found"
-	CodePlanVersionNotFound  = "plan_version_not_found"
-	CodeRolloutNotFound      = "rollout_not_found"
-	CodePlanExists           = "plan_exists"
-	CodePlanInUse            = "plan_in_use"
-	CodeInvalidPlan          = "invalid_plan"
-	CodePlanBreaksTenants    = "plan_version_breaks_tenants"
-	CodeRolloutActive        = "rollout_active"
-	CodeRolloutState         = "rollout_state"
+	CodeBadRequest           = wire.CodeBadRequest
+	CodeInvalidBody          = wire.CodeInvalidBody
+	CodeInvalidName          = wire.CodeInvalidName
+	CodeInvalidParameter     = wire.CodeInvalidParameter
+	CodeInvalidComputeConfig = wire.CodeInvalidComputeConfig
+	CodeUnauthorized         = wire.CodeUnauthorized
+	CodeForbidden            = wire.CodeForbidden
+	CodeNotFound             = wire.CodeNotFound
+	CodeTenantNotFound       = wire.CodeTenantNotFound
+	CodeWorkloadNotFound     = wire.CodeWorkloadNotFound
+	CodeProviderNotFound     = wire.CodeProviderNotFound
+	CodeMethodNotAllowed     = wire.CodeMethodNotAllowed
+	CodeNameTaken            = wire.CodeNameTaken
+	CodeVersionConflict      = wire.CodeVersionConflict
+	CodeTenantDeleting       = wire.CodeTenantDeleting
+	CodeProviderEnabled      = wire.CodeProviderEnabled
+	CodePreconditionFailed   = wire.CodePreconditionFailed
+	CodeBodyTooLarge         = wire.CodeBodyTooLarge
+	CodeIdempotencyMismatch  = wire.CodeIdempotencyMismatch
+	CodeIdempotencyPending   = wire.CodeIdempotencyPending
+	CodeUnavailable          = wire.CodeUnavailable
+	CodeStorageUnavailable   = wire.CodeStorageUnavailable
+	CodeIdentityUnavailable  = wire.CodeIdentityUnavailable
+	CodeSecretUnreadable     = wire.CodeSecretUnreadable
+	CodeInternal             = wire.CodeInternal
+	CodeFleetUnavailable     = wire.CodeFleetUnavailable
+	CodePlanNotFound         = wire.CodePlanNotFound
+	CodePlanVersionNotFound  = wire.CodePlanVersionNotFound
+	CodeRolloutNotFound      = wire.CodeRolloutNotFound
+	CodePlanExists           = wire.CodePlanExists
+	CodePlanInUse            = wire.CodePlanInUse
+	CodeInvalidPlan          = wire.CodeInvalidPlan
+	CodePlanBreaksTenants    = wire.CodePlanBreaksTenants
+	CodeRolloutActive        = wire.CodeRolloutActive
+	CodeRolloutState         = wire.CodeRolloutState
 )
 
 func problem(status int, code, detail string, errs ...FieldError) *Problem {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // DriftDetector is implemented by providers that compare what runs on the
@@ -57,17 +58,10 @@ type Drift struct {
 	Found string `json:"found,omitempty"`
 }
 
+// String is the difference in words, as wire.DriftDifference words it
+// for the API's clients.
 func (d Drift) String() string {
-	switch {
-	case d.Found == "" && d.Expected == "":
-		return d.Path + " differs"
-	case d.Found == "":
-		return fmt.Sprintf("%s: missing (expected %s)", d.Path, d.Expected)
-	case d.Expected == "":
-		return fmt.Sprintf("%s: unexpected %s", d.Path, d.Found)
-	default:
-		return fmt.Sprintf("%s: expected %s, found %s", d.Path, d.Expected, d.Found)
-	}
+	return wire.DriftDifference{Path: d.Path, Expected: d.Expected, Found: d.Found}.String()
 }
 
 // DriftKind sorts drift into a few kinds, the label of

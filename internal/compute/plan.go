@@ -5,6 +5,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // CheckPlanConfig checks the config of a plan version for provider: a JSON
@@ -25,7 +26,7 @@ func (m *Manager) CheckPlanConfig(provider string, config json.RawMessage) error
 		return invalidSpec(err)
 	}
 	var errs violation.List
-	for _, key := range []string{SelectionKey, SelectionKeyType} {
+	for _, key := range []string{wire.SelectionKey, wire.SelectionKeyType} {
 		if _, ok := fragment[key]; ok {
 			errs.Add("/"+key, "a plan's provider is the plan's own (%s); remove this field", provider)
 			delete(fragment, key)

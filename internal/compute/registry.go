@@ -23,7 +23,7 @@ type ProviderNotFoundError struct {
 	Enabled []string
 	// Source and Key say where the tenant named the provider: Source is
 	// "compute_config", "labels" or "annotations", Key the key there
-	// (SelectionKey or SelectionKeyType). Both are empty when the name did
+	// (wire.SelectionKey or wire.SelectionKeyType). Both are empty when the name did
 	// not come from the tenant (the default provider, a query parameter).
 	Source, Key string
 }

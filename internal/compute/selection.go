@@ -5,20 +5,22 @@ import (
 	"fmt"
 
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
-// Keys that choose a tenant's provider, looked up in this order in the
-// compute_config, then the labels, then the annotations.
+// SelectionKey and SelectionKeyType are wire.SelectionKey and
+// wire.SelectionKeyType under the names internal/api still uses; this
+// package and every client use wire's.
 const (
-	SelectionKey     = "compute_provider"
-	SelectionKeyType = "compute_provider_type"
+	SelectionKey     = wire.SelectionKey
+	SelectionKeyType = wire.SelectionKeyType
 )
 
 // selection is where a tenant's provider choice came from.
 type selection struct {
 	name   string
 	source string // "compute_config", "labels", "annotations" or ""
-	key    string // SelectionKey or SelectionKeyType
+	key    string // wire.SelectionKey or wire.SelectionKeyType
 }
 
 // invalid reports a problem with the choice at the key that made it: a
@@ -46,7 +48,7 @@ func (s selection) notFound(err error) error {
 func findSelection(config map[string]any, labels, annotations map[string]string) (selection, error) {
 	var chosen selection
 	var errs violation.List
-	for _, key := range []string{SelectionKey, SelectionKeyType} {
+	for _, key := range []string{wire.SelectionKey, wire.SelectionKeyType} {
 		v, ok := config[key]
 		if !ok {
 			continue
@@ -56,7 +58,7 @@ func findSelection(config map[string]any, labels, annotations map[string]string)
 		case !isString || name == "":
 			errs.Add("/"+key, "must be the name of a compute provider")
 		case chosen.name != "" && chosen.name != name:
-			errs.Add("/"+key, "names provider %q but %s names %q; set one of them", name, SelectionKey, chosen.name)
+			errs.Add("/"+key, "names provider %q but %s names %q; set one of them", name, wire.SelectionKey, chosen.name)
 		default:
 			chosen = selection{name: name, source: "compute_config", key: key}
 		}
@@ -71,7 +73,7 @@ func findSelection(config map[string]any, labels, annotations map[string]string)
 		source string
 		values map[string]string
 	}{{"labels", labels}, {"annotations", annotations}} {
-		for _, key := range []string{SelectionKey, SelectionKeyType} {
+		for _, key := range []string{wire.SelectionKey, wire.SelectionKeyType} {
 			if name := set.values[key]; name != "" {
 				return selection{name: name, source: set.source, key: key}, nil
 			}
@@ -90,6 +92,6 @@ func (s selection) String() string {
 // removeSelection removes the selection keys from a config: they choose the
 // provider and are not part of what it gets.
 func removeSelection(config map[string]any) {
-	delete(config, SelectionKey)
-	delete(config, SelectionKeyType)
+	delete(config, wire.SelectionKey)
+	delete(config, wire.SelectionKeyType)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Compute is what the controller needs of compute.Manager.
@@ -494,7 +495,7 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 // itself rather than queueing it: it is ready, needs no work, is not being
 // deleted and is not paused.
 func checkable(t *tenant.Tenant) bool {
-	return t.Status == tenant.StatusReady && !t.NeedsWork() && t.DeletionRequestedAt == nil && t.Annotations[PausedAnnotation] != "true"
+	return t.Status == tenant.StatusReady && !t.NeedsWork() && t.DeletionRequestedAt == nil && t.Annotations[wire.PausedAnnotation] != "true"
 }
 
 // eachTenant calls fn with every live tenant, reading the store a page at a

@@ -13,6 +13,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 func TestTenantsReachReady(t *testing.T) {
@@ -235,13 +236,13 @@ func TestPausedTenantIsNotTouched(t *testing.T) {
 	opts := fast()
 	opts.Resync = 50 * time.Millisecond
 	e.run(t, opts)
-	pausedAtBirth := e.create(t, "paused", appConfig, map[string]string{controller.PausedAnnotation: "true"})
+	pausedAtBirth := e.create(t, "paused", appConfig, map[string]string{wire.PausedAnnotation: "true"})
 	tn := e.create(t, "acme", appConfig, nil)
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
 
 	cur := e.get(t, tn.ID)
 	if _, err := e.store.UpdateDesired(ctx, tn.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: cur.ComputeConfig,
-		Annotations: map[string]string{controller.PausedAnnotation: "true"}}); err != nil {
+		Annotations: map[string]string{wire.PausedAnnotation: "true"}}); err != nil {
 		t.Fatal(err)
 	}
 	waitEvent(t, e, tn.ID, tenant.EventPaused)

@@ -13,13 +13,10 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
-// PausedAnnotation stops all reconciliation of a tenant (except its
-// deletion) while its value is "true".
-const PausedAnnotation = "landlord.io/paused"
-
-const pausedMessage = "reconciliation paused by the landlord.io/paused annotation"
+const pausedMessage = "reconciliation paused by the " + wire.PausedAnnotation + " annotation"
 
 // Reconcile brings one tenant closer to its desired state. It reads the
 // tenant from the store every time. An error means "retry with backoff"
@@ -90,7 +87,7 @@ func (r *reconcile) run(ctx context.Context) (Result, error) {
 			return Result{RequeueAfter: wait}, nil
 		}
 		return r.destroy(ctx)
-	case t.Annotations[PausedAnnotation] == "true":
+	case t.Annotations[wire.PausedAnnotation] == "true":
 		return Result{}, r.pause(ctx)
 	case t.StatusMessage == pausedMessage:
 		if err := r.resume(ctx); err != nil {
@@ -355,7 +352,7 @@ func (r *reconcile) pause(ctx context.Context) error {
 // resume records that a paused tenant is reconciled again.
 func (r *reconcile) resume(ctx context.Context) error {
 	r.log.Info("reconciliation resumed")
-	if err := r.event(ctx, tenant.EventResumed, "the landlord.io/paused annotation was removed"); err != nil {
+	if err := r.event(ctx, tenant.EventResumed, "the "+wire.PausedAnnotation+" annotation was removed"); err != nil {
 		return err
 	}
 	return r.observe(ctx, r.keep(r.t.Status, ""))

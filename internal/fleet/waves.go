@@ -8,6 +8,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // RestWave is the name of the wave that takes the tenants the spec's waves
@@ -16,10 +17,9 @@ import (
 // no wave of its own.
 const RestWave = "rest"
 
-// MaxWaves is the most waves a spec may give. A wave is a step the
-// operator watches and bakes; a rollout of more would take longer to walk
-// through than to change its tenants, and its status would grow with each.
-const MaxWaves = 100
+// MaxWaves is the most waves a spec may give: wire.MaxWaves, which the CLI
+// checks too, under the name ValidateSpec and internal/api use.
+const MaxWaves = wire.MaxWaves
 
 // ValidateSpec checks a rollout's spec, reporting every problem with its
 // JSON pointer.

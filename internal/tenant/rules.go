@@ -12,6 +12,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 var (
@@ -33,14 +34,9 @@ func NewID() string {
 }
 
 // IsID reports whether s has the form of a tenant id (a UUID). Names never
-// do, so "id or name" lookups are never ambiguous.
-func IsID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	_, err := uuid.Parse(s)
-	return err == nil
-}
+// do, so "id or name" lookups are never ambiguous. The form is wire's, which
+// clients check without the server; the stores and the API use this name.
+func IsID(s string) bool { return wire.IsID(s) }
 
 // ValidateName checks the name rules: a lowercase DNS label of at most 63
 // characters that does not read as a UUID.

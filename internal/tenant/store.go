@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Store persists tenants and their events. Implementations are safe for
@@ -182,10 +183,12 @@ type GetOptions struct {
 	IncludeDeleted bool
 }
 
-// Page sizes.
+// DefaultPageSize and MaxPageSize are the API's page sizes
+// (wire.DefaultPageSize, wire.MaxPageSize) under the names the stores and
+// the server's list rules use: a store's page is the API's.
 const (
-	DefaultPageSize = 50
-	MaxPageSize     = 500
+	DefaultPageSize = wire.DefaultPageSize
+	MaxPageSize     = wire.MaxPageSize
 )
 
 // ListOptions filter and page List. Empty fields do not filter.

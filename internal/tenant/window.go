@@ -1,12 +1,11 @@
 package tenant
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Window is a weekly maintenance window: rollouts change a tenant only while
@@ -24,59 +23,33 @@ type Window struct {
 	TimeZone string `json:"time_zone,omitempty"`
 }
 
-var weekdays = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
-
-// clock reads "HH:MM" as minutes from midnight.
-func clock(s string) (int, bool) {
-	t, err := time.Parse("15:04", s)
-	if err != nil || len(s) != 5 {
-		return 0, false
-	}
-	return t.Hour()*60 + t.Minute(), true
-}
-
-// validateWindow checks a stored tenant's maintenance window.
+// validateWindow checks a stored tenant's maintenance window, by wire's
+// rules (wire.MaintenanceWindow.StoredProblems): a client checks a window
+// it sends by the same rules.
 func validateWindow(w *Window, errs *violation.List) {
-	if w == nil {
-		return
-	}
-	for i, d := range w.Days {
-		if !slices.Contains(weekdays, d) {
-			errs.Add(fmt.Sprintf("/maintenance_window/days/%d", i), "%s is not a day: use %s", violation.Quote(d), strings.Join(weekdays[1:], ", ")+", sun")
-		}
-	}
-	if _, ok := clock(w.Start); !ok {
-		errs.Add("/maintenance_window/start", "%s is not a time of day as HH:MM", violation.Quote(w.Start))
-	}
-	if _, ok := clock(w.End); !ok {
-		errs.Add("/maintenance_window/end", "%s is not a time of day as HH:MM", violation.Quote(w.End))
-	}
-	if _, err := time.LoadLocation(w.TimeZone); err != nil {
-		errs.Add("/maintenance_window/time_zone", "%s is not a known time zone (an IANA name such as Europe/Berlin)", violation.Quote(w.TimeZone))
+	if w != nil {
+		addWindowProblems(wire.MaintenanceWindow(*w).StoredProblems(), errs)
 	}
 }
 
 // ValidateWindow checks a maintenance window a request sets: as Validate
 // does, and that its time zone is not one of each landlord process's own
-// (see processZone). Validate lets a window stored before that rule keep
-// such a zone, so that rollouts can still move its tenant.
+// (wire.MaintenanceWindow.Problems). Validate lets a window stored before
+// that rule keep such a zone, so that rollouts can still move its tenant.
 func ValidateWindow(w *Window) error {
 	var errs violation.List
-	validateWindow(w, &errs)
-	if w != nil && processZone(w.TimeZone) {
-		errs.Add("/maintenance_window/time_zone", "%s is the time zone each landlord process is set to, which may differ from one to another: "+
-			"name an IANA time zone such as Europe/Berlin, or leave time_zone out for UTC", violation.Quote(w.TimeZone))
+	if w != nil {
+		addWindowProblems(wire.MaintenanceWindow(*w).Problems(), &errs)
 	}
 	return errs.Err(ErrInvalid)
 }
 
-// processZone reports whether time.LoadLocation reads a zone name from the
-// settings of the process rather than from the zone database: "Local" (its
-// TZ, else the host's zone), and "localtime" (the host's /etc/localtime, on
-// most Linux systems). A window in such a zone would open at different
-// times on different replicas.
-func processZone(name string) bool {
-	return name == "Local" || name == "localtime"
+// addWindowProblems adds the problems of a tenant's window, each at its
+// pointer within the tenant.
+func addWindowProblems(ps []wire.FieldError, errs *violation.List) {
+	for _, p := range ps {
+		errs.Add("/maintenance_window"+p.Pointer, "%s", p.Message)
+	}
 }
 
 // Open reports whether the window is open at t, and when it next opens when
@@ -86,8 +59,8 @@ func (w *Window) Open(t time.Time) (bool, time.Time) {
 	if w == nil {
 		return true, time.Time{}
 	}
-	start, ok1 := clock(w.Start)
-	end, ok2 := clock(w.End)
+	start, ok1 := wire.ParseTimeOfDay(w.Start)
+	end, ok2 := wire.ParseTimeOfDay(w.End)
 	loc, err := time.LoadLocation(w.TimeZone)
 	if !ok1 || !ok2 || err != nil {
 		return false, time.Time{}
@@ -102,7 +75,7 @@ func (w *Window) Open(t time.Time) (bool, time.Time) {
 	for day := -1; day <= 7; day++ {
 		y, m, d := local.Date()
 		opens := time.Date(y, m, d+day, start/60, start%60, 0, 0, loc)
-		if len(w.Days) > 0 && !slices.Contains(w.Days, weekdays[opens.Weekday()]) {
+		if len(w.Days) > 0 && !slices.Contains(w.Days, wire.WindowDay(opens.Weekday())) {
 			continue
 		}
 		closes := opens.Add(time.Duration(length) * time.Minute)
@@ -116,45 +89,9 @@ func (w *Window) Open(t time.Time) (bool, time.Time) {
 	return false, time.Time{}
 }
 
-// String is the window as people read it: "sat,sun 02:00-05:00 Europe/Berlin".
-func (w Window) String() string {
-	days := "daily"
-	if len(w.Days) > 0 {
-		days = strings.Join(w.Days, ",")
-	}
-	tz := w.TimeZone
-	if tz == "" {
-		tz = "UTC"
-	}
-	return fmt.Sprintf("%s %s-%s %s", days, w.Start, w.End, tz)
-}
-
-// ParseWindow reads a window as String writes it: "[DAYS|daily] HH:MM-HH:MM
-// [ZONE]", where DAYS is a comma-separated list of mon … sun.
-func ParseWindow(s string) (*Window, error) {
-	fields := strings.Fields(s)
-	w := &Window{}
-	if len(fields) > 0 && !strings.Contains(fields[0], ":") {
-		if fields[0] != "daily" {
-			w.Days = strings.Split(fields[0], ",")
-		}
-		fields = fields[1:]
-	}
-	if len(fields) == 0 || len(fields) > 2 {
-		return nil, fmt.Errorf("%w: maintenance window %s is not [DAYS] HH:MM-HH:MM [TIME_ZONE]", ErrInvalid, violation.Quote(s))
-	}
-	var ok bool
-	if w.Start, w.End, ok = strings.Cut(fields[0], "-"); !ok {
-		return nil, fmt.Errorf("%w: maintenance window %s has no HH:MM-HH:MM", ErrInvalid, violation.Quote(s))
-	}
-	if len(fields) == 2 {
-		w.TimeZone = fields[1]
-	}
-	if err := ValidateWindow(w); err != nil {
-		return nil, err
-	}
-	return w, nil
-}
+// String is the window as people read it: "sat,sun 02:00-05:00
+// Europe/Berlin", as wire.MaintenanceWindow writes it.
+func (w Window) String() string { return wire.MaintenanceWindow(w).String() }
 
 func sameWindow(a, b *Window) bool {
 	if a == nil || b == nil {

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -215,7 +214,7 @@ func (f *form) config() (cfg, choice object) {
 	v, _ := f.body.get("compute_config")
 	all, _ := v.(object)
 	for _, m := range all {
-		if m.Key == compute.SelectionKey || m.Key == compute.SelectionKeyType {
+		if m.Key == client.SelectionKey || m.Key == client.SelectionKeyType {
 			choice = append(choice, m)
 		} else {
 			cfg = append(cfg, m)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -160,7 +160,7 @@ func fields(n *node, label, pointer string, required bool, value, defaults any) 
 // came back (carried sealed in the page, see secretInputs).
 func secretPlaceholder(value any) string {
 	switch v, _ := value.(string); {
-	case v == workload.RedactedValue:
+	case v == client.RedactedValue:
 		return "set; leave empty to keep it"
 	case v != "":
 		return "typed; leave empty to keep what you typed"
@@ -251,7 +251,7 @@ func (s *secretInputs) empty(pointer string) (any, bool) {
 		return v, true
 	}
 	if s.kept[pointer] {
-		return workload.RedactedValue, true // the API keeps the stored secret
+		return client.RedactedValue, true // the API keeps the stored secret
 	}
 	return nil, false
 }
@@ -509,7 +509,7 @@ func isComposite(v any) bool {
 func typedSecrets(n *node, pointer string, value any, out map[string]string) {
 	switch {
 	case n.scalar():
-		if v, ok := value.(string); ok && n.WriteOnly && v != "" && v != workload.RedactedValue {
+		if v, ok := value.(string); ok && n.WriteOnly && v != "" && v != client.RedactedValue {
 			out[pointer] = v
 		}
 	case n.Type == "array" && n.Items != nil && !n.Items.scalar():

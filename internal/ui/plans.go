@@ -32,7 +32,7 @@ const maxCounted = 5000
 // countTenants counts the tenants that follow a plan, deleted ones aside.
 func countTenants(ctx context.Context, api *client.Client, plan string) (tenantCount, error) {
 	n := tenantCount{ByVersion: map[int64]int{}}
-	opts := client.ListOptions{Plan: plan, PageSize: 500}
+	opts := client.ListOptions{Plan: plan, PageSize: client.MaxPageSize}
 	for {
 		page, err := api.Tenants().List(ctx, opts)
 		if err != nil {

@@ -189,7 +189,7 @@ func (c *Console) rolloutView(x *call, id string, h *rolloutHistory) (*rolloutVi
 const rolloutEventsShown = 100
 
 // rolloutEventPage is how many events one call reads: the API's most.
-const rolloutEventPage = 500
+const rolloutEventPage = client.MaxPageSize
 
 // rolloutHistory is the latest of a rollout's events, as read so far.
 //

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -132,7 +130,7 @@ func (c *Console) tenantView(x *call, idOrName string, workload bool) (*tenantVi
 		return nil, err
 	}
 	v := &tenantView{T: *t, CanWrite: x.canWrite() && t.Status != client.StatusDeleted && t.Status != client.StatusDeleting, CSRF: x.sess.CSRF,
-		Paused: t.Annotations[controller.PausedAnnotation] == "true"}
+		Paused: t.Annotations[client.PausedAnnotation] == "true"}
 	if c.fed {
 		v.LiveURL = Prefix + "live?" + url.Values{"view": {"tenant"}, "tenant": {t.ID}}.Encode()
 	}
@@ -176,7 +174,7 @@ func setSecrets(config json.RawMessage) []string {
 				walk(pointer+"/"+strconv.Itoa(i), it)
 			}
 		case string:
-			if v == workload.RedactedValue {
+			if v == client.RedactedValue {
 				out = append(out, pointer)
 			}
 		}
@@ -188,11 +186,11 @@ func setSecrets(config json.RawMessage) []string {
 // pause, resume and retry change the tenant's annotations with a merge
 // patch, as any client would.
 func (c *Console) pause(x *call) error {
-	return c.annotate(x, controller.PausedAnnotation, "true")
+	return c.annotate(x, client.PausedAnnotation, "true")
 }
 
 func (c *Console) resume(x *call) error {
-	return c.annotate(x, controller.PausedAnnotation, nil)
+	return c.annotate(x, client.PausedAnnotation, nil)
 }
 
 func (c *Console) retry(x *call) error {

@@ -1,6 +1,9 @@
 package wire
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Drift is the last difference the controller found between a tenant's
 // declared state and what runs on its platform.
@@ -33,4 +36,20 @@ type DriftDifference struct {
 	Expected string `json:"expected,omitempty"`
 	// Found is what the platform held; absent when it was missing.
 	Found string `json:"found,omitempty"`
+}
+
+// String is the difference as the controller words it in the
+// drift_detected event and the CLI shows it: "containers/app/image:
+// expected a, found b".
+func (d DriftDifference) String() string {
+	switch {
+	case d.Found == "" && d.Expected == "":
+		return d.Path + " differs"
+	case d.Found == "":
+		return fmt.Sprintf("%s: missing (expected %s)", d.Path, d.Expected)
+	case d.Expected == "":
+		return fmt.Sprintf("%s: unexpected %s", d.Path, d.Found)
+	default:
+		return fmt.Sprintf("%s: expected %s, found %s", d.Path, d.Expected, d.Found)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Workload is the portable part of a tenant's compute spec: its containers,
@@ -144,8 +146,10 @@ type SecretReference struct {
 	Value SecretValue `json:"value"`
 }
 
-// RedactedValue replaces secret values in logs and API responses.
-const RedactedValue = "[redacted]"
+// RedactedValue replaces secret values in logs and API responses. It is
+// wire.RedactedValue, under the name the providers and this package's
+// users give it.
+const RedactedValue = wire.RedactedValue
 
 // SecretValue holds a secret string. Every way of printing, logging or
 // marshalling it yields RedactedValue; Reveal returns the secret to the code

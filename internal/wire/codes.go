@@ -1,6 +1,8 @@
 package wire
 
-// Problem codes: a problem's stable code, which clients branch on.
+// Problem codes, the values of Problem.Code. They are stable across
+// releases: clients branch on them, and the server's table of problems
+// (internal/api) answers each error with one of them.
 const (
 	CodeBadRequest           = "bad_request"
 	CodeInvalidBody          = "invalid_body"
