@@ -79,9 +79,12 @@ func serverPackage(dep string) string {
 	return ""
 }
 
-// serveFiles are the files of cmd/landlord that compose the server (its
-// serve command and what only it needs): the rest are the CLI's verbs.
-var serveFiles = []string{"serve*.go", "providers.go", "compute_providers.go", "encryption.go", "startup.go", "secrets.go", "demo.go"}
+// serveFiles are the files of cmd/landlord that work on the server's side
+// rather than through the API: serve, which hands its settings to
+// internal/server; the provider table serve registers; secrets, which
+// reseals a database's stored secrets; and demo, which builds the demo
+// image on the Engine. The rest are the CLI's verbs.
+var serveFiles = []string{"serve.go", "providers.go", "secrets.go", "demo.go"}
 
 // TestClientSideLeavesTheServerOut: the console and the CLI's verbs depend
 // on no server package; of the module's own packages they use the client
