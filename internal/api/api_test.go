@@ -23,6 +23,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 type testServer struct {
@@ -109,9 +110,9 @@ type response struct {
 	body   []byte
 }
 
-func (r response) problem(t *testing.T) api.Problem {
+func (r response) problem(t *testing.T) wire.Problem {
 	t.Helper()
-	var p api.Problem
+	var p wire.Problem
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("not a problem: %s", r.body)
 	}
@@ -121,9 +122,9 @@ func (r response) problem(t *testing.T) api.Problem {
 	return p
 }
 
-func (r response) tenant(t *testing.T) api.Tenant {
+func (r response) tenant(t *testing.T) wire.Tenant {
 	t.Helper()
-	var out api.Tenant
+	var out wire.Tenant
 	if err := json.Unmarshal(r.body, &out); err != nil {
 		t.Fatalf("not a tenant: %s", r.body)
 	}
@@ -154,7 +155,7 @@ func (ts *testServer) do(t *testing.T, method, path, contentType, body string, h
 	return response{status: res.StatusCode, header: res.Header, body: b}
 }
 
-func (ts *testServer) create(t *testing.T, name, config string) api.Tenant {
+func (ts *testServer) create(t *testing.T, name, config string) wire.Tenant {
 	t.Helper()
 	res := ts.do(t, "POST", "/v1/tenants", "application/json", fmt.Sprintf(`{"name":%q,"compute_config":%s}`, name, config))
 	if res.status != http.StatusCreated {
@@ -163,7 +164,7 @@ func (ts *testServer) create(t *testing.T, name, config string) api.Tenant {
 	return res.tenant(t)
 }
 
-func pointers(p api.Problem) []string {
+func pointers(p wire.Problem) []string {
 	var out []string
 	for _, e := range p.Errors {
 		out = append(out, e.Pointer+e.Parameter)
@@ -199,7 +200,7 @@ func TestCreate(t *testing.T) {
 		}
 	}
 	again := ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"acme","compute_config":{"image":"a"}}`)
-	if p := again.problem(t); again.status != http.StatusConflict || p.Code != api.CodeNameTaken {
+	if p := again.problem(t); again.status != http.StatusConflict || p.Code != wire.CodeNameTaken {
 		t.Errorf("duplicate name: %d %s", again.status, again.body)
 	}
 	if strings.Contains(ts.logs.String(), "hunter2") {
@@ -218,20 +219,20 @@ func TestCreateRefusesBadInput(t *testing.T) {
 		pointers    []string
 	}{
 		{"three violations", "application/json", `{"name":"acme","compute_config":{"image": 5, "ports":[{"container_port":"x"}], "bogus": 1}}`,
-			422, api.CodeInvalidComputeConfig, []string{"/compute_config/bogus", "/compute_config/image", "/compute_config/ports/0/container_port"}},
-		{"malformed JSON", "application/json", `{"name":`, 400, api.CodeInvalidBody, nil},
-		{"not an object", "application/json", `[1,2]`, 400, api.CodeInvalidBody, nil},
-		{"trailing data", "application/json", `{"name":"a","compute_config":{"image":"a"}} {}`, 400, api.CodeInvalidBody, nil},
-		{"wrong content type", "text/plain", `{"name":"acme","compute_config":{"image":"a"}}`, 400, api.CodeInvalidBody, []string{"Content-Type"}},
-		{"no content type", "", `{"name":"acme","compute_config":{"image":"a"}}`, 400, api.CodeInvalidBody, []string{"Content-Type"}},
-		{"unknown field", "application/json", `{"name":"acme","compute_config":{"image":"a"},"colour":"red"}`, 400, api.CodeInvalidBody, []string{"/colour"}},
-		{"wrong type", "application/json", `{"name":7,"compute_config":{"image":"a"}}`, 400, api.CodeInvalidBody, []string{"/name"}},
-		{"bad name", "application/json", `{"name":"Acme_Corp","compute_config":{"image":"a"}}`, 400, api.CodeInvalidName, []string{"/name"}},
-		{"uuid name", "application/json", `{"name":"0192f0c4-1d2e-7000-8000-000000000001","compute_config":{"image":"a"}}`, 400, api.CodeInvalidName, []string{"/name"}},
-		{"no config", "application/json", `{"name":"acme"}`, 400, api.CodeInvalidBody, []string{"/compute_config"}},
-		{"config not an object", "application/json", `{"name":"acme","compute_config":"image"}`, 400, api.CodeInvalidBody, []string{"/compute_config"}},
-		{"bad label", "application/json", `{"name":"acme","compute_config":{"image":"a"},"labels":{"bad key":"v"}}`, 400, api.CodeInvalidBody, []string{"/labels/bad key"}},
-		{"unknown provider", "application/json", `{"name":"acme","compute_config":{"image":"a","compute_provider":"nomad"}}`, 422, api.CodeProviderNotFound, []string{"/compute_config/compute_provider"}},
+			422, wire.CodeInvalidComputeConfig, []string{"/compute_config/bogus", "/compute_config/image", "/compute_config/ports/0/container_port"}},
+		{"malformed JSON", "application/json", `{"name":`, 400, wire.CodeInvalidBody, nil},
+		{"not an object", "application/json", `[1,2]`, 400, wire.CodeInvalidBody, nil},
+		{"trailing data", "application/json", `{"name":"a","compute_config":{"image":"a"}} {}`, 400, wire.CodeInvalidBody, nil},
+		{"wrong content type", "text/plain", `{"name":"acme","compute_config":{"image":"a"}}`, 400, wire.CodeInvalidBody, []string{"Content-Type"}},
+		{"no content type", "", `{"name":"acme","compute_config":{"image":"a"}}`, 400, wire.CodeInvalidBody, []string{"Content-Type"}},
+		{"unknown field", "application/json", `{"name":"acme","compute_config":{"image":"a"},"colour":"red"}`, 400, wire.CodeInvalidBody, []string{"/colour"}},
+		{"wrong type", "application/json", `{"name":7,"compute_config":{"image":"a"}}`, 400, wire.CodeInvalidBody, []string{"/name"}},
+		{"bad name", "application/json", `{"name":"Acme_Corp","compute_config":{"image":"a"}}`, 400, wire.CodeInvalidName, []string{"/name"}},
+		{"uuid name", "application/json", `{"name":"0192f0c4-1d2e-7000-8000-000000000001","compute_config":{"image":"a"}}`, 400, wire.CodeInvalidName, []string{"/name"}},
+		{"no config", "application/json", `{"name":"acme"}`, 400, wire.CodeInvalidBody, []string{"/compute_config"}},
+		{"config not an object", "application/json", `{"name":"acme","compute_config":"image"}`, 400, wire.CodeInvalidBody, []string{"/compute_config"}},
+		{"bad label", "application/json", `{"name":"acme","compute_config":{"image":"a"},"labels":{"bad key":"v"}}`, 400, wire.CodeInvalidBody, []string{"/labels/bad key"}},
+		{"unknown provider", "application/json", `{"name":"acme","compute_config":{"image":"a","compute_provider":"nomad"}}`, 422, wire.CodeProviderNotFound, []string{"/compute_config/compute_provider"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,7 +258,7 @@ func TestOversizedBody(t *testing.T) {
 	ts := newServer(t)
 	huge := `{"name":"acme","compute_config":{"image":"` + strings.Repeat("a", 2<<20) + `"}}`
 	res := ts.do(t, "POST", "/v1/tenants", "application/json", huge)
-	if p := res.problem(t); res.status != http.StatusRequestEntityTooLarge || p.Code != api.CodeBodyTooLarge {
+	if p := res.problem(t); res.status != http.StatusRequestEntityTooLarge || p.Code != wire.CodeBodyTooLarge {
 		t.Fatalf("status %d: %s", res.status, res.body)
 	}
 }
@@ -298,7 +299,7 @@ func TestUpdate(t *testing.T) {
 	if res.status != 200 || res.tenant(t).Generation != 2 || res.header.Get("ETag") != `"2"` {
 		t.Fatalf("PUT: %d %s", res.status, res.body)
 	}
-	if r := ts.do(t, "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"a:3"}}`, "If-Match", `"1"`); r.status != http.StatusPreconditionFailed || r.problem(t).Code != api.CodePreconditionFailed {
+	if r := ts.do(t, "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"a:3"}}`, "If-Match", `"1"`); r.status != http.StatusPreconditionFailed || r.problem(t).Code != wire.CodePreconditionFailed {
 		t.Errorf("stale If-Match: %d %s", r.status, r.body)
 	}
 	res = ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"compute_config":{"env":{"A":"1"}},"labels":{"tier":null}}`)
@@ -316,7 +317,7 @@ func TestUpdate(t *testing.T) {
 	if r := ts.do(t, "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":5}}`); r.status != 422 {
 		t.Errorf("invalid PUT: %d %s", r.status, r.body)
 	}
-	if r := ts.do(t, "PUT", "/v1/tenants/nobody", "application/json", `{"compute_config":{"image":"a"}}`); r.status != 404 || r.problem(t).Code != api.CodeTenantNotFound {
+	if r := ts.do(t, "PUT", "/v1/tenants/nobody", "application/json", `{"compute_config":{"image":"a"}}`); r.status != 404 || r.problem(t).Code != wire.CodeTenantNotFound {
 		t.Errorf("PUT of an unknown tenant: %d %s", r.status, r.body)
 	}
 }
@@ -357,7 +358,7 @@ func TestDelete(t *testing.T) {
 			t.Fatalf("DELETE: %d %s", res.status, res.body)
 		}
 	}
-	if r := ts.do(t, "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"b"}}`); r.status != 409 || r.problem(t).Code != api.CodeTenantDeleting {
+	if r := ts.do(t, "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"b"}}`); r.status != 409 || r.problem(t).Code != wire.CodeTenantDeleting {
 		t.Errorf("PUT of a deleting tenant: %d %s", r.status, r.body)
 	}
 	cur, _ := ts.store.Get(context.Background(), created.ID, tenant.GetOptions{})
@@ -374,7 +375,7 @@ func TestDelete(t *testing.T) {
 		t.Errorf("DELETE of a deleted tenant: %d", r.status)
 	}
 	events := ts.do(t, "GET", "/v1/tenants/"+created.ID+"/events", "", "")
-	var list api.EventList
+	var list wire.EventList
 	if err := json.Unmarshal(events.body, &list); err != nil || len(list.Events) != 4 || list.Events[0].Type != "created" || list.Events[0].Actor != "anonymous" {
 		t.Errorf("events: %s", events.body)
 	}
@@ -389,7 +390,7 @@ func TestListAndRoutes(t *testing.T) {
 	path := "/v1/tenants?page_size=3&name_prefix=t-"
 	for path != "" {
 		res := ts.do(t, "GET", path, "", "")
-		var page api.TenantList
+		var page wire.TenantList
 		if err := json.Unmarshal(res.body, &page); err != nil || res.status != 200 {
 			t.Fatalf("%d %s", res.status, res.body)
 		}
@@ -409,15 +410,15 @@ func TestListAndRoutes(t *testing.T) {
 		status       int
 		code         string
 	}{
-		{"GET", "/v1/tenants?page_size=0", 400, api.CodeInvalidParameter},
-		{"GET", "/v1/tenants?page_size=501", 400, api.CodeInvalidParameter},
-		{"GET", "/v1/tenants?status=sleeping", 400, api.CodeInvalidParameter},
-		{"GET", "/v1/tenants?label=bad", 400, api.CodeInvalidParameter},
-		{"GET", "/v1/tenants?page_token=nope", 400, api.CodeInvalidParameter},
-		{"GET", "/v1/nothing", 404, api.CodeNotFound},
-		{"POST", "/v1/tenants/acme", 405, api.CodeMethodNotAllowed},
-		{"GET", "/v1/compute/config?provider=nomad", 422, api.CodeProviderNotFound},
-		{"GET", "/v1/tenants/t-0/status", 404, api.CodeWorkloadNotFound},
+		{"GET", "/v1/tenants?page_size=0", 400, wire.CodeInvalidParameter},
+		{"GET", "/v1/tenants?page_size=501", 400, wire.CodeInvalidParameter},
+		{"GET", "/v1/tenants?status=sleeping", 400, wire.CodeInvalidParameter},
+		{"GET", "/v1/tenants?label=bad", 400, wire.CodeInvalidParameter},
+		{"GET", "/v1/tenants?page_token=nope", 400, wire.CodeInvalidParameter},
+		{"GET", "/v1/nothing", 404, wire.CodeNotFound},
+		{"POST", "/v1/tenants/acme", 405, wire.CodeMethodNotAllowed},
+		{"GET", "/v1/compute/config?provider=nomad", 422, wire.CodeProviderNotFound},
+		{"GET", "/v1/tenants/t-0/status", 404, wire.CodeWorkloadNotFound},
 	} {
 		res := ts.do(t, tt.method, tt.path, "", "")
 		if p := res.problem(t); res.status != tt.status || p.Code != tt.code {
@@ -472,7 +473,7 @@ func TestAuth(t *testing.T) {
 	ts.token = readerToken
 	for _, m := range []string{"POST /v1/tenants", "PUT /v1/tenants/acme", "PATCH /v1/tenants/acme", "DELETE /v1/tenants/acme"} {
 		method, path, _ := strings.Cut(m, " ")
-		if r := ts.do(t, method, path, "application/json", `{"name":"x","compute_config":{"image":"a"}}`); r.status != 403 || r.problem(t).Code != api.CodeForbidden {
+		if r := ts.do(t, method, path, "application/json", `{"name":"x","compute_config":{"image":"a"}}`); r.status != 403 || r.problem(t).Code != wire.CodeForbidden {
 			t.Errorf("reader %s: %d %s", m, r.status, r.body)
 		}
 	}
@@ -482,7 +483,7 @@ func TestAuth(t *testing.T) {
 	}
 	ts.token = adminToken
 	created := ts.create(t, "beta", `{"image":"a"}`)
-	var list api.EventList
+	var list wire.EventList
 	_ = json.Unmarshal(ts.do(t, "GET", "/v1/tenants/"+created.ID+"/events", "", "").body, &list)
 	if len(list.Events) == 0 || list.Events[0].Actor != "ops" {
 		t.Errorf("events do not name the token's holder: %+v", list.Events)
@@ -526,13 +527,13 @@ func TestIdempotencyKey(t *testing.T) {
 		t.Errorf("replay: %d %s", again.status, again.body)
 	}
 	other := ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"beta","compute_config":{"image":"a"}}`, "Idempotency-Key", "k-1")
-	if p := other.problem(t); other.status != 422 || p.Code != api.CodeIdempotencyMismatch {
+	if p := other.problem(t); other.status != 422 || p.Code != wire.CodeIdempotencyMismatch {
 		t.Errorf("reused key: %d %s", other.status, other.body)
 	}
 	if r := ts.do(t, "POST", "/v1/tenants", "application/json", body, "Idempotency-Key", strings.Repeat("k", 300)); r.status != 400 {
 		t.Errorf("a 300-character key: %d", r.status)
 	}
-	var list api.TenantList
+	var list wire.TenantList
 	_ = json.Unmarshal(ts.do(t, "GET", "/v1/tenants", "", "").body, &list)
 	if len(list.Tenants) != 1 {
 		t.Errorf("%d tenants after a replay, want 1", len(list.Tenants))
@@ -558,8 +559,8 @@ func TestStatusUpstreamFailure(t *testing.T) {
 	ts.create(t, "flaky", `{"image":"a"}`)
 	res := ts.do(t, "GET", "/v1/tenants/flaky/status", "", "")
 	p := res.problem(t)
-	if res.status != http.StatusBadGateway || p.Code != api.CodeUnavailable || !strings.Contains(p.Detail, "injected failure (failure_rate 1)") {
-		t.Errorf("status of a failing provider: %d %s %q, want 502 %s saying why", res.status, p.Code, p.Detail, api.CodeUnavailable)
+	if res.status != http.StatusBadGateway || p.Code != wire.CodeUnavailable || !strings.Contains(p.Detail, "injected failure (failure_rate 1)") {
+		t.Errorf("status of a failing provider: %d %s %q, want 502 %s saying why", res.status, p.Code, p.Detail, wire.CodeUnavailable)
 	}
 }
 
@@ -573,8 +574,8 @@ func TestCapabilityRefused(t *testing.T) {
 	res := ts.do(t, "POST", "/v1/tenants", "application/json",
 		`{"name":"acme","compute_config":{"image":"a","secrets":{"K":"v"},"sidecars":[{"name":"log","image":"b"}]}}`)
 	p := res.problem(t)
-	if res.status != http.StatusUnprocessableEntity || p.Code != api.CodeInvalidComputeConfig {
-		t.Fatalf("create with sidecars on a single-container provider: %d %s, want 422 %s", res.status, p.Code, api.CodeInvalidComputeConfig)
+	if res.status != http.StatusUnprocessableEntity || p.Code != wire.CodeInvalidComputeConfig {
+		t.Fatalf("create with sidecars on a single-container provider: %d %s, want 422 %s", res.status, p.Code, wire.CodeInvalidComputeConfig)
 	}
 	if len(p.Errors) != 1 || p.Errors[0].Pointer != "/compute_config/sidecars" || !strings.Contains(p.Errors[0].Message, "(capability multiple_containers)") {
 		t.Errorf("errors = %+v, want one at /compute_config/sidecars naming multiple_containers", p.Errors)

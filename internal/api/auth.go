@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/jaxxstorm/landlord/internal/identity"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Role is what a token may do.
@@ -130,26 +131,26 @@ func (a *authenticator) authenticate(r *http.Request) (principal, error) {
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, "send a bearer token: Authorization: Bearer <token>")
+		return principal{}, problem(http.StatusUnauthorized, wire.CodeUnauthorized, "send a bearer token: Authorization: Bearer <token>")
 	}
 	if who, ok := a.token(token); ok {
 		return who, nil
 	}
 	if a.verifier == nil || strings.Count(token, ".") != 2 {
-		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, "the bearer token is not valid")
+		return principal{}, problem(http.StatusUnauthorized, wire.CodeUnauthorized, "the bearer token is not valid")
 	}
 	who, err := a.verifier.VerifyToken(r.Context(), token)
 	switch {
 	case err == nil:
 		return who, nil
 	case errors.Is(err, identity.ErrNoRole):
-		return principal{}, problem(http.StatusForbidden, CodeForbidden, err.Error())
+		return principal{}, problem(http.StatusForbidden, wire.CodeForbidden, err.Error())
 	case errors.Is(err, identity.ErrUnavailable):
 		// The cause (the identity provider's address, its answer) is
 		// logged by the verifier.
-		return principal{}, problem(http.StatusServiceUnavailable, CodeIdentityUnavailable, "landlord cannot fetch the identity provider's keys to check this token now; retry after Retry-After seconds")
+		return principal{}, problem(http.StatusServiceUnavailable, wire.CodeIdentityUnavailable, "landlord cannot fetch the identity provider's keys to check this token now; retry after Retry-After seconds")
 	default:
-		return principal{}, problem(http.StatusUnauthorized, CodeUnauthorized, err.Error())
+		return principal{}, problem(http.StatusUnauthorized, wire.CodeUnauthorized, err.Error())
 	}
 }
 
@@ -165,14 +166,14 @@ func (a *authenticator) authenticates() bool {
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) (principal, bool) {
 	who, err := s.auth.authenticate(r)
 	if err != nil {
-		if p, ok := err.(*Problem); ok {
+		if p, ok := err.(*wire.Problem); ok {
 			switch {
 			case p.Status == http.StatusUnauthorized && r.Header.Get("Authorization") == "":
 				w.Header().Set("WWW-Authenticate", `Bearer realm="landlord"`)
 			case p.Status == http.StatusUnauthorized:
 				// RFC 6750: a token was sent, and is not one.
 				w.Header().Set("WWW-Authenticate", `Bearer realm="landlord", error="invalid_token"`)
-			case p.Code == CodeIdentityUnavailable:
+			case p.Code == wire.CodeIdentityUnavailable:
 				w.Header().Set("Retry-After", identityRetryAfter)
 			}
 		}

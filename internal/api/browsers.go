@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // A browser visiting another site is a client of landlord too, if that
@@ -32,7 +33,7 @@ const crossSiteRefused = "a browser sent this request from another site (Sec-Fet
 func (s *Server) refuseCrossSite(next http.Handler) http.Handler {
 	p := http.NewCrossOriginProtection()
 	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, crossSiteRefused))
+		s.writeProblem(w, r, problem(http.StatusForbidden, wire.CodeForbidden, crossSiteRefused))
 	}))
 	return p.Handler(next)
 }
@@ -51,7 +52,7 @@ func (s *Server) refuseForeignHosts(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.RemoteAddr != "" && onLoopback(r.Context()) && !s.knownHost(r.Host) {
-			s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden,
+			s.writeProblem(w, r, problem(http.StatusForbidden, wire.CodeForbidden,
 				"this landlord has no credentials and serves loopback only, so it answers requests addressed to localhost or a loopback address, "+
 					"not to "+violation.Quote(r.Host)+": a web page may have pointed its name at this machine (DNS rebinding). Address it as localhost or 127.0.0.1"))
 			return

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // A page on another site cannot make a browser write to landlord: the
@@ -38,7 +39,7 @@ func TestCrossSiteWritesAreRefused(t *testing.T) {
 			} {
 				for _, action := range []string{"pause", "abort"} {
 					res := ts.do(t, "POST", "/v1/rollouts/"+ro.ID+"/"+action, "application/x-www-form-urlencoded", "", tt.headers...)
-					if res.status != http.StatusForbidden || res.problem(t).Code != api.CodeForbidden || !strings.Contains(res.problem(t).Detail, "another site") {
+					if res.status != http.StatusForbidden || res.problem(t).Code != wire.CodeForbidden || !strings.Contains(res.problem(t).Detail, "another site") {
 						t.Errorf("%s, %s: %d %s; want 403 forbidden", tt.name, action, res.status, res.body)
 					}
 				}
@@ -46,7 +47,7 @@ func TestCrossSiteWritesAreRefused(t *testing.T) {
 					t.Errorf("%s, a text/plain create: %d %s; want 403", tt.name, res.status, res.body)
 				}
 			}
-			var got api.Rollout
+			var got wire.Rollout
 			mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID, "", "", "Sec-Fetch-Site", "cross-site"), &got)
 			if got.State != ro.State {
 				t.Fatalf("the rollout is %s after the refused requests, want %s", got.State, ro.State)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // What clients of other landlord APIs send and read works here too.
@@ -63,7 +64,7 @@ func TestProblemHasErrorMember(t *testing.T) {
 	// 20,000 bad label keys: the first, and how many more, though errors
 	// lists only some of them.
 	res := ts.do(t, "POST", "/v1/tenants", "application/json", badLabels(20000))
-	var p api.Problem
+	var p wire.Problem
 	mustDecode(t, res, &p)
 	if want := fmt.Sprintf(" (and %d more)", len(p.Errors)+p.ErrorsOmitted-1); p.ErrorsOmitted == 0 || !strings.HasSuffix(p.ErrorMessage, want) {
 		t.Errorf("20,000 bad labels: error %q, want it to end %q", p.ErrorMessage, want)
@@ -92,7 +93,7 @@ func TestListIncludeDeleted(t *testing.T) {
 		if res.status != http.StatusOK {
 			t.Fatalf("GET /v1/tenants%s: %d %s", query, res.status, res.body)
 		}
-		var list api.TenantList
+		var list wire.TenantList
 		if err := json.Unmarshal(res.body, &list); err != nil {
 			t.Fatal(err)
 		}
@@ -171,12 +172,12 @@ func TestUnknownQueryParameters(t *testing.T) {
 			if op != "listTenants" && op != "listTenantEvents" && op != "listRolloutEvents" {
 				want = []string{"page_size", "statuss", "zz"}
 			}
-			if p.Code != api.CodeInvalidParameter || !cmp.Equal(unknown, want) || !strings.Contains(p.Detail, "zz") {
+			if p.Code != wire.CodeInvalidParameter || !cmp.Equal(unknown, want) || !strings.Contains(p.Detail, "zz") {
 				t.Errorf("problem %s %v; want invalid_parameter naming %v: %s", p.Code, unknown, want, res.body)
 			}
 		})
 	}
-	if r := ts.do(t, "GET", "/v1/tenants?page_size=%zz", "", ""); r.status != http.StatusBadRequest || r.problem(t).Code != api.CodeInvalidParameter {
+	if r := ts.do(t, "GET", "/v1/tenants?page_size=%zz", "", ""); r.status != http.StatusBadRequest || r.problem(t).Code != wire.CodeInvalidParameter {
 		t.Errorf("a malformed query: %d %s", r.status, r.body)
 	}
 	// A query of 64 KB of long unknown names gets a bounded answer: the

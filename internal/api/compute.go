@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) error {
-	out := ProviderList{Providers: []Provider{}}
+	out := wire.ProviderList{Providers: []wire.Provider{}}
 	for _, p := range s.compute.Registry().List() {
 		healthy, msg := providerHealth(r.Context(), p)
 		d, err := s.compute.Registry().Describe(p.Name())
 		if err != nil {
 			return err
 		}
-		out.Providers = append(out.Providers, Provider{Name: p.Name(), Default: p.Name() == s.compute.DefaultProvider(),
+		out.Providers = append(out.Providers, wire.Provider{Name: p.Name(), Default: p.Name() == s.compute.DefaultProvider(),
 			Healthy: healthy, Message: msg, Capabilities: capabilities(d.Capabilities)})
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -46,9 +47,9 @@ func (s *Server) getComputeConfig(w http.ResponseWriter, r *http.Request) error 
 	}
 	d, err := s.compute.Registry().Describe(name)
 	if err != nil {
-		return withFields(err, "", FieldError{Parameter: "provider", Message: "is not an enabled provider"})
+		return withFields(err, "", wire.FieldError{Parameter: "provider", Message: "is not an enabled provider"})
 	}
-	writeJSON(w, http.StatusOK, ComputeConfig{Provider: d.Name, Schema: d.Schema, Defaults: d.Defaults, Capabilities: capabilities(d.Capabilities)})
+	writeJSON(w, http.StatusOK, wire.ComputeConfig{Provider: d.Name, Schema: d.Schema, Defaults: d.Defaults, Capabilities: capabilities(d.Capabilities)})
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // The API reference page renders the OpenAPI document in the browser. Its
@@ -39,7 +40,7 @@ func (s *Server) docs(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) docsAsset(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("asset")
 	if !slices.Contains(docsAssetNames(), name) {
-		return problem(http.StatusNotFound, CodeNotFound, "the docs page has no file "+name)
+		return problem(http.StatusNotFound, wire.CodeNotFound, "the docs page has no file "+name)
 	}
 	b, err := docsFiles.ReadFile(path.Join(docsDir, name))
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // A tenant's history pages newest first with order=newest, and a page token
@@ -31,7 +31,7 @@ func TestEventOrder(t *testing.T) {
 		path := base
 		for path != "" {
 			res := ts.do(t, "GET", path, "", "")
-			var page api.EventList
+			var page wire.EventList
 			if err := json.Unmarshal(res.body, &page); err != nil || res.status != http.StatusOK {
 				t.Fatalf("GET %s: %d %s", path, res.status, res.body)
 			}
@@ -67,8 +67,8 @@ func TestEventOrder(t *testing.T) {
 	} {
 		res := ts.do(t, "GET", tt.path, "", "")
 		p := res.problem(t)
-		if res.status != http.StatusBadRequest || p.Code != api.CodeInvalidParameter || len(p.Errors) != 1 || p.Errors[0].Parameter != tt.parameter {
-			t.Errorf("GET %s: %d %s, want 400 %s naming %s", tt.path, res.status, res.body, api.CodeInvalidParameter, tt.parameter)
+		if res.status != http.StatusBadRequest || p.Code != wire.CodeInvalidParameter || len(p.Errors) != 1 || p.Errors[0].Parameter != tt.parameter {
+			t.Errorf("GET %s: %d %s, want 400 %s naming %s", tt.path, res.status, res.body, wire.CodeInvalidParameter, tt.parameter)
 		}
 	}
 }

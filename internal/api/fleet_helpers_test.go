@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // plan creates a plan on the mock provider and publishes its first
@@ -22,13 +22,13 @@ func (ts *testServer) plan(t *testing.T, name, config string) string {
 }
 
 // publish publishes the next version of a plan.
-func (ts *testServer) publish(t *testing.T, plan, config string) api.PlanVersion {
+func (ts *testServer) publish(t *testing.T, plan, config string) wire.PlanVersion {
 	t.Helper()
 	res := ts.do(t, "POST", "/v1/plans/"+plan+"/versions", "application/json", fmt.Sprintf(`{"config":%s}`, config))
 	if res.status != http.StatusCreated {
 		t.Fatalf("publish a version of %s: %d %s", plan, res.status, res.body)
 	}
-	var v api.PlanVersion
+	var v wire.PlanVersion
 	mustDecode(t, res, &v)
 	return v
 }
@@ -45,13 +45,13 @@ func (ts *testServer) closeWindow(t *testing.T, tenant string) {
 }
 
 // startRollout creates a rollout.
-func (ts *testServer) startRollout(t *testing.T, body string) api.Rollout {
+func (ts *testServer) startRollout(t *testing.T, body string) wire.Rollout {
 	t.Helper()
 	res := ts.do(t, "POST", "/v1/rollouts", "application/json", body)
 	if res.status != http.StatusCreated {
 		t.Fatalf("start a rollout %s: %d %s", body, res.status, res.body)
 	}
-	var ro api.Rollout
+	var ro wire.Rollout
 	mustDecode(t, res, &ro)
 	return ro
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // DELETE ?forget=true deletes the record of a tenant whose provider is not
@@ -35,7 +35,7 @@ func TestForget(t *testing.T) {
 	if r := reader.do(t, "DELETE", "/v1/tenants/acme?forget=true", "", ""); r.status != http.StatusForbidden {
 		t.Errorf("a reader forgets: %d %s", r.status, r.body)
 	}
-	if r := ts.do(t, "DELETE", "/v1/tenants/live?forget=true", "", ""); r.status != http.StatusConflict || r.problem(t).Code != api.CodeProviderEnabled {
+	if r := ts.do(t, "DELETE", "/v1/tenants/live?forget=true", "", ""); r.status != http.StatusConflict || r.problem(t).Code != wire.CodeProviderEnabled {
 		t.Errorf("forget a tenant whose provider is enabled: %d %s", r.status, r.body)
 	}
 	// Until the controller has recorded that the provider is missing, the
@@ -67,7 +67,7 @@ func TestForget(t *testing.T) {
 	if r := ts.do(t, "GET", "/v1/tenants/acme", "", ""); r.status != http.StatusNotFound {
 		t.Errorf("GET of a forgotten tenant: %d", r.status)
 	}
-	var events api.EventList
+	var events wire.EventList
 	if err := json.Unmarshal(ts.do(t, "GET", "/v1/tenants/"+stranded.ID+"/events", "", "").body, &events); err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,16 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, Identity{Name: actor(r), Role: string(info(r).role)})
+	writeJSON(w, http.StatusOK, wire.Identity{Name: actor(r), Role: string(info(r).role)})
 	return nil
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, Health{Status: "ok"})
+	writeJSON(w, http.StatusOK, wire.Health{Status: "ok"})
 	return nil
 }
 
@@ -66,14 +67,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	if !ready {
 		status, code = "unavailable", http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, Health{Status: status, Checks: checks})
+	writeJSON(w, code, wire.Health{Status: status, Checks: checks})
 	return nil
 }
 
 // metrics serves the Prometheus metrics, when the server has them.
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) error {
 	if s.opts.Metrics == nil {
-		return problem(http.StatusNotFound, CodeNotFound, "metrics are not enabled on this server")
+		return problem(http.StatusNotFound, wire.CodeNotFound, "metrics are not enabled on this server")
 	}
 	s.opts.Metrics.ServeHTTP(w, r)
 	return nil

@@ -13,13 +13,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // onEachStore runs f against a server on SQLite and one on PostgreSQL (a
@@ -105,8 +105,8 @@ func TestHostileBodiesOnEachStore(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				res := ts.do(t, tt.method, tt.path, tt.contentType, tt.body)
 				p := res.problem(t)
-				if res.status != http.StatusUnprocessableEntity || p.Code != api.CodeInvalidBody || !slices.Equal(pointers(p), []string{tt.pointer}) {
-					t.Fatalf("%d %s %v, want 422 %s at %s: %.300s", res.status, p.Code, pointers(p), api.CodeInvalidBody, tt.pointer, res.body)
+				if res.status != http.StatusUnprocessableEntity || p.Code != wire.CodeInvalidBody || !slices.Equal(pointers(p), []string{tt.pointer}) {
+					t.Fatalf("%d %s %v, want 422 %s at %s: %.300s", res.status, p.Code, pointers(p), wire.CodeInvalidBody, tt.pointer, res.body)
 				}
 			})
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 const maxIdempotencyKey = 255
@@ -61,8 +62,8 @@ func (s *Server) reserveIdempotent(w http.ResponseWriter, r *http.Request, body 
 		return nil, false, nil
 	}
 	if len(key) > maxIdempotencyKey || !printable(key) {
-		return nil, false, problem(http.StatusBadRequest, CodeInvalidParameter, "Idempotency-Key must be 1 to 255 printable ASCII characters",
-			FieldError{Parameter: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
+		return nil, false, problem(http.StatusBadRequest, wire.CodeInvalidParameter, "Idempotency-Key must be 1 to 255 printable ASCII characters",
+			wire.FieldError{Parameter: "Idempotency-Key", Message: "must be 1 to 255 printable ASCII characters"})
 	}
 	hash := requestHash(r, body)
 	kept, fresh, err := s.idem.ReserveIdempotent(r.Context(), idempotencyScope(r), key, hash, s.opts.IdempotencyLease)
@@ -112,14 +113,14 @@ func (s *Server) readIdempotent(w http.ResponseWriter, r *http.Request, req any)
 func (s *Server) answerKept(w http.ResponseWriter, kept tenant.IdempotentResponse, hash string) error {
 	switch {
 	case kept.RequestHash != hash:
-		return problem(http.StatusUnprocessableEntity, CodeIdempotencyMismatch,
+		return problem(http.StatusUnprocessableEntity, wire.CodeIdempotencyMismatch,
 			"this Idempotency-Key was used for a different request in the last 24 hours; use a new key",
-			FieldError{Parameter: "Idempotency-Key", Message: "was used for a different request"})
+			wire.FieldError{Parameter: "Idempotency-Key", Message: "was used for a different request"})
 	case kept.Pending():
 		w.Header().Set("Retry-After", retryAfter(kept.CreatedAt, s.opts.Now(), s.opts.IdempotencyLease))
-		return problem(http.StatusConflict, CodeIdempotencyPending,
+		return problem(http.StatusConflict, wire.CodeIdempotencyPending,
 			"a request with this Idempotency-Key is in progress; retry after Retry-After seconds to get its response",
-			FieldError{Parameter: "Idempotency-Key", Message: "is held by a request in progress"})
+			wire.FieldError{Parameter: "Idempotency-Key", Message: "is held by a request in progress"})
 	}
 	w.Header().Set("Idempotent-Replayed", "true")
 	writeRaw(w, kept.Status, kept.Header, kept.Body)

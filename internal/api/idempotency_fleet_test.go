@@ -14,6 +14,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Idempotency-Key on the writes of plans and rollouts: POST /v1/plans,
@@ -59,16 +60,16 @@ func done(t *testing.T, what string, res response, status int) {
 	}
 }
 
-func (ts *testServer) rollouts(t *testing.T) []api.Rollout {
+func (ts *testServer) rollouts(t *testing.T) []wire.Rollout {
 	t.Helper()
-	var list api.RolloutList
+	var list wire.RolloutList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts", "", ""), &list)
 	return list.Rollouts
 }
 
-func (ts *testServer) versions(t *testing.T, plan string) []api.PlanVersion {
+func (ts *testServer) versions(t *testing.T, plan string) []wire.PlanVersion {
 	t.Helper()
-	var list api.PlanVersionList
+	var list wire.PlanVersionList
 	mustDecode(t, ts.do(t, "GET", "/v1/plans/"+plan+"/versions", "", ""), &list)
 	return list.Versions
 }
@@ -81,7 +82,7 @@ func TestIdempotentPublish(t *testing.T) {
 	const path, body = "/v1/plans/standard/versions", `{"config":{"image":"example.com/app:2"},"message":"app 2"}`
 	first := ts.do(t, "POST", path, "application/json", body, "Idempotency-Key", "publish-2")
 	done(t, "publish", first, http.StatusCreated)
-	var v api.PlanVersion
+	var v wire.PlanVersion
 	mustDecode(t, first, &v)
 	if v.Version != 2 || first.header.Get("Location") != "/v1/plans/standard/versions/2" {
 		t.Fatalf("published version %d at %s, want 2", v.Version, first.header.Get("Location"))
@@ -90,15 +91,15 @@ func TestIdempotentPublish(t *testing.T) {
 	replayed(t, "the retry", first, ts.do(t, "POST", path, "application/json", "{ \"config\": {\"image\": \"example.com/app:2\"}, \"message\": \"app 2\" }\n",
 		"Idempotency-Key", "publish-2"))
 	expectProblem(t, ts.do(t, "POST", path, "application/json", `{"config":{"image":"example.com/app:3"}}`, "Idempotency-Key", "publish-2"),
-		422, api.CodeIdempotencyMismatch, "Idempotency-Key")
+		422, wire.CodeIdempotencyMismatch, "Idempotency-Key")
 	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"other"}`, "Idempotency-Key", "publish-2"),
-		422, api.CodeIdempotencyMismatch, "Idempotency-Key")
+		422, wire.CodeIdempotencyMismatch, "Idempotency-Key")
 	if vs := ts.versions(t, "standard"); len(vs) != 2 {
 		t.Errorf("%d versions, want 2", len(vs))
 	}
 	// A publish that is refused frees its key.
 	expectProblem(t, ts.do(t, "POST", path, "application/json", `{"config":{"image":7}}`, "Idempotency-Key", "publish-3"),
-		422, api.CodeInvalidComputeConfig, "/config/image")
+		422, wire.CodeInvalidComputeConfig, "/config/image")
 	done(t, "a publish with the key of a refused one", ts.do(t, "POST", path, "application/json", `{"config":{"image":"a:3"}}`, "Idempotency-Key", "publish-3"), 201)
 	// A retry without a key publishes again: nothing tells it from a
 	// new publish.
@@ -116,9 +117,9 @@ func TestIdempotentCreatePlan(t *testing.T) {
 	first := ts.do(t, "POST", "/v1/plans", "application/json", body, "Idempotency-Key", "plan-1")
 	done(t, "create", first, http.StatusCreated)
 	replayed(t, "the retry", first, ts.do(t, "POST", "/v1/plans", "application/json", body, "Idempotency-Key", "plan-1"))
-	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", body), 409, api.CodePlanExists, "/name")
+	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", body), 409, wire.CodePlanExists, "/name")
 	// Refused for the name taken, a create frees its key.
-	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", body, "Idempotency-Key", "plan-2"), 409, api.CodePlanExists, "/name")
+	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", body, "Idempotency-Key", "plan-2"), 409, wire.CodePlanExists, "/name")
 	done(t, "another create with the key", ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"gold"}`, "Idempotency-Key", "plan-2"), 201)
 }
 
@@ -140,12 +141,12 @@ func TestIdempotentRolloutStart(t *testing.T) {
 
 	first := ts.do(t, "POST", "/v1/rollouts", "application/json", body, "Idempotency-Key", "start-1")
 	done(t, "start", first, http.StatusCreated)
-	var ro api.Rollout
+	var ro wire.Rollout
 	mustDecode(t, first, &ro)
 	if first.header.Get("Location") != "/v1/rollouts/"+ro.ID || first.header.Get("ETag") != fmt.Sprintf(`"%d"`, ro.Version) {
 		t.Errorf("Location %q, ETag %q", first.header.Get("Location"), first.header.Get("ETag"))
 	}
-	var got api.Rollout
+	var got wire.Rollout
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID, "", ""), &got)
 	if diff := cmp.Diff(got, ro); diff != "" {
 		t.Errorf("the start answered another rollout than GET shows (-GET +start):\n%s", diff)
@@ -156,12 +157,12 @@ func TestIdempotentRolloutStart(t *testing.T) {
 
 	replayed(t, "the retry", first, ts.do(t, "POST", "/v1/rollouts", "application/json", body, "Idempotency-Key", "start-1"))
 	expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", `{"plan":"standard"}`, "Idempotency-Key", "start-1"),
-		422, api.CodeIdempotencyMismatch, "Idempotency-Key")
+		422, wire.CodeIdempotencyMismatch, "Idempotency-Key")
 	expectProblem(t, ts.do(t, "POST", "/v1/rollouts?dry_run=true", "application/json", body, "Idempotency-Key", "start-1"),
-		422, api.CodeIdempotencyMismatch, "Idempotency-Key")
-	expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", body), 409, api.CodeRolloutActive)
+		422, wire.CodeIdempotencyMismatch, "Idempotency-Key")
+	expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", body), 409, wire.CodeRolloutActive)
 	// Refused as the plan's rollout is active, a start frees its key.
-	expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", body, "Idempotency-Key", "start-2"), 409, api.CodeRolloutActive)
+	expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", body, "Idempotency-Key", "start-2"), 409, wire.CodeRolloutActive)
 	if again := ts.do(t, "POST", "/v1/rollouts", "application/json", body, "Idempotency-Key", "start-2"); again.status != 409 || again.header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("the refused start again: %d (replayed %q), want a 409 done again", again.status, again.header.Get("Idempotent-Replayed"))
 	}
@@ -229,7 +230,7 @@ func TestIdempotentStartKilledAfterCommit(t *testing.T) {
 	if retry.status != 201 || retry.header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("the retry: %d %s; want the 201 replayed", retry.status, retry.body)
 	}
-	var ro api.Rollout
+	var ro wire.Rollout
 	mustDecode(t, retry, &ro)
 	if ros := restarted.rollouts(t); len(ros) != 1 || ros[0].ID != ro.ID || retry.header.Get("Location") != "/v1/rollouts/"+ro.ID {
 		t.Errorf("the retry answered rollout %s (Location %s); stored: %+v", ro.ID, retry.header.Get("Location"), ros)
@@ -251,8 +252,8 @@ func TestIdempotentStartKilledBeforeCommit(t *testing.T) {
 	var later atomic.Int64
 	restarted := fleetServerOn(t, openSQLite(t, path, &later), clock(&later))
 	retry := restarted.do(t, "POST", "/v1/rollouts", "application/json", threeWaves, "Idempotency-Key", "k-1")
-	if p := retry.problem(t); retry.status != 409 || p.Code != api.CodeIdempotencyPending || retry.header.Get("Retry-After") != "1" {
-		t.Fatalf("a retry within the lease: %d %s (Retry-After %q); want 409 %s", retry.status, retry.body, retry.header.Get("Retry-After"), api.CodeIdempotencyPending)
+	if p := retry.problem(t); retry.status != 409 || p.Code != wire.CodeIdempotencyPending || retry.header.Get("Retry-After") != "1" {
+		t.Fatalf("a retry within the lease: %d %s (Retry-After %q); want 409 %s", retry.status, retry.body, retry.header.Get("Retry-After"), wire.CodeIdempotencyPending)
 	}
 	later.Store(int64(tenant.IdempotencyLease + time.Second))
 	took := restarted.do(t, "POST", "/v1/rollouts", "application/json", threeWaves, "Idempotency-Key", "k-1")

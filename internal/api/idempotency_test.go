@@ -18,6 +18,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // newServerOn serves the API on store, with the mock provider: one landlord
@@ -124,7 +125,7 @@ func postAsync(t *testing.T, ts *testServer, path, body string) <-chan response 
 
 func mustCount(t *testing.T, ts *testServer, want int) {
 	t.Helper()
-	var list api.TenantList
+	var list wire.TenantList
 	if err := json.Unmarshal(ts.do(t, "GET", "/v1/tenants", "", "").body, &list); err != nil {
 		t.Fatal(err)
 	}
@@ -189,13 +190,13 @@ func TestIdempotentCreateKilledBeforeCommit(t *testing.T) {
 	}{{0, "1"}, {10 * time.Second, "20"}, {25 * time.Second, "5"}} {
 		later.Store(int64(tt.age))
 		retry := restarted.do(t, "POST", "/v1/tenants", "application/json", acmeBody, "Idempotency-Key", "k-1")
-		if p := retry.problem(t); retry.status != 409 || p.Code != api.CodeIdempotencyPending || retry.header.Get("Retry-After") != tt.retryAfter {
+		if p := retry.problem(t); retry.status != 409 || p.Code != wire.CodeIdempotencyPending || retry.header.Get("Retry-After") != tt.retryAfter {
 			t.Fatalf("a retry %v into the lease: %d %s, Retry-After %q; want 409 %s with Retry-After %s",
-				tt.age, retry.status, retry.body, retry.header.Get("Retry-After"), api.CodeIdempotencyPending, tt.retryAfter)
+				tt.age, retry.status, retry.body, retry.header.Get("Retry-After"), wire.CodeIdempotencyPending, tt.retryAfter)
 		}
 	}
 	other := restarted.do(t, "POST", "/v1/tenants", "application/json", `{"name":"beta","compute_config":{"image":"a"}}`, "Idempotency-Key", "k-1")
-	if p := other.problem(t); other.status != 422 || p.Code != api.CodeIdempotencyMismatch {
+	if p := other.problem(t); other.status != 422 || p.Code != wire.CodeIdempotencyMismatch {
 		t.Errorf("another body within the lease: %d %s", other.status, other.body)
 	}
 	mustCount(t, restarted, 0)
@@ -268,7 +269,7 @@ func atOnce(t *testing.T, ts *testServer, n int, path, body string) response {
 			stored = append(stored, r)
 		case r.status == 201:
 			replays++
-		case r.status == 409 && r.problem(t).Code == api.CodeIdempotencyPending && r.header.Get("Retry-After") != "":
+		case r.status == 409 && r.problem(t).Code == wire.CodeIdempotencyPending && r.header.Get("Retry-After") != "":
 			inProgress++
 		default:
 			t.Errorf("request %d: %d %s (Retry-After %q)", i, r.status, r.body, r.header.Get("Retry-After"))

@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // endless is a 256 MiB request body: one JSON string that never ends.
@@ -84,7 +85,7 @@ func TestReadyzNamesTheFailingCheck(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, mustRequest(t, "GET", "/readyz"))
-	var h api.Health
+	var h wire.Health
 	_ = json.Unmarshal(rec.Body.Bytes(), &h)
 	if rec.Code != 503 || h.Checks["controller"] != "failing" || h.Checks["database"] != "ok" {
 		t.Errorf("readyz: %d %s", rec.Code, rec.Body)

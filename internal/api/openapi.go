@@ -9,6 +9,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/jaxxstorm/landlord/internal/api/openapi"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // The OpenAPI document is generated (by package openapi) from the route
@@ -118,9 +119,9 @@ func operation(rt route) (openapi.Operation, error) {
 	}
 
 	switch rt.response.(type) {
-	case Tenant:
+	case wire.Tenant:
 		op.Headers["ETag"] = etagDoc
-	case Rollout:
+	case wire.Rollout:
 		op.Headers["ETag"] = rolloutETagDoc
 	}
 	if rt.status == http.StatusCreated {
@@ -136,25 +137,25 @@ func operation(rt route) (openapi.Operation, error) {
 // route of its kind answers, and those of its notes.
 func routeProblems(rt route, notes operationNote) map[int][]string {
 	out := map[int][]string{
-		http.StatusInternalServerError: {CodeInternal},
+		http.StatusInternalServerError: {wire.CodeInternal},
 		// A query parameter the operation does not read (checkQuery).
-		http.StatusBadRequest: {CodeInvalidParameter},
+		http.StatusBadRequest: {wire.CodeInvalidParameter},
 	}
 	if rt.access != open {
-		out[http.StatusUnauthorized] = []string{CodeUnauthorized}
+		out[http.StatusUnauthorized] = []string{wire.CodeUnauthorized}
 		// A reader on a write; on any route, an identity provider's token
 		// that maps to no role, or that cannot be checked now.
-		out[http.StatusForbidden] = []string{CodeForbidden}
+		out[http.StatusForbidden] = []string{wire.CodeForbidden}
 		if !slices.ContainsFunc(notes.also, func(o openapi.Response) bool { return o.Status == http.StatusServiceUnavailable }) {
 			// (/readyz answers its own 503.)
-			out[http.StatusServiceUnavailable] = []string{CodeIdentityUnavailable}
+			out[http.StatusServiceUnavailable] = []string{wire.CodeIdentityUnavailable}
 		}
 	}
 	if rt.request != nil {
-		out[http.StatusBadRequest] = append(out[http.StatusBadRequest], CodeInvalidBody)
-		out[http.StatusRequestEntityTooLarge] = []string{CodeBodyTooLarge}
+		out[http.StatusBadRequest] = append(out[http.StatusBadRequest], wire.CodeInvalidBody)
+		out[http.StatusRequestEntityTooLarge] = []string{wire.CodeBodyTooLarge}
 		// Nested deeper than jsonscan.MaxDepth, or a key repeated.
-		out[http.StatusUnprocessableEntity] = []string{CodeInvalidBody}
+		out[http.StatusUnprocessableEntity] = []string{wire.CodeInvalidBody}
 	}
 	for status, codes := range notes.problems {
 		out[status] = append(out[status], codes...)

@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // planDeletedMeanwhile is a store that, when armed, deletes plan standard
@@ -65,7 +65,7 @@ func TestTenantOnPlanDeletedMeanwhile(t *testing.T) {
 
 	racing.armed.Store(true)
 	body := `{"name":"acme","compute_config":{},"plan":{"name":"standard"}}`
-	p := expectProblem(t, ts.do(t, "POST", "/v1/tenants", "application/json", body), http.StatusUnprocessableEntity, api.CodeInvalidPlan, "/plan/name")
+	p := expectProblem(t, ts.do(t, "POST", "/v1/tenants", "application/json", body), http.StatusUnprocessableEntity, wire.CodeInvalidPlan, "/plan/name")
 	if p.Detail == "" || len(p.Errors) != 1 || p.Errors[0].Message != "there is no plan standard" {
 		t.Errorf("problem %+v: want a detail and one error saying there is no plan standard", p)
 	}
@@ -77,15 +77,15 @@ func TestTenantOnPlanDeletedMeanwhile(t *testing.T) {
 	ts.plan(t, "standard", `{"image":"example.com/app:1"}`)
 	racing.armed.Store(true)
 	expectProblem(t, ts.do(t, "POST", "/v1/tenants", "application/json", body, "Idempotency-Key", "k-1"),
-		http.StatusUnprocessableEntity, api.CodeInvalidPlan, "/plan/name")
+		http.StatusUnprocessableEntity, wire.CodeInvalidPlan, "/plan/name")
 
 	racing.armed.Store(false)
 	ts.plan(t, "standard", `{"image":"example.com/app:1"}`)
 	racing.armed.Store(true)
 	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/beta", "application/merge-patch+json", `{"plan":{"name":"standard"}}`),
-		http.StatusUnprocessableEntity, api.CodeInvalidPlan, "/plan/name")
+		http.StatusUnprocessableEntity, wire.CodeInvalidPlan, "/plan/name")
 	res := ts.do(t, "GET", "/v1/tenants/beta", "", "")
-	var beta api.Tenant
+	var beta wire.Tenant
 	if err := json.Unmarshal(res.body, &beta); err != nil || beta.Plan != nil || beta.Generation != 1 {
 		t.Errorf("beta after a refused move onto the plan: %s (%v)", res.body, err)
 	}

@@ -11,13 +11,14 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) error {
 	if err := s.svc.NeedFleet(); err != nil {
 		return err
 	}
-	var req CreatePlanRequest
+	var req wire.CreatePlanRequest
 	held, answered, err := s.readIdempotent(w, r, &req)
 	if err != nil || answered {
 		return err
@@ -41,7 +42,7 @@ func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := PlanList{Plans: make([]Plan, len(plans))}
+	out := wire.PlanList{Plans: make([]wire.Plan, len(plans))}
 	for i, p := range plans {
 		out.Plans[i] = renderPlan(p)
 	}
@@ -73,7 +74,7 @@ func (s *Server) publishVersion(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A retry publishes no second version: the version and the response
 	// a retry gets commit together.
-	var req PublishVersionRequest
+	var req wire.PublishVersionRequest
 	held, answered, err := s.readIdempotent(w, r, &req)
 	if err != nil || answered {
 		return err
@@ -99,7 +100,7 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := PlanVersionList{Versions: make([]PlanVersion, len(versions))}
+	out := wire.PlanVersionList{Versions: make([]wire.PlanVersion, len(versions))}
 	for i, v := range versions {
 		out.Versions[i] = renderVersion(v)
 	}
@@ -114,7 +115,7 @@ func (s *Server) getVersionRoute(w http.ResponseWriter, r *http.Request) error {
 	}
 	n, err := strconv.ParseInt(r.PathValue("version"), 10, 64)
 	if err != nil || n < 1 {
-		return problem(http.StatusNotFound, CodePlanVersionNotFound, fmt.Sprintf("%s is not a version number; plan %s has versions 1 to %d",
+		return problem(http.StatusNotFound, wire.CodePlanVersionNotFound, fmt.Sprintf("%s is not a version number; plan %s has versions 1 to %d",
 			violation.Quote(r.PathValue("version")), p.Name, p.Latest))
 	}
 	v, err := s.svc.GetVersion(r.Context(), p, n)
@@ -125,11 +126,11 @@ func (s *Server) getVersionRoute(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func renderPlan(p *fleet.Plan) Plan {
-	return Plan{Name: p.Name, Provider: p.Provider, Description: p.Description, LatestVersion: p.Latest, CurrentVersion: p.Current,
+func renderPlan(p *fleet.Plan) wire.Plan {
+	return wire.Plan{Name: p.Name, Provider: p.Provider, Description: p.Description, LatestVersion: p.Latest, CurrentVersion: p.Current,
 		CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
-func renderVersion(v *fleet.Version) PlanVersion {
-	return PlanVersion{Plan: v.Plan, Version: v.Version, Config: v.Config, Message: v.Message, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt}
+func renderVersion(v *fleet.Version) wire.PlanVersion {
+	return wire.PlanVersion{Plan: v.Plan, Version: v.Version, Config: v.Config, Message: v.Message, CreatedBy: v.CreatedBy, CreatedAt: v.CreatedAt}
 }

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // expectProblem checks a problem's status, code and that it names each
 // pointer (or parameter) of want.
-func expectProblem(t *testing.T, res response, status int, code string, want ...string) api.Problem {
+func expectProblem(t *testing.T, res response, status int, code string, want ...string) wire.Problem {
 	t.Helper()
 	p := res.problem(t)
 	got := pointers(p)
@@ -32,16 +32,16 @@ func TestPlans(t *testing.T) {
 	if res.status != http.StatusCreated || res.header.Get("Location") != "/v1/plans/standard" {
 		t.Fatalf("create: %d %s %s", res.status, res.header.Get("Location"), res.body)
 	}
-	var p api.Plan
+	var p wire.Plan
 	mustDecode(t, res, &p)
 	if p.Provider != "mock" || p.LatestVersion != 0 || p.CurrentVersion != 0 || p.CreatedBy != "ops" {
 		t.Errorf("created %+v, want provider mock (the default), no version, by ops", p)
 	}
-	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"standard"}`), 409, api.CodePlanExists, "/name")
-	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"Not A Name"}`), 422, api.CodeInvalidBody, "/name")
-	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"other","provider":"nomad"}`), 422, api.CodeProviderNotFound, "/provider")
-	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"other","bogus":1}`), 400, api.CodeInvalidBody, "/bogus")
-	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":7}`), 400, api.CodeInvalidBody, "/name")
+	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"standard"}`), 409, wire.CodePlanExists, "/name")
+	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"Not A Name"}`), 422, wire.CodeInvalidBody, "/name")
+	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"other","provider":"nomad"}`), 422, wire.CodeProviderNotFound, "/provider")
+	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":"other","bogus":1}`), 400, wire.CodeInvalidBody, "/bogus")
+	expectProblem(t, ts.do(t, "POST", "/v1/plans", "application/json", `{"name":7}`), 400, wire.CodeInvalidBody, "/name")
 
 	// Versions are numbered from 1; the first is the plan's current one.
 	v1 := ts.publish(t, "standard", `{"image":"example.com/app:1"}`)
@@ -53,21 +53,21 @@ func TestPlans(t *testing.T) {
 	if p.LatestVersion != 2 || p.CurrentVersion != 1 {
 		t.Errorf("plan after two versions: latest %d current %d, want 2 and 1", p.LatestVersion, p.CurrentVersion)
 	}
-	var versions api.PlanVersionList
+	var versions wire.PlanVersionList
 	mustDecode(t, ts.do(t, "GET", "/v1/plans/standard/versions", "", ""), &versions)
 	if len(versions.Versions) != 2 || versions.Versions[0].Version != 1 || !strings.Contains(string(versions.Versions[1].Config), "app:2") {
 		t.Errorf("versions: %+v", versions)
 	}
-	var got api.PlanVersion
+	var got wire.PlanVersion
 	mustDecode(t, ts.do(t, "GET", "/v1/plans/standard/versions/2", "", ""), &got)
 	if got.Version != 2 {
 		t.Errorf("version 2: %+v", got)
 	}
-	expectProblem(t, ts.do(t, "GET", "/v1/plans/standard/versions/9", "", ""), 404, api.CodePlanVersionNotFound)
-	expectProblem(t, ts.do(t, "GET", "/v1/plans/standard/versions/x", "", ""), 404, api.CodePlanVersionNotFound)
-	expectProblem(t, ts.do(t, "GET", "/v1/plans/nope", "", ""), 404, api.CodePlanNotFound)
-	expectProblem(t, ts.do(t, "POST", "/v1/plans/nope/versions", "application/json", `{"config":{}}`), 404, api.CodePlanNotFound)
-	var list api.PlanList
+	expectProblem(t, ts.do(t, "GET", "/v1/plans/standard/versions/9", "", ""), 404, wire.CodePlanVersionNotFound)
+	expectProblem(t, ts.do(t, "GET", "/v1/plans/standard/versions/x", "", ""), 404, wire.CodePlanVersionNotFound)
+	expectProblem(t, ts.do(t, "GET", "/v1/plans/nope", "", ""), 404, wire.CodePlanNotFound)
+	expectProblem(t, ts.do(t, "POST", "/v1/plans/nope/versions", "application/json", `{"config":{}}`), 404, wire.CodePlanNotFound)
+	var list wire.PlanList
 	mustDecode(t, ts.do(t, "GET", "/v1/plans", "", ""), &list)
 	if len(list.Plans) != 1 || list.Plans[0].Name != "standard" {
 		t.Errorf("plans: %+v", list)
@@ -82,13 +82,13 @@ func TestPlans(t *testing.T) {
 		code       string
 		want       []string
 	}{
-		{"schema", `{"config":{"image":5,"bogus":1}}`, 422, api.CodeInvalidComputeConfig, []string{"/config/image", "/config/bogus"}},
-		{"a secret", `{"config":{"secrets":{"DB":"hunter2"}}}`, 422, api.CodeInvalidComputeConfig, []string{"/config/secrets/DB"}},
-		{"a provider choice", `{"config":{"compute_provider":"mock"}}`, 422, api.CodeInvalidComputeConfig, []string{"/config/compute_provider"}},
-		{"not an object", `{"config":[1]}`, 400, api.CodeInvalidBody, []string{"/config"}},
-		{"no config", `{"message":"x"}`, 400, api.CodeInvalidBody, []string{"/config"}},
-		{"a long message", `{"config":{},"message":"` + strings.Repeat("x", 2000) + `"}`, 422, api.CodeInvalidComputeConfig, []string{"/message"}},
-		{"unknown field", `{"config":{},"bogus":true}`, 400, api.CodeInvalidBody, []string{"/bogus"}},
+		{"schema", `{"config":{"image":5,"bogus":1}}`, 422, wire.CodeInvalidComputeConfig, []string{"/config/image", "/config/bogus"}},
+		{"a secret", `{"config":{"secrets":{"DB":"hunter2"}}}`, 422, wire.CodeInvalidComputeConfig, []string{"/config/secrets/DB"}},
+		{"a provider choice", `{"config":{"compute_provider":"mock"}}`, 422, wire.CodeInvalidComputeConfig, []string{"/config/compute_provider"}},
+		{"not an object", `{"config":[1]}`, 400, wire.CodeInvalidBody, []string{"/config"}},
+		{"no config", `{"message":"x"}`, 400, wire.CodeInvalidBody, []string{"/config"}},
+		{"a long message", `{"config":{},"message":"` + strings.Repeat("x", 2000) + `"}`, 422, wire.CodeInvalidComputeConfig, []string{"/message"}},
+		{"unknown field", `{"config":{},"bogus":true}`, 400, wire.CodeInvalidBody, []string{"/bogus"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := expectProblem(t, ts.do(t, "POST", "/v1/plans/standard/versions", "application/json", tt.body), tt.status, tt.code, tt.want...)
@@ -109,12 +109,12 @@ func TestPlans(t *testing.T) {
 		t.Errorf("a reader lists versions: %d", r.status)
 	}
 	for _, req := range [][3]string{{"POST", "/v1/plans", `{"name":"x"}`}, {"POST", "/v1/plans/standard/versions", `{"config":{}}`}, {"DELETE", "/v1/plans/standard", ""}} {
-		expectProblem(t, reader.do(t, req[0], req[1], "application/json", req[2]), 403, api.CodeForbidden)
+		expectProblem(t, reader.do(t, req[0], req[1], "application/json", req[2]), 403, wire.CodeForbidden)
 	}
 
 	// A plan that a tenant follows cannot be deleted; the problem says so.
 	ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"acme","compute_config":{},"plan":{"name":"standard"}}`)
-	p409 := expectProblem(t, ts.do(t, "DELETE", "/v1/plans/standard", "", ""), 409, api.CodePlanInUse)
+	p409 := expectProblem(t, ts.do(t, "DELETE", "/v1/plans/standard", "", ""), 409, wire.CodePlanInUse)
 	if !strings.Contains(p409.Detail, "acme") || !strings.Contains(p409.Detail, `"plan": null`) {
 		t.Errorf("the in-use problem does not say who follows the plan and what to do: %s", p409.Detail)
 	}
@@ -124,7 +124,7 @@ func TestPlans(t *testing.T) {
 	if r := ts.do(t, "DELETE", "/v1/plans/standard", "", ""); r.status != http.StatusNoContent || len(r.body) != 0 {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
-	expectProblem(t, ts.do(t, "GET", "/v1/plans/standard", "", ""), 404, api.CodePlanNotFound)
+	expectProblem(t, ts.do(t, "GET", "/v1/plans/standard", "", ""), 404, wire.CodePlanNotFound)
 }
 
 // storeWords are words of a store's own errors, which must not reach a
@@ -177,7 +177,7 @@ func TestPlanTextWithNULOnEachStore(t *testing.T) {
 				}
 			}
 		}
-		var p api.Plan
+		var p wire.Plan
 		mustDecode(t, ts.do(t, "GET", "/v1/plans/standard", "", ""), &p)
 		want := int64(0)
 		if res.status == http.StatusCreated {
@@ -232,7 +232,7 @@ func TestTenantOnPlan(t *testing.T) {
 		t.Fatalf("create: %d %s", res.status, res.body)
 	}
 	acme := res.tenant(t)
-	if acme.Plan == nil || *acme.Plan != (api.TenantPlan{Name: "standard", Version: 1}) || acme.ComputeProvider != "mock" {
+	if acme.Plan == nil || *acme.Plan != (wire.TenantPlan{Name: "standard", Version: 1}) || acme.ComputeProvider != "mock" {
 		t.Errorf("created on plan %+v, provider %s", acme.Plan, acme.ComputeProvider)
 	}
 
@@ -242,14 +242,14 @@ func TestTenantOnPlan(t *testing.T) {
 		code       string
 		pointer    string
 	}{
-		{"no such plan", `{"name":"b","compute_config":{},"plan":{"name":"gold"}}`, 422, api.CodeInvalidPlan, "/plan/name"},
-		{"no such version", `{"name":"b","compute_config":{},"plan":{"name":"standard","version":9}}`, 422, api.CodeInvalidPlan, "/plan/version"},
-		{"a plan without versions", `{"name":"b","compute_config":{},"plan":{"name":"empty"}}`, 422, api.CodeInvalidPlan, "/plan/version"},
-		{"no plan name", `{"name":"b","compute_config":{},"plan":{"version":1}}`, 422, api.CodeInvalidPlan, "/plan/name"},
-		{"another provider", `{"name":"b","compute_config":{"compute_provider":"docker"},"plan":{"name":"standard"}}`, 422, api.CodeInvalidComputeConfig, "/compute_config/compute_provider"},
-		{"an unknown plan member", `{"name":"b","compute_config":{},"plan":{"name":"standard","tier":1}}`, 400, api.CodeInvalidBody, "/plan/tier"},
-		{"a window's bad time", `{"name":"b","compute_config":{"image":"a"},"maintenance_window":{"start":"25:00","end":"02:00"}}`, 400, api.CodeInvalidBody, "/maintenance_window/start"},
-		{"a window's unknown member", `{"name":"b","compute_config":{"image":"a"},"maintenance_window":{"start":"01:00","end":"02:00","tz":"UTC"}}`, 400, api.CodeInvalidBody, "/maintenance_window/tz"},
+		{"no such plan", `{"name":"b","compute_config":{},"plan":{"name":"gold"}}`, 422, wire.CodeInvalidPlan, "/plan/name"},
+		{"no such version", `{"name":"b","compute_config":{},"plan":{"name":"standard","version":9}}`, 422, wire.CodeInvalidPlan, "/plan/version"},
+		{"a plan without versions", `{"name":"b","compute_config":{},"plan":{"name":"empty"}}`, 422, wire.CodeInvalidPlan, "/plan/version"},
+		{"no plan name", `{"name":"b","compute_config":{},"plan":{"version":1}}`, 422, wire.CodeInvalidPlan, "/plan/name"},
+		{"another provider", `{"name":"b","compute_config":{"compute_provider":"docker"},"plan":{"name":"standard"}}`, 422, wire.CodeInvalidComputeConfig, "/compute_config/compute_provider"},
+		{"an unknown plan member", `{"name":"b","compute_config":{},"plan":{"name":"standard","tier":1}}`, 400, wire.CodeInvalidBody, "/plan/tier"},
+		{"a window's bad time", `{"name":"b","compute_config":{"image":"a"},"maintenance_window":{"start":"25:00","end":"02:00"}}`, 400, wire.CodeInvalidBody, "/maintenance_window/start"},
+		{"a window's unknown member", `{"name":"b","compute_config":{"image":"a"},"maintenance_window":{"start":"01:00","end":"02:00","tz":"UTC"}}`, 400, wire.CodeInvalidBody, "/maintenance_window/tz"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := expectProblem(t, ts.do(t, "POST", "/v1/tenants", "application/json", tt.body), tt.status, tt.code, tt.pointer)
@@ -259,7 +259,7 @@ func TestTenantOnPlan(t *testing.T) {
 		})
 	}
 
-	patch := func(body string) api.Tenant {
+	patch := func(body string) wire.Tenant {
 		t.Helper()
 		res := ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", body)
 		if res.status != 200 {
@@ -268,15 +268,15 @@ func TestTenantOnPlan(t *testing.T) {
 		return res.tenant(t)
 	}
 	ts.publish(t, "standard", `{"image":"example.com/app:2"}`)
-	if got := patch(`{"plan":{"pinned":true}}`); *got.Plan != (api.TenantPlan{Name: "standard", Version: 1, Pinned: true}) {
+	if got := patch(`{"plan":{"pinned":true}}`); *got.Plan != (wire.TenantPlan{Name: "standard", Version: 1, Pinned: true}) {
 		t.Errorf("pin: %+v", got.Plan)
 	}
-	if got := patch(`{"plan":{"version":2,"pinned":true}}`); *got.Plan != (api.TenantPlan{Name: "standard", Version: 2, Pinned: true}) {
+	if got := patch(`{"plan":{"version":2,"pinned":true}}`); *got.Plan != (wire.TenantPlan{Name: "standard", Version: 2, Pinned: true}) {
 		t.Errorf("pin to 2: %+v", got.Plan)
 	}
-	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"plan":{"version":7}}`), 422, api.CodeInvalidPlan, "/plan/version")
-	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"plan":{"bogus":7}}`), 400, api.CodeInvalidBody, "/plan/bogus")
-	if got := patch(`{"plan":{"pinned":false}}`); *got.Plan != (api.TenantPlan{Name: "standard", Version: 2}) {
+	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"plan":{"version":7}}`), 422, wire.CodeInvalidPlan, "/plan/version")
+	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"plan":{"bogus":7}}`), 400, wire.CodeInvalidBody, "/plan/bogus")
+	if got := patch(`{"plan":{"pinned":false}}`); *got.Plan != (wire.TenantPlan{Name: "standard", Version: 2}) {
 		t.Errorf("unpin: %+v", got.Plan)
 	}
 	// A replace that leaves plan out keeps it; labels too.
@@ -285,26 +285,26 @@ func TestTenantOnPlan(t *testing.T) {
 		t.Fatalf("PUT without plan: %d %s", res.status, res.body)
 	}
 	// Leaving the plan needs a config that is valid alone.
-	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"plan":null}`), 422, api.CodeInvalidComputeConfig, "/compute_config/image")
+	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"plan":null}`), 422, wire.CodeInvalidComputeConfig, "/compute_config/image")
 	if got := patch(`{"maintenance_window":{"days":["sat"],"start":"02:00","end":"04:00","time_zone":"Europe/Berlin"}}`); got.MaintenanceWindow == nil || got.MaintenanceWindow.End != "04:00" {
 		t.Errorf("set a window: %+v", got.MaintenanceWindow)
 	}
 	if got := patch(`{"maintenance_window":{"end":"05:00"}}`); got.MaintenanceWindow == nil || got.MaintenanceWindow.End != "05:00" || got.MaintenanceWindow.Start != "02:00" {
 		t.Errorf("merge into the window: %+v", got.MaintenanceWindow)
 	}
-	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"maintenance_window":{"days":["someday"]}}`), 400, api.CodeInvalidBody, "/maintenance_window/days/0")
+	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"maintenance_window":{"days":["someday"]}}`), 400, wire.CodeInvalidBody, "/maintenance_window/days/0")
 	// Local is each landlord process's own zone: refused, on a change and
 	// on a create.
-	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"maintenance_window":{"time_zone":"Local"}}`), 400, api.CodeInvalidBody, "/maintenance_window/time_zone")
+	expectProblem(t, ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"maintenance_window":{"time_zone":"Local"}}`), 400, wire.CodeInvalidBody, "/maintenance_window/time_zone")
 	expectProblem(t, ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"local","compute_config":{"image":"a"},"maintenance_window":{"start":"02:00","end":"04:00","time_zone":"Local"}}`),
-		400, api.CodeInvalidBody, "/maintenance_window/time_zone")
+		400, wire.CodeInvalidBody, "/maintenance_window/time_zone")
 	if got := patch(`{"maintenance_window":null}`); got.MaintenanceWindow != nil {
 		t.Errorf("remove the window: %+v", got.MaintenanceWindow)
 	}
 
 	// ?plan= lists the plan's tenants.
 	ts.create(t, "loner", `{"image":"a"}`)
-	var list api.TenantList
+	var list wire.TenantList
 	mustDecode(t, ts.do(t, "GET", "/v1/tenants?plan=standard", "", ""), &list)
 	if len(list.Tenants) != 1 || list.Tenants[0].Name != "acme" {
 		t.Errorf("tenants of plan standard: %+v", list.Tenants)
@@ -312,7 +312,7 @@ func TestTenantOnPlan(t *testing.T) {
 	if got := patch(`{"plan":null,"compute_config":{"image":"own:1"}}`); got.Plan != nil {
 		t.Errorf("leave: %+v", got.Plan)
 	}
-	if got := patch(`{"plan":{"name":"standard"}}`); *got.Plan != (api.TenantPlan{Name: "standard", Version: 1}) {
+	if got := patch(`{"plan":{"name":"standard"}}`); *got.Plan != (wire.TenantPlan{Name: "standard", Version: 1}) {
 		t.Errorf("follow again: %+v, want the plan's current version, 1", got.Plan)
 	}
 }

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"net/http/pprof"
+
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // pprofPrefix is where the Go runtime's profiles are served. They are for
@@ -32,7 +34,7 @@ func (s *Server) pprofHandler() http.Handler {
 			return
 		}
 		if who.Role != RoleAdmin {
-			s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, credential(who)+" may not read profiles; they need the admin role"))
+			s.writeProblem(w, r, problem(http.StatusForbidden, wire.CodeForbidden, credential(who)+" may not read profiles; they need the admin role"))
 			return
 		}
 		mux.ServeHTTP(w, r)

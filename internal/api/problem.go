@@ -19,47 +19,8 @@ import (
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
-// Problem codes: wire's, which clients branch on.
-const (
-	CodeBadRequest           = wire.CodeBadRequest
-	CodeInvalidBody          = wire.CodeInvalidBody
-	CodeInvalidName          = wire.CodeInvalidName
-	CodeInvalidParameter     = wire.CodeInvalidParameter
-	CodeInvalidComputeConfig = wire.CodeInvalidComputeConfig
-	CodeUnauthorized         = wire.CodeUnauthorized
-	CodeForbidden            = wire.CodeForbidden
-	CodeNotFound             = wire.CodeNotFound
-	CodeTenantNotFound       = wire.CodeTenantNotFound
-	CodeWorkloadNotFound     = wire.CodeWorkloadNotFound
-	CodeProviderNotFound     = wire.CodeProviderNotFound
-	CodeMethodNotAllowed     = wire.CodeMethodNotAllowed
-	CodeNameTaken            = wire.CodeNameTaken
-	CodeVersionConflict      = wire.CodeVersionConflict
-	CodeTenantDeleting       = wire.CodeTenantDeleting
-	CodeProviderEnabled      = wire.CodeProviderEnabled
-	CodePreconditionFailed   = wire.CodePreconditionFailed
-	CodeBodyTooLarge         = wire.CodeBodyTooLarge
-	CodeIdempotencyMismatch  = wire.CodeIdempotencyMismatch
-	CodeIdempotencyPending   = wire.CodeIdempotencyPending
-	CodeUnavailable          = wire.CodeUnavailable
-	CodeStorageUnavailable   = wire.CodeStorageUnavailable
-	CodeIdentityUnavailable  = wire.CodeIdentityUnavailable
-	CodeSecretUnreadable     = wire.CodeSecretUnreadable
-	CodeInternal             = wire.CodeInternal
-	CodeFleetUnavailable     = wire.CodeFleetUnavailable
-	CodePlanNotFound         = wire.CodePlanNotFound
-	CodePlanVersionNotFound  = wire.CodePlanVersionNotFound
-	CodeRolloutNotFound      = wire.CodeRolloutNotFound
-	CodePlanExists           = wire.CodePlanExists
-	CodePlanInUse            = wire.CodePlanInUse
-	CodeInvalidPlan          = wire.CodeInvalidPlan
-	CodePlanBreaksTenants    = wire.CodePlanBreaksTenants
-	CodeRolloutActive        = wire.CodeRolloutActive
-	CodeRolloutState         = wire.CodeRolloutState
-)
-
-func problem(status int, code, detail string, errs ...FieldError) *Problem {
-	return &Problem{
+func problem(status int, code, detail string, errs ...wire.FieldError) *wire.Problem {
+	return &wire.Problem{
 		Type:   "https://landlord.dev/problems/" + code,
 		Title:  http.StatusText(status),
 		Status: status,
@@ -83,7 +44,7 @@ type problemRow struct {
 	// detail is the problem's detail; empty means the error's own words.
 	detail string
 	// fields, if set, names the fields at fault that the error carries.
-	fields func(err error) []FieldError
+	fields func(err error) []wire.FieldError
 }
 
 // problemTable is the one mapping from domain errors to HTTP: each sentinel
@@ -91,52 +52,52 @@ type problemRow struct {
 // sentinel an error wraps, so the order of the rows does not matter.
 // docs/api.md lists the table (see TestProblemTableDocumented).
 var problemTable = []problemRow{
-	{err: tenant.ErrNotFound, name: "tenant.ErrNotFound", status: http.StatusNotFound, code: CodeTenantNotFound,
+	{err: tenant.ErrNotFound, name: "tenant.ErrNotFound", status: http.StatusNotFound, code: wire.CodeTenantNotFound,
 		detail: "no such tenant; list tenants with GET /v1/tenants"},
-	{err: tenant.ErrNameTaken, name: "tenant.ErrNameTaken", status: http.StatusConflict, code: CodeNameTaken,
+	{err: tenant.ErrNameTaken, name: "tenant.ErrNameTaken", status: http.StatusConflict, code: wire.CodeNameTaken,
 		detail: "a tenant that is not deleted already has this name; choose another or delete that tenant first",
-		fields: func(error) []FieldError { return []FieldError{{Pointer: "/name", Message: "is taken"}} }},
-	{err: tenant.ErrConflict, name: "tenant.ErrConflict", status: http.StatusConflict, code: CodeVersionConflict,
+		fields: func(error) []wire.FieldError { return []wire.FieldError{{Pointer: "/name", Message: "is taken"}} }},
+	{err: tenant.ErrConflict, name: "tenant.ErrConflict", status: http.StatusConflict, code: wire.CodeVersionConflict,
 		detail: "the tenant changed while the request was handled; read it again and retry"},
-	{err: tenant.ErrUnavailable, name: "tenant.ErrUnavailable", status: http.StatusServiceUnavailable, code: CodeStorageUnavailable,
+	{err: tenant.ErrUnavailable, name: "tenant.ErrUnavailable", status: http.StatusServiceUnavailable, code: wire.CodeStorageUnavailable,
 		detail: "the database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: retry after Retry-After seconds"},
-	{err: tenant.ErrSecretUnreadable, name: "tenant.ErrSecretUnreadable", status: http.StatusServiceUnavailable, code: CodeSecretUnreadable,
+	{err: tenant.ErrSecretUnreadable, name: "tenant.ErrSecretUnreadable", status: http.StatusServiceUnavailable, code: wire.CodeSecretUnreadable,
 		detail: "a secret of this tenant is stored sealed with an encryption key this landlord does not have (or does not open with it); the operator must configure that key (encryption.keys): landlord's log names it under this request's id"},
-	{err: tenant.ErrInvalidPageToken, name: "tenant.ErrInvalidPageToken", status: http.StatusBadRequest, code: CodeInvalidParameter,
-		fields: func(error) []FieldError {
-			return []FieldError{{Parameter: "page_token", Message: "was not returned by this listing"}}
+	{err: tenant.ErrInvalidPageToken, name: "tenant.ErrInvalidPageToken", status: http.StatusBadRequest, code: wire.CodeInvalidParameter,
+		fields: func(error) []wire.FieldError {
+			return []wire.FieldError{{Parameter: "page_token", Message: "was not returned by this listing"}}
 		}},
-	{err: tenant.ErrPlanNotFound, name: "tenant.ErrPlanNotFound", status: http.StatusUnprocessableEntity, code: CodeInvalidPlan,
+	{err: tenant.ErrPlanNotFound, name: "tenant.ErrPlanNotFound", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidPlan,
 		detail: "the plan the tenant is to follow no longer exists, lacks the version or is for another provider: it changed while the request was handled; read it (GET /v1/plans/{plan}) and retry",
 		fields: violationsAt("")},
-	{err: tenant.ErrInvalid, name: "tenant.ErrInvalid", status: http.StatusBadRequest, code: CodeInvalidBody,
+	{err: tenant.ErrInvalid, name: "tenant.ErrInvalid", status: http.StatusBadRequest, code: wire.CodeInvalidBody,
 		detail: "the request breaks the tenant rules", fields: violationsAt("")},
-	{err: compute.ErrInvalidSpec, name: "compute.ErrInvalidSpec", status: http.StatusUnprocessableEntity, code: CodeInvalidComputeConfig,
+	{err: compute.ErrInvalidSpec, name: "compute.ErrInvalidSpec", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidComputeConfig,
 		detail: "compute_config is not valid for its provider", fields: violationsAt("/compute_config")},
-	{err: compute.ErrInvalidChoice, name: "compute.ErrInvalidChoice", status: http.StatusUnprocessableEntity, code: CodeInvalidComputeConfig,
+	{err: compute.ErrInvalidChoice, name: "compute.ErrInvalidChoice", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidComputeConfig,
 		detail: "a label or annotation chooses a provider this tenant cannot use", fields: violationsAt("")},
-	{err: compute.ErrProviderNotFound, name: "compute.ErrProviderNotFound", status: http.StatusUnprocessableEntity, code: CodeProviderNotFound,
+	{err: compute.ErrProviderNotFound, name: "compute.ErrProviderNotFound", status: http.StatusUnprocessableEntity, code: wire.CodeProviderNotFound,
 		fields: providerChoice},
-	{err: compute.ErrTenantNotFound, name: "compute.ErrTenantNotFound", status: http.StatusNotFound, code: CodeWorkloadNotFound,
+	{err: compute.ErrTenantNotFound, name: "compute.ErrTenantNotFound", status: http.StatusNotFound, code: wire.CodeWorkloadNotFound,
 		detail: "the provider has no workload for this tenant"},
-	{err: compute.ErrProvisionFailed, name: "compute.ErrProvisionFailed", status: http.StatusBadGateway, code: CodeUnavailable,
+	{err: compute.ErrProvisionFailed, name: "compute.ErrProvisionFailed", status: http.StatusBadGateway, code: wire.CodeUnavailable,
 		detail: "the compute provider could not provision the workload"},
-	{err: compute.ErrUpdateFailed, name: "compute.ErrUpdateFailed", status: http.StatusBadGateway, code: CodeUnavailable,
+	{err: compute.ErrUpdateFailed, name: "compute.ErrUpdateFailed", status: http.StatusBadGateway, code: wire.CodeUnavailable,
 		detail: "the compute provider could not update the workload"},
-	{err: fleet.ErrNotFound, name: "fleet.ErrNotFound", status: http.StatusNotFound, code: CodeNotFound,
+	{err: fleet.ErrNotFound, name: "fleet.ErrNotFound", status: http.StatusNotFound, code: wire.CodeNotFound,
 		detail: "no such plan, plan version or rollout; list them with GET /v1/plans, GET /v1/plans/{plan}/versions and GET /v1/rollouts"},
-	{err: fleet.ErrExists, name: "fleet.ErrExists", status: http.StatusConflict, code: CodePlanExists,
+	{err: fleet.ErrExists, name: "fleet.ErrExists", status: http.StatusConflict, code: wire.CodePlanExists,
 		detail: "a plan with this name exists already; choose another name",
-		fields: func(error) []FieldError { return []FieldError{{Pointer: "/name", Message: "is taken"}} }},
-	{err: fleet.ErrConflict, name: "fleet.ErrConflict", status: http.StatusConflict, code: CodeVersionConflict,
+		fields: func(error) []wire.FieldError { return []wire.FieldError{{Pointer: "/name", Message: "is taken"}} }},
+	{err: fleet.ErrConflict, name: "fleet.ErrConflict", status: http.StatusConflict, code: wire.CodeVersionConflict,
 		detail: "the plan or rollout changed while the request was handled; read it again and retry"},
-	{err: fleet.ErrInUse, name: "fleet.ErrInUse", status: http.StatusConflict, code: CodePlanInUse,
+	{err: fleet.ErrInUse, name: "fleet.ErrInUse", status: http.StatusConflict, code: wire.CodePlanInUse,
 		detail: "the plan is in use: tenants that are not deleted follow it, or a rollout of it has not finished; " +
 			"move its tenants off it (PATCH each with {\"plan\": null}, or to another plan) and finish or abort its rollouts, then delete it"},
-	{err: fleet.ErrInvalid, name: "fleet.ErrInvalid", status: http.StatusUnprocessableEntity, code: CodeInvalidBody,
+	{err: fleet.ErrInvalid, name: "fleet.ErrInvalid", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidBody,
 		detail: "the request breaks the plan or rollout rules", fields: violationsAt("")},
-	{err: fleet.ErrState, name: "fleet.ErrState", status: http.StatusConflict, code: CodeRolloutState},
-	{err: errUpstream, name: "a provider's own error while a request reads from it", status: http.StatusBadGateway, code: CodeUnavailable,
+	{err: fleet.ErrState, name: "fleet.ErrState", status: http.StatusConflict, code: wire.CodeRolloutState},
+	{err: errUpstream, name: "a provider's own error while a request reads from it", status: http.StatusBadGateway, code: wire.CodeUnavailable,
 		detail: "the compute provider did not answer"},
 }
 
@@ -152,11 +113,11 @@ func indexProblems(table []problemRow) map[error]*problemRow {
 }
 
 // violationsAt lists an error's violations as fields, under prefix.
-func violationsAt(prefix string) func(error) []FieldError {
-	return func(err error) []FieldError {
-		var out []FieldError
+func violationsAt(prefix string) func(error) []wire.FieldError {
+	return func(err error) []wire.FieldError {
+		var out []wire.FieldError
 		for _, v := range violation.Of(err) {
-			out = append(out, FieldError{Pointer: prefix + v.Pointer, Message: v.Message})
+			out = append(out, wire.FieldError{Pointer: prefix + v.Pointer, Message: v.Message})
 		}
 		return out
 	}
@@ -165,8 +126,8 @@ func violationsAt(prefix string) func(error) []FieldError {
 // problemFor is the one mapping from errors to HTTP: a *Problem as it is,
 // else the row of problemTable of the outermost sentinel err wraps. It
 // returns nil for an error no row maps (a 500 whose cause is logged).
-func problemFor(err error) *Problem {
-	var p *Problem
+func problemFor(err error) *wire.Problem {
+	var p *wire.Problem
 	if errors.As(err, &p) {
 		return p
 	}
@@ -202,7 +163,7 @@ var kindStatus = map[service.Kind]int{
 // serviceProblem is the problem of a use case's refusal (service.Error,
 // service.StaleError, service.BreaksTenantsError), or nil for another
 // error.
-func serviceProblem(err error) *Problem {
+func serviceProblem(err error) *wire.Problem {
 	var refused *service.Error
 	var stale *service.StaleError
 	var breaks *service.BreaksTenantsError
@@ -224,25 +185,25 @@ func serviceProblem(err error) *Problem {
 		if stale.Current > 0 {
 			detail += fmt.Sprintf(" (it is now %s)", etag(stale.Current))
 		}
-		return problem(http.StatusPreconditionFailed, CodePreconditionFailed, detail)
+		return problem(http.StatusPreconditionFailed, wire.CodePreconditionFailed, detail)
 	case errors.As(err, &breaks):
-		var fields []FieldError
+		var fields []wire.FieldError
 		for _, b := range breaks.Tenants {
 			fields = append(fields, tenantProblems(b.Tenant, b.Err)...)
 		}
-		return problem(http.StatusUnprocessableEntity, CodePlanBreaksTenants, breaks.Error(), fields...)
+		return problem(http.StatusUnprocessableEntity, wire.CodePlanBreaksTenants, breaks.Error(), fields...)
 	}
 	return nil
 }
 
 // fieldErrors are the wire form of the fields at fault of a refusal.
-func fieldErrors(fields []service.Field) []FieldError {
+func fieldErrors(fields []service.Field) []wire.FieldError {
 	if len(fields) == 0 {
 		return nil
 	}
-	out := make([]FieldError, len(fields))
+	out := make([]wire.FieldError, len(fields))
 	for i, f := range fields {
-		out[i] = FieldError{Pointer: f.Pointer, Parameter: f.Parameter, Message: f.Message}
+		out[i] = wire.FieldError{Pointer: f.Pointer, Parameter: f.Parameter, Message: f.Message}
 	}
 	return out
 }
@@ -250,7 +211,7 @@ func fieldErrors(fields []service.Field) []FieldError {
 // providerChoice names the key that chose a provider that is not enabled
 // (compute_config's compute_provider, or a label or annotation) as the
 // field at fault; compute_config's compute_provider when nothing chose one.
-func providerChoice(err error) []FieldError {
+func providerChoice(err error) []wire.FieldError {
 	var nf *compute.ProviderNotFoundError
 	if !errors.As(err, &nf) {
 		return nil
@@ -259,7 +220,7 @@ func providerChoice(err error) []FieldError {
 	if at == "" {
 		at = "/compute_config/" + compute.SelectionKey
 	}
-	return []FieldError{{Pointer: at, Message: nf.Error()}}
+	return []wire.FieldError{{Pointer: at, Message: nf.Error()}}
 }
 
 // outermostRow walks err's tree outside in and returns the row of the first
@@ -300,7 +261,7 @@ func sanitize(err error) string {
 // withFields returns err's problem (status and code from the table) with
 // fields naming what was at fault and, if detail is not empty, that
 // detail. An error no row maps is returned as it is.
-func withFields(err error, detail string, fields ...FieldError) error {
+func withFields(err error, detail string, fields ...wire.FieldError) error {
 	p := problemFor(err)
 	if p == nil {
 		return err
@@ -324,7 +285,7 @@ const MaxFieldErrorBytes = 16 << 10
 
 // capErrors keeps the first fields of p, at most MaxFieldErrors and
 // MaxFieldErrorBytes, and counts the rest.
-func capErrors(p *Problem) {
+func capErrors(p *wire.Problem) {
 	keep, size := 0, 0
 	for keep < len(p.Errors) && keep < MaxFieldErrors {
 		e := p.Errors[keep]
@@ -351,7 +312,7 @@ const maxErrorMemberField = 512
 // more there are, so that a client that shows only error shows why:
 // "compute_config is not valid for its provider: /compute_config/image: is
 // required (and 2 more)". Called before capErrors, it counts every field.
-func errorMember(p *Problem) string {
+func errorMember(p *wire.Problem) string {
 	msg := cmp.Or(p.Detail, p.Title)
 	if len(p.Errors) == 0 {
 		return msg
@@ -389,7 +350,7 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	p := problemFor(err)
 	if p == nil {
 		s.log.ErrorContext(r.Context(), "request failed", slog.String("request_id", requestID(r)), slog.String("tenant_id", info(r).tenantID), slog.Any("error", err))
-		p = problem(http.StatusInternalServerError, CodeInternal, "landlord could not handle the request; the request id finds the cause in its log")
+		p = problem(http.StatusInternalServerError, wire.CodeInternal, "landlord could not handle the request; the request id finds the cause in its log")
 	}
 	p.Instance = requestID(r)
 	p.ErrorMessage = errorMember(p)

@@ -13,6 +13,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // TestProblemTableDocumented: docs/api.md lists problemTable as it is.
@@ -57,14 +58,14 @@ func TestProblemMappingIgnoresRowOrder(t *testing.T) {
 		err  error
 		code string
 	}{
-		"tenant rules":             {violation.New(tenant.ErrInvalid, "/name", "bad"), CodeInvalidBody},
-		"compute config":           {compute.Invalid("/image", "is required"), CodeInvalidComputeConfig},
-		"wrapped tenant rules":     {fmt.Errorf("store: %w", violation.New(tenant.ErrInvalid, "/labels/x", "bad")), CodeInvalidBody},
-		"provider not found":       {&compute.ProviderNotFoundError{Name: "nomad"}, CodeProviderNotFound},
-		"upstream over provision":  {fmt.Errorf("%w: docker: %w", errUpstream, compute.ErrProvisionFailed), CodeUnavailable},
-		"name taken":               {fmt.Errorf("sqlite: %w", tenant.ErrNameTaken), CodeNameTaken},
-		"workload missing":         {fmt.Errorf("mock: %w", compute.ErrTenantNotFound), CodeWorkloadNotFound},
-		"conflict inside a joined": {errors.Join(errors.New("first"), tenant.ErrConflict), CodeVersionConflict},
+		"tenant rules":             {violation.New(tenant.ErrInvalid, "/name", "bad"), wire.CodeInvalidBody},
+		"compute config":           {compute.Invalid("/image", "is required"), wire.CodeInvalidComputeConfig},
+		"wrapped tenant rules":     {fmt.Errorf("store: %w", violation.New(tenant.ErrInvalid, "/labels/x", "bad")), wire.CodeInvalidBody},
+		"provider not found":       {&compute.ProviderNotFoundError{Name: "nomad"}, wire.CodeProviderNotFound},
+		"upstream over provision":  {fmt.Errorf("%w: docker: %w", errUpstream, compute.ErrProvisionFailed), wire.CodeUnavailable},
+		"name taken":               {fmt.Errorf("sqlite: %w", tenant.ErrNameTaken), wire.CodeNameTaken},
+		"workload missing":         {fmt.Errorf("mock: %w", compute.ErrTenantNotFound), wire.CodeWorkloadNotFound},
+		"conflict inside a joined": {errors.Join(errors.New("first"), tenant.ErrConflict), wire.CodeVersionConflict},
 	}
 	for _, row := range problemTable {
 		cases["bare "+row.name] = struct {
@@ -102,8 +103,8 @@ func TestProblemMappingIgnoresRowOrder(t *testing.T) {
 func TestUpstreamDetail(t *testing.T) {
 	cause := errors.New("dial unix /var/run/docker.sock: connect:\n\tconnection refused " + strings.Repeat("x", 1000))
 	p := problemFor(fmt.Errorf("%w: docker: %w", errUpstream, cause))
-	if p.Status != http.StatusBadGateway || p.Code != CodeUnavailable {
-		t.Fatalf("problem = %d %s, want 502 %s", p.Status, p.Code, CodeUnavailable)
+	if p.Status != http.StatusBadGateway || p.Code != wire.CodeUnavailable {
+		t.Fatalf("problem = %d %s, want 502 %s", p.Status, p.Code, wire.CodeUnavailable)
 	}
 	if !strings.Contains(p.Detail, "docker: dial unix /var/run/docker.sock: connect: connection refused x") {
 		t.Errorf("detail %q does not keep the cause", p.Detail)

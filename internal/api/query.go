@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // checkParameters refuses a path parameter whose value is not UTF-8
@@ -38,8 +39,8 @@ func notText(s string) bool { return !utf8.ValidString(s) }
 
 // notUTF8 is the problem of a parameter whose value is not UTF-8.
 func notUTF8(parameter string) error {
-	return problem(http.StatusBadRequest, CodeInvalidParameter, parameter+" is not UTF-8 text; send it as UTF-8, percent-encoded",
-		FieldError{Parameter: parameter, Message: "is not valid UTF-8"})
+	return problem(http.StatusBadRequest, wire.CodeInvalidParameter, parameter+" is not UTF-8 text; send it as UTF-8, percent-encoded",
+		wire.FieldError{Parameter: parameter, Message: "is not valid UTF-8"})
 }
 
 // checkQuery refuses a query string that does not parse, query parameters
@@ -52,7 +53,7 @@ func checkQuery(r *http.Request, rt route) error {
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return problem(http.StatusBadRequest, CodeInvalidParameter, "the query string is malformed: "+err.Error())
+		return problem(http.StatusBadRequest, wire.CodeInvalidParameter, "the query string is malformed: "+err.Error())
 	}
 	known := rt.query
 	for _, name := range known {
@@ -74,9 +75,9 @@ func checkQuery(r *http.Request, rt route) error {
 	if len(known) > 0 {
 		takes = "it takes " + strings.Join(known, ", ")
 	}
-	errs := make([]FieldError, len(unknown))
+	errs := make([]wire.FieldError, len(unknown))
 	for i, name := range unknown {
-		errs[i] = FieldError{Parameter: name, Message: "unknown query parameter; " + takes}
+		errs[i] = wire.FieldError{Parameter: name, Message: "unknown query parameter; " + takes}
 	}
 	what := "an unknown query parameter"
 	if len(unknown) > 1 {
@@ -90,6 +91,6 @@ func checkQuery(r *http.Request, rt route) error {
 	if len(unknown) > len(named) {
 		named = append(named, fmt.Sprintf("and %d more", len(unknown)-len(named)))
 	}
-	return problem(http.StatusBadRequest, CodeInvalidParameter,
+	return problem(http.StatusBadRequest, wire.CodeInvalidParameter,
 		fmt.Sprintf("%s %s has %s (%s); %s", rt.method, rt.pattern, what, strings.Join(named, ", "), takes), errs...)
 }

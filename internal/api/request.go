@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // readRaw reads a request body of one of the content types, of at most the
@@ -37,21 +38,21 @@ func (s *Server) readRaw(w http.ResponseWriter, r *http.Request, types ...string
 		return nil, tooLarge(s.opts.MaxBodyBytes)
 	}
 	if err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body could not be read: "+err.Error())
+		return nil, problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body could not be read: "+err.Error())
 	}
 	return body, nil
 }
 
 func tooLarge(limit int64) error {
-	return problem(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, fmt.Sprintf("the request body is larger than %d bytes", limit))
+	return problem(http.StatusRequestEntityTooLarge, wire.CodeBodyTooLarge, fmt.Sprintf("the request body is larger than %d bytes", limit))
 }
 
 func checkContentType(r *http.Request, types ...string) error {
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
-		return problem(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("charset %q is not supported; send UTF-8", cs),
-			FieldError{Parameter: "Content-Type", Message: "charset must be utf-8"})
+		return problem(http.StatusBadRequest, wire.CodeInvalidBody, fmt.Sprintf("charset %q is not supported; send UTF-8", cs),
+			wire.FieldError{Parameter: "Content-Type", Message: "charset must be utf-8"})
 	}
 	if err == nil {
 		for _, t := range types {
@@ -60,8 +61,8 @@ func checkContentType(r *http.Request, types ...string) error {
 			}
 		}
 	}
-	return problem(http.StatusBadRequest, CodeInvalidBody, fmt.Sprintf("Content-Type is %q; send %s", ct, strings.Join(types, " or ")),
-		FieldError{Parameter: "Content-Type", Message: "must be " + strings.Join(types, " or ")})
+	return problem(http.StatusBadRequest, wire.CodeInvalidBody, fmt.Sprintf("Content-Type is %q; send %s", ct, strings.Join(types, " or ")),
+		wire.FieldError{Parameter: "Content-Type", Message: "must be " + strings.Join(types, " or ")})
 }
 
 // decodeStrict decodes body into dst, a pointer to a struct or a map,
@@ -106,23 +107,23 @@ func decodeStrict(body []byte, dst any) error {
 	}
 	var doc any
 	if err := decodeNumbers(body, &doc); err != nil {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
+		return problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
 	}
 	if _, ok := doc.(map[string]any); !ok {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: found "+valueKind(doc))
+		return problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body is not a JSON object: found "+valueKind(doc))
 	}
 	s := shape{unknown: "unknown field"}
 	s.check(doc, reflect.TypeOf(dst).Elem(), "")
 	if len(s.errs) == 0 {
 		// Not a type: a value its type's UnmarshalJSON or UnmarshalText refused.
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not valid: "+err.Error())
+		return problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body is not valid: "+err.Error())
 	}
 	_ = json.Unmarshal(body, dst) // the fields that fit, for requestRules
 	detail := "a field is unknown or has the wrong type"
 	if len(s.errs) > 1 {
 		detail = fmt.Sprintf("%d fields are unknown or have the wrong type", len(s.errs))
 	}
-	return problem(http.StatusBadRequest, CodeInvalidBody, detail, sortErrors(append(s.errs, requestRules(dst, s.errs)...))...)
+	return problem(http.StatusBadRequest, wire.CodeInvalidBody, detail, sortErrors(append(s.errs, requestRules(dst, s.errs)...))...)
 }
 
 var errUnknownField = errors.New("unknown field")
@@ -168,15 +169,15 @@ func jsonFields(dst any) []string {
 // body passes here, so the rule is the same for every field.
 func checkBody(body []byte) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "the request body is empty; send a JSON object")
+		return problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body is empty; send a JSON object")
 	}
 	if v, bad := jsonscan.InvalidText(body); bad {
-		return problem(http.StatusBadRequest, CodeInvalidBody, "a string of the request body is not UTF-8 text; send every string as UTF-8, and escape only whole characters",
-			FieldError{Pointer: v.Pointer, Message: v.Message})
+		return problem(http.StatusBadRequest, wire.CodeInvalidBody, "a string of the request body is not UTF-8 text; send every string as UTF-8, and escape only whole characters",
+			wire.FieldError{Pointer: v.Pointer, Message: v.Message})
 	}
 	if v, bad := jsonscan.Check(body, jsonscan.MaxDepth); bad {
-		return problem(http.StatusUnprocessableEntity, CodeInvalidBody, "a value of the request body "+v.Message,
-			FieldError{Pointer: v.Pointer, Message: v.Message})
+		return problem(http.StatusUnprocessableEntity, wire.CodeInvalidBody, "a value of the request body "+v.Message,
+			wire.FieldError{Pointer: v.Pointer, Message: v.Message})
 	}
 	return nil
 }
@@ -198,11 +199,11 @@ func decodeNumbers(raw []byte, v any) error {
 // tenantPatch is the shape of a PATCH body: null removes a label or an
 // annotation, or all of them.
 type tenantPatch struct {
-	ComputeConfig     json.RawMessage    `json:"compute_config"`
-	Labels            map[string]*string `json:"labels"`
-	Annotations       map[string]*string `json:"annotations"`
-	Plan              *PlanChoice        `json:"plan"`
-	MaintenanceWindow *MaintenanceWindow `json:"maintenance_window"`
+	ComputeConfig     json.RawMessage         `json:"compute_config"`
+	Labels            map[string]*string      `json:"labels"`
+	Annotations       map[string]*string      `json:"annotations"`
+	Plan              *wire.PlanChoice        `json:"plan"`
+	MaintenanceWindow *wire.MaintenanceWindow `json:"maintenance_window"`
 }
 
 // decodePatch reads a PATCH body as decodeStrict reads others, into the
@@ -214,19 +215,19 @@ func decodePatch(body []byte) (map[string]json.RawMessage, error) {
 	}
 	var doc any
 	if err := decodeNumbers(body, &doc); err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
+		return nil, problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
 	}
 	if _, ok := doc.(map[string]any); !ok {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: found "+valueKind(doc))
+		return nil, problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body is not a JSON object: found "+valueKind(doc))
 	}
 	s := shape{unknown: "unknown field; a patch may change compute_config, labels, annotations, plan and maintenance_window"}
 	s.check(doc, reflect.TypeFor[tenantPatch](), "")
 	if len(s.errs) > 0 {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the patch has unknown fields or values of the wrong type", sortErrors(s.errs)...)
+		return nil, problem(http.StatusBadRequest, wire.CodeInvalidBody, "the patch has unknown fields or values of the wrong type", sortErrors(s.errs)...)
 	}
 	var patch map[string]json.RawMessage
 	if err := json.Unmarshal(body, &patch); err != nil {
-		return nil, problem(http.StatusBadRequest, CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
+		return nil, problem(http.StatusBadRequest, wire.CodeInvalidBody, "the request body is not a JSON object: "+syntaxDetail(err))
 	}
 	return patch, nil
 }
@@ -235,24 +236,24 @@ func decodePatch(body []byte) (map[string]json.RawMessage, error) {
 // (the name, label and annotation rules; compute_config must be an object),
 // so that a body with a type error reports them with it rather than one
 // request later. Fields under a type error are skipped.
-func requestRules(dst any, typeErrs []FieldError) []FieldError {
+func requestRules(dst any, typeErrs []wire.FieldError) []wire.FieldError {
 	bad := func(field string) bool {
-		return slices.ContainsFunc(typeErrs, func(e FieldError) bool {
+		return slices.ContainsFunc(typeErrs, func(e wire.FieldError) bool {
 			return e.Pointer == field || strings.HasPrefix(e.Pointer, field+"/")
 		})
 	}
-	var out []FieldError
+	var out []wire.FieldError
 	var config json.RawMessage
 	var labels, annotations map[string]string
 	switch r := dst.(type) {
-	case *CreateTenantRequest:
+	case *wire.CreateTenantRequest:
 		if !bad("/name") {
 			if err := tenant.ValidateName(r.Name); err != nil {
-				out = append(out, FieldError{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
+				out = append(out, wire.FieldError{Pointer: "/name", Message: strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": ")})
 			}
 		}
 		config, labels, annotations = r.ComputeConfig, r.Labels, r.Annotations
-	case *ReplaceTenantRequest:
+	case *wire.ReplaceTenantRequest:
 		config, labels, annotations = r.ComputeConfig, r.Labels, r.Annotations
 	default:
 		return nil
@@ -270,7 +271,7 @@ func requestRules(dst any, typeErrs []FieldError) []FieldError {
 		annotations = nil
 	}
 	for _, v := range violation.Of(tenant.ValidateLabels(labels, annotations)) {
-		out = append(out, FieldError{Pointer: v.Pointer, Message: v.Message})
+		out = append(out, wire.FieldError{Pointer: v.Pointer, Message: v.Message})
 	}
 	return out
 }
@@ -283,8 +284,8 @@ func syntaxDetail(err error) string {
 	return err.Error()
 }
 
-func sortErrors(errs []FieldError) []FieldError {
-	slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
+func sortErrors(errs []wire.FieldError) []wire.FieldError {
+	slices.SortFunc(errs, func(a, b wire.FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return errs
 }
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 func TestPatchKeepsWhatItDoesNotName(t *testing.T) {
@@ -37,10 +37,10 @@ func TestReviewedStatuses(t *testing.T) {
 		code                                  string
 		pointer                               string
 	}{
-		{"dry run of a taken name", "POST", "/v1/tenants?dry_run=true", "application/json", `{"name":"acme","compute_config":{"image":"a"}}`, nil, 409, api.CodeNameTaken, "/name"},
-		{"weak ETag never matches", "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"b"}}`, []string{"If-Match", `W/"1"`}, 412, api.CodePreconditionFailed, ""},
-		{"a redacted secret with nothing to keep", "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"a","secrets":{"DB":"[redacted]","NEW":"[redacted]"}}}`, nil, 422, api.CodeInvalidComputeConfig, "/compute_config/secrets/NEW"},
-		{"a charset other than UTF-8", "PUT", "/v1/tenants/acme", "application/json; charset=latin1", `{"compute_config":{"image":"b"}}`, nil, 400, api.CodeInvalidBody, ""},
+		{"dry run of a taken name", "POST", "/v1/tenants?dry_run=true", "application/json", `{"name":"acme","compute_config":{"image":"a"}}`, nil, 409, wire.CodeNameTaken, "/name"},
+		{"weak ETag never matches", "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"b"}}`, []string{"If-Match", `W/"1"`}, 412, wire.CodePreconditionFailed, ""},
+		{"a redacted secret with nothing to keep", "PUT", "/v1/tenants/acme", "application/json", `{"compute_config":{"image":"a","secrets":{"DB":"[redacted]","NEW":"[redacted]"}}}`, nil, 422, wire.CodeInvalidComputeConfig, "/compute_config/secrets/NEW"},
+		{"a charset other than UTF-8", "PUT", "/v1/tenants/acme", "application/json; charset=latin1", `{"compute_config":{"image":"b"}}`, nil, 400, wire.CodeInvalidBody, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := ts.do(t, tt.method, tt.path, tt.contentType, tt.body, tt.headers...)
@@ -58,7 +58,7 @@ func TestReviewedStatuses(t *testing.T) {
 	if _, err := ts.store.UpdateObserved(context.Background(), d.ID, tenant.Observation{Generation: d.Generation, Status: tenant.StatusDeleted}); err != nil {
 		t.Fatal(err)
 	}
-	if r := ts.do(t, "PUT", "/v1/tenants/"+created.ID, "application/json", `{"compute_config":{"image":"c"}}`); r.status != 409 || r.problem(t).Code != api.CodeTenantDeleting {
+	if r := ts.do(t, "PUT", "/v1/tenants/"+created.ID, "application/json", `{"compute_config":{"image":"c"}}`); r.status != 409 || r.problem(t).Code != wire.CodeTenantDeleting {
 		t.Errorf("PUT of a deleted tenant: %d %s", r.status, r.body)
 	}
 	// The request log names the caller and the tenant.

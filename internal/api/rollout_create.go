@@ -9,6 +9,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // createRollout starts a rollout of a plan, or, with dry_run, answers what
@@ -30,7 +31,7 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req CreateRolloutRequest
+	var req wire.CreateRolloutRequest
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 
 // rolloutRequest is the service's form of a rollout request, with the
 // problems found decoding it.
-func rolloutRequest(req CreateRolloutRequest, zeros violation.List) service.RolloutRequest {
+func rolloutRequest(req wire.CreateRolloutRequest, zeros violation.List) service.RolloutRequest {
 	spec := fleet.Spec{Plan: req.Plan, From: req.FromVersion, To: req.ToVersion, MaxFailures: req.MaxFailures}
 	for _, wv := range req.Waves {
 		spec.Waves = append(spec.Waves, fleet.Wave{Name: wv.Name, Selector: wv.Selector, Count: wv.Count, Percent: wv.Percent, MaxInFlight: wv.MaxInFlight})
@@ -123,7 +124,7 @@ func givenZeros(body []byte) violation.List {
 
 // tenantProblems words what keeps a tenant from resolving, one field
 // error for each problem, naming the tenant.
-func tenantProblems(t *tenant.Tenant, err error) []FieldError {
+func tenantProblems(t *tenant.Tenant, err error) []wire.FieldError {
 	who := fmt.Sprintf("tenant %s (%s)", t.Name, t.ID)
 	vs := violation.Of(err)
 	if len(vs) == 0 {
@@ -131,30 +132,30 @@ func tenantProblems(t *tenant.Tenant, err error) []FieldError {
 		if p := problemFor(err); p != nil {
 			msg = p.Detail
 		}
-		return []FieldError{{Pointer: "/to_version", Message: who + ": " + msg}}
+		return []wire.FieldError{{Pointer: "/to_version", Message: who + ": " + msg}}
 	}
-	out := make([]FieldError, len(vs))
+	out := make([]wire.FieldError, len(vs))
 	for i, v := range vs {
-		out[i] = FieldError{Pointer: "/to_version", Message: fmt.Sprintf("%s: compute_config%s %s", who, v.Pointer, v.Message)}
+		out[i] = wire.FieldError{Pointer: "/to_version", Message: fmt.Sprintf("%s: compute_config%s %s", who, v.Pointer, v.Message)}
 	}
 	return out
 }
 
 // renderFleetPlan is the answer to a dry run: what the rollout would do,
 // tenant by tenant.
-func renderFleetPlan(fp *service.FleetPlan) FleetPlan {
+func renderFleetPlan(fp *service.FleetPlan) wire.FleetPlan {
 	sel, spec := fp.Selection, fp.Spec
-	out := FleetPlan{Plan: fp.Plan.Name, Provider: fp.Plan.Provider, FromVersion: spec.From, ToVersion: spec.To,
-		Waves: make([]FleetPlanWave, len(fp.Waves)), Diffs: renderDiffs(fp.Diffs), Pinned: planTenants(sel.Pinned), Current: planTenants(sel.Current),
-		Counts: FleetPlanCounts{Waves: map[string]int{}, Tenants: len(fp.Members), Pinned: len(sel.Pinned), Current: len(sel.Current), Actions: map[string]int{}}}
+	out := wire.FleetPlan{Plan: fp.Plan.Name, Provider: fp.Plan.Provider, FromVersion: spec.From, ToVersion: spec.To,
+		Waves: make([]wire.FleetPlanWave, len(fp.Waves)), Diffs: renderDiffs(fp.Diffs), Pinned: planTenants(sel.Pinned), Current: planTenants(sel.Current),
+		Counts: wire.FleetPlanCounts{Waves: map[string]int{}, Tenants: len(fp.Members), Pinned: len(sel.Pinned), Current: len(sel.Current), Actions: map[string]int{}}}
 	for i, wv := range fp.Waves {
-		out.Waves[i] = FleetPlanWave{Name: wv.Name, Size: wv.Size, Tenants: []FleetPlanTenant{}}
+		out.Waves[i] = wire.FleetPlanWave{Name: wv.Name, Size: wv.Size, Tenants: []wire.FleetPlanTenant{}}
 		out.Counts.Waves[wv.Name] = wv.Size
 	}
 	for _, m := range fp.Members {
 		t := fp.Tenants[m.TenantID]
 		mv := fp.Moves[m.TenantID]
-		pt := FleetPlanTenant{ID: t.ID, Name: t.Name, FromVersion: m.From, ToVersion: spec.To, Wave: fp.Waves[m.Wave].Name,
+		pt := wire.FleetPlanTenant{ID: t.ID, Name: t.Name, FromVersion: m.From, ToVersion: spec.To, Wave: fp.Waves[m.Wave].Name,
 			Diff: mv.Diff, Action: mv.Action(fp.InPlace)}
 		open, opens := t.MaintenanceWindow.Open(fp.Now)
 		pt.WindowOpen = open
@@ -171,21 +172,21 @@ func renderFleetPlan(fp *service.FleetPlan) FleetPlan {
 	return out
 }
 
-func renderDiffs(diffs []service.Diff) []FleetPlanDiff {
-	out := make([]FleetPlanDiff, len(diffs))
+func renderDiffs(diffs []service.Diff) []wire.FleetPlanDiff {
+	out := make([]wire.FleetPlanDiff, len(diffs))
 	for i, d := range diffs {
-		out[i] = FleetPlanDiff{ID: d.ID, Tenants: d.Tenants, ChangesOmitted: d.ChangesOmitted, Changes: make([]ConfigChange, len(d.Changes))}
+		out[i] = wire.FleetPlanDiff{ID: d.ID, Tenants: d.Tenants, ChangesOmitted: d.ChangesOmitted, Changes: make([]wire.ConfigChange, len(d.Changes))}
 		for j, c := range d.Changes {
-			out[i].Changes[j] = ConfigChange{Field: c.Field, From: c.From, To: c.To}
+			out[i].Changes[j] = wire.ConfigChange{Field: c.Field, From: c.From, To: c.To}
 		}
 	}
 	return out
 }
 
-func planTenants(ts []*tenant.Tenant) []PlanTenant {
-	out := make([]PlanTenant, len(ts))
+func planTenants(ts []*tenant.Tenant) []wire.PlanTenant {
+	out := make([]wire.PlanTenant, len(ts))
 	for i, t := range ts {
-		out[i] = PlanTenant{ID: t.ID, Name: t.Name, Version: t.Plan.Version}
+		out[i] = wire.PlanTenant{ID: t.ID, Name: t.Name, Version: t.Plan.Version}
 	}
 	return out
 }

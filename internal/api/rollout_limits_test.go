@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
@@ -37,7 +36,7 @@ func TestFleetPlanBoundedByReference(t *testing.T) {
 	if limit := 16<<10 + tenants*512; len(res.body) > limit {
 		t.Fatalf("the fleet plan of %d tenants of a 900 KB version is %d bytes, want at most %d", tenants, len(res.body), limit)
 	}
-	var fp api.FleetPlan
+	var fp wire.FleetPlan
 	mustDecode(t, res, &fp)
 	if len(fp.Diffs) != 1 || fp.Diffs[0].Tenants != tenants || len(fp.Diffs[0].Changes) != 1 {
 		t.Fatalf("diffs %+v, want one of %d tenants with one change", fp.Diffs, tenants)
@@ -77,7 +76,7 @@ func TestRolloutZeroIsNotNoLimit(t *testing.T) {
 	} {
 		for _, path := range []string{"/v1/rollouts?dry_run=true", "/v1/rollouts"} {
 			t.Run(path+" "+tt.body, func(t *testing.T) {
-				p := expectProblem(t, ts.do(t, "POST", path, "application/json", tt.body), http.StatusUnprocessableEntity, api.CodeInvalidBody, tt.at...)
+				p := expectProblem(t, ts.do(t, "POST", path, "application/json", tt.body), http.StatusUnprocessableEntity, wire.CodeInvalidBody, tt.at...)
 				if len(p.Errors) != len(tt.at) || !strings.Contains(p.Errors[0].Message, "leave") {
 					t.Errorf("errors %+v, want one at each of %v saying to leave the key out", p.Errors, tt.at)
 				}
@@ -93,7 +92,7 @@ func TestRolloutZeroIsNotNoLimit(t *testing.T) {
 			t.Errorf("%s: %d %s", body, res.status, res.body)
 		}
 	}
-	var list api.RolloutList
+	var list wire.RolloutList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts", "", ""), &list)
 	if len(list.Rollouts) != 0 {
 		t.Errorf("a refused request started %d rollouts", len(list.Rollouts))
@@ -113,7 +112,7 @@ func TestRolloutWavesCapped(t *testing.T) {
 		return `{"plan":"standard","waves":[` + strings.Join(ws, ",") + `]}`
 	}
 	for _, n := range []int{101, 10_000} {
-		p := expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", waves(n)), http.StatusUnprocessableEntity, api.CodeInvalidBody, "/waves")
+		p := expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", waves(n)), http.StatusUnprocessableEntity, wire.CodeInvalidBody, "/waves")
 		if len(p.Errors) != 1 || !strings.Contains(p.Errors[0].Message, "at most 100") {
 			t.Errorf("%d waves: errors %+v, want one at /waves saying at most 100", n, p.Errors)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // maxRolloutEvents is the most events one page of a rollout's history holds.
@@ -28,7 +29,7 @@ func (s *Server) listRollouts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := RolloutList{Rollouts: make([]Rollout, len(rollouts))}
+	out := wire.RolloutList{Rollouts: make([]wire.Rollout, len(rollouts))}
 	for i, ro := range rollouts {
 		sum, err := fleet.SummarizeMembers(r.Context(), s.fleet, ro.ID)
 		switch {
@@ -68,10 +69,10 @@ func (s *Server) writeRollout(w http.ResponseWriter, r *http.Request, status int
 }
 
 // renderWaiting is the wire form of the members waiting for their windows.
-func renderWaiting(waiting []service.Waiting) []WaitingTenant {
-	var out []WaitingTenant
+func renderWaiting(waiting []service.Waiting) []wire.WaitingTenant {
+	var out []wire.WaitingTenant
 	for _, w := range waiting {
-		out = append(out, WaitingTenant{TenantID: w.TenantID, TenantName: w.TenantName, OpensAt: w.OpensAt})
+		out = append(out, wire.WaitingTenant{TenantID: w.TenantID, TenantName: w.TenantName, OpensAt: w.OpensAt})
 	}
 	return out
 }
@@ -85,9 +86,9 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return service.RolloutError(err, ro.ID)
 	}
-	out := RolloutMemberList{Members: make([]RolloutMember, len(members))}
+	out := wire.RolloutMemberList{Members: make([]wire.RolloutMember, len(members))}
 	for i, m := range members {
-		out.Members[i] = RolloutMember{TenantID: m.TenantID, TenantName: m.TenantName, Wave: m.Wave, WaveName: waveName(ro, m.Wave),
+		out.Members[i] = wire.RolloutMember{TenantID: m.TenantID, TenantName: m.TenantName, Wave: m.Wave, WaveName: waveName(ro, m.Wave),
 			State: string(m.State), FromVersion: m.From, Generation: m.Generation, ChangedAt: m.ChangedAt, FinishedAt: m.FinishedAt, Message: m.Message}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -102,8 +103,8 @@ func (s *Server) listRolloutEvents(w http.ResponseWriter, r *http.Request) error
 	var after int64
 	if v := r.URL.Query().Get("after"); v != "" {
 		if after, err = strconv.ParseInt(v, 10, 64); err != nil || after < 0 {
-			return problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("after=%s is not an event's seq", violation.Quote(v)),
-				FieldError{Parameter: "after", Message: "must be a number from 0: the seq of the last event read"})
+			return problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("after=%s is not an event's seq", violation.Quote(v)),
+				wire.FieldError{Parameter: "after", Message: "must be a number from 0: the seq of the last event read"})
 		}
 	}
 	size, err := pageSize(r)
@@ -117,9 +118,9 @@ func (s *Server) listRolloutEvents(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return service.RolloutError(err, ro.ID)
 	}
-	out := RolloutEventList{Events: make([]RolloutEvent, len(events))}
+	out := wire.RolloutEventList{Events: make([]wire.RolloutEvent, len(events))}
 	for i, e := range events {
-		out.Events[i] = RolloutEvent{Seq: e.Seq, Time: e.Time, Type: string(e.Type), TenantID: e.TenantID, TenantName: e.TenantName,
+		out.Events[i] = wire.RolloutEvent{Seq: e.Seq, Time: e.Time, Type: string(e.Type), TenantID: e.TenantID, TenantName: e.TenantName,
 			Wave: e.Wave, Message: e.Message, Actor: e.Actor}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -139,7 +140,7 @@ func (s *Server) resumeRollout(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) abortRollout(w http.ResponseWriter, r *http.Request) error {
-	var req AbortRolloutRequest
+	var req wire.AbortRolloutRequest
 	if r.ContentLength != 0 {
 		body, err := s.readRaw(w, r, contentJSON)
 		if err != nil {
@@ -186,21 +187,21 @@ func counts(c fleet.Counts) map[string]int {
 }
 
 // renderRollout is the API's view of a rollout and its members.
-func renderRollout(ro *fleet.Rollout, members *fleet.Summary, waiting []WaitingTenant) Rollout {
+func renderRollout(ro *fleet.Rollout, members *fleet.Summary, waiting []wire.WaitingTenant) wire.Rollout {
 	deadline := ro.Spec.Deadline
 	if deadline == 0 {
 		deadline = fleet.DefaultDeadline
 	}
-	out := Rollout{
+	out := wire.Rollout{
 		ID: ro.ID, Plan: ro.Spec.Plan, FromVersion: ro.Spec.From, ToVersion: ro.Spec.To, State: string(ro.State),
-		Wave: ro.Wave, WaveName: waveName(ro, ro.Wave), Waves: make([]RolloutWave, len(ro.Waves)),
+		Wave: ro.Wave, WaveName: waveName(ro, ro.Wave), Waves: make([]wire.RolloutWave, len(ro.Waves)),
 		Bake: ro.Spec.Bake.String(), Deadline: deadline.String(), MaxFailures: ro.Spec.MaxFailures,
 		Counts: counts(members.Total()), Failed: members.Failed, Waiting: waiting,
 		BakeFrom: ro.BakeFrom, Rollback: ro.Rollback, Message: ro.Message, Version: ro.Version,
 		CreatedBy: ro.CreatedBy, CreatedAt: ro.CreatedAt, UpdatedAt: ro.UpdatedAt, FinishedAt: ro.FinishedAt,
 	}
 	for i, wv := range ro.Waves {
-		out.Waves[i] = RolloutWave{Name: wv.Name, Selector: wv.Selector, Count: wv.Count, Percent: wv.Percent, MaxInFlight: wv.MaxInFlight,
+		out.Waves[i] = wire.RolloutWave{Name: wv.Name, Selector: wv.Selector, Count: wv.Count, Percent: wv.Percent, MaxInFlight: wv.MaxInFlight,
 			Size: wv.Size, Counts: counts(members.ByWave[i])}
 	}
 	return out

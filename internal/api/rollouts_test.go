@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // fleetOf makes n tenants on plan standard v1 (t00…, the first labelled
@@ -54,7 +54,7 @@ func TestFleetPlan(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("dry run: %d %s", res.status, res.body)
 	}
-	var fp api.FleetPlan
+	var fp wire.FleetPlan
 	mustDecode(t, res, &fp)
 	var sizes []int
 	for _, w := range fp.Waves {
@@ -78,7 +78,7 @@ func TestFleetPlan(t *testing.T) {
 			if pt.FromVersion != 1 || pt.ToVersion != 2 || pt.Wave != w.Name || pt.Action != "update in place" {
 				t.Errorf("%s: %+v", pt.Name, pt)
 			}
-			if d := fp.DiffOf(pt); d == nil || !slices.ContainsFunc(d.Changes, func(ch api.ConfigChange) bool {
+			if d := fp.DiffOf(pt); d == nil || !slices.ContainsFunc(d.Changes, func(ch wire.ConfigChange) bool {
 				return strings.HasSuffix(ch.Field, "/image") && ch.From == "example.com/app:1" && ch.To == "example.com/app:2"
 			}) {
 				t.Errorf("%s: diff %q (%+v) does not name the image", pt.Name, pt.Diff, fp.DiffOf(pt))
@@ -92,7 +92,7 @@ func TestFleetPlan(t *testing.T) {
 	if len(fp.Diffs) != 1 || fp.Diffs[0].Tenants != 10 {
 		t.Errorf("diffs %+v, want one of 10 tenants", fp.Diffs)
 	}
-	var list api.RolloutList
+	var list wire.RolloutList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts", "", ""), &list)
 	if len(list.Rollouts) != 0 {
 		t.Errorf("a dry run started a rollout: %+v", list.Rollouts)
@@ -103,7 +103,7 @@ func TestFleetPlan(t *testing.T) {
 	if res.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", res.status, res.body)
 	}
-	var ro api.Rollout
+	var ro wire.Rollout
 	mustDecode(t, res, &ro)
 	if res.header.Get("Location") != "/v1/rollouts/"+ro.ID || res.header.Get("ETag") != fmt.Sprintf(`"%d"`, ro.Version) {
 		t.Errorf("Location %q, ETag %q", res.header.Get("Location"), res.header.Get("ETag"))
@@ -112,16 +112,16 @@ func TestFleetPlan(t *testing.T) {
 		ro.MaxFailures != 1 || ro.Counts["pending"] != 10 || ro.Waves[0].Counts["pending"] != 1 {
 		t.Errorf("rollout %+v", ro)
 	}
-	p := expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", threeWaves), 409, api.CodeRolloutActive)
+	p := expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", threeWaves), 409, wire.CodeRolloutActive)
 	if !strings.Contains(p.Detail, ro.ID) {
 		t.Errorf("the 409 does not name the active rollout: %s", p.Detail)
 	}
-	var members api.RolloutMemberList
+	var members wire.RolloutMemberList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/members", "", ""), &members)
 	if len(members.Members) != 10 || members.Members[0].TenantName != "t00" || members.Members[0].WaveName != "canary" || members.Members[0].State != "pending" {
 		t.Errorf("members %+v", members.Members)
 	}
-	var events api.RolloutEventList
+	var events wire.RolloutEventList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/events", "", ""), &events)
 	if len(events.Events) == 0 || events.Events[0].Type != "started" {
 		t.Errorf("events %+v", events.Events)
@@ -134,9 +134,9 @@ func TestFleetPlan(t *testing.T) {
 	if len(list.Rollouts) != 1 || list.Rollouts[0].ID != ro.ID {
 		t.Errorf("active rollouts: %+v", list.Rollouts)
 	}
-	expectProblem(t, ts.do(t, "GET", "/v1/rollouts/nope", "", ""), 404, api.CodeRolloutNotFound)
-	expectProblem(t, ts.do(t, "GET", "/v1/rollouts?active=maybe", "", ""), 400, api.CodeInvalidParameter, "active")
-	expectProblem(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/events?after=-1", "", ""), 400, api.CodeInvalidParameter, "after")
+	expectProblem(t, ts.do(t, "GET", "/v1/rollouts/nope", "", ""), 404, wire.CodeRolloutNotFound)
+	expectProblem(t, ts.do(t, "GET", "/v1/rollouts?active=maybe", "", ""), 400, wire.CodeInvalidParameter, "active")
+	expectProblem(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/events?after=-1", "", ""), 400, wire.CodeInvalidParameter, "after")
 }
 
 func TestRolloutActions(t *testing.T) {
@@ -152,27 +152,27 @@ func TestRolloutActions(t *testing.T) {
 		if res.status != 200 {
 			t.Fatalf("%d %s", res.status, res.body)
 		}
-		var out api.Rollout
+		var out wire.Rollout
 		mustDecode(t, res, &out)
 		return out.State
 	}
 	reader := *ts
 	reader.token = readerToken
-	expectProblem(t, reader.do(t, "POST", "/v1/rollouts/"+ro.ID+"/pause", "", ""), 403, api.CodeForbidden)
-	expectProblem(t, act("resume", ""), 409, api.CodeRolloutState)
-	expectProblem(t, act("pause", "", "If-Match", `"99"`), 412, api.CodePreconditionFailed)
+	expectProblem(t, reader.do(t, "POST", "/v1/rollouts/"+ro.ID+"/pause", "", ""), 403, wire.CodeForbidden)
+	expectProblem(t, act("resume", ""), 409, wire.CodeRolloutState)
+	expectProblem(t, act("pause", "", "If-Match", `"99"`), 412, wire.CodePreconditionFailed)
 	if got := state(act("pause", "", "If-Match", fmt.Sprintf(`"%d"`, ro.Version))); got != "paused" {
 		t.Errorf("pause: %s", got)
 	}
-	p := expectProblem(t, act("pause", ""), 409, api.CodeRolloutState)
+	p := expectProblem(t, act("pause", ""), 409, wire.CodeRolloutState)
 	if !strings.Contains(p.Detail, "paused") || !strings.Contains(p.Detail, "running") {
 		t.Errorf("an illegal pause does not say which states allow it: %s", p.Detail)
 	}
 	if got := state(act("resume", "")); got != "running" {
 		t.Errorf("resume: %s", got)
 	}
-	expectProblem(t, act("abort", `{"rollback":"yes"}`), 400, api.CodeInvalidBody, "/rollback")
-	expectProblem(t, act("abort", `{"rollbak":true}`), 400, api.CodeInvalidBody, "/rollbak")
+	expectProblem(t, act("abort", `{"rollback":"yes"}`), 400, wire.CodeInvalidBody, "/rollback")
+	expectProblem(t, act("abort", `{"rollbak":true}`), 400, wire.CodeInvalidBody, "/rollbak")
 	// An abort with rollback leaves the rollback to the driver, which reads
 	// the members again (here none was changed, but the driver may have
 	// changed one since this request read them).
@@ -180,9 +180,9 @@ func TestRolloutActions(t *testing.T) {
 	if got := state(res); got != "aborting" {
 		t.Errorf("abort: %s", got)
 	}
-	expectProblem(t, act("abort", ""), 409, api.CodeRolloutState)
-	expectProblem(t, act("resume", ""), 409, api.CodeRolloutState)
-	var events api.RolloutEventList
+	expectProblem(t, act("abort", ""), 409, wire.CodeRolloutState)
+	expectProblem(t, act("resume", ""), 409, wire.CodeRolloutState)
+	var events wire.RolloutEventList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+ro.ID+"/events", "", ""), &events)
 	var types []string
 	for _, e := range events.Events {
@@ -192,7 +192,7 @@ func TestRolloutActions(t *testing.T) {
 		t.Errorf("events %v, want them to end %v", types, want)
 	}
 	// The plan is taken until the driver has finished the abort.
-	expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", `{"plan":"standard"}`), 409, api.CodeRolloutActive)
+	expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", `{"plan":"standard"}`), 409, wire.CodeRolloutActive)
 	// An abort without a body (no rollback) ends a rollout at once.
 	ts.plan(t, "other", `{"image":"example.com/app:1"}`)
 	ts.publish(t, "other", `{"image":"example.com/app:2"}`)
@@ -212,13 +212,13 @@ func TestRolloutRefusesBrokenTenants(t *testing.T) {
 	ts.do(t, "POST", "/v1/tenants", "application/json", `{"name":"owns","compute_config":{"image":"own:1"},"plan":{"name":"standard"}}`)
 	ts.publish(t, "standard", `{"env":{"A":"1"}}`) // no image: relies has none of its own
 	for _, path := range []string{"/v1/rollouts", "/v1/rollouts?dry_run=true"} {
-		p := expectProblem(t, ts.do(t, "POST", path, "application/json", `{"plan":"standard"}`), 422, api.CodePlanBreaksTenants, "/to_version")
+		p := expectProblem(t, ts.do(t, "POST", path, "application/json", `{"plan":"standard"}`), 422, wire.CodePlanBreaksTenants, "/to_version")
 		if !strings.Contains(p.Detail, "relies") || strings.Contains(p.Detail, "owns") || !strings.Contains(p.Errors[0].Message, "relies") ||
 			!strings.Contains(p.Errors[0].Message, "image") {
 			t.Errorf("%s: the problem does not name relies and its problem alone: %s %+v", path, p.Detail, p.Errors)
 		}
 	}
-	var list api.RolloutList
+	var list wire.RolloutList
 	mustDecode(t, ts.do(t, "GET", "/v1/rollouts", "", ""), &list)
 	if len(list.Rollouts) != 0 {
 		t.Errorf("a refused rollout started: %+v", list.Rollouts)
@@ -234,22 +234,22 @@ func TestRolloutBadBodies(t *testing.T) {
 		code       string
 		want       []string
 	}{
-		{"unknown field", `{"plan":"standard","bogus":1}`, 400, api.CodeInvalidBody, []string{"/bogus"}},
-		{"unknown wave field", `{"plan":"standard","waves":[{"name":"a","size":1}]}`, 400, api.CodeInvalidBody, []string{"/waves/0/size"}},
-		{"waves not a list", `{"plan":"standard","waves":"canary"}`, 400, api.CodeInvalidBody, []string{"/waves"}},
-		{"a count of the wrong type", `{"plan":"standard","waves":[{"count":"1"}]}`, 400, api.CodeInvalidBody, []string{"/waves/0/count"}},
-		{"bad durations", `{"plan":"standard","bake":"10 minutes","deadline":"soon"}`, 422, api.CodeInvalidBody, []string{"/bake", "/deadline"}},
-		{"a negative duration", `{"plan":"standard","bake":"-1m"}`, 422, api.CodeInvalidBody, []string{"/bake"}},
-		{"bad waves", `{"plan":"standard","waves":[{"name":"a","percent":150},{"name":"a","count":1,"percent":1}]}`, 422, api.CodeInvalidBody, []string{"/waves/0/percent", "/waves/1/name", "/waves/1/percent"}},
-		{"a bad selector key", `{"plan":"standard","waves":[{"selector":{"Bad Key!":"x","a/b~":"y"}}]}`, 422, api.CodeInvalidBody, []string{"/waves/0/selector/Bad Key!", "/waves/0/selector/a~1b~0"}},
-		{"rest with a selector", `{"plan":"standard","waves":[{"name":"canary","count":1},{"name":"rest","selector":{"ring":"late"}}]}`, 422, api.CodeInvalidBody, []string{"/waves/1/name"}},
-		{"rest with a count", `{"plan":"standard","waves":[{"name":"rest","count":1}]}`, 422, api.CodeInvalidBody, []string{"/waves/0/name"}},
-		{"no such version", `{"plan":"standard","to_version":9}`, 422, api.CodeInvalidBody, []string{"/to_version"}},
-		{"from the target", `{"plan":"standard","from_version":1,"to_version":1}`, 422, api.CodeInvalidBody, []string{"/from_version"}},
-		{"no such plan", `{"plan":"gold"}`, 422, api.CodeInvalidBody, []string{"/plan"}},
-		{"no plan", `{}`, 422, api.CodeInvalidBody, []string{"/plan"}},
-		{"not an object", `[]`, 400, api.CodeInvalidBody, nil},
-		{"bad failures", `{"plan":"standard","max_failures":-1}`, 422, api.CodeInvalidBody, []string{"/max_failures"}},
+		{"unknown field", `{"plan":"standard","bogus":1}`, 400, wire.CodeInvalidBody, []string{"/bogus"}},
+		{"unknown wave field", `{"plan":"standard","waves":[{"name":"a","size":1}]}`, 400, wire.CodeInvalidBody, []string{"/waves/0/size"}},
+		{"waves not a list", `{"plan":"standard","waves":"canary"}`, 400, wire.CodeInvalidBody, []string{"/waves"}},
+		{"a count of the wrong type", `{"plan":"standard","waves":[{"count":"1"}]}`, 400, wire.CodeInvalidBody, []string{"/waves/0/count"}},
+		{"bad durations", `{"plan":"standard","bake":"10 minutes","deadline":"soon"}`, 422, wire.CodeInvalidBody, []string{"/bake", "/deadline"}},
+		{"a negative duration", `{"plan":"standard","bake":"-1m"}`, 422, wire.CodeInvalidBody, []string{"/bake"}},
+		{"bad waves", `{"plan":"standard","waves":[{"name":"a","percent":150},{"name":"a","count":1,"percent":1}]}`, 422, wire.CodeInvalidBody, []string{"/waves/0/percent", "/waves/1/name", "/waves/1/percent"}},
+		{"a bad selector key", `{"plan":"standard","waves":[{"selector":{"Bad Key!":"x","a/b~":"y"}}]}`, 422, wire.CodeInvalidBody, []string{"/waves/0/selector/Bad Key!", "/waves/0/selector/a~1b~0"}},
+		{"rest with a selector", `{"plan":"standard","waves":[{"name":"canary","count":1},{"name":"rest","selector":{"ring":"late"}}]}`, 422, wire.CodeInvalidBody, []string{"/waves/1/name"}},
+		{"rest with a count", `{"plan":"standard","waves":[{"name":"rest","count":1}]}`, 422, wire.CodeInvalidBody, []string{"/waves/0/name"}},
+		{"no such version", `{"plan":"standard","to_version":9}`, 422, wire.CodeInvalidBody, []string{"/to_version"}},
+		{"from the target", `{"plan":"standard","from_version":1,"to_version":1}`, 422, wire.CodeInvalidBody, []string{"/from_version"}},
+		{"no such plan", `{"plan":"gold"}`, 422, wire.CodeInvalidBody, []string{"/plan"}},
+		{"no plan", `{}`, 422, wire.CodeInvalidBody, []string{"/plan"}},
+		{"not an object", `[]`, 400, wire.CodeInvalidBody, nil},
+		{"bad failures", `{"plan":"standard","max_failures":-1}`, 422, wire.CodeInvalidBody, []string{"/max_failures"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", tt.body), tt.status, tt.code, tt.want...)
@@ -265,7 +265,7 @@ func TestWithoutFleet(t *testing.T) {
 		{"GET", "/v1/plans", ""}, {"POST", "/v1/plans", `{"name":"standard"}`}, {"GET", "/v1/rollouts/x", ""},
 		{"POST", "/v1/tenants", `{"name":"acme","compute_config":{},"plan":{"name":"standard"}}`},
 	} {
-		expectProblem(t, ts.do(t, req[0], req[1], "application/json", req[2]), http.StatusNotImplemented, api.CodeFleetUnavailable)
+		expectProblem(t, ts.do(t, req[0], req[1], "application/json", req[2]), http.StatusNotImplemented, wire.CodeFleetUnavailable)
 	}
 	ts.create(t, "plain", `{"image":"a"}`)
 }
@@ -300,7 +300,7 @@ func TestWaitingReadsTenantsOnce(t *testing.T) {
 	// start makes n tenants of plan (plan-00…), every third one with its
 	// window open, publishes v2 and starts a rollout of it, in one wave;
 	// it returns the rollout and the names of those that wait.
-	start := func(plan string, n int) (api.Rollout, []string) {
+	start := func(plan string, n int) (wire.Rollout, []string) {
 		t.Helper()
 		ts.plan(t, plan, `{"image":"example.com/app:1"}`)
 		var want []string
@@ -325,7 +325,7 @@ func TestWaitingReadsTenantsOnce(t *testing.T) {
 		}
 		return ro, want
 	}
-	names := func(ws []api.WaitingTenant) []string {
+	names := func(ws []wire.WaitingTenant) []string {
 		var out []string
 		for _, w := range ws {
 			if w.OpensAt == nil {
@@ -341,7 +341,7 @@ func TestWaitingReadsTenantsOnce(t *testing.T) {
 	small, smallWaiting := start("small", 3)
 	for _, tt := range []struct {
 		name        string
-		ro          api.Rollout
+		ro          wire.Rollout
 		want        []string
 		gets, lists int64
 	}{
@@ -354,7 +354,7 @@ func TestWaitingReadsTenantsOnce(t *testing.T) {
 			}
 			store.gets.Store(0)
 			store.lists.Store(0)
-			var got api.Rollout
+			var got wire.Rollout
 			mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+tt.ro.ID, "", ""), &got)
 			if !slices.Equal(names(got.Waiting), tt.want) {
 				t.Errorf("GET: waiting %v, want %v", names(got.Waiting), tt.want)
@@ -372,10 +372,10 @@ func TestWaitingReadsTenantsOnce(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		ro   api.Rollout
+		ro   wire.Rollout
 		want []string
 	}{{big, slices.DeleteFunc(slices.Clone(bigWaiting), func(n string) bool { return n == "big-01" })}, {small, []string{"small-02"}}} {
-		var got api.Rollout
+		var got wire.Rollout
 		mustDecode(t, ts.do(t, "GET", "/v1/rollouts/"+tt.ro.ID, "", ""), &got)
 		if !slices.Equal(names(got.Waiting), tt.want) {
 			t.Errorf("rollout of %s, a tenant off the plan: waiting %v, want %v", tt.ro.Plan, names(got.Waiting), tt.want)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // route is one operation of the API. The table of routes is served as is and
@@ -42,35 +43,35 @@ const (
 // routes is the API.
 func (s *Server) routes() []route {
 	return []route{
-		{method: "GET", pattern: "/healthz", operation: "healthz", summary: "The process is up", access: open, response: Health{}, status: 200, handle: s.healthz},
-		{method: "GET", pattern: "/readyz", operation: "readyz", summary: "The database answers, providers are healthy, the controller has a leader", access: read, response: Health{}, status: 200, handle: s.readyz},
+		{method: "GET", pattern: "/healthz", operation: "healthz", summary: "The process is up", access: open, response: wire.Health{}, status: 200, handle: s.healthz},
+		{method: "GET", pattern: "/readyz", operation: "readyz", summary: "The database answers, providers are healthy, the controller has a leader", access: read, response: wire.Health{}, status: 200, handle: s.readyz},
 		{method: "GET", pattern: "/metrics", operation: "getMetrics", summary: "Prometheus metrics", access: read, response: metricsBody{}, status: 200, handle: s.metrics},
-		{method: "GET", pattern: "/v1/whoami", operation: "whoami", summary: "Who the token is: its name and role", access: read, response: Identity{}, status: 200, handle: s.whoami},
-		{method: "GET", pattern: "/v1/compute/providers", operation: "listProviders", summary: "The enabled compute providers and their health", access: read, response: ProviderList{}, status: 200, handle: s.listProviders},
-		{method: "GET", pattern: "/v1/compute/config", operation: "getComputeConfig", summary: "A provider's compute_config schema and defaults", access: read, response: ComputeConfig{}, status: 200, handle: s.getComputeConfig},
-		{method: "POST", pattern: "/v1/tenants", operation: "createTenant", summary: "Create a tenant", access: write, request: CreateTenantRequest{}, response: Tenant{}, status: 201, handle: s.createTenant},
-		{method: "GET", pattern: "/v1/tenants", operation: "listTenants", summary: "List tenants", access: read, response: TenantList{}, status: 200, handle: s.listTenants},
-		{method: "GET", pattern: "/v1/tenants/{tenant}", operation: "getTenant", summary: "Get a tenant by id or name", access: read, response: Tenant{}, status: 200, handle: s.getTenant},
-		{method: "PUT", pattern: "/v1/tenants/{tenant}", operation: "replaceTenant", summary: "Replace a tenant's desired state", access: write, request: ReplaceTenantRequest{}, response: Tenant{}, status: 200, handle: s.replaceTenant},
-		{method: "PATCH", pattern: "/v1/tenants/{tenant}", operation: "patchTenant", summary: "Change a tenant's desired state with a JSON merge patch (RFC 7396)", access: write, request: ReplaceTenantRequest{}, response: Tenant{}, status: 200, handle: s.patchTenant},
-		{method: "DELETE", pattern: "/v1/tenants/{tenant}", operation: "deleteTenant", summary: "Delete a tenant", access: write, response: Tenant{}, status: 202, handle: s.deleteTenant},
-		{method: "GET", pattern: "/v1/tenants/{tenant}/events", operation: "listTenantEvents", summary: "A tenant's history", access: read, response: EventList{}, status: 200, handle: s.listEvents},
-		{method: "GET", pattern: "/v1/tenants/{tenant}/status", operation: "getTenantStatus", summary: "A tenant's live workload status from its provider", access: read, response: ComputeStatus{}, status: 200, handle: s.getStatus},
-		{method: "POST", pattern: "/v1/plans", operation: "createPlan", summary: "Create a plan", access: write, request: CreatePlanRequest{}, response: Plan{}, status: 201, handle: s.createPlan},
-		{method: "GET", pattern: "/v1/plans", operation: "listPlans", summary: "List plans", access: read, response: PlanList{}, status: 200, handle: s.listPlans},
-		{method: "GET", pattern: "/v1/plans/{plan}", operation: "getPlan", summary: "Get a plan", access: read, response: Plan{}, status: 200, handle: s.getPlanRoute},
+		{method: "GET", pattern: "/v1/whoami", operation: "whoami", summary: "Who the token is: its name and role", access: read, response: wire.Identity{}, status: 200, handle: s.whoami},
+		{method: "GET", pattern: "/v1/compute/providers", operation: "listProviders", summary: "The enabled compute providers and their health", access: read, response: wire.ProviderList{}, status: 200, handle: s.listProviders},
+		{method: "GET", pattern: "/v1/compute/config", operation: "getComputeConfig", summary: "A provider's compute_config schema and defaults", access: read, response: wire.ComputeConfig{}, status: 200, handle: s.getComputeConfig},
+		{method: "POST", pattern: "/v1/tenants", operation: "createTenant", summary: "Create a tenant", access: write, request: wire.CreateTenantRequest{}, response: wire.Tenant{}, status: 201, handle: s.createTenant},
+		{method: "GET", pattern: "/v1/tenants", operation: "listTenants", summary: "List tenants", access: read, response: wire.TenantList{}, status: 200, handle: s.listTenants},
+		{method: "GET", pattern: "/v1/tenants/{tenant}", operation: "getTenant", summary: "Get a tenant by id or name", access: read, response: wire.Tenant{}, status: 200, handle: s.getTenant},
+		{method: "PUT", pattern: "/v1/tenants/{tenant}", operation: "replaceTenant", summary: "Replace a tenant's desired state", access: write, request: wire.ReplaceTenantRequest{}, response: wire.Tenant{}, status: 200, handle: s.replaceTenant},
+		{method: "PATCH", pattern: "/v1/tenants/{tenant}", operation: "patchTenant", summary: "Change a tenant's desired state with a JSON merge patch (RFC 7396)", access: write, request: wire.ReplaceTenantRequest{}, response: wire.Tenant{}, status: 200, handle: s.patchTenant},
+		{method: "DELETE", pattern: "/v1/tenants/{tenant}", operation: "deleteTenant", summary: "Delete a tenant", access: write, response: wire.Tenant{}, status: 202, handle: s.deleteTenant},
+		{method: "GET", pattern: "/v1/tenants/{tenant}/events", operation: "listTenantEvents", summary: "A tenant's history", access: read, response: wire.EventList{}, status: 200, handle: s.listEvents},
+		{method: "GET", pattern: "/v1/tenants/{tenant}/status", operation: "getTenantStatus", summary: "A tenant's live workload status from its provider", access: read, response: wire.ComputeStatus{}, status: 200, handle: s.getStatus},
+		{method: "POST", pattern: "/v1/plans", operation: "createPlan", summary: "Create a plan", access: write, request: wire.CreatePlanRequest{}, response: wire.Plan{}, status: 201, handle: s.createPlan},
+		{method: "GET", pattern: "/v1/plans", operation: "listPlans", summary: "List plans", access: read, response: wire.PlanList{}, status: 200, handle: s.listPlans},
+		{method: "GET", pattern: "/v1/plans/{plan}", operation: "getPlan", summary: "Get a plan", access: read, response: wire.Plan{}, status: 200, handle: s.getPlanRoute},
 		{method: "DELETE", pattern: "/v1/plans/{plan}", operation: "deletePlan", summary: "Delete a plan and its versions", access: write, status: 204, handle: s.deletePlan},
-		{method: "POST", pattern: "/v1/plans/{plan}/versions", operation: "publishPlanVersion", summary: "Publish a plan's next version", access: write, request: PublishVersionRequest{}, response: PlanVersion{}, status: 201, handle: s.publishVersion},
-		{method: "GET", pattern: "/v1/plans/{plan}/versions", operation: "listPlanVersions", summary: "List a plan's versions", access: read, response: PlanVersionList{}, status: 200, handle: s.listVersions},
-		{method: "GET", pattern: "/v1/plans/{plan}/versions/{version}", operation: "getPlanVersion", summary: "Get one version of a plan", access: read, response: PlanVersion{}, status: 200, handle: s.getVersionRoute},
-		{method: "POST", pattern: "/v1/rollouts", operation: "createRollout", summary: "Start a rollout of a plan's version, or plan one (dry_run)", access: write, request: CreateRolloutRequest{}, response: Rollout{}, status: 201, handle: s.createRollout},
-		{method: "GET", pattern: "/v1/rollouts", operation: "listRollouts", summary: "List rollouts, newest first", access: read, response: RolloutList{}, status: 200, handle: s.listRollouts},
-		{method: "GET", pattern: "/v1/rollouts/{rollout}", operation: "getRollout", summary: "Get a rollout and where it stands", access: read, response: Rollout{}, status: 200, handle: s.getRolloutRoute},
-		{method: "GET", pattern: "/v1/rollouts/{rollout}/members", operation: "listRolloutMembers", summary: "A rollout's tenants and their states", access: read, response: RolloutMemberList{}, status: 200, handle: s.listMembers},
-		{method: "GET", pattern: "/v1/rollouts/{rollout}/events", operation: "listRolloutEvents", summary: "A rollout's history", access: read, response: RolloutEventList{}, status: 200, handle: s.listRolloutEvents},
-		{method: "POST", pattern: "/v1/rollouts/{rollout}/pause", operation: "pauseRollout", summary: "Pause a running rollout", access: write, response: Rollout{}, status: 200, handle: s.pauseRollout},
-		{method: "POST", pattern: "/v1/rollouts/{rollout}/resume", operation: "resumeRollout", summary: "Resume a paused or halted rollout", access: write, response: Rollout{}, status: 200, handle: s.resumeRollout},
-		{method: "POST", pattern: "/v1/rollouts/{rollout}/abort", operation: "abortRollout", summary: "Abort a rollout, optionally rolling its changed tenants back", access: write, request: AbortRolloutRequest{}, bodyOptional: true, response: Rollout{}, status: 200, handle: s.abortRollout},
+		{method: "POST", pattern: "/v1/plans/{plan}/versions", operation: "publishPlanVersion", summary: "Publish a plan's next version", access: write, request: wire.PublishVersionRequest{}, response: wire.PlanVersion{}, status: 201, handle: s.publishVersion},
+		{method: "GET", pattern: "/v1/plans/{plan}/versions", operation: "listPlanVersions", summary: "List a plan's versions", access: read, response: wire.PlanVersionList{}, status: 200, handle: s.listVersions},
+		{method: "GET", pattern: "/v1/plans/{plan}/versions/{version}", operation: "getPlanVersion", summary: "Get one version of a plan", access: read, response: wire.PlanVersion{}, status: 200, handle: s.getVersionRoute},
+		{method: "POST", pattern: "/v1/rollouts", operation: "createRollout", summary: "Start a rollout of a plan's version, or plan one (dry_run)", access: write, request: wire.CreateRolloutRequest{}, response: wire.Rollout{}, status: 201, handle: s.createRollout},
+		{method: "GET", pattern: "/v1/rollouts", operation: "listRollouts", summary: "List rollouts, newest first", access: read, response: wire.RolloutList{}, status: 200, handle: s.listRollouts},
+		{method: "GET", pattern: "/v1/rollouts/{rollout}", operation: "getRollout", summary: "Get a rollout and where it stands", access: read, response: wire.Rollout{}, status: 200, handle: s.getRolloutRoute},
+		{method: "GET", pattern: "/v1/rollouts/{rollout}/members", operation: "listRolloutMembers", summary: "A rollout's tenants and their states", access: read, response: wire.RolloutMemberList{}, status: 200, handle: s.listMembers},
+		{method: "GET", pattern: "/v1/rollouts/{rollout}/events", operation: "listRolloutEvents", summary: "A rollout's history", access: read, response: wire.RolloutEventList{}, status: 200, handle: s.listRolloutEvents},
+		{method: "POST", pattern: "/v1/rollouts/{rollout}/pause", operation: "pauseRollout", summary: "Pause a running rollout", access: write, response: wire.Rollout{}, status: 200, handle: s.pauseRollout},
+		{method: "POST", pattern: "/v1/rollouts/{rollout}/resume", operation: "resumeRollout", summary: "Resume a paused or halted rollout", access: write, response: wire.Rollout{}, status: 200, handle: s.resumeRollout},
+		{method: "POST", pattern: "/v1/rollouts/{rollout}/abort", operation: "abortRollout", summary: "Abort a rollout, optionally rolling its changed tenants back", access: write, request: wire.AbortRolloutRequest{}, bodyOptional: true, response: wire.Rollout{}, status: 200, handle: s.abortRollout},
 		{method: "GET", pattern: "/v1/openapi.json", operation: "getOpenAPI", summary: "This API's OpenAPI 3.1 document", access: open, response: openAPIDocument{}, status: 200, handle: s.openAPI},
 		{method: "GET", pattern: "/docs", operation: "getDocs", summary: "This API's reference, rendered from the OpenAPI document for people", access: open, response: docsPageBody{}, status: 200, handle: s.docs},
 		{method: "GET", pattern: "/docs/{asset}", operation: "getDocsAsset", summary: "A script or style sheet of the reference page", access: open, response: docsAssetBody{}, status: 200, handle: s.docsAsset},
@@ -116,7 +117,7 @@ func (s *Server) dispatch(rs []route) http.Handler {
 				}
 			}
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			s.writeProblem(w, r, problem(http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" is not allowed here; use "+strings.Join(allow, " or ")))
+			s.writeProblem(w, r, problem(http.StatusMethodNotAllowed, wire.CodeMethodNotAllowed, r.Method+" is not allowed here; use "+strings.Join(allow, " or ")))
 			return
 		}
 		rt := rs[i]
@@ -126,7 +127,7 @@ func (s *Server) dispatch(rs []route) http.Handler {
 				return
 			}
 			if rt.access == write && who.Role != RoleAdmin {
-				s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden, credential(who)+" may only read"))
+				s.writeProblem(w, r, problem(http.StatusForbidden, wire.CodeForbidden, credential(who)+" may only read"))
 				return
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/jaxxstorm/landlord/internal/api/openapi"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // operationNote is what the route table cannot say about an operation.
@@ -27,7 +28,7 @@ type operationNote struct {
 	problems map[int][]string
 }
 
-var badParameter = map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}}
+var badParameter = map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}}
 
 func queryParam(name, doc string, schema *openapi3.Schema, problems map[int][]string) openapi.Parameter {
 	return openapi.Parameter{Name: name, In: openapi3.ParameterInQuery, Description: doc, Schema: schema, Problems: problems}
@@ -77,7 +78,7 @@ var (
 	forgetParam      = queryParam("forget", "Delete the record at once, destroying nothing, of a tenant whose provider is not enabled on this server "+
 		"(it was switched to another): answered 200 with the tenant, deleted. The tenant's history records who forgot it and what may still run. "+
 		"A tenant whose provider is enabled is a 409 provider_enabled: delete it without forget.", openapi3.NewBoolSchema(),
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeProviderEnabled}})
+		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}, http.StatusConflict: {wire.CodeProviderEnabled}})
 	statusParam = repeated(queryParam("status", "Only tenants in one of these statuses. Repeat the parameter, or separate statuses with commas.",
 		statusesSchema(), badParameter))
 	labelParam = repeated(queryParam("label", "Only tenants with this label, as key=value. Repeat the parameter to require several.",
@@ -86,19 +87,19 @@ var (
 	namePrefixParam     = queryParam("name_prefix", "Only tenants whose name starts with this.", openapi3.NewStringSchema(), nil)
 
 	providerParam = queryParam("provider", "The provider to describe; the default provider when absent.", openapi3.NewStringSchema(),
-		map[int][]string{http.StatusUnprocessableEntity: {CodeProviderNotFound}})
+		map[int][]string{http.StatusUnprocessableEntity: {wire.CodeProviderNotFound}})
 
 	idempotencyKeyParam = headerParam("Idempotency-Key", "Makes a retry safe: a request with the key of an earlier one (by the same token, within 24 hours) "+
 		"and the same body gets the earlier response again, with Idempotent-Replayed: true; with another body it is a 422. "+
 		"While the earlier one is in progress it is a 409 idempotency_in_progress with Retry-After. "+
 		"What the request stores and the response kept for the key are stored in one transaction; a request that fails, or is a dry run, keeps nothing, and frees the key. "+
 		"1 to 255 printable ASCII characters.",
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusConflict: {CodeIdempotencyPending},
-			http.StatusUnprocessableEntity: {CodeIdempotencyMismatch}})
+		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}, http.StatusConflict: {wire.CodeIdempotencyPending},
+			http.StatusUnprocessableEntity: {wire.CodeIdempotencyMismatch}})
 
 	rolloutIfMatchParam = headerParam("If-Match", "Act only if the rollout's version is still this ETag (from an ETag header), else answer 412. "+
 		"Without it (or with *), a concurrent change (by the controller, say) is retried on the new state, or answered 409.",
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}})
+		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}, http.StatusPreconditionFailed: {wire.CodePreconditionFailed}})
 	planFilterParam    = queryParam("plan", "Only tenants that follow this plan.", openapi3.NewStringSchema(), nil)
 	rolloutPlanParam   = queryParam("plan", "Only rollouts of this plan.", openapi3.NewStringSchema(), nil)
 	activeParam        = queryParam("active", "Only rollouts that have not finished (running, paused, halted, aborting).", openapi3.NewBoolSchema(), badParameter)
@@ -110,7 +111,7 @@ var (
 
 	ifMatchParam = headerParam("If-Match", "Change the tenant only if its version is still this ETag (from an ETag header), else answer 412. "+
 		"Without it (or with *), a concurrent change is retried on the new state, or answered 409.",
-		map[int][]string{http.StatusBadRequest: {CodeInvalidParameter}, http.StatusPreconditionFailed: {CodePreconditionFailed}})
+		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}, http.StatusPreconditionFailed: {wire.CodePreconditionFailed}})
 )
 
 // pathParameter describes a path parameter by its name.
@@ -120,26 +121,26 @@ func pathParameter(name string) (openapi.Parameter, error) {
 	case "tenant":
 		p.Description = "The tenant's id or name."
 		p.Schema = openapi3.NewStringSchema()
-		p.Problems = map[int][]string{http.StatusNotFound: {CodeTenantNotFound}}
+		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodeTenantNotFound}}
 	case "plan":
 		p.Description = "The plan's name."
 		p.Schema = openapi3.NewStringSchema()
-		p.Problems = map[int][]string{http.StatusNotFound: {CodePlanNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}
+		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodePlanNotFound}, http.StatusNotImplemented: {wire.CodeFleetUnavailable}}
 	case "version":
 		p.Description = "The version's number, from 1."
 		p.Schema = openapi3.NewIntegerSchema().WithMin(1)
-		p.Problems = map[int][]string{http.StatusNotFound: {CodePlanVersionNotFound}}
+		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodePlanVersionNotFound}}
 	case "rollout":
 		p.Description = "The rollout's id."
 		p.Schema = openapi3.NewStringSchema()
-		p.Problems = map[int][]string{http.StatusNotFound: {CodeRolloutNotFound}, http.StatusNotImplemented: {CodeFleetUnavailable}}
+		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodeRolloutNotFound}, http.StatusNotImplemented: {wire.CodeFleetUnavailable}}
 	case "asset":
 		p.Description = "A file of the page, as the page names it."
 		p.Schema = openapi3.NewStringSchema()
 		for _, a := range docsAssetNames() {
 			p.Schema.Enum = append(p.Schema.Enum, a)
 		}
-		p.Problems = map[int][]string{http.StatusNotFound: {CodeNotFound}}
+		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodeNotFound}}
 	default:
 		return openapi.Parameter{}, fmt.Errorf("path parameter {%s}: pathParameter does not describe it", name)
 	}
@@ -156,10 +157,10 @@ const (
 
 // changeProblems are the problems of a change to a tenant's desired state.
 var changeProblems = map[int][]string{
-	http.StatusConflict:            {CodeTenantDeleting, CodeVersionConflict},
-	http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidPlan},
-	http.StatusServiceUnavailable:  {CodeStorageUnavailable},
-	http.StatusNotImplemented:      {CodeFleetUnavailable},
+	http.StatusConflict:            {wire.CodeTenantDeleting, wire.CodeVersionConflict},
+	http.StatusUnprocessableEntity: {wire.CodeInvalidComputeConfig, wire.CodeProviderNotFound, wire.CodeInvalidPlan},
+	http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
+	http.StatusNotImplemented:      {wire.CodeFleetUnavailable},
 }
 
 // planDoc says how a change treats plan and maintenance_window.
@@ -168,19 +169,19 @@ const planDoc = "A tenant that follows a plan is validated with the plan version
 
 // rolloutActionProblems are the problems of a rollout's actions.
 var rolloutActionProblems = map[int][]string{
-	http.StatusConflict:           {CodeRolloutState, CodeVersionConflict},
-	http.StatusServiceUnavailable: {CodeStorageUnavailable},
+	http.StatusConflict:           {wire.CodeRolloutState, wire.CodeVersionConflict},
+	http.StatusServiceUnavailable: {wire.CodeStorageUnavailable},
 }
 
 // operationNotes are keyed by operation.
 var operationNotes = map[string]operationNote{
 	"readyz": {
-		also: []openapi.Response{{Status: http.StatusServiceUnavailable, Description: "a check failed; checks names it", Body: Health{}}},
+		also: []openapi.Response{{Status: http.StatusServiceUnavailable, Description: "a check failed; checks names it", Body: wire.Health{}}},
 	},
 	"getComputeConfig": {params: []openapi.Parameter{providerParam}},
 	"getMetrics": {
 		description: "The Prometheus text format: HTTP requests by route and code and their latency, tenants by status, reconciles and their duration, the controller's queue depth, provider operations by outcome, and the Go runtime.",
-		problems:    map[int][]string{http.StatusNotFound: {CodeNotFound}},
+		problems:    map[int][]string{http.StatusNotFound: {wire.CodeNotFound}},
 	},
 	"createTenant": {
 		description: "The tenant is validated in full (name rules, the provider's JSON Schema and rules, on the config merged with the operator's defaults and, for a tenant that follows a plan, the plan version's config) before anything is stored; the controller then provisions it. " +
@@ -188,13 +189,13 @@ var operationNotes = map[string]operationNote{
 		params:  []openapi.Parameter{dryRunParam, idempotencyKeyParam},
 		success: "the tenant, as stored",
 		headers: map[string]string{"Idempotent-Replayed": replayedDoc},
-		also:    []openapi.Response{{Status: http.StatusOK, Description: "dry_run=true: the tenant as it would be stored, with effective_config; nothing is stored", Body: Tenant{}}},
+		also:    []openapi.Response{{Status: http.StatusOK, Description: "dry_run=true: the tenant as it would be stored, with effective_config; nothing is stored", Body: wire.Tenant{}}},
 		problems: map[int][]string{
-			http.StatusBadRequest:          {CodeInvalidName},
-			http.StatusConflict:            {CodeNameTaken},
-			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidPlan},
-			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
-			http.StatusNotImplemented:      {CodeFleetUnavailable},
+			http.StatusBadRequest:          {wire.CodeInvalidName},
+			http.StatusConflict:            {wire.CodeNameTaken},
+			http.StatusUnprocessableEntity: {wire.CodeInvalidComputeConfig, wire.CodeProviderNotFound, wire.CodeInvalidPlan},
+			http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
+			http.StatusNotImplemented:      {wire.CodeFleetUnavailable},
 		},
 	},
 	"listTenants": {
@@ -207,18 +208,18 @@ var operationNotes = map[string]operationNote{
 		success:     "the plan, as stored",
 		headers:     map[string]string{"Idempotent-Replayed": replayedDoc},
 		problems: map[int][]string{
-			http.StatusConflict:            {CodePlanExists},
-			http.StatusUnprocessableEntity: {CodeInvalidBody, CodeProviderNotFound},
-			http.StatusNotImplemented:      {CodeFleetUnavailable},
-			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+			http.StatusConflict:            {wire.CodePlanExists},
+			http.StatusUnprocessableEntity: {wire.CodeInvalidBody, wire.CodeProviderNotFound},
+			http.StatusNotImplemented:      {wire.CodeFleetUnavailable},
+			http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
 		},
 	},
-	"listPlans": {description: "In name order.", problems: map[int][]string{http.StatusNotImplemented: {CodeFleetUnavailable}}},
+	"listPlans": {description: "In name order.", problems: map[int][]string{http.StatusNotImplemented: {wire.CodeFleetUnavailable}}},
 	"getPlan":   {},
 	"deletePlan": {
 		description: "Deletes the plan, its versions and its finished rollouts. A plan that tenants follow, or with a rollout that has not finished, is a 409 plan_in_use saying which, and what to do.",
 		success:     "the plan is deleted",
-		problems:    map[int][]string{http.StatusConflict: {CodePlanInUse}, http.StatusServiceUnavailable: {CodeStorageUnavailable}},
+		problems:    map[int][]string{http.StatusConflict: {wire.CodePlanInUse}, http.StatusServiceUnavailable: {wire.CodeStorageUnavailable}},
 	},
 	"publishPlanVersion": {
 		description: "The config is checked against the plan's provider's schema (every field it names must be the provider's, with a valid value; the fields the schema requires may be left to each tenant). " +
@@ -229,9 +230,9 @@ var operationNotes = map[string]operationNote{
 		success: "the version, as stored",
 		headers: map[string]string{"Idempotent-Replayed": replayedDoc},
 		problems: map[int][]string{
-			http.StatusUnprocessableEntity: {CodeInvalidComputeConfig, CodeProviderNotFound, CodeInvalidBody},
-			http.StatusNotImplemented:      {CodeFleetUnavailable},
-			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+			http.StatusUnprocessableEntity: {wire.CodeInvalidComputeConfig, wire.CodeProviderNotFound, wire.CodeInvalidBody},
+			http.StatusNotImplemented:      {wire.CodeFleetUnavailable},
+			http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
 		},
 	},
 	"listPlanVersions": {description: "Oldest first."},
@@ -246,18 +247,18 @@ var operationNotes = map[string]operationNote{
 		params:  []openapi.Parameter{rolloutDryRunParam, idempotencyKeyParam},
 		success: "the rollout, started",
 		headers: map[string]string{"Idempotent-Replayed": replayedDoc},
-		also:    []openapi.Response{{Status: http.StatusOK, Description: "dry_run=true: the fleet plan; nothing is started", Body: FleetPlan{}}},
+		also:    []openapi.Response{{Status: http.StatusOK, Description: "dry_run=true: the fleet plan; nothing is started", Body: wire.FleetPlan{}}},
 		problems: map[int][]string{
-			http.StatusConflict:            {CodeRolloutActive},
-			http.StatusUnprocessableEntity: {CodeInvalidBody, CodePlanBreaksTenants},
-			http.StatusNotImplemented:      {CodeFleetUnavailable},
-			http.StatusServiceUnavailable:  {CodeStorageUnavailable},
+			http.StatusConflict:            {wire.CodeRolloutActive},
+			http.StatusUnprocessableEntity: {wire.CodeInvalidBody, wire.CodePlanBreaksTenants},
+			http.StatusNotImplemented:      {wire.CodeFleetUnavailable},
+			http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
 		},
 	},
 	"listRollouts": {
 		description: "Newest first, at most 100. Lists do not show the members waiting for their windows (waiting); GET a rollout for them.",
 		params:      []openapi.Parameter{rolloutPlanParam, activeParam},
-		problems:    map[int][]string{http.StatusNotImplemented: {CodeFleetUnavailable}},
+		problems:    map[int][]string{http.StatusNotImplemented: {wire.CodeFleetUnavailable}},
 	},
 	"getRollout":         {description: "With its waves, its members' counts by state, the failed ones and those waiting for their maintenance windows."},
 	"listRolloutMembers": {description: "In wave order, then tenant id order."},
@@ -294,8 +295,8 @@ var operationNotes = map[string]operationNote{
 		description: "The controller destroys the tenant's workload; the tenant keeps its record and history. Repeating the request is harmless.",
 		params:      []openapi.Parameter{forgetParam},
 		success:     "deletion is under way; the tenant as it is now",
-		also:        []openapi.Response{{Status: http.StatusOK, Description: "forget=true: the tenant, deleted", Body: Tenant{}}},
-		problems:    map[int][]string{http.StatusConflict: {CodeVersionConflict}, http.StatusServiceUnavailable: {CodeStorageUnavailable}},
+		also:        []openapi.Response{{Status: http.StatusOK, Description: "forget=true: the tenant, deleted", Body: wire.Tenant{}}},
+		problems:    map[int][]string{http.StatusConflict: {wire.CodeVersionConflict}, http.StatusServiceUnavailable: {wire.CodeStorageUnavailable}},
 	},
 	"listTenantEvents": {
 		description: "Oldest first, or newest first with order=newest; a deleted tenant's history too.",
@@ -304,9 +305,9 @@ var operationNotes = map[string]operationNote{
 	"getTenantStatus": {
 		description: "Asks the provider now; nothing is cached.",
 		problems: map[int][]string{
-			http.StatusNotFound:            {CodeWorkloadNotFound},
-			http.StatusBadGateway:          {CodeUnavailable},
-			http.StatusUnprocessableEntity: {CodeProviderNotFound},
+			http.StatusNotFound:            {wire.CodeWorkloadNotFound},
+			http.StatusBadGateway:          {wire.CodeUnavailable},
+			http.StatusUnprocessableEntity: {wire.CodeProviderNotFound},
 		},
 	},
 }

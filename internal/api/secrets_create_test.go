@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // A create has no stored secret to keep: a secret sent as "[redacted]"
@@ -19,7 +19,7 @@ func TestCreateRefusesARedactedSecret(t *testing.T) {
 	} {
 		res := ts.do(t, "POST", "/v1/tenants", "application/json", body)
 		p := res.problem(t)
-		if res.status != 422 || p.Code != api.CodeInvalidComputeConfig || !slices.ContainsFunc(pointers(p), func(s string) bool { return len(s) > len("/compute_config") }) {
+		if res.status != 422 || p.Code != wire.CodeInvalidComputeConfig || !slices.ContainsFunc(pointers(p), func(s string) bool { return len(s) > len("/compute_config") }) {
 			t.Errorf("create with %s: %d %s %v, want 422 naming the secret", body, res.status, p.Code, pointers(p))
 		}
 	}

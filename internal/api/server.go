@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Compute is what the API, and the use cases it calls, need of
@@ -132,7 +133,7 @@ func New(opts Options) (*Server, error) {
 	}
 	mux.Handle(pprofPrefix, s.pprofHandler()) // not API v1: outside the route table
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeProblem(w, r, problem(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path)))
+		s.writeProblem(w, r, problem(http.StatusNotFound, wire.CodeNotFound, fmt.Sprintf("no route %s %s; see GET /v1/openapi.json", r.Method, r.URL.Path)))
 	}))
 	s.handler = s.withRequestID(s.withRecovery(s.refuseForeignHosts(s.refuseCrossSite(mux))))
 	return s, nil

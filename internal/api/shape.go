@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
@@ -25,11 +26,11 @@ var rawMessageType = reflect.TypeFor[json.RawMessage]()
 type shape struct {
 	// unknown is the message for a key a struct does not have.
 	unknown string
-	errs    []FieldError
+	errs    []wire.FieldError
 }
 
 func (s *shape) add(at, format string, args ...any) {
-	s.errs = append(s.errs, FieldError{Pointer: at, Message: fmt.Sprintf(format, args...)})
+	s.errs = append(s.errs, wire.FieldError{Pointer: at, Message: fmt.Sprintf(format, args...)})
 }
 
 // check lists what of v does not fit t. JSON null fits everything, as

@@ -12,6 +12,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/oidc"
 	"github.com/jaxxstorm/landlord/internal/oidc/oidctest"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // ssoServer serves the API with one static admin token and the tokens of
@@ -58,12 +59,12 @@ func TestIdentityProviderTokens(t *testing.T) {
 	if status != http.StatusCreated {
 		t.Fatalf("create with an admin's token: %d %s", status, body)
 	}
-	var created api.Tenant
+	var created wire.Tenant
 	if err := json.Unmarshal([]byte(body), &created); err != nil {
 		t.Fatal(err)
 	}
 	_, _, body = s.call(t, "GET", "/v1/tenants/"+created.ID+"/events", bob, "")
-	var events api.EventList
+	var events wire.EventList
 	if err := json.Unmarshal([]byte(body), &events); err != nil || len(events.Events) == 0 || events.Events[0].Actor != "alice@example.com" {
 		t.Errorf("the history's actor: %s, want alice@example.com", body)
 	}

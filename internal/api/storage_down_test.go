@@ -11,6 +11,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // noStorage are the operations that never touch the database: their
@@ -103,8 +104,8 @@ func TestStorageDownIsUnavailable(t *testing.T) {
 				c.method, c.path, c.op, res.status, res.header.Get("Retry-After"), res.body)
 			continue
 		}
-		if p := res.problem(t); p.Code != api.CodeStorageUnavailable {
-			t.Errorf("%s %s (%s) with the database stopped: code %q, want %s", c.method, c.path, c.op, p.Code, api.CodeStorageUnavailable)
+		if p := res.problem(t); p.Code != wire.CodeStorageUnavailable {
+			t.Errorf("%s %s (%s) with the database stopped: code %q, want %s", c.method, c.path, c.op, p.Code, wire.CodeStorageUnavailable)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // leaksGo reports whether a response speaks of Go's types rather than the
@@ -140,8 +141,8 @@ func TestTypeErrorsDoNotHideOtherViolations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := ts.do(t, tt.method, tt.path, tt.contentType, tt.body)
 			p := res.problem(t)
-			if res.status != http.StatusBadRequest || p.Code != api.CodeInvalidBody || !slices.Equal(pointers(p), tt.pointers) || leaksGo(res.body) {
-				t.Errorf("%d %s %v, want 400 %s %v: %s", res.status, p.Code, pointers(p), api.CodeInvalidBody, tt.pointers, res.body)
+			if res.status != http.StatusBadRequest || p.Code != wire.CodeInvalidBody || !slices.Equal(pointers(p), tt.pointers) || leaksGo(res.body) {
+				t.Errorf("%d %s %v, want 400 %s %v: %s", res.status, p.Code, pointers(p), wire.CodeInvalidBody, tt.pointers, res.body)
 			}
 		})
 	}
@@ -157,13 +158,13 @@ func TestProviderChosenByLabel(t *testing.T) {
 		name, method, path, body, code, pointer, words string
 	}{
 		{"create, label names no enabled provider", "POST", "/v1/tenants", `{"name":"b","compute_config":{"image":"a"},"labels":{"compute_provider":"nomad"}}`,
-			api.CodeProviderNotFound, "/labels/compute_provider", `named by the label compute_provider`},
+			wire.CodeProviderNotFound, "/labels/compute_provider", `named by the label compute_provider`},
 		{"create, annotation names no enabled provider", "POST", "/v1/tenants", `{"name":"b","compute_config":{"image":"a"},"annotations":{"compute_provider_type":"nomad"}}`,
-			api.CodeProviderNotFound, "/annotations/compute_provider_type", `named by the annotation compute_provider_type`},
+			wire.CodeProviderNotFound, "/annotations/compute_provider_type", `named by the annotation compute_provider_type`},
 		{"replace, label moves the tenant", "PUT", "/v1/tenants/acme", `{"compute_config":{"image":"a"},"labels":{"compute_provider":"nomad"}}`,
-			api.CodeInvalidComputeConfig, "/labels/compute_provider", "a label or annotation chooses a provider this tenant cannot use"},
+			wire.CodeInvalidComputeConfig, "/labels/compute_provider", "a label or annotation chooses a provider this tenant cannot use"},
 		{"config key", "POST", "/v1/tenants", `{"name":"b","compute_config":{"image":"a","compute_provider":"nomad"}}`,
-			api.CodeProviderNotFound, "/compute_config/compute_provider", `not found`},
+			wire.CodeProviderNotFound, "/compute_config/compute_provider", `not found`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := ts.do(t, tt.method, tt.path, "application/json", tt.body)
@@ -190,7 +191,7 @@ func TestLabelSelectorWording(t *testing.T) {
 		}
 		got = append(got, e.Message)
 	}
-	if res.status != http.StatusBadRequest || p.Code != api.CodeInvalidParameter || !slices.Equal(got, want) {
-		t.Errorf("%d %s %q, want 400 %s %q", res.status, p.Code, got, api.CodeInvalidParameter, want)
+	if res.status != http.StatusBadRequest || p.Code != wire.CodeInvalidParameter || !slices.Equal(got, want) {
+		t.Errorf("%d %s %q, want 400 %s %q", res.status, p.Code, got, wire.CodeInvalidParameter, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 const (
@@ -25,7 +26,7 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req CreateTenantRequest
+	var req wire.CreateTenantRequest
 	held, answered, err := s.readIdempotent(w, r, &req)
 	if err != nil || answered {
 		return err
@@ -91,8 +92,8 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 	for _, v := range q["status"] {
 		for _, st := range strings.Split(v, ",") {
 			if !tenant.Status(st).Valid() {
-				return problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("%q is not a tenant status", st),
-					FieldError{Parameter: "status", Message: "must be one of requested, provisioning, ready, updating, deleting, deleted, failed"})
+				return problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("%q is not a tenant status", st),
+					wire.FieldError{Parameter: "status", Message: "must be one of requested, provisioning, ready, updating, deleting, deleted, failed"})
 			}
 			opts.Statuses = append(opts.Statuses, tenant.Status(st))
 		}
@@ -100,11 +101,11 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 	if labels := q["label"]; len(labels) > 0 {
 		sel, err := tenant.ParseSelector(labels)
 		if err != nil {
-			var errs []FieldError
+			var errs []wire.FieldError
 			for _, v := range violation.Of(err) {
-				errs = append(errs, FieldError{Parameter: "label", Message: v.Message})
+				errs = append(errs, wire.FieldError{Parameter: "label", Message: v.Message})
 			}
-			return problem(http.StatusBadRequest, CodeInvalidParameter, "a label selector is not of the form key=value", errs...)
+			return problem(http.StatusBadRequest, wire.CodeInvalidParameter, "a label selector is not of the form key=value", errs...)
 		}
 		opts.Labels = sel
 	}
@@ -119,7 +120,7 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := TenantList{Tenants: make([]Tenant, len(page.Tenants)), NextPageToken: page.NextPageToken}
+	out := wire.TenantList{Tenants: make([]wire.Tenant, len(page.Tenants)), NextPageToken: page.NextPageToken}
 	for i, t := range page.Tenants {
 		out.Tenants[i] = s.render(t)
 	}
@@ -131,7 +132,7 @@ func (s *Server) listTenants(w http.ResponseWriter, r *http.Request) error {
 // left out (or null) keep the tenant's, so that a client that knows nothing
 // of them does not wipe them; {} clears them.
 func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
-	var req ReplaceTenantRequest
+	var req wire.ReplaceTenantRequest
 	body, err := s.readRaw(w, r, contentJSON)
 	if err != nil {
 		return err
@@ -220,9 +221,9 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := EventList{Events: make([]Event, len(page.Events)), NextPageToken: page.NextPageToken}
+	out := wire.EventList{Events: make([]wire.Event, len(page.Events)), NextPageToken: page.NextPageToken}
 	for i, e := range page.Events {
-		out.Events[i] = Event{Time: e.Time, Type: string(e.Type), From: string(e.From), To: string(e.To), Generation: e.Generation, Message: e.Message, Actor: e.Actor}
+		out.Events[i] = wire.Event{Time: e.Time, Type: string(e.Type), From: string(e.From), To: string(e.To), Generation: e.Generation, Message: e.Message, Actor: e.Actor}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -247,14 +248,14 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 }
 
 // render is the API's view of a tenant: secrets redacted.
-func (s *Server) render(t *tenant.Tenant) Tenant {
+func (s *Server) render(t *tenant.Tenant) wire.Tenant {
 	config, err := s.compute.RedactConfig(t.Provider, t.ComputeConfig)
 	if err != nil {
 		// Without its provider's schema nothing says which values are
 		// secret: show none of them.
 		config, _ = json.Marshal("[redacted: provider " + t.Provider + " is not enabled]")
 	}
-	return Tenant{
+	return wire.Tenant{
 		ID: t.ID, Name: t.Name, ComputeProvider: t.Provider, ComputeConfig: config,
 		Plan: wirePlan(t.Plan), MaintenanceWindow: wireWindow(t.MaintenanceWindow),
 		Labels: t.Labels, Annotations: t.Annotations,
@@ -289,8 +290,8 @@ func parseIfMatch(r *http.Request) (service.Versions, error) {
 		}
 		v, err := strconv.ParseInt(strings.Trim(tag, `"`), 10, 64)
 		if err != nil || v <= 0 || len(tag) < 3 || tag[0] != '"' || tag[len(tag)-1] != '"' {
-			return nil, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("If-Match %s is not a list of ETags this API returned", h),
-				FieldError{Parameter: "If-Match", Message: `must be "*" or ETags such as "3"`})
+			return nil, problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("If-Match %s is not a list of ETags this API returned", h),
+				wire.FieldError{Parameter: "If-Match", Message: `must be "*" or ETags such as "3"`})
 		}
 		out = append(out, v)
 	}
@@ -304,8 +305,8 @@ func boolParam(r *http.Request, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("%s=%q is not true or false", name, v),
-			FieldError{Parameter: name, Message: "must be true or false"})
+		return false, problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("%s=%q is not true or false", name, v),
+			wire.FieldError{Parameter: name, Message: "must be true or false"})
 	}
 	return b, nil
 }
@@ -325,8 +326,8 @@ func eventOrder(r *http.Request) (bool, error) {
 	case orderNewest:
 		return true, nil
 	default:
-		return false, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("order=%q is not %s or %s", v, orderOldest, orderNewest),
-			FieldError{Parameter: "order", Message: fmt.Sprintf("must be %s or %s", orderOldest, orderNewest)})
+		return false, problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("order=%q is not %s or %s", v, orderOldest, orderNewest),
+			wire.FieldError{Parameter: "order", Message: fmt.Sprintf("must be %s or %s", orderOldest, orderNewest)})
 	}
 }
 
@@ -337,8 +338,8 @@ func pageSize(r *http.Request) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > tenant.MaxPageSize {
-		return 0, problem(http.StatusBadRequest, CodeInvalidParameter, fmt.Sprintf("page_size=%q is not a number from 1 to %d", v, tenant.MaxPageSize),
-			FieldError{Parameter: "page_size", Message: fmt.Sprintf("must be from 1 to %d", tenant.MaxPageSize)})
+		return 0, problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("page_size=%q is not a number from 1 to %d", v, tenant.MaxPageSize),
+			wire.FieldError{Parameter: "page_size", Message: fmt.Sprintf("must be from 1 to %d", tenant.MaxPageSize)})
 	}
 	return n, nil
 }

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // A string that is not UTF-8 text (a byte that is not UTF-8, an escape of
@@ -61,7 +61,7 @@ func TestTextIsRefusedAtItsPointer(t *testing.T) {
 				}
 				res := ts.do(t, tt.method, tt.path, ct, tt.body)
 				p := res.problem(t)
-				want := api.FieldError{Pointer: tt.pointer, Parameter: tt.parameter}
+				want := wire.FieldError{Pointer: tt.pointer, Parameter: tt.parameter}
 				if res.status != http.StatusBadRequest || len(p.Errors) != 1 || p.Errors[0].Pointer != want.Pointer || p.Errors[0].Parameter != want.Parameter {
 					t.Errorf("%d %s; want a 400 at %s%s alone", res.status, res.body, tt.pointer, tt.parameter)
 				}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // TransportPolicy says which plain-HTTP requests may carry a bearer token.
@@ -27,7 +29,7 @@ type TransportPolicy struct {
 func (s *Server) RequireSecureTokens(h http.Handler, p TransportPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.TLS == nil && p.credentialed(r) && !p.allows(r) {
-			s.writeProblem(w, r, problem(http.StatusForbidden, CodeForbidden,
+			s.writeProblem(w, r, problem(http.StatusForbidden, wire.CodeForbidden,
 				"landlord refuses bearer tokens sent over plain HTTP from another host: use https:// (tls.cert_file), "+
 					"declare the TLS-terminating proxy in trusted_proxies, or set insecure_http: true; rotate the token, which crossed the network in clear text"))
 			return

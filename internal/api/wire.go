@@ -12,11 +12,11 @@ import (
 // TestComputeStatusWire, which fills every field.
 
 // computeStatus is the wire form of a provider's status; nil stays nil.
-func computeStatus(st *compute.ComputeStatus) *ComputeStatus {
+func computeStatus(st *compute.ComputeStatus) *wire.ComputeStatus {
 	if st == nil {
 		return nil
 	}
-	out := &ComputeStatus{
+	out := &wire.ComputeStatus{
 		TenantID:     st.TenantID,
 		ProviderType: st.ProviderType,
 		State:        wire.ComputeState(st.State),
