@@ -218,7 +218,7 @@ func providerChoice(err error) []wire.FieldError {
 	}
 	at := nf.Pointer()
 	if at == "" {
-		at = "/compute_config/" + compute.SelectionKey
+		at = "/compute_config/" + wire.SelectionKey
 	}
 	return []wire.FieldError{{Pointer: at, Message: nf.Error()}}
 }

@@ -104,7 +104,7 @@ func givenZeros(body []byte) violation.List {
 	if keys.ToVersion != nil && *keys.ToVersion == 0 {
 		errs.Add("/to_version", "is 0; give a version from 1, or leave to_version out for the plan's latest")
 	}
-	if len(keys.Waves) > fleet.MaxWaves {
+	if len(keys.Waves) > wire.MaxWaves {
 		return errs // too many waves: ValidateSpec says so, not each wave's problems
 	}
 	for i, w := range keys.Waves {

@@ -100,7 +100,7 @@ func TestRolloutZeroIsNotNoLimit(t *testing.T) {
 }
 
 // TestRolloutWavesCapped: 10,000 waves were accepted (30 minutes to walk
-// through, a status of 479 KB); at most fleet.MaxWaves (100) are.
+// through, a status of 479 KB); at most wire.MaxWaves (100) are.
 func TestRolloutWavesCapped(t *testing.T) {
 	ts := newServer(t)
 	fleetOf(t, ts, 2)

@@ -8,14 +8,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
-// SelectionKey and SelectionKeyType are wire.SelectionKey and
-// wire.SelectionKeyType under the names internal/api still uses; this
-// package and every client use wire's.
-const (
-	SelectionKey     = wire.SelectionKey
-	SelectionKeyType = wire.SelectionKeyType
-)
-
 // selection is where a tenant's provider choice came from.
 type selection struct {
 	name   string

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
@@ -153,7 +152,7 @@ func checkProviderChoice(config json.RawMessage, p *fleet.Plan) error {
 	if json.Unmarshal(config, &top) != nil {
 		return nil // Resolve reports it
 	}
-	raw, ok := top[compute.SelectionKey]
+	raw, ok := top[wire.SelectionKey]
 	if !ok {
 		return nil
 	}
@@ -161,7 +160,7 @@ func checkProviderChoice(config json.RawMessage, p *fleet.Plan) error {
 	if json.Unmarshal(raw, &chosen) == nil && chosen != "" && chosen != p.Provider {
 		return refuse(KindInvalid, wire.CodeInvalidComputeConfig,
 			fmt.Sprintf("the tenant follows plan %s, whose provider is %s", p.Name, p.Provider),
-			Field{Pointer: "/compute_config/" + compute.SelectionKey, Message: fmt.Sprintf("must be %s, the provider of plan %s, or left out", p.Provider, p.Name)})
+			Field{Pointer: "/compute_config/" + wire.SelectionKey, Message: fmt.Sprintf("must be %s, the provider of plan %s, or left out", p.Provider, p.Name)})
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func driftKinds() []string {
 }
 
 const configDoc = "The provider's tenant config; GET /v1/compute/config gives its JSON Schema. " +
-	"\"" + compute.SelectionKey + "\" in it (or in labels or annotations) chooses the provider; the default one otherwise. " +
+	"\"" + wire.SelectionKey + "\" in it (or in labels or annotations) chooses the provider; the default one otherwise. " +
 	"Validated after the operator's defaults are merged under it."
 
 // fieldNotes describe the fields whose name does not say it all.
