@@ -131,7 +131,7 @@ func (e *env) driveWith(t *testing.T, opts rollout.Options) (stop func()) {
 	d := rollout.New(e.s, e.s, opts)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = d.Run(runCtx) }()
+	go func() { defer close(done); d.Run(runCtx) }()
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(stop)
