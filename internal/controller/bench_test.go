@@ -1,10 +1,12 @@
 package controller_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -40,20 +42,13 @@ func BenchmarkTenantsToReady(b *testing.B) {
 
 // waitNoWork waits until no tenant needs the controller.
 func waitNoWork(b *testing.B, s tenant.Store) {
-	deadline := time.Now().Add(10 * time.Minute)
-	for {
+	poll.Until(b, "no tenant needs work", 10*time.Minute, func() (bool, string) {
 		ids, err := s.ListWork(ctx, tenant.WorkOptions{Limit: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(ids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("tenants still need work after 10 minutes")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return len(ids) == 0, fmt.Sprintf("%d need work", len(ids))
+	})
 }
 
 func countStatus(b *testing.B, s tenant.Store, status tenant.Status) int {

@@ -12,6 +12,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
@@ -149,13 +150,10 @@ func TestUpdateInBackoffIsAppliedAtOnce(t *testing.T) {
 	e.run(t, opts)
 	tn := e.create(t, "acme", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
 	var cur *tenant.Tenant
-	deadline := time.Now().Add(30 * time.Second)
-	for cur = e.get(t, tn.ID); cur.RetryAt == nil; cur = e.get(t, tn.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the first attempt never failed: %+v", cur)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, "the first attempt fails", 30*time.Second, func() (bool, string) {
+		cur = e.get(t, tn.ID)
+		return cur.RetryAt != nil, fmt.Sprintf("%+v", cur)
+	})
 	if wait := time.Until(*cur.RetryAt); wait < 20*time.Minute {
 		t.Fatalf("backoff is %s, want about an hour", wait)
 	}
@@ -175,9 +173,10 @@ func TestDeleteFromAnyState(t *testing.T) {
 	backingOff := e.create(t, "backing-off", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, ready.ID)
 	e.waitStatus(t, 30*time.Second, tenant.StatusFailed, failed.ID)
-	for e.get(t, backingOff.ID).RetryAt == nil {
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, "backing-off backs off", 30*time.Second, func() (bool, string) {
+		got := e.get(t, backingOff.ID)
+		return got.RetryAt != nil, string(got.Status)
+	})
 	for _, tn := range []*tenant.Tenant{ready, failed, backingOff} {
 		if _, err := e.store.RequestDeletion(ctx, tn.ID, 0, "test"); err != nil {
 			t.Fatal(err)
@@ -202,29 +201,20 @@ func TestDriftIsRepaired(t *testing.T) {
 	if err := e.mock.Crash(crashed.ID, "app", 137); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
 	for _, id := range []string{removed.ID, crashed.ID} {
-		for len(e.events(t, id, tenant.EventDrift)) == 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("drift of %s never detected", e.get(t, id).Name)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		poll.Until(t, "drift of "+e.get(t, id).Name+" detected", 30*time.Second, func() (bool, string) {
+			return len(e.events(t, id, tenant.EventDrift)) > 0, "no drift event"
+		})
 	}
 	// The drift event is written before the status leaves ready, so wait
 	// for the repair itself: the workload runs and the tenant is ready.
 	for _, id := range []string{removed.ID, crashed.ID} {
-		for {
+		poll.Until(t, e.get(t, id).Name+" repaired", 30*time.Second, func() (bool, string) {
 			st, err := e.mock.GetStatus(ctx, id)
 			got := e.get(t, id)
-			if err == nil && st.Containers[0].State == "running" && got.Status == tenant.StatusReady {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s not repaired: %+v, %v (tenant %s)", got.Name, st, err, got.Status)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return err == nil && st.Containers[0].State == "running" && got.Status == tenant.StatusReady,
+				fmt.Sprintf("%+v, %v (tenant %s)", st, err, got.Status)
+		})
 	}
 	if n := e.mock.Workloads(); n != 2 {
 		t.Errorf("%d workloads, want 2", n)
@@ -272,13 +262,9 @@ func TestPausedTenantIsNotTouched(t *testing.T) {
 
 func waitEvent(t *testing.T, e *env, id string, typ tenant.EventType) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(e.events(t, id, typ)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s event for %s", typ, e.get(t, id).Name)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("a %s event for %s", typ, e.get(t, id).Name), 30*time.Second, func() (bool, string) {
+		return len(e.events(t, id, typ)) > 0, "none"
+	})
 }
 
 func TestCrashedControllerIsReplaced(t *testing.T) {
@@ -288,7 +274,7 @@ func TestCrashedControllerIsReplaced(t *testing.T) {
 	stop := e.run(t, opts)
 	ids := e.createMany(t, "t", 200, appConfig)
 	// Stop abruptly while provisioning is under way.
-	for {
+	poll.Until(t, "20 tenants ready", 30*time.Second, func() (bool, string) {
 		ready := 0
 		for _, id := range ids {
 			if e.get(t, id).Status == tenant.StatusReady {
@@ -297,10 +283,9 @@ func TestCrashedControllerIsReplaced(t *testing.T) {
 		}
 		if ready >= 20 {
 			t.Logf("stopping the first controller with %d of %d tenants ready", ready, len(ids))
-			break
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return ready >= 20, fmt.Sprintf("%d ready", ready)
+	})
 	stop()
 	// A new process: new provider and controller, same platform and store.
 	e.restartProvider(t, `{"latency": "5ms"}`)
@@ -359,17 +344,13 @@ func TestGracefulShutdownFinishesInFlight(t *testing.T) {
 	stop := e.run(t, opts)
 	ids := e.createMany(t, "t", 6, appConfig)
 	// Wait until two provisions are under way, then stop.
-	deadline := time.Now().Add(30 * time.Second)
-	for started := 0; started < 2; {
-		started = 0
+	poll.Until(t, "two provisions under way", 30*time.Second, func() (bool, string) {
+		started := 0
 		for _, id := range ids {
 			started += e.mock.Calls(id, mock.OpProvision)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("provisioning never started")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return started >= 2, fmt.Sprintf("%d started", started)
+	})
 	stop()
 	ready, untouched := 0, 0
 	for _, id := range ids {
@@ -394,13 +375,10 @@ func TestRetryStateSurvivesRestart(t *testing.T) {
 	opts.MaxRetries = 3 // 4 attempts in all
 	stop := e.run(t, opts)
 	tn := e.create(t, "flaky", `{"image":"a","x-mock":{"fail":"transient"}}`, nil)
-	deadline := time.Now().Add(30 * time.Second)
-	for e.get(t, tn.ID).Attempts < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("no failed attempts")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, "two failed attempts", 30*time.Second, func() (bool, string) {
+		n := e.get(t, tn.ID).Attempts
+		return n >= 2, fmt.Sprintf("%d attempts", n)
+	})
 	stop()
 	before := e.get(t, tn.ID).Attempts
 	e.restartProvider(t, ``)
@@ -419,13 +397,9 @@ func TestDeleteWhileProvisioning(t *testing.T) {
 	e := newEnv(t, openSQLite(t), `{"latency": "200ms"}`)
 	e.run(t, fast())
 	tn := e.create(t, "acme", appConfig, nil)
-	deadline := time.Now().Add(30 * time.Second)
-	for e.mock.Calls(tn.ID, mock.OpProvision) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("provisioning never started")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, "provisioning starts", 30*time.Second, func() (bool, string) {
+		return e.mock.Calls(tn.ID, mock.OpProvision) > 0, "no provision"
+	})
 	if _, err := e.store.RequestDeletion(ctx, tn.ID, 0, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -493,19 +467,13 @@ func TestProgressIsRecorded(t *testing.T) {
 	opts.ShutdownTimeout = 10 * time.Millisecond // the provision below never ends by itself
 	e.run(t, opts)
 	slow := e.create(t, "pulling", `{"image":"a","x-mock":{"latency":"30s","progress":"pulling image a: 12 of 27 MB"}}`, nil)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got := e.get(t, slow.ID)
-		if got.StatusMessage == "pulling image a: 12 of 27 MB" {
-			if got.Status != tenant.StatusProvisioning {
-				t.Errorf("status %s while the provider reports progress, want provisioning", got.Status)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status message %q; the progress report was not recorded", got.StatusMessage)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var got *tenant.Tenant
+	poll.Until(t, "the progress report recorded", 20*time.Second, func() (bool, string) {
+		got = e.get(t, slow.ID)
+		return got.StatusMessage == "pulling image a: 12 of 27 MB", fmt.Sprintf("status message %q", got.StatusMessage)
+	})
+	if got.Status != tenant.StatusProvisioning {
+		t.Errorf("status %s while the provider reports progress, want provisioning", got.Status)
 	}
 	// Progress is not history: no event carries it.
 	for _, ev := range e.events(t, slow.ID, "") {
@@ -542,17 +510,14 @@ func TestResyncLeavesHealthyTenantsAlone(t *testing.T) {
 	// the status is visible. So the test looks for a span of three resyncs
 	// with no read at all: a resync that queued healthy tenants would read
 	// in every span.
-	deadline := time.Now().Add(30 * time.Second)
 	var reads int64
 	for range 5 {
 		gets := store.gets.Load()
 		statuses := e.mock.Calls(ids[0], mock.OpStatus)
-		for e.mock.Calls(ids[0], mock.OpStatus) < statuses+3 {
-			if time.Now().After(deadline) {
-				t.Fatal("no resync asked the provider three times")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		poll.Until(t, "a resync asks the provider three times", 30*time.Second, func() (bool, string) {
+			n := e.mock.Calls(ids[0], mock.OpStatus) - statuses
+			return n >= 3, fmt.Sprintf("%d asks", n)
+		})
 		if reads = store.gets.Load() - gets; reads == 0 {
 			break
 		}
@@ -562,12 +527,9 @@ func TestResyncLeavesHealthyTenantsAlone(t *testing.T) {
 	}
 	// A drifted one is still queued and repaired.
 	e.mock.Remove(ids[3])
-	for len(e.events(t, ids[3], tenant.EventDrift)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("drift never detected")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, "drift detected", 30*time.Second, func() (bool, string) {
+		return len(e.events(t, ids[3], tenant.EventDrift)) > 0, "no drift event"
+	})
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, ids[3])
 }
 
@@ -606,19 +568,13 @@ func TestChangeNotificationWakesTheTenant(t *testing.T) {
 	// longer than a provision takes, and are polled once an hour.
 	told := e.create(t, "told", `{"image":"a","x-mock":{"start_after":"3s"}}`, nil)
 	untold := e.create(t, "untold", `{"image":"a","x-mock":{"start_after":"3s"}}`, nil)
-	deadline := time.Now().Add(30 * time.Second)
 	for _, id := range []string{told.ID, untold.ID} {
-		for {
+		poll.Until(t, e.get(t, id).Name+" waiting on a workload that runs", 30*time.Second, func() (bool, string) {
 			tn := e.get(t, id)
 			st, err := e.mock.GetStatus(ctx, id)
-			if tn.Status == tenant.StatusProvisioning && strings.HasPrefix(tn.StatusMessage, "waiting for the workload") && err == nil && st.State == compute.StateRunning {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %s %q, workload %v %v; want it waiting on a workload that runs", tn.Name, tn.Status, tn.StatusMessage, st, err)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return tn.Status == tenant.StatusProvisioning && strings.HasPrefix(tn.StatusMessage, "waiting for the workload") && err == nil && st.State == compute.StateRunning,
+				fmt.Sprintf("%s %q, workload %v %v", tn.Status, tn.StatusMessage, st, err)
+		})
 	}
 	notify(told.ID)
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, told.ID)

@@ -14,6 +14,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
@@ -151,9 +152,8 @@ func (e *env) get(t testing.TB, id string) *tenant.Tenant {
 // first one that has not when timeout passes.
 func (e *env) waitStatus(t testing.TB, timeout time.Duration, want tenant.Status, ids ...string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	pending := ids
-	for len(pending) > 0 {
+	poll.Until(t, fmt.Sprintf("%d tenants %s", len(ids), want), timeout, func() (bool, string) {
 		var still []string
 		for _, id := range pending {
 			if e.get(t, id).Status != want {
@@ -162,15 +162,11 @@ func (e *env) waitStatus(t testing.TB, timeout time.Duration, want tenant.Status
 		}
 		pending = still
 		if len(pending) == 0 {
-			return
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			got := e.get(t, pending[0])
-			t.Fatalf("%d of %d tenants are not %s after %s; e.g. %s is %s: %q (attempts %d)",
-				len(pending), len(ids), want, timeout, got.Name, got.Status, got.StatusMessage, got.Attempts)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		got := e.get(t, pending[0])
+		return false, fmt.Sprintf("%d of %d are not; e.g. %s is %s: %q (attempts %d)", len(pending), len(ids), got.Name, got.Status, got.StatusMessage, got.Attempts)
+	})
 }
 
 func (e *env) events(t testing.TB, id string, typ tenant.EventType) []tenant.Event {
@@ -200,13 +196,10 @@ const appConfig = `{"image":"example.com/app:1","ports":[{"container_port":8080}
 // generation of want.
 func (e *env) waitSettled(t testing.TB, want *tenant.Tenant) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for got := e.get(t, want.ID); got.ObservedGeneration < want.Generation || got.Status != tenant.StatusReady; got = e.get(t, want.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not settled at generation %d: %s, observed %d", got.Name, want.Generation, got.Status, got.ObservedGeneration)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("%s settled at generation %d", want.Name, want.Generation), 30*time.Second, func() (bool, string) {
+		got := e.get(t, want.ID)
+		return got.ObservedGeneration >= want.Generation && got.Status == tenant.StatusReady, fmt.Sprintf("%s, observed %d", got.Status, got.ObservedGeneration)
+	})
 }
 
 // lead runs a controller as a member among replicas, holding every

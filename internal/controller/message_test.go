@@ -2,11 +2,13 @@ package controller_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -41,13 +43,10 @@ func TestStatusMessages(t *testing.T) {
 	if _, err := e.store.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: json.RawMessage(`{"image":"b","x-mock":{"fail":"terminal","operations":["provision"]}}`)}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for got := e.get(t, broken.ID); got.ObservedGeneration < 2; got = e.get(t, broken.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the new generation was not acted on: %s %q", got.Status, got.StatusMessage)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, "the new generation acted on", 30*time.Second, func() (bool, string) {
+		got := e.get(t, broken.ID)
+		return got.ObservedGeneration >= 2, fmt.Sprintf("%s %q", got.Status, got.StatusMessage)
+	})
 	got := e.get(t, broken.ID).StatusMessage
 	if !strings.Contains(got, "(provision failed with a permanent error, which retrying cannot cure: change the tenant, or fix the cause and run landlord retry broken, to try again)") || strings.Contains(got, "update") {
 		t.Errorf("a failed provision after an update found no workload: %q", got)

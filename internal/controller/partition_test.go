@@ -14,6 +14,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
@@ -182,17 +183,11 @@ func holders(t *testing.T, s tenant.Store) []string {
 func waitHolders(t *testing.T, s tenant.Store, what string, want func(holders []string) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
-	deadline := start.Add(30 * ttl)
-	for {
+	poll.Until(t, what, 30*ttl, func() (bool, string) {
 		h := holders(t, s)
-		if want(h) {
-			return time.Since(start)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never %s: holders %v", what, h)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return want(h), fmt.Sprintf("holders %v", h)
+	})
+	return time.Since(start)
 }
 
 // balanced says each of the names holds its share of the partitions and
@@ -542,13 +537,10 @@ func TestFencedPartitionIsDropped(t *testing.T) {
 	if _, err := cl.shared.store.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, ComputeConfig: []byte(`{"image":"b"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for slices.Contains(controller.Worked(a.c), p) {
-		if time.Now().After(deadline) {
-			t.Fatalf("replica-a still works partition %d after its write was fenced", p)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("replica-a stops working partition %d after its write was fenced", p), 30*time.Second, func() (bool, string) {
+		worked := controller.Worked(a.c)
+		return !slices.Contains(worked, p), fmt.Sprintf("works %v", worked)
+	})
 	if n := cl.shared.mock.Calls(victim.ID, mock.OpUpdate); n != 0 {
 		t.Errorf("the fenced replica updated the workload %d times", n)
 	}
@@ -579,13 +571,10 @@ func TestReadiness(t *testing.T) {
 	a.leases.refuse.Store(5 + 1) // partition 5 cannot be acquired
 	waitFor := func(what string, cond func(error) bool) {
 		t.Helper()
-		deadline := time.Now().Add(30 * ttl)
-		for err := a.c.Ready(); !cond(err); err = a.c.Ready() {
-			if time.Now().After(deadline) {
-				t.Fatalf("never %s: Ready() = %v", what, err)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		poll.Until(t, what, 30*ttl, func() (bool, string) {
+			err := a.c.Ready()
+			return cond(err), fmt.Sprintf("Ready() = %v", err)
+		})
 	}
 	waitFor("unready while partition 5 has no holder", func(err error) bool {
 		return err != nil && strings.Contains(err.Error(), "partition 5 has had no live holder")
@@ -602,22 +591,15 @@ func TestReadiness(t *testing.T) {
 // waitCalls waits until provisioning has started for n of the tenants.
 func waitCalls(t *testing.T, e *env, ids []string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	poll.Until(t, fmt.Sprintf("provisioning started for %d tenants", n), time.Minute, func() (bool, string) {
 		started := 0
 		for _, id := range ids {
 			if e.mock.Calls(id, mock.OpProvision) > 0 {
 				started++
 			}
 		}
-		if started >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("provisioning started for only %d of %d tenants", started, len(ids))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return started >= n, fmt.Sprintf("only %d of %d", started, len(ids))
+	})
 }
 
 // Lease timings a replica could not keep are refused.

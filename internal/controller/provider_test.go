@@ -1,12 +1,14 @@
 package controller_test
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -76,11 +78,11 @@ func TestProviderNotEnabled(t *testing.T) {
 	waitMessage(t, e, deleting.ID, "the deletion waits: compute provider mock is not enabled")
 	// Resyncs and sweeps come back to the tenants every 20 ms: let them
 	// reconcile them 30 times more, however slow the machine.
-	for base, deadline := seen.total(), time.Now().Add(30*time.Second); seen.total() < base+30; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d reconciles in 30 s, want 30", seen.total()-base)
-		}
-	}
+	base := seen.total()
+	poll.Until(t, "30 reconciles", 30*time.Second, func() (bool, string) {
+		n := seen.total() - base
+		return n >= 30, fmt.Sprintf("%d reconciles", n)
+	})
 	stop()
 	for id, want := range map[string]tenant.Status{requested.ID: tenant.StatusRequested, ready.ID: tenant.StatusReady, deleting.ID: tenant.StatusDeleting} {
 		got := e.get(t, id)
@@ -120,15 +122,8 @@ func mustObserve(t *testing.T, e *env, cur *tenant.Tenant, obs tenant.Observatio
 // or is empty when prefix is.
 func waitMessage(t *testing.T, e *env, id, prefix string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.Until(t, fmt.Sprintf("a message starting %q", prefix), 30*time.Second, func() (bool, string) {
 		got := e.get(t, id)
-		if strings.HasPrefix(got.StatusMessage, prefix) && (prefix != "" || got.StatusMessage == "") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: message %q, want it to start %q", got.Name, got.StatusMessage, prefix)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return strings.HasPrefix(got.StatusMessage, prefix) && (prefix != "" || got.StatusMessage == ""), fmt.Sprintf("%s: message %q", got.Name, got.StatusMessage)
+	})
 }

@@ -8,15 +8,21 @@ import (
 	"time"
 )
 
-// Interval is how often Until asks again.
+// Interval is how often Until asks again once it has waited a while.
 const Interval = 10 * time.Millisecond
+
+// first is Until's first wait, which doubles up to Interval: a test that
+// acts as soon as the condition holds (stops a controller between
+// attempts a millisecond apart) sees it within a millisecond or two, and a
+// long wait still asks every Interval.
+const first = time.Millisecond
 
 // Until asks cond until it holds and fails t (with what, the time allowed
 // and what cond last said) when it has not within timeout.
 func Until(t testing.TB, what string, timeout time.Duration, cond func() (ok bool, last string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for {
+	for wait := first; ; wait = next(wait) {
 		ok, last := cond()
 		if ok {
 			return
@@ -24,6 +30,9 @@ func Until(t testing.TB, what string, timeout time.Duration, cond func() (ok boo
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: not within %s; last: %s", what, timeout, last)
 		}
-		time.Sleep(Interval)
+		time.Sleep(wait)
 	}
 }
+
+// next is the wait after wait: twice as long, at most Interval.
+func next(wait time.Duration) time.Duration { return min(2*wait, Interval) }

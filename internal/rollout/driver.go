@@ -91,8 +91,10 @@ func New(tenants tenant.Store, plans fleet.Store, opts Options) *Driver {
 
 // Run steps the rollouts every Interval, at once again after a step that
 // changed a rollout, and soon after tenants change (Options.Changes) while
-// rollouts are active, until ctx ends; then it gives the lease up.
-func (d *Driver) Run(ctx context.Context) error {
+// rollouts are active, until ctx ends; then it gives the lease up. It
+// returns nothing: a step that fails is logged and tried again at the next
+// tick, so only ctx ends it.
+func (d *Driver) Run(ctx context.Context) {
 	tick := time.NewTicker(d.opts.Interval)
 	defer tick.Stop()
 	defer d.release()
@@ -118,7 +120,7 @@ func (d *Driver) Run(ctx context.Context) error {
 		}
 		streak = 0
 		if !d.wait(ctx, tick.C, changes) {
-			return nil
+			return
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/rollout"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
@@ -91,6 +93,8 @@ type env struct {
 	// stopController stops the controller: tenants then keep the status
 	// it last observed.
 	stopController func()
+	// ticks counts the drivers' ticks (awaitTicks).
+	ticks atomic.Int64
 }
 
 func newEnv(t *testing.T, s store, c *clock) *env {
@@ -116,6 +120,13 @@ func newEnv(t *testing.T, s store, c *clock) *env {
 	var once sync.Once
 	e.stopController = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(e.stopController)
+	// A test that failed says where its rollouts stood (before the
+	// controller stops and the store closes: cleanups run last first).
+	t.Cleanup(func() {
+		if t.Failed() {
+			e.logRollouts(t)
+		}
+	})
 	return e
 }
 
@@ -128,14 +139,28 @@ func (e *env) drive(t *testing.T, identity string) (stop func()) {
 // until the test ends.
 func (e *env) driveWith(t *testing.T, opts rollout.Options) (stop func()) {
 	opts.Now, opts.Leases, opts.Logger = e.clock.now, e.s.(tenant.LeaseStore), slog.New(slog.NewTextHandler(logWriter{t}, nil))
-	d := rollout.New(e.s, e.s, opts)
+	d := rollout.New(e.s, tickCounter{e.s, &e.ticks}, opts)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = d.Run(runCtx) }()
+	go func() { defer close(done); d.Run(runCtx) }()
 	var once sync.Once
 	stop = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(stop)
 	return stop
+}
+
+// tickCounter is a driver's store that counts its ticks in ticks: each
+// begins by listing the rollouts to step (Driver.Tick).
+type tickCounter struct {
+	fleet.Store
+	ticks *atomic.Int64
+}
+
+func (c tickCounter) ListRollouts(ctx context.Context, opts fleet.RolloutListOptions) ([]*fleet.Rollout, error) {
+	if opts.Unsettled {
+		c.ticks.Add(1)
+	}
+	return c.Store.ListRollouts(ctx, opts)
 }
 
 // logWriter logs a driver's lines in the test's log.
@@ -210,18 +235,27 @@ func (e *env) rollout(t *testing.T, id string) *fleet.Rollout {
 	return r
 }
 
-// await polls cond until it holds; the deadline only bounds a hung test.
+// await polls cond until it holds; the timeout only bounds a hung test.
 func (e *env) await(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			for _, r := range must(e.s.ListRollouts(ctx, fleet.RolloutListOptions{})) {
-				t.Logf("rollout %s: %s, wave %d, bake from %v: %s", r.ID, r.State, r.Wave, r.BakeFrom, r.Message)
-				for _, m := range must(e.s.Members(ctx, r.ID)) {
-					t.Logf("  member %s: %s at generation %d: %s", m.TenantName, m.State, m.Generation, m.Message)
-				}
-			}
-			t.Fatalf("gave up waiting for %s", what)
+	poll.Until(t, what, 60*time.Second, func() (bool, string) { return cond(), "" })
+}
+
+// awaitTicks waits until the drivers have ticked n more times, each
+// stepping every rollout not settled: the (n+1)th tick has begun, so the
+// nth has finished.
+func (e *env) awaitTicks(t *testing.T, n int64) {
+	t.Helper()
+	from := e.ticks.Load()
+	e.await(t, fmt.Sprintf("%d more ticks of the driver", n), func() bool { return e.ticks.Load() > from+n })
+}
+
+// logRollouts logs where every rollout and its members stand.
+func (e *env) logRollouts(t *testing.T) {
+	for _, r := range must(e.s.ListRollouts(ctx, fleet.RolloutListOptions{})) {
+		t.Logf("rollout %s: %s, wave %d, bake from %v: %s", r.ID, r.State, r.Wave, r.BakeFrom, r.Message)
+		for _, m := range must(e.s.Members(ctx, r.ID)) {
+			t.Logf("  member %s: %s at generation %d: %s", m.TenantName, m.State, m.Generation, m.Message)
 		}
 	}
 }
@@ -351,7 +385,7 @@ func TestPinsAndWindows(t *testing.T) {
 		r := e.start(t, fleet.Spec{Plan: "standard", To: 2})
 		e.await(t, "t00 done", func() bool { return e.get(t, tenants[0].ID).ObservedGeneration == 2 })
 		// Many steps later, t02 still waits for its window.
-		time.Sleep(100 * time.Millisecond)
+		e.awaitTicks(t, 20)
 		if got := e.get(t, tenants[2].ID); got.Plan.Version != 1 || e.rollout(t, r.ID).State != fleet.StateRunning {
 			t.Fatalf("t02 at v%d outside its window, rollout %s", got.Plan.Version, e.rollout(t, r.ID).State)
 		}
@@ -399,7 +433,7 @@ func TestStaleStatusNeverDone(t *testing.T) {
 		e.await(t, "both tenants changed", func() bool {
 			return fleet.Count(must(s.Members(ctx, r.ID)), -1)[fleet.MemberChanging] == 2
 		})
-		time.Sleep(100 * time.Millisecond) // many steps, at 5 ms each
+		e.awaitTicks(t, 20) // many steps of the rollout
 		for _, tn := range tenants {
 			if got := e.get(t, tn.ID); got.Status != tenant.StatusReady || got.ObservedGeneration != 1 || got.Generation != 2 {
 				t.Fatalf("%s: %s at observed generation %d of %d; want ready at 1 of 2", tn.Name, got.Status, got.ObservedGeneration, got.Generation)

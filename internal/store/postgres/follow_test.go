@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -72,26 +73,22 @@ func insertFollower(s *Store, name, plan string) func(tx pgx.Tx) error {
 // written carries, returns first.
 func awaitLockWait(t *testing.T, s *Store, what string, written <-chan error) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, what+" waits for a lock", 10*time.Second, func() (bool, string) {
 		var n int
 		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n > 0 {
-			return
+			return true, ""
 		}
 		select {
 		case err := <-written:
 			t.Fatalf("%s returned (%v) without waiting for the transaction that holds the plan", what, err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s waits for no lock", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false, "no connection waits for a lock"
+	})
 }
 
 // async runs fn in a goroutine and returns a channel of its error.

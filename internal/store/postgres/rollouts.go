@@ -35,17 +35,18 @@ const (
 	selectRollout  = `SELECT ` + rolloutColumns + ` FROM rollouts`
 	lockRollout    = selectRollout + ` WHERE id = $1 FOR NO KEY UPDATE`
 	insertRollout  = `INSERT INTO rollouts (` + rolloutColumns + `)
-VALUES ($1, $2, $3, $4, 'running', 0, NULL, false, '', 1, $5, $6, $6, NULL)`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
 	writeRollout = `UPDATE rollouts SET state = $2, wave = $3, bake_from = $4, rollback = $5, message = $6, version = $7,
 	updated_at = $8, finished_at = $9 WHERE id = $1`
 
 	memberColumns = `tenant_id, tenant_name, wave, state, from_version, generation, changed_at, finished_at, message`
 	lockMember    = `SELECT ` + memberColumns + ` FROM rollout_members WHERE rollout_id = $1 AND tenant_id = $2 FOR UPDATE`
-	// addMembers adds pending members from arrays of their fields; tenants
-	// that are members already stay as they are.
+	// addMembers adds members (fleet.NewMembers made them: not changed
+	// yet, so the other columns keep their defaults) from arrays of their
+	// fields; tenants that are members already stay as they are.
 	addMembers = `INSERT INTO rollout_members (rollout_id, tenant_id, tenant_name, wave, state, from_version)
-SELECT $1, m.tenant_id, m.tenant_name, m.wave, 'pending', m.from_version
-FROM unnest($2::uuid[], $3::text[], $4::integer[], $5::bigint[]) AS m (tenant_id, tenant_name, wave, from_version)
+SELECT $1, m.tenant_id, m.tenant_name, m.wave, m.state, m.from_version
+FROM unnest($2::uuid[], $3::text[], $4::integer[], $5::text[], $6::bigint[]) AS m (tenant_id, tenant_name, wave, state, from_version)
 ON CONFLICT (rollout_id, tenant_id) DO NOTHING`
 	writeMember = `UPDATE rollout_members SET state = $3, generation = $4, changed_at = $5, finished_at = $6, message = $7
 WHERE rollout_id = $1 AND tenant_id = $2`
@@ -105,39 +106,24 @@ func rolloutNotFound(id string) error {
 	return fmt.Errorf("postgres: rollout %q: %w", id, fleet.ErrNotFound)
 }
 
-// checkMembers checks that members' tenant ids are ids (tenant.IsID), as
-// the uuid column requires.
-func checkMembers(members []fleet.Member) error {
-	for _, m := range members {
-		if !tenant.IsID(m.TenantID) {
-			return fmt.Errorf("%w: member %q is not a tenant id", fleet.ErrInvalid, m.TenantID)
-		}
-	}
-	return nil
-}
-
 // queueAddMembers queues addMembers for members of rollout id on b.
 func queueAddMembers(b *pgx.Batch, id string, members []fleet.Member) {
 	if len(members) == 0 {
 		return
 	}
-	ids, names := make([]string, len(members)), make([]string, len(members))
+	ids, names, states := make([]string, len(members)), make([]string, len(members)), make([]string, len(members))
 	waves, froms := make([]int32, len(members)), make([]int64, len(members))
 	for i, m := range members {
-		ids[i], names[i], waves[i], froms[i] = m.TenantID, m.TenantName, int32(m.Wave), m.From
+		ids[i], names[i], waves[i], states[i], froms[i] = m.TenantID, m.TenantName, int32(m.Wave), string(m.State), m.From
 	}
-	b.Queue(addMembers, id, ids, names, waves, froms)
+	b.Queue(addMembers, id, ids, names, waves, states, froms)
 }
 
-// queueRolloutEvents queues the inserts of events of rollout id on b; an
-// event without a time happened now.
+// queueRolloutEvents queues the inserts of events of rollout id on b, at
+// their times (fleet.EventsAt).
 func queueRolloutEvents(b *pgx.Batch, id string, now time.Time, events ...fleet.Event) {
-	for _, e := range events {
-		at := now
-		if !e.Time.IsZero() {
-			at = tenant.Timestamp(e.Time)
-		}
-		b.Queue(insertRolloutEvent, id, at, string(e.Type), e.TenantID, e.TenantName, e.Wave, e.Message, e.Actor)
+	for _, e := range fleet.EventsAt(events, now) {
+		b.Queue(insertRolloutEvent, id, e.Time, string(e.Type), e.TenantID, e.TenantName, e.Wave, e.Message, e.Actor)
 	}
 }
 
@@ -156,16 +142,8 @@ func (s *Store) CreateRolloutIdempotent(ctx context.Context, in *fleet.Rollout, 
 }
 
 func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []fleet.Member, k *keeping[*fleet.Rollout]) (*fleet.Rollout, error) {
-	now := tenant.Timestamp(s.now())
-	r := &fleet.Rollout{ID: in.ID, Spec: in.Spec, Waves: in.Waves, State: fleet.StateRunning, Version: 1,
-		CreatedBy: in.CreatedBy, CreatedAt: now, UpdatedAt: now}
-	if r.ID == "" {
-		r.ID = tenant.NewID()
-	}
-	if !tenant.IsID(r.ID) {
-		return nil, fmt.Errorf("postgres: create rollout: %w: rollout id %q is not a UUID", fleet.ErrInvalid, r.ID)
-	}
-	if err := checkMembers(members); err != nil {
+	r, members, started, err := fleet.NewRollout(in, members, s.now())
+	if err != nil {
 		return nil, fmt.Errorf("postgres: create rollout: %w", err)
 	}
 	spec, err := json.Marshal(r.Spec)
@@ -186,18 +164,17 @@ func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []
 		var planExists, versionExists bool
 		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = $1),
 	EXISTS (SELECT 1 FROM plan_versions WHERE plan = $1 AND version = $2)`, plan, r.Spec.To).Scan(&planExists, &versionExists)
-		switch {
-		case err != nil:
+		if err != nil {
 			return fmt.Errorf("postgres: create rollout of plan %q: %w", plan, err)
-		case !planExists:
-			return fmt.Errorf("postgres: plan %q: %w", plan, fleet.ErrNotFound)
-		case !versionExists:
-			return fmt.Errorf("postgres: plan %q version %d: %w", plan, r.Spec.To, fleet.ErrNotFound)
+		}
+		if err := fleet.CheckTarget(r.Spec, planExists, versionExists); err != nil {
+			return fmt.Errorf("postgres: %w", err)
 		}
 		b := &pgx.Batch{}
-		b.Queue(insertRollout, r.ID, plan, spec, waves, r.CreatedBy, now)
+		b.Queue(insertRollout, r.ID, plan, spec, waves, string(r.State), r.Wave, r.BakeFrom, r.Rollback, r.Message, r.Version,
+			r.CreatedBy, r.CreatedAt, r.UpdatedAt, r.FinishedAt)
 		queueAddMembers(b, r.ID, members)
-		queueRolloutEvents(b, r.ID, now, fleet.Event{Type: fleet.EventStarted, Actor: r.CreatedBy})
+		queueRolloutEvents(b, r.ID, r.CreatedAt, started)
 		err = tx.SendBatch(ctx, b).Close()
 		switch code, constraint := pgCode(err); {
 		case code == codeUniqueViolation && constraint == "rollouts_active_plan_key":
@@ -321,7 +298,8 @@ func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Membe
 	if !tenant.IsID(id) {
 		return rolloutNotFound(id)
 	}
-	if err := checkMembers(members); err != nil {
+	members, err := fleet.NewMembers(members)
+	if err != nil {
 		return fmt.Errorf("postgres: add members to rollout %s: %w", id, err)
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
@@ -332,8 +310,9 @@ func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Membe
 			return rolloutNotFound(id)
 		case err != nil:
 			return fmt.Errorf("postgres: add members to rollout %s: %w", id, err)
-		case !state.Active():
-			return fmt.Errorf("postgres: add members to rollout %s: %w: it is %s", id, fleet.ErrState, state)
+		}
+		if err := fleet.CheckAddMembers(state); err != nil {
+			return fmt.Errorf("postgres: add members to rollout %s: %w", id, err)
 		}
 		b := &pgx.Batch{}
 		queueAddMembers(b, id, members)
@@ -391,8 +370,8 @@ func (s *Store) sizeWaves(ctx context.Context, tx pgx.Tx, id string) error {
 // told of the conflict, adds such tenants to the last wave and completes
 // once they are done.
 func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...fleet.Event) (*fleet.Rollout, error) {
-	if !r.State.Valid() {
-		return nil, fmt.Errorf("postgres: update rollout %s: %w: unknown state %q", r.ID, fleet.ErrInvalid, r.State)
+	if err := fleet.CheckUpdate(r); err != nil {
+		return nil, fmt.Errorf("postgres: update rollout %s: %w", r.ID, err)
 	}
 	if !tenant.IsID(r.ID) {
 		return nil, rolloutNotFound(r.ID)
@@ -406,15 +385,11 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 		if err != nil {
 			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, err)
 		}
-		if cur.Version != r.Version {
-			return fmt.Errorf("postgres: update rollout %s: %w: it is at version %d, not %d", r.ID, fleet.ErrConflict, cur.Version, r.Version)
+		next, err := fleet.ApplyUpdate(cur, r, s.now())
+		if err != nil {
+			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, err)
 		}
-		now := tenant.Timestamp(s.now())
-		next := *cur
-		next.State, next.Wave, next.Rollback, next.Message = r.State, r.Wave, r.Rollback, r.Message
-		next.BakeFrom, next.FinishedAt = timestamp(r.BakeFrom), timestamp(r.FinishedAt)
-		next.Version++
-		next.UpdatedAt = now
+		now := next.UpdatedAt
 		b := &pgx.Batch{}
 		b.Queue(writeRollout, next.ID, string(next.State), next.Wave, next.BakeFrom, next.Rollback, next.Message, next.Version, now, next.FinishedAt)
 		var (
@@ -445,7 +420,7 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 		if len(newcomers) > 0 {
 			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, store.NewcomersError(cur, newcomers, count))
 		}
-		out = &next
+		out = next
 		return nil
 	})
 	if err != nil {
@@ -474,12 +449,12 @@ func (s *Store) UpdateMember(ctx context.Context, id string, m fleet.Member, exp
 		} else if err != nil {
 			return fmt.Errorf("postgres: update member %s of rollout %s: %w", m.TenantID, id, err)
 		}
-		if cur.State != expect {
-			return fmt.Errorf("postgres: update member %s of rollout %s: %w: it is %s, not %s", m.TenantID, id, fleet.ErrConflict, cur.State, expect)
+		next, err := fleet.ApplyMemberUpdate(cur, m, expect)
+		if err != nil {
+			return fmt.Errorf("postgres: update member %s of rollout %s: %w", m.TenantID, id, err)
 		}
-		cur.State, cur.FinishedAt, cur.Message = m.State, m.FinishedAt, m.Message
 		b = &pgx.Batch{}
-		queueWriteMember(b, id, cur)
+		queueWriteMember(b, id, next)
 		queueRolloutEvents(b, id, tenant.Timestamp(s.now()), events...)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("postgres: update member %s of rollout %s: %w", m.TenantID, id, err)

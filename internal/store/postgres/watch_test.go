@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -119,17 +121,10 @@ func TestWatchSurvivesTerminatedBackend(t *testing.T) {
 	if err := s.pool.QueryRow(ctx, "SELECT pg_terminate_backend($1)", old).Scan(&ok); err != nil || !ok {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", old, ok, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, fmt.Sprintf("a new listening backend after terminating %d", old), 10*time.Second, func() (bool, string) {
 		pids = listenerPIDs(t, s)
-		if len(pids) == 1 && pids[0] != old {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no new listening backend 10s after terminating %d: %v", old, pids)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(pids) == 1 && pids[0] != old, fmt.Sprint(pids)
+	})
 	if got := nextAnnouncement(t, ch); got != "" {
 		t.Errorf("after reconnecting, announced %q; want \"\" (announcements may have been lost)", got)
 	}

@@ -27,10 +27,10 @@ const (
 
 	memberColumns = `tenant_id, tenant_name, wave, state, from_version, generation, changed_at, finished_at, message`
 	selectMember  = `SELECT ` + memberColumns + ` FROM rollout_members WHERE rollout_id = ? AND tenant_id = ?`
-	// addMember adds a pending member; a tenant that is a member already
-	// stays as it is.
+	// addMember adds a member (fleet.NewMembers made it); a tenant that is
+	// a member already stays as it is.
 	addMember = `INSERT INTO rollout_members (rollout_id, ` + memberColumns + `)
-	VALUES (?, ?, ?, ?, 'pending', ?, 0, NULL, NULL, '') ON CONFLICT (rollout_id, tenant_id) DO NOTHING`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rollout_id, tenant_id) DO NOTHING`
 	writeMember = `UPDATE rollout_members SET state = ?, generation = ?, changed_at = ?, finished_at = ?, message = ?
 	WHERE rollout_id = ? AND tenant_id = ?`
 
@@ -100,16 +100,8 @@ func (s *Store) CreateRolloutIdempotent(ctx context.Context, in *fleet.Rollout, 
 }
 
 func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []fleet.Member, k *keeping[*fleet.Rollout]) (*fleet.Rollout, error) {
-	now := tenant.Timestamp(s.now())
-	r := &fleet.Rollout{ID: in.ID, Spec: in.Spec, Waves: in.Waves, State: fleet.StateRunning, Version: 1,
-		CreatedBy: in.CreatedBy, CreatedAt: now, UpdatedAt: now}
-	if r.ID == "" {
-		r.ID = tenant.NewID()
-	}
-	if !tenant.IsID(r.ID) {
-		return nil, fmt.Errorf("sqlite: create rollout: %w: rollout id %q is not a UUID", fleet.ErrInvalid, r.ID)
-	}
-	if err := checkMembers(members); err != nil {
+	r, members, started, err := fleet.NewRollout(in, members, s.now())
+	if err != nil {
 		return nil, fmt.Errorf("sqlite: create rollout: %w", err)
 	}
 	spec, err := json.Marshal(r.Spec)
@@ -125,16 +117,14 @@ func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []
 		var planExists, versionExists bool
 		err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = ?1),
 			EXISTS (SELECT 1 FROM plan_versions WHERE plan = ?1 AND version = ?2)`, plan, r.Spec.To).Scan(&planExists, &versionExists)
-		switch {
-		case err != nil:
+		if err != nil {
 			return fmt.Errorf("sqlite: create rollout of plan %q: %w", plan, err)
-		case !planExists:
-			return fmt.Errorf("sqlite: plan %q: %w", plan, fleet.ErrNotFound)
-		case !versionExists:
-			return fmt.Errorf("sqlite: plan %q version %d: %w", plan, r.Spec.To, fleet.ErrNotFound)
 		}
-		_, err = tx.ExecContext(ctx, insertRollout, r.ID, plan, string(spec), waves, string(r.State), r.Wave, nil, false, "",
-			r.Version, r.CreatedBy, micros(now), micros(now), nil)
+		if err := fleet.CheckTarget(r.Spec, planExists, versionExists); err != nil {
+			return fmt.Errorf("sqlite: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, insertRollout, r.ID, plan, string(spec), waves, string(r.State), r.Wave, nullTime(r.BakeFrom), r.Rollback, r.Message,
+			r.Version, r.CreatedBy, micros(r.CreatedAt), micros(r.UpdatedAt), nullTime(r.FinishedAt))
 		switch {
 		case isUniqueViolation(err):
 			return fmt.Errorf("sqlite: create rollout of plan %q: %w: the plan has a rollout that has not finished", plan, fleet.ErrConflict)
@@ -146,7 +136,7 @@ func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []
 		if err := addMembers(ctx, tx, r.ID, members); err != nil {
 			return err
 		}
-		if err := insertRolloutEvents(ctx, tx, r.ID, now, fleet.Event{Type: fleet.EventStarted, Actor: r.CreatedBy}); err != nil {
+		if err := insertRolloutEvents(ctx, tx, r.ID, r.CreatedAt, started); err != nil {
 			return err
 		}
 		return k.keep(ctx, s, tx, r)
@@ -157,35 +147,22 @@ func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []
 	return r, nil
 }
 
-// checkMembers checks that members' tenant ids are ids (tenant.IsID), as
-// PostgreSQL's uuid columns require of them (and rollout ids).
-func checkMembers(members []fleet.Member) error {
-	for _, m := range members {
-		if !tenant.IsID(m.TenantID) {
-			return fmt.Errorf("%w: member %q is not a tenant id", fleet.ErrInvalid, m.TenantID)
-		}
-	}
-	return nil
-}
-
 func addMembers(ctx context.Context, tx *sql.Tx, id string, members []fleet.Member) error {
 	for _, m := range members {
-		if _, err := tx.ExecContext(ctx, addMember, id, m.TenantID, m.TenantName, m.Wave, m.From); err != nil {
+		_, err := tx.ExecContext(ctx, addMember, id, m.TenantID, m.TenantName, m.Wave, string(m.State), m.From, m.Generation,
+			nullTime(m.ChangedAt), nullTime(m.FinishedAt), m.Message)
+		if err != nil {
 			return fmt.Errorf("sqlite: add tenant %s to rollout %s: %w", m.TenantID, id, err)
 		}
 	}
 	return nil
 }
 
-// insertRolloutEvents records events of rollout id, numbering them; an
-// event without a time happened now.
+// insertRolloutEvents records events of rollout id, numbering them, at
+// their times (fleet.EventsAt).
 func insertRolloutEvents(ctx context.Context, tx *sql.Tx, id string, now time.Time, events ...fleet.Event) error {
-	for _, e := range events {
-		at := now
-		if !e.Time.IsZero() {
-			at = tenant.Timestamp(e.Time)
-		}
-		_, err := tx.ExecContext(ctx, insertRolloutEvent, id, micros(at), string(e.Type), e.TenantID, e.TenantName, e.Wave, e.Message, e.Actor)
+	for _, e := range fleet.EventsAt(events, now) {
+		_, err := tx.ExecContext(ctx, insertRolloutEvent, id, micros(e.Time), string(e.Type), e.TenantID, e.TenantName, e.Wave, e.Message, e.Actor)
 		if err != nil {
 			return fmt.Errorf("sqlite: record %s event of rollout %s: %w", e.Type, id, err)
 		}
@@ -322,7 +299,8 @@ func (s *Store) MemberSummary(ctx context.Context, id string) (*fleet.Summary, e
 // AddMembers adds pending members to an active rollout; see fleet.Store.
 // A rollout that has finished is fleet.ErrState.
 func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Member) error {
-	if err := checkMembers(members); err != nil {
+	members, err := fleet.NewMembers(members)
+	if err != nil {
 		return fmt.Errorf("sqlite: add members to rollout %q: %w", id, err)
 	}
 	return s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -333,8 +311,9 @@ func (s *Store) AddMembers(ctx context.Context, id string, members []fleet.Membe
 			return fmt.Errorf("sqlite: rollout %q: %w", id, fleet.ErrNotFound)
 		case err != nil:
 			return fmt.Errorf("sqlite: add members to rollout %s: %w", id, err)
-		case !state.Active():
-			return fmt.Errorf("sqlite: add members to rollout %s: %w: it is %s", id, fleet.ErrState, state)
+		}
+		if err := fleet.CheckAddMembers(state); err != nil {
+			return fmt.Errorf("sqlite: add members to rollout %s: %w", id, err)
 		}
 		if err := addMembers(ctx, tx, id, members); err != nil {
 			return err
@@ -384,8 +363,8 @@ func (s *Store) sizeWaves(ctx context.Context, tx *sql.Tx, id string) error {
 // the target the plan's current version: no tenant's write can come
 // between (follow.go).
 func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...fleet.Event) (*fleet.Rollout, error) {
-	if !r.State.Valid() {
-		return nil, fmt.Errorf("sqlite: update rollout %s: %w: unknown state %q", r.ID, fleet.ErrInvalid, r.State)
+	if err := fleet.CheckUpdate(r); err != nil {
+		return nil, fmt.Errorf("sqlite: update rollout %s: %w", r.ID, err)
 	}
 	var out *fleet.Rollout
 	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -396,17 +375,13 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 		if err != nil {
 			return fmt.Errorf("sqlite: update rollout %s: %w", r.ID, err)
 		}
-		if cur.Version != r.Version {
-			return fmt.Errorf("sqlite: update rollout %s: %w: it is at version %d, not %d", r.ID, fleet.ErrConflict, cur.Version, r.Version)
+		next, err := fleet.ApplyUpdate(cur, r, s.now())
+		if err != nil {
+			return fmt.Errorf("sqlite: update rollout %s: %w", r.ID, err)
 		}
-		now := tenant.Timestamp(s.now())
-		next := *cur
-		next.State, next.Wave, next.Rollback, next.Message = r.State, r.Wave, r.Rollback, r.Message
-		next.BakeFrom, next.FinishedAt = fromNullMicros(nullTime(r.BakeFrom)), fromNullMicros(nullTime(r.FinishedAt))
-		next.Version++
-		next.UpdatedAt = now
-		_, err = tx.ExecContext(ctx, writeRollout, string(next.State), next.Wave, nullMicros(next.BakeFrom), next.Rollback, next.Message,
-			next.Version, micros(now), nullMicros(next.FinishedAt), next.ID)
+		now := next.UpdatedAt
+		_, err = tx.ExecContext(ctx, writeRollout, string(next.State), next.Wave, nullTime(next.BakeFrom), next.Rollback, next.Message,
+			next.Version, micros(now), nullTime(next.FinishedAt), next.ID)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("sqlite: update rollout %s: %w: plan %q has another rollout that has not finished", r.ID, fleet.ErrConflict, cur.Spec.Plan)
 		}
@@ -425,7 +400,7 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 		if err := insertRolloutEvents(ctx, tx, r.ID, now, events...); err != nil {
 			return err
 		}
-		out = &next
+		out = next
 		return nil
 	})
 	if err != nil {
@@ -445,11 +420,11 @@ func (s *Store) UpdateMember(ctx context.Context, id string, m fleet.Member, exp
 		if err != nil {
 			return fmt.Errorf("sqlite: update member %s of rollout %s: %w", m.TenantID, id, err)
 		}
-		if cur.State != expect {
-			return fmt.Errorf("sqlite: update member %s of rollout %s: %w: it is %s, not %s", m.TenantID, id, fleet.ErrConflict, cur.State, expect)
+		next, err := fleet.ApplyMemberUpdate(cur, m, expect)
+		if err != nil {
+			return fmt.Errorf("sqlite: update member %s of rollout %s: %w", m.TenantID, id, err)
 		}
-		cur.State, cur.FinishedAt, cur.Message = m.State, m.FinishedAt, m.Message
-		if err := writeMemberRow(ctx, tx, id, cur); err != nil {
+		if err := writeMemberRow(ctx, tx, id, next); err != nil {
 			return err
 		}
 		return insertRolloutEvents(ctx, tx, id, tenant.Timestamp(s.now()), events...)

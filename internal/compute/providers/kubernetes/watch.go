@@ -57,7 +57,11 @@ func (p *Provider) WatchChanges(ctx context.Context, changed func(tenantID strin
 	// The block's context is watched from the start; others from when a
 	// tenant of theirs is first looked at (at the latest, the controller's
 	// first resync). Without a block context to reach, the others still are.
-	_, _ = p.clients.get(p.base.Context)
+	if _, err := p.clients.get(p.base.Context); err != nil {
+		// Looking at a tenant of it tries again (and fails saying why):
+		// the context is watched from when that succeeds.
+		p.logger.Warn("cannot watch changes on the block's Kubernetes context", "context", p.base.Context, "error", err)
+	}
 	<-ctx.Done()
 	stopNew()
 	mu.Lock()

@@ -17,7 +17,9 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -35,17 +37,13 @@ func resolve(t *testing.T, p compute.Provider, id, name string, config json.RawM
 // waitState polls the tenant's status until its state is want.
 func waitState(t *testing.T, p compute.Provider, tenantID string, want compute.ComputeState) *compute.ComputeStatus {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		st, err := p.GetStatus(context.Background(), tenantID)
-		if err == nil && st.State == want {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tenant %s never reached %s: %+v %v", tenantID, want, st, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var st *compute.ComputeStatus
+	poll.Until(t, fmt.Sprintf("tenant %s %s", tenantID, want), 60*time.Second, func() (bool, string) {
+		var err error
+		st, err = p.GetStatus(context.Background(), tenantID)
+		return err == nil && st.State == want, fmt.Sprintf("%+v %v", st, err)
+	})
+	return st
 }
 
 // A namespace or region the cluster does not have, or a Nomad that does
@@ -97,7 +95,16 @@ func TestNewRefusesBadSettings(t *testing.T) {
 // and stopped behind landlord's back.
 func TestWatchChangesHearsTheEventStream(t *testing.T) {
 	a, images := start(t)
-	p := newProvider(t, block(a, ""), nil)
+	proxy := newAPIProxy(t, a.Address)
+	p := newProvider(t, block(&nomadtest.Agent{Address: proxy.URL}, ""), nil)
+	// streamOpen waits until the agent has a watcher's event stream
+	// request, through proxy: it tells the watcher of every event after.
+	streamOpen := func(proxy *apiProxy) {
+		t.Helper()
+		poll.Until(t, "the event stream is open", 20*time.Second, func() (bool, string) {
+			return proxy.streams.Load() > 0, "no event stream request written to the agent"
+		})
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	heard := make(chan string, 1024)
 	done := make(chan error, 1)
@@ -125,7 +132,7 @@ func TestWatchChangesHearsTheEventStream(t *testing.T) {
 	const id = "00000000-0000-4000-8000-00000000a001"
 	spec := resolve(t, p, id, "watched", echoConfig(images[0], "w"))
 	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
-	time.Sleep(200 * time.Millisecond) // the stream is open
+	streamOpen(proxy)
 	if _, err := p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
@@ -139,11 +146,12 @@ func TestWatchChangesHearsTheEventStream(t *testing.T) {
 	}
 	expect(id, "after nomad job stop")
 	// A restarted landlord knows no job yet: it reads the job's meta.
-	fresh := newProvider(t, block(a, ""), nil)
+	freshProxy := newAPIProxy(t, a.Address)
+	fresh := newProvider(t, block(&nomadtest.Agent{Address: freshProxy.URL}, ""), nil)
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
 	go func() { _ = fresh.WatchChanges(ctx2, func(id string) { heard <- id }) }()
-	time.Sleep(200 * time.Millisecond)
+	streamOpen(freshProxy)
 	for len(heard) > 0 {
 		<-heard
 	}

@@ -4,10 +4,12 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -21,6 +23,10 @@ type apiProxy struct {
 	mu       sync.Mutex
 	requests map[string]int
 	delay    time.Duration
+
+	// streams counts the event stream requests written to the agent: the
+	// agent tells a stream of every event after it has its request.
+	streams atomic.Int64
 }
 
 func newAPIProxy(t testing.TB, target string) *apiProxy {
@@ -40,6 +46,11 @@ func newAPIProxy(t testing.TB, target string) *apiProxy {
 		p.mu.Unlock()
 		if delay > 0 && r.Method == http.MethodPut && key == "PUT /v1/jobs" {
 			time.Sleep(delay)
+		}
+		if key == "GET /v1/event/stream" {
+			r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+				WroteRequest: func(httptrace.WroteRequestInfo) { p.streams.Add(1) },
+			}))
 		}
 		rp.ServeHTTP(w, r)
 	}))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 func TestNewDatabaseGivesEachCallerItsOwnEmptyDatabase(t *testing.T) {
@@ -64,8 +66,9 @@ func TestNewDatabaseDropsTheDatabaseWhenTheTestEnds(t *testing.T) {
 		if err := client.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, func() bool {
-			return mustQuery(t, u, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()") == "1"
+		poll.Until(t, "the client's query runs", 10*time.Second, func() (bool, string) {
+			n := mustQuery(t, u, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
+			return n == "1", n + " running"
 		})
 	})
 	if u == "" {
@@ -181,13 +184,4 @@ func databaseOf(t *testing.T, dbURL string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimPrefix(u.Path, "/")
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
@@ -76,7 +77,7 @@ func TestServiceJob(t *testing.T) {
 		t.Fatalf("port http: %+v, want a 127.0.0.1 host port to 8080", port)
 	}
 	url := fmt.Sprintf("http://127.0.0.1:%d/healthz", port.Value)
-	waitFor(t, 30*time.Second, "GET "+url, func() (bool, string) {
+	poll.Until(t, "GET "+url, 30*time.Second, func() (bool, string) {
 		resp, err := http.Get(url)
 		if err != nil {
 			return false, err.Error()
@@ -87,7 +88,7 @@ func TestServiceJob(t *testing.T) {
 	if ids := a.Containers(t, id); len(ids) != 1 {
 		t.Errorf("containers of %s: %q, want one", id, ids)
 	}
-	waitFor(t, 60*time.Second, "the deployment succeeds", func() (bool, string) {
+	poll.Until(t, "the deployment succeeds", 60*time.Second, func() (bool, string) {
 		d, _, err := a.Client.Jobs().LatestDeployment(id, nil)
 		if err != nil || d == nil {
 			return false, fmt.Sprint(err)
@@ -99,7 +100,7 @@ func TestServiceJob(t *testing.T) {
 		t.Fatalf("deregister: %v", err)
 	}
 	purged = true
-	waitFor(t, 60*time.Second, "no container is left", func() (bool, string) {
+	poll.Until(t, "no container is left", 60*time.Second, func() (bool, string) {
 		ids := a.Containers(t, id)
 		return len(ids) == 0, fmt.Sprint(ids)
 	})
@@ -211,7 +212,7 @@ func TestRawExec(t *testing.T) {
 		t.Fatalf("register: %v", err)
 	}
 	t.Cleanup(func() { _, _, _ = a.Client.Jobs().Deregister(id, true, nil) })
-	waitFor(t, 60*time.Second, "the task completes", func() (bool, string) {
+	poll.Until(t, "the task completes", 60*time.Second, func() (bool, string) {
 		allocs, _, err := a.Client.Jobs().Allocations(id, true, nil)
 		if err != nil || len(allocs) == 0 {
 			return false, fmt.Sprint(len(allocs), " allocations, ", err)
@@ -228,7 +229,7 @@ func TestRawExec(t *testing.T) {
 func waitRunning(t *testing.T, a *Agent, id string) *api.Allocation {
 	t.Helper()
 	var alloc *api.Allocation
-	waitFor(t, 60*time.Second, "an allocation of "+id+" runs", func() (bool, string) {
+	poll.Until(t, "an allocation of "+id+" runs", 60*time.Second, func() (bool, string) {
 		stubs, _, err := a.Client.Jobs().Allocations(id, false, nil)
 		if err != nil || len(stubs) != 1 {
 			return false, fmt.Sprint(len(stubs), " allocations, ", err)
@@ -255,21 +256,4 @@ func events(states map[string]*api.TaskState) string {
 		}
 	}
 	return strings.Join(out, "; ")
-}
-
-// waitFor polls done every 100 ms until it is true, and fails t with what
-// and done's last state after timeout.
-func waitFor(t *testing.T, timeout time.Duration, what string, done func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, state := done()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s; last: %s", timeout, what, state)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
