@@ -139,7 +139,7 @@ func (s *Server) StartController(t testing.TB) {
 		d := rollout.New(s.Store, s.Store, rollout.Options{Interval: 10 * time.Millisecond})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func() { defer close(done); _ = d.Run(ctx) }()
+		go func() { defer close(done); d.Run(ctx) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
 }

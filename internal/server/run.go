@@ -34,7 +34,7 @@ func (s *Server) Run(ctx context.Context) error {
 				s.log.Error("controller stopped", slog.Any("error", err))
 			}
 		})
-		wg.Go(func() { _ = s.rollouts.Run(runCtx) })
+		wg.Go(func() { s.rollouts.Run(runCtx) })
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.serve() }()

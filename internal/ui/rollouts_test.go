@@ -92,7 +92,7 @@ func (s *site) driveRollouts(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = d.Run(ctx)
+		d.Run(ctx)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 }
