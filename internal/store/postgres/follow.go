@@ -11,13 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/jaxxstorm/landlord/internal/store"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // A tenant's write that puts it on a plan (its create, or a change of its
 // plan) checks, in its transaction, that the plan exists, is for the
-// tenant's provider and has the version (store.CheckPlan), holding the
+// tenant's provider and has the version (fleet.CheckFollow), holding the
 // plan's row FOR SHARE until it commits. The lock conflicts with
 // DeletePlan's FOR UPDATE and with the UPDATE of a rollout's completion,
 // each of which then looks for followers in a later statement: whichever
@@ -89,7 +89,7 @@ SELECT ` + pending + `, (SELECT provider FROM followed), coalesce((SELECT has_ve
 
 // createdOnPlan reads the row of createStatement for t: nil when the
 // tenant was created, else tenant.ErrReservationLost (idempotent: the
-// reservation was not pending) or store.CheckPlan's refusal.
+// reservation was not pending) or fleet.CheckFollow's refusal.
 func createdOnPlan(row pgx.Row, t *tenant.Tenant, key string) error {
 	var (
 		pending, hasVersion bool
@@ -105,11 +105,11 @@ func createdOnPlan(row pgx.Row, t *tenant.Tenant, key string) error {
 	case !pending:
 		return fmt.Errorf("idempotency key %q: %w", key, tenant.ErrReservationLost)
 	}
-	found := store.FoundPlan{Exists: provider != nil, HasVersion: hasVersion}
+	found := fleet.FoundPlan{Exists: provider != nil, HasVersion: hasVersion}
 	if provider != nil {
 		found.Provider = *provider
 	}
-	if err := store.CheckPlan(t.Plan, t.Provider, found); err != nil {
+	if err := fleet.CheckFollow(t.Plan, t.Provider, found); err != nil {
 		return err
 	}
 	return errors.New("the tenant was not created, for no reason the statement gives")
@@ -118,7 +118,7 @@ func createdOnPlan(row pgx.Row, t *tenant.Tenant, key string) error {
 // checkFollowed checks, in the transaction begun on conn, that next may
 // follow its plan when the write changes the plan cur follows (or its
 // version, or its pin): it locks the plan FOR SHARE and applies
-// store.CheckPlan. A write that leaves the plan as it was checks nothing
+// fleet.CheckFollow. A write that leaves the plan as it was checks nothing
 // (the plan cannot have been deleted while the tenant followed it). One
 // round trip, when it checks.
 func checkFollowed(ctx context.Context, conn *pgxpool.Conn, cur, next *tenant.Tenant) error {
@@ -126,7 +126,7 @@ func checkFollowed(ctx context.Context, conn *pgxpool.Conn, cur, next *tenant.Te
 		return nil
 	}
 	var (
-		found store.FoundPlan
+		found fleet.FoundPlan
 		err   = conn.QueryRow(ctx, lockFollowed, next.Plan.Name, next.Plan.Version).Scan(&found.Provider, &found.HasVersion)
 	)
 	switch {
@@ -136,10 +136,10 @@ func checkFollowed(ctx context.Context, conn *pgxpool.Conn, cur, next *tenant.Te
 	default:
 		found.Exists = true
 	}
-	return store.CheckPlan(next.Plan, next.Provider, found)
+	return fleet.CheckFollow(next.Plan, next.Provider, found)
 }
 
-// selectNewcomers names (up to store.MaxNewcomersNamed, with their count)
+// selectNewcomers names (up to fleet.MaxNewcomersNamed, with their count)
 // the tenants a completing rollout ($4, of plan $1 to version $2, from
 // version $3 or any when 0) would take and that are not its members: the
 // candidates of fleet.Select that the driver would add as newcomers.
@@ -147,4 +147,4 @@ var selectNewcomers = `SELECT name, count(*) OVER () FROM tenants t
 WHERE plan_name = $1 AND deleted_at IS NULL AND deletion_requested_at IS NULL AND status <> 'deleted' AND NOT plan_pinned
 	AND plan_version <> $2 AND ($3::bigint = 0 OR plan_version = $3)
 	AND NOT EXISTS (SELECT 1 FROM rollout_members m WHERE m.rollout_id = $4 AND m.tenant_id = t.id)
-ORDER BY id LIMIT ` + strconv.Itoa(store.MaxNewcomersNamed)
+ORDER BY id LIMIT ` + strconv.Itoa(fleet.MaxNewcomersNamed)

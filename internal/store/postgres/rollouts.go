@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
-	"github.com/jaxxstorm/landlord/internal/store"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -418,7 +417,7 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, err)
 		}
 		if len(newcomers) > 0 {
-			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, store.NewcomersError(cur, newcomers, count))
+			return fmt.Errorf("postgres: update rollout %s: %w", r.ID, fleet.NewcomersError(cur, newcomers, count))
 		}
 		out = next
 		return nil

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
-	"github.com/jaxxstorm/landlord/internal/store"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
@@ -168,7 +167,7 @@ func (s *Store) PublishVersionIdempotent(ctx context.Context, plan string, confi
 }
 
 func (s *Store) publishVersion(ctx context.Context, plan string, config json.RawMessage, message, actor string, k *keeping[*fleet.Version]) (*fleet.Version, error) {
-	compact, err := store.VersionConfig(config, message)
+	compact, err := fleet.VersionConfig(config, message)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: publish version of plan %q: %w", plan, err)
 	}

@@ -8,13 +8,12 @@ import (
 	"strconv"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
-	"github.com/jaxxstorm/landlord/internal/store"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // A tenant's write that puts it on a plan (its create, or a change of its
 // plan) checks, in its transaction, that the plan exists, is for the
-// tenant's provider and has the version (store.CheckPlan). SQLite needs no
+// tenant's provider and has the version (fleet.CheckFollow). SQLite needs no
 // lock for it: every write transaction of the store runs on its one
 // writer connection and begins IMMEDIATE (dsn), taking the database's
 // write lock at BEGIN, so DeletePlan, a rollout's completion and a tenant's
@@ -37,7 +36,7 @@ func (s *Store) checkFollowed(ctx context.Context, tx *sql.Tx, cur, next *tenant
 	if err != nil {
 		return err
 	}
-	var found store.FoundPlan
+	var found fleet.FoundPlan
 	err = read.QueryRowContext(ctx, next.Plan.Name, next.Plan.Version).Scan(&found.Provider, &found.HasVersion)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -46,13 +45,13 @@ func (s *Store) checkFollowed(ctx context.Context, tx *sql.Tx, cur, next *tenant
 	default:
 		found.Exists = true
 	}
-	if err := store.CheckPlan(next.Plan, next.Provider, found); err != nil {
+	if err := fleet.CheckFollow(next.Plan, next.Provider, found); err != nil {
 		return fmt.Errorf("sqlite: tenant %q: %w", next.Name, err)
 	}
 	return nil
 }
 
-// selectNewcomers names (up to store.MaxNewcomersNamed, with their count)
+// selectNewcomers names (up to fleet.MaxNewcomersNamed, with their count)
 // the tenants a completing rollout (?4, of plan ?1 to version ?2, from
 // version ?3 or any when 0) would take and that are not its members: the
 // candidates of fleet.Select that the driver would add as newcomers.
@@ -60,11 +59,11 @@ var selectNewcomers = `SELECT name, count(*) OVER () FROM tenants t
 	WHERE plan_name = ?1 AND deleted_at IS NULL AND deletion_requested_at IS NULL AND status <> 'deleted' AND NOT plan_pinned
 		AND plan_version <> ?2 AND (?3 = 0 OR plan_version = ?3)
 		AND NOT EXISTS (SELECT 1 FROM rollout_members m WHERE m.rollout_id = ?4 AND m.tenant_id = t.id)
-	ORDER BY id LIMIT ` + strconv.Itoa(store.MaxNewcomersNamed)
+	ORDER BY id LIMIT ` + strconv.Itoa(fleet.MaxNewcomersNamed)
 
 // checkNewcomers refuses, in the write transaction tx, the completion of
 // rollout r while tenants it would take are not its members
-// (store.NewcomersError).
+// (fleet.NewcomersError).
 func checkNewcomers(ctx context.Context, tx *sql.Tx, r *fleet.Rollout) error {
 	rows, err := tx.QueryContext(ctx, selectNewcomers, r.Spec.Plan, r.Spec.To, r.Spec.From, r.ID)
 	if err != nil {
@@ -86,7 +85,7 @@ func checkNewcomers(ctx context.Context, tx *sql.Tx, r *fleet.Rollout) error {
 		return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)
 	}
 	if len(names) > 0 {
-		return fmt.Errorf("sqlite: update rollout %s: %w", r.ID, store.NewcomersError(r, names, count))
+		return fmt.Errorf("sqlite: update rollout %s: %w", r.ID, fleet.NewcomersError(r, names, count))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package store_test
+package fleet_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
-	"github.com/jaxxstorm/landlord/internal/store"
 )
 
 func TestVersionConfig(t *testing.T) {
@@ -23,7 +22,7 @@ func TestVersionConfig(t *testing.T) {
 		{name: "a message too long", config: `{}`, message: strings.Repeat("m", fleet.MaxDescription+1), invalid: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := store.VersionConfig(json.RawMessage(tt.config), tt.message)
+			got, err := fleet.VersionConfig(json.RawMessage(tt.config), tt.message)
 			if tt.invalid {
 				if !errors.Is(err, fleet.ErrInvalid) {
 					t.Errorf("VersionConfig(%s) = %s, %v; want fleet.ErrInvalid", tt.config, got, err)

@@ -1,4 +1,4 @@
-package store
+package fleet
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
@@ -22,12 +21,12 @@ type FoundPlan struct {
 	HasVersion bool
 }
 
-// CheckPlan is the rule both stores apply to a tenant's write that puts it
+// CheckFollow is the rule both stores apply to a tenant's write that puts it
 // on plan ref (its create, or a change of its plan): the plan must exist,
 // be for the tenant's provider and have the version. It returns nil, or an
 // error wrapping tenant.ErrPlanNotFound with a violation at /plan/name or
 // /plan/version.
-func CheckPlan(ref *tenant.PlanRef, provider string, found FoundPlan) error {
+func CheckFollow(ref *tenant.PlanRef, provider string, found FoundPlan) error {
 	switch {
 	case !found.Exists:
 		return violation.New(tenant.ErrPlanNotFound, "/plan/name", "there is no plan %s", ref.Name)
@@ -43,33 +42,33 @@ func CheckPlan(ref *tenant.PlanRef, provider string, found FoundPlan) error {
 const MaxNewcomersNamed = 5
 
 // NewcomersError is the refusal of a rollout's completion while tenants
-// that follow its plan and that it would take (fleet.Select's candidates)
-// are not its members: fleet.ErrConflict, naming up to MaxNewcomersNamed
+// that follow its plan and that it would take (Select's candidates)
+// are not its members: ErrConflict, naming up to MaxNewcomersNamed
 // of them (names) and counting them all (n).
-func NewcomersError(r *fleet.Rollout, names []string, n int) error {
+func NewcomersError(r *Rollout, names []string, n int) error {
 	named := strings.Join(names, ", ")
 	if n > len(names) {
 		named += fmt.Sprintf(" and %d more", n-len(names))
 	}
 	return fmt.Errorf("%w: rollout %s cannot complete: tenants follow plan %s on another version than %d and are not its members (%s); add them first",
-		fleet.ErrConflict, r.ID, r.Spec.Plan, r.Spec.To, named)
+		ErrConflict, r.ID, r.Spec.Plan, r.Spec.To, named)
 }
 
 // VersionConfig is the rule both stores apply to a plan version they
 // publish: its config must be a JSON object holding no U+0000 (PostgreSQL's
-// JSONB cannot), and its message at most fleet.MaxDescription bytes; else
-// an error wrapping fleet.ErrInvalid, not a failure of the database. It
+// JSONB cannot), and its message at most MaxDescription bytes; else
+// an error wrapping ErrInvalid, not a failure of the database. It
 // returns the config compacted.
 func VersionConfig(config json.RawMessage, message string) (json.RawMessage, error) {
 	var b bytes.Buffer
 	if err := json.Compact(&b, config); err != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
-		return nil, fmt.Errorf("%w: a version's config must be a JSON object", fleet.ErrInvalid)
+		return nil, fmt.Errorf("%w: a version's config must be a JSON object", ErrInvalid)
 	}
 	if jsonscan.NULAt(b.Bytes(), "/config") != "" {
-		return nil, fmt.Errorf("%w: a version's config must not hold NUL characters", fleet.ErrInvalid)
+		return nil, fmt.Errorf("%w: a version's config must not hold NUL characters", ErrInvalid)
 	}
-	if len(message) > fleet.MaxDescription {
-		return nil, fmt.Errorf("%w: a version's message must be at most %d bytes", fleet.ErrInvalid, fleet.MaxDescription)
+	if len(message) > MaxDescription {
+		return nil, fmt.Errorf("%w: a version's message must be at most %d bytes", ErrInvalid, MaxDescription)
 	}
 	return b.Bytes(), nil
 }
