@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
@@ -54,7 +53,7 @@ func (s *Server) refuseForeignHosts(next http.Handler) http.Handler {
 		if r.RemoteAddr != "" && onLoopback(r.Context()) && !s.knownHost(r.Host) {
 			s.writeProblem(w, r, problem(http.StatusForbidden, wire.CodeForbidden,
 				"this landlord has no credentials and serves loopback only, so it answers requests addressed to localhost or a loopback address, "+
-					"not to "+violation.Quote(r.Host)+": a web page may have pointed its name at this machine (DNS rebinding). Address it as localhost or 127.0.0.1"))
+					"not to "+wire.Quote(r.Host)+": a web page may have pointed its name at this machine (DNS rebinding). Address it as localhost or 127.0.0.1"))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -10,7 +10,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
@@ -116,7 +115,7 @@ func (s *Server) getVersionRoute(w http.ResponseWriter, r *http.Request) error {
 	n, err := strconv.ParseInt(r.PathValue("version"), 10, 64)
 	if err != nil || n < 1 {
 		return problem(http.StatusNotFound, wire.CodePlanVersionNotFound, fmt.Sprintf("%s is not a version number; plan %s has versions 1 to %d",
-			violation.Quote(r.PathValue("version")), p.Name, p.Latest))
+			wire.Quote(r.PathValue("version")), p.Name, p.Latest))
 	}
 	v, err := s.svc.GetVersion(r.Context(), p, n)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
@@ -86,7 +85,7 @@ func checkQuery(r *http.Request, rt route) error {
 	// The detail names a few, each cut short: errors lists them (capped).
 	named := make([]string, 0, min(len(unknown), 5))
 	for _, name := range unknown[:min(len(unknown), 5)] {
-		named = append(named, violation.Quote(name))
+		named = append(named, wire.Quote(name))
 	}
 	if len(unknown) > len(named) {
 		named = append(named, fmt.Sprintf("and %d more", len(unknown)-len(named)))

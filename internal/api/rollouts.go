@@ -10,7 +10,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
@@ -103,7 +102,7 @@ func (s *Server) listRolloutEvents(w http.ResponseWriter, r *http.Request) error
 	var after int64
 	if v := r.URL.Query().Get("after"); v != "" {
 		if after, err = strconv.ParseInt(v, 10, 64); err != nil || after < 0 {
-			return problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("after=%s is not an event's seq", violation.Quote(v)),
+			return problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("after=%s is not an event's seq", wire.Quote(v)),
 				wire.FieldError{Parameter: "after", Message: "must be a number from 0: the seq of the last event read"})
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/servetest"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // hostile is one hostile request and the answers it may get.
@@ -188,7 +188,7 @@ func send(t *testing.T, addr string, h hostile) (status int, code, pointer strin
 		pointer = p.Errors[0].Pointer
 	}
 	// code says what the answer was: its code and, cut, its detail.
-	return res.StatusCode, p.Code + " (" + violation.Quote(p.Detail) + ")", pointer, len(b)
+	return res.StatusCode, p.Code + " (" + wire.Quote(p.Detail) + ")", pointer, len(b)
 }
 
 // rss reads the process's resident memory from its /metrics.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // ProviderNotFoundError is returned when a provider name is not enabled. It
@@ -51,7 +52,7 @@ func (e *ProviderNotFoundError) Error() string {
 	if e.Name == "" {
 		return fmt.Sprintf("%s: no provider chosen and no default configured; set compute_provider (%s)", ErrProviderNotFound, enabled)
 	}
-	return fmt.Sprintf("%s: %s (%s)", ErrProviderNotFound, violation.Quote(e.Name), enabled)
+	return fmt.Sprintf("%s: %s (%s)", ErrProviderNotFound, wire.Quote(e.Name), enabled)
 }
 
 // Unwrap makes errors.Is(err, ErrProviderNotFound) hold.

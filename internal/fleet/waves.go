@@ -58,10 +58,10 @@ func ValidateSpec(s Spec) error {
 		case err != nil:
 			errs.Add(at+"/name", "%s", strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": "))
 		case names[name]:
-			errs.Add(at+"/name", "%s names another wave", violation.Quote(name))
+			errs.Add(at+"/name", "%s names another wave", wire.Quote(name))
 		case name == RestWave && (i < len(s.Waves)-1 || len(w.Selector) > 0 || w.Count != 0 || w.Percent != 0):
 			errs.Add(at+"/name", "%s names the last wave, which takes every tenant the waves before it leave: "+
-				"give this wave another name, or make it the last one, without selector, count or percent", violation.Quote(name))
+				"give this wave another name, or make it the last one, without selector, count or percent", wire.Quote(name))
 		}
 		names[name] = true
 		// Each term is checked alone, so that its problem is at its key's

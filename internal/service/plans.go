@@ -81,7 +81,7 @@ func (s *Service) ListVersions(ctx context.Context, name string) ([]*fleet.Versi
 }
 
 func planNotFound(name string) error {
-	return refuse(KindNotFound, wire.CodePlanNotFound, fmt.Sprintf("there is no plan %s; GET /v1/plans lists the plans", violation.Quote(name)))
+	return refuse(KindNotFound, wire.CodePlanNotFound, fmt.Sprintf("there is no plan %s; GET /v1/plans lists the plans", wire.Quote(name)))
 }
 
 // VersionNotFound is the refusal of a version n that plan p does not have.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
@@ -27,7 +26,7 @@ func (s *Service) GetRollout(ctx context.Context, id string) (*fleet.Rollout, er
 // RolloutError words fleet.ErrNotFound for rollout id.
 func RolloutError(err error, id string) error {
 	if errors.Is(err, fleet.ErrNotFound) {
-		return refuse(KindNotFound, wire.CodeRolloutNotFound, fmt.Sprintf("there is no rollout %s; GET /v1/rollouts lists them", violation.Quote(id)))
+		return refuse(KindNotFound, wire.CodeRolloutNotFound, fmt.Sprintf("there is no rollout %s; GET /v1/rollouts lists them", wire.Quote(id)))
 	}
 	return err
 }

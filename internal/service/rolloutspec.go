@@ -9,6 +9,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // RolloutRequest is what a rollout is asked to do: its spec with the
@@ -38,7 +39,7 @@ func (s *Service) rolloutSpec(ctx context.Context, req RolloutRequest) (fleet.Sp
 		}
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			errs.Add(at, "%s is not a duration such as 10m or 1h30m", violation.Quote(v))
+			errs.Add(at, "%s is not a duration such as 10m or 1h30m", wire.Quote(v))
 			return
 		}
 		*into = d

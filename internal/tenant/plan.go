@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // PlanRef is the plan a tenant follows. Its effective compute config is the
@@ -40,18 +41,18 @@ var planRefPattern = regexp.MustCompile(`^([^@]+)(?:@([0-9]+))?$`)
 func ParsePlanRef(s string) (PlanRef, error) {
 	m := planRefPattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return PlanRef{}, fmt.Errorf("%w: plan %s is not NAME or NAME@VERSION", ErrInvalid, violation.Quote(s))
+		return PlanRef{}, fmt.Errorf("%w: plan %s is not NAME or NAME@VERSION", ErrInvalid, wire.Quote(s))
 	}
 	ref := PlanRef{Name: m[1]}
 	if m[2] != "" {
 		v, err := strconv.ParseInt(m[2], 10, 64)
 		if err != nil || v < 1 {
-			return PlanRef{}, fmt.Errorf("%w: plan version %s is not a number from 1", ErrInvalid, violation.Quote(m[2]))
+			return PlanRef{}, fmt.Errorf("%w: plan version %s is not a number from 1", ErrInvalid, wire.Quote(m[2]))
 		}
 		ref.Version, ref.Pinned = v, true
 	}
 	if err := ValidateName(ref.Name); err != nil {
-		return PlanRef{}, fmt.Errorf("%w: plan name %s", err, violation.Quote(ref.Name))
+		return PlanRef{}, fmt.Errorf("%w: plan name %s", err, wire.Quote(ref.Name))
 	}
 	return ref, nil
 }

@@ -45,7 +45,7 @@ func ValidateName(name string) error {
 	case name == "":
 		return fmt.Errorf("%w: name is required", ErrInvalid)
 	case !nameRule.MatchString(name):
-		return fmt.Errorf("%w: name %s must be a lowercase DNS label: 1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit", ErrInvalid, violation.Quote(name))
+		return fmt.Errorf("%w: name %s must be a lowercase DNS label: 1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit", ErrInvalid, wire.Quote(name))
 	case IsID(name):
 		return fmt.Errorf("%w: name %q reads as a tenant id; choose a name that is not a UUID", ErrInvalid, name)
 	}
@@ -57,7 +57,7 @@ func ValidateName(name string) error {
 func Validate(t *Tenant) error {
 	var errs violation.List
 	if !IsID(t.ID) {
-		errs.Add("/id", "%s is not a tenant id (a UUID)", violation.Quote(t.ID))
+		errs.Add("/id", "%s is not a tenant id (a UUID)", wire.Quote(t.ID))
 	}
 	if err := ValidateName(t.Name); err != nil {
 		errs.Add("/name", "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
@@ -145,7 +145,7 @@ func ValidateSelector(sel map[string]string) error {
 	var errs violation.List
 	for k, v := range sel {
 		if !labelKeyRule.MatchString(k) || !labelValueRule.MatchString(v) {
-			errs.Add("/label/"+violation.Escape(k), "%s is not a label selector of the form key=value", violation.Quote(k+"="+v))
+			errs.Add("/label/"+violation.Escape(k), "%s is not a label selector of the form key=value", wire.Quote(k+"="+v))
 		}
 	}
 	return errs.Err(ErrInvalid)
@@ -178,7 +178,7 @@ func ParseSelector(terms []string) (map[string]string, error) {
 	for i, term := range terms {
 		k, v, ok := strings.Cut(term, "=")
 		if !ok || !labelKeyRule.MatchString(k) || !labelValueRule.MatchString(v) {
-			errs.Add(fmt.Sprintf("/label/%d", i), "%s is not a label selector of the form key=value", violation.Quote(term))
+			errs.Add(fmt.Sprintf("/label/%d", i), "%s is not a label selector of the form key=value", wire.Quote(term))
 			continue
 		}
 		sel[k] = v

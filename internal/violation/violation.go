@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Violation is one problem with one field.
@@ -28,23 +26,6 @@ func (v Violation) String() string {
 		return v.Message
 	}
 	return v.Pointer + ": " + v.Message
-}
-
-// MaxQuoted is how much of a value Quote repeats.
-const MaxQuoted = 64
-
-// Quote quotes s for a message, as %q does, cut after MaxQuoted bytes (at a
-// character boundary) and marked with its length, so that a message about a
-// value never repeats a long one whole.
-func Quote(s string) string {
-	if len(s) <= MaxQuoted {
-		return strconv.Quote(s)
-	}
-	cut := MaxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
 
 // List collects the violations found in one document, so that a check can

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // The rules in this file are what AWS refuses when a task definition is
@@ -121,10 +122,10 @@ func checkLogs(o *tenantOptions, errs *violation.List) {
 		// out, landlord fills them in (see logConfigurationOf); given, they
 		// must be usable.
 		if g, ok := l.Options[awslogsGroup]; ok && !logGroupName.MatchString(g) {
-			errs.Add("/log_configuration/options/"+awslogsGroup, "%s is not a CloudWatch Logs group name: 1 to 512 letters, digits and . - _ / #", violation.Quote(g))
+			errs.Add("/log_configuration/options/"+awslogsGroup, "%s is not a CloudWatch Logs group name: 1 to 512 letters, digits and . - _ / #", wire.Quote(g))
 		}
 		if r, ok := l.Options[awslogsRegion]; ok && !regionName.MatchString(r) {
-			errs.Add("/log_configuration/options/"+awslogsRegion, "%s is not a region name such as us-west-2", violation.Quote(r))
+			errs.Add("/log_configuration/options/"+awslogsRegion, "%s is not a region name such as us-west-2", wire.Quote(r))
 		}
 		if p, ok := l.Options[awslogsStreamPrefix]; ok && (p == "" || strings.ContainsAny(p, ":*")) {
 			// CloudWatch Logs, CreateLogStream: "The ':' (colon) and '*'
