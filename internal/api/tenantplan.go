@@ -1,9 +1,9 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
@@ -44,7 +44,7 @@ func wirePlan(p *tenant.PlanRef) *wire.TenantPlan {
 func (s *Server) configLayers(provider string, plan, own json.RawMessage) (*wire.ConfigLayers, error) {
 	layers := &wire.ConfigLayers{Defaults: json.RawMessage("null"), Plan: json.RawMessage("null"), Tenant: json.RawMessage("null")}
 	redact := func(raw json.RawMessage) (json.RawMessage, error) {
-		if len(raw) == 0 || isNull(raw) {
+		if jsonscan.IsNull(raw) {
 			return json.RawMessage("null"), nil
 		}
 		return s.compute.RedactConfig(provider, raw)
@@ -64,6 +64,3 @@ func (s *Server) configLayers(provider string, plan, own json.RawMessage) (*wire
 	}
 	return layers, nil
 }
-
-// isNull reports whether a JSON value is null.
-func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

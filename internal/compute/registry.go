@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
@@ -111,7 +112,7 @@ func (r *Registry) Register(p Provider) error {
 // the schema's property of that name, reporting every problem with the
 // pointer of its key.
 func (s *Schema) checkDefaults(raw json.RawMessage) (map[string]any, error) {
-	if workload.IsNull(raw) {
+	if jsonscan.IsNull(raw) {
 		return map[string]any{}, nil
 	}
 	defaults, err := workload.DecodeObject(raw, "provider defaults")
@@ -198,7 +199,7 @@ func (r *Registry) Describe(name string) (*Description, error) {
 		return nil, err
 	}
 	d := &Description{Name: name, Schema: e.schema.Raw(), Defaults: e.provider.ConfigDefaults()}
-	if workload.IsNull(d.Defaults) {
+	if jsonscan.IsNull(d.Defaults) {
 		d.Defaults = json.RawMessage("null")
 	}
 	if caps, ok := capabilitiesOf(e.provider); ok {

@@ -10,6 +10,7 @@ import (
 	"maps"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 )
 
 // TenantComputeSpec is the provider-agnostic description of a tenant's
@@ -98,7 +99,7 @@ func (s *TenantComputeSpec) Hash() string {
 	var config any = string(s.ProviderConfig)
 	if v, err := workload.DecodeValue(s.ProviderConfig, "config"); err == nil {
 		config = v // whitespace and key order do not change the hash
-	} else if workload.IsNull(s.ProviderConfig) {
+	} else if jsonscan.IsNull(s.ProviderConfig) {
 		config = nil
 	}
 	b, _ := json.Marshal(struct {

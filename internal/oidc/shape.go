@@ -9,6 +9,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 )
 
 // checkHeader refuses what a token's header asks that landlord does not
@@ -95,20 +96,18 @@ func (v *Verifier) checkClaims(tok *jwt.JSONWebToken) error {
 
 func isString(raw json.RawMessage) bool {
 	var s string
-	return json.Unmarshal(raw, &s) == nil && !isNull(raw)
+	return json.Unmarshal(raw, &s) == nil && !jsonscan.IsNull(raw)
 }
 
 func isStrings(raw json.RawMessage) bool {
 	var list []string
-	return isString(raw) || (json.Unmarshal(raw, &list) == nil && !isNull(raw))
+	return isString(raw) || (json.Unmarshal(raw, &list) == nil && !jsonscan.IsNull(raw))
 }
 
 func isNumber(raw json.RawMessage) bool {
 	var n json.Number
 	return kind(raw) == "a number" && json.Unmarshal(raw, &n) == nil
 }
-
-func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
 // kind names the JSON type of raw, for messages: they say what a claim is
 // without repeating its value.

@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
@@ -107,7 +108,7 @@ func mergeJSON(doc, patch json.RawMessage) (json.RawMessage, error) {
 // mergeStrings applies a merge patch to a map of strings: null removes a key
 // (or, for the whole map, every key).
 func mergeStrings(cur map[string]string, raw json.RawMessage, at string) (map[string]string, error) {
-	if isNull(raw) {
+	if jsonscan.IsNull(raw) {
 		return nil, nil
 	}
 	var patch map[string]*string
@@ -132,7 +133,7 @@ func mergeStrings(cur map[string]string, raw json.RawMessage, at string) (map[st
 // plan; an object changes the members it names (see PatchPlan; version
 // null is the plan's current version; pinned null unpins).
 func patchPlan(cur *tenant.PlanRef, raw json.RawMessage) (*tenant.PlanRef, error) {
-	if isNull(raw) {
+	if jsonscan.IsNull(raw) {
 		return nil, nil
 	}
 	var members map[string]json.RawMessage
@@ -144,12 +145,12 @@ func patchPlan(cur *tenant.PlanRef, raw json.RawMessage) (*tenant.PlanRef, error
 		return nil, refuse(KindMalformed, wire.CodeInvalidBody, "plan is not valid: "+err.Error(), Field{Pointer: "/plan", Message: "has a member of the wrong type"})
 	}
 	var p PlanPatch
-	if v, ok := members["name"]; ok && !isNull(v) {
+	if v, ok := members["name"]; ok && !jsonscan.IsNull(v) {
 		p.SetName, p.Name = true, choice.Name
 	}
 	if v, ok := members["version"]; ok {
 		p.SetVersion = true
-		if !isNull(v) {
+		if !jsonscan.IsNull(v) {
 			p.Version = choice.Version
 		}
 	}
@@ -162,7 +163,7 @@ func patchPlan(cur *tenant.PlanRef, raw json.RawMessage) (*tenant.PlanRef, error
 // patchWindow applies a merge patch's maintenance_window member to cur:
 // null removes the window, an object merges into it.
 func patchWindow(cur *tenant.Window, raw json.RawMessage) (*tenant.Window, error) {
-	if isNull(raw) {
+	if jsonscan.IsNull(raw) {
 		return nil, nil
 	}
 	doc := json.RawMessage("{}")
@@ -179,7 +180,3 @@ func patchWindow(cur *tenant.Window, raw json.RawMessage) (*tenant.Window, error
 	}
 	return &w, nil
 }
-
-// isNull reports whether a JSON value is null, which a merge patch reads
-// as "remove".
-func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -30,7 +31,7 @@ func SplitBlock(name string, block json.RawMessage, settings any, schema json.Ra
 		return nil, fmt.Errorf("compute.%s: config schema: %w", name, err)
 	}
 	raw := map[string]json.RawMessage{}
-	if !IsNull(block) {
+	if !jsonscan.IsNull(block) {
 		if err := json.Unmarshal(block, &raw); err != nil {
 			return nil, fmt.Errorf("compute.%s: the block must be a JSON object: %w", name, err)
 		}

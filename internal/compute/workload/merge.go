@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 
+	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -27,7 +28,7 @@ func Merge(defaults, tenant json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	var d map[string]any
-	if !IsNull(defaults) {
+	if !jsonscan.IsNull(defaults) {
 		if d, err = DecodeObject(defaults, "provider defaults"); err != nil {
 			return nil, err
 		}
@@ -88,12 +89,6 @@ func clone(v any) any {
 	default:
 		return v
 	}
-}
-
-// IsNull reports whether raw is empty or the JSON null.
-func IsNull(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
 }
 
 // DecodeValue parses a JSON document keeping numbers exact (json.Number).
