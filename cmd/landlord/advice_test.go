@@ -20,11 +20,11 @@ func TestErrorsSpeakCLI(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"no token", []string{"list"}, exitError, []string{"the server needs an API token: pass --token or set LANDLORD_TOKEN", "(401 unauthorized)"}},
-		{"wrong token", []string{"list", "--token", "nope"}, exitError, []string{"the server does not accept the API token given (--token or LANDLORD_TOKEN)", "(401 unauthorized)"}},
+		{"no token", []string{"list"}, exitFailure, []string{"the server needs an API token: pass --token or set LANDLORD_TOKEN", "(401 unauthorized)"}},
+		{"wrong token", []string{"list", "--token", "nope"}, exitFailure, []string{"the server does not accept the API token given (--token or LANDLORD_TOKEN)", "(401 unauthorized)"}},
 		{"no such tenant", []string{"get", "nosuch", "--token", "cli-test-token"}, exitNotFound,
 			[]string{"landlord: tenant nosuch: no such tenant; see the tenants with: landlord list", "(404 tenant_not_found)"}},
-		{"a page token from elsewhere", []string{"list", "--page-token", "bogus", "--token", "cli-test-token"}, exitError,
+		{"a page token from elsewhere", []string{"list", "--page-token", "bogus", "--token", "cli-test-token"}, exitFailure,
 			[]string{"(400 invalid_parameter)", "\n  --page-token: was not returned by this listing"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ func TestCompute(t *testing.T) {
 		t.Errorf("compute -o json: %+v", cfg)
 	}
 	// A provider that is not enabled is a 422 wherever it is named (docs/api.md).
-	res = mustRunCLI(t, srv, exitError, "", "compute", "--provider", "nope")
+	res = mustRunCLI(t, srv, exitFailure, "", "compute", "--provider", "nope")
 	mustContain(t, "stderr", res.stderr, "(422 provider_not_found)", "\n  --provider: ")
 
 	res = mustRunCLI(t, srv, exitOK, "", "compute", "providers")

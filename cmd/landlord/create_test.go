@@ -68,7 +68,7 @@ func TestCreate(t *testing.T) {
 		if tn := mustTenantJSON(t, res.stdout); tn.ComputeProvider != "mock" {
 			t.Errorf("provider %s", tn.ComputeProvider)
 		}
-		res = mustRunCLI(t, srv, exitError, "", "create", "other-provider", "--config", "image: a", "--provider", "nope")
+		res = mustRunCLI(t, srv, exitFailure, "", "create", "other-provider", "--config", "image: a", "--provider", "nope")
 		mustContain(t, "stderr", res.stderr, "landlord: create tenant other-provider: ", "(422 provider_not_found)", "\n  /compute_config/compute_provider: ")
 	})
 	t.Run("dry run", func(t *testing.T) {
@@ -95,21 +95,21 @@ func TestCreate(t *testing.T) {
 		mustRunCLI(t, srv, exitNotFound, "", "get", "dry")
 	})
 	t.Run("invalid config", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "create", "bad", "--config", `{"image": 7, "bogus": true}`)
+		res := mustRunCLI(t, srv, exitFailure, "", "create", "bad", "--config", `{"image": 7, "bogus": true}`)
 		mustContain(t, "stderr", res.stderr,
 			"landlord: create tenant bad: compute_config is not valid for its provider (422 invalid_compute_config)\n",
 			"\n  /compute_config/bogus: ", "\n  /compute_config/image: must be a string")
 	})
 	t.Run("malformed YAML", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "create", "bad", "--config", "image: a\nenv:\n  A: 1\n B: 2\n")
+		res := mustRunCLI(t, srv, exitFailure, "", "create", "bad", "--config", "image: a\nenv:\n  A: 1\n B: 2\n")
 		mustContain(t, "stderr", res.stderr, "landlord: --config: line 4, column 2: YAML: did not find expected key")
 	})
 	t.Run("name taken", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "create", "json-tenant", "--config", "image: a")
+		res := mustRunCLI(t, srv, exitFailure, "", "create", "json-tenant", "--config", "image: a")
 		mustContain(t, "stderr", res.stderr, "(409 name_taken)", "\n  /name: is taken")
 	})
 	t.Run("bad name", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "create", "Not_A_Name", "--config", "image: a")
+		res := mustRunCLI(t, srv, exitFailure, "", "create", "Not_A_Name", "--config", "image: a")
 		mustContain(t, "stderr", res.stderr, "(400 invalid_name)", "\n  /name: ")
 	})
 	for name, args := range map[string][]string{
@@ -141,7 +141,7 @@ func TestCreateWait(t *testing.T) {
 		}
 	})
 	t.Run("failed", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "create", "broken", "--config", `{"image":"a","x-mock":{"fail":"terminal"}}`, "--wait", "--timeout", "30s")
+		res := mustRunCLI(t, srv, exitFailure, "", "create", "broken", "--config", `{"image":"a","x-mock":{"fail":"terminal"}}`, "--wait", "--timeout", "30s")
 		mustContain(t, "stderr", res.stderr, "broken: failed", "landlord: tenant broken failed: ", "injected terminal failure")
 	})
 	t.Run("timeout", func(t *testing.T) {

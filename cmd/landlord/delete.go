@@ -62,7 +62,7 @@ tenant whose provider is enabled. It needs an admin token.`,
 				"enable it again, and landlord destroys the workload; or remove the record now, destroying nothing: landlord delete %s --forget",
 				t.Name, t.ComputeProvider, t.Name)
 			if wf.wait {
-				return withExitCode(exitError, err)
+				return withExitCode(exitFailure, err)
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "note:", err)
 		}
@@ -100,7 +100,7 @@ func forgetTenant(cmd *cobra.Command, c *client.Client, name, output string) err
 		return exitFor(fmt.Errorf("tenant %s: %w", name, err))
 	}
 	if enabled := enabledProviders(ctx, c); enabled != nil && enabled(t.ComputeProvider) {
-		return withExitCode(exitError, fmt.Errorf("tenant %s: its provider %s is enabled on this server, so --forget would leave its workload running: "+
+		return withExitCode(exitFailure, fmt.Errorf("tenant %s: its provider %s is enabled on this server, so --forget would leave its workload running: "+
 			"delete it without --forget, and landlord destroys the workload: landlord delete %s", t.Name, t.ComputeProvider, t.Name))
 	}
 	w := cmd.ErrOrStderr()

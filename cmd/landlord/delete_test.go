@@ -33,7 +33,7 @@ func TestDelete(t *testing.T) {
 	mustContain(t, "stderr", res.stderr, "landlord: delete tenant nobody: no such tenant", "(404 tenant_not_found)")
 
 	mustRunCLI(t, srv, exitOK, "", "create", "stuck", "--config", `{"image":"a","x-mock":{"fail":"terminal","operations":["destroy"]}}`, "--wait", "--timeout", "30s")
-	res = mustRunCLI(t, srv, exitError, "", "delete", "stuck", "--wait", "--timeout", "30s")
+	res = mustRunCLI(t, srv, exitFailure, "", "delete", "stuck", "--wait", "--timeout", "30s")
 	mustContain(t, "stderr", res.stderr, "landlord: tenant stuck failed: ")
 
 	mustRunCLI(t, srv, exitOK, "", "create", "later", "--config", "image: a")

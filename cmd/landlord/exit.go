@@ -24,7 +24,7 @@ func exitFor(err error) error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return withExitCode(exitTimeout, err)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return withExitCode(exitError, fmt.Errorf("%w\n  is landlord serve running there? Point --addr or LANDLORD_ADDR at it", err))
+		return withExitCode(exitFailure, fmt.Errorf("%w\n  is landlord serve running there? Point --addr or LANDLORD_ADDR at it", err))
 	}
-	return withExitCode(exitError, err)
+	return withExitCode(exitFailure, err)
 }

@@ -34,12 +34,12 @@ func TestForgetStrandedTenant(t *testing.T) {
 	mustContain(t, "list", res.stdout, "acme  provisioning  docker (not enabled)", "live  requested     mock ")
 	mustContain(t, "list's note", res.stderr, "1 of these tenants use a provider this server has not enabled", "landlord delete NAME --forget")
 
-	res = mustRunCLI(t, srv, exitError, "", "set", "acme", "--config", "image: b")
+	res = mustRunCLI(t, srv, exitFailure, "", "set", "acme", "--config", "image: b")
 	mustContain(t, "set", res.stderr, "the tenant's provider docker is not enabled on this server", "landlord delete acme --forget")
 
 	res = mustRunCLI(t, srv, exitUsage, "", "delete", "acme", "--forget", "--wait")
 	mustContain(t, "stderr", res.stderr, "forget", "wait")
-	res = mustRunCLI(t, srv, exitError, "", "delete", "live", "--forget")
+	res = mustRunCLI(t, srv, exitFailure, "", "delete", "live", "--forget")
 	mustContain(t, "stderr", res.stderr, "its provider mock is enabled", "landlord delete live")
 	if strings.Contains(res.stderr, "may still run") {
 		t.Errorf("a tenant whose provider is enabled is not forgotten, and nothing is said to be left running:\n%s", res.stderr)
@@ -47,7 +47,7 @@ func TestForgetStrandedTenant(t *testing.T) {
 
 	// A plain deletion is recorded, but waits for the provider: --wait
 	// says so at once rather than wait for nothing.
-	res = mustRunCLI(t, srv, exitError, "", "delete", "acme", "--wait", "--timeout", "30s")
+	res = mustRunCLI(t, srv, exitFailure, "", "delete", "acme", "--wait", "--timeout", "30s")
 	mustContain(t, "delete --wait", res.stderr, "the deletion of tenant acme waits for its provider docker", "landlord delete acme --forget")
 	// The controller says the deletion waits.
 	deleting, err := srv.Store.Get(ctx, acme.ID, tenant.GetOptions{})

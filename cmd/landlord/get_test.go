@@ -30,7 +30,7 @@ func TestGet(t *testing.T) {
 
 func TestAddressAndToken(t *testing.T) {
 	srv := clienttest.NewServer(t, clienttest.Options{Tokens: map[string]string{"ci": "cli-test-token"}})
-	res := mustRunCLI(t, srv, exitError, "", "list")
+	res := mustRunCLI(t, srv, exitFailure, "", "list")
 	mustContain(t, "stderr", res.stderr, "(401 unauthorized)")
 	mustRunCLI(t, srv, exitOK, "", "list", "--token", "cli-test-token")
 
@@ -38,14 +38,14 @@ func TestAddressAndToken(t *testing.T) {
 	mustRunCLI(t, srv, exitOK, "", "list")
 	t.Setenv("LANDLORD_ADDR", srv.URL)
 	mustRunCLI(t, nil, exitOK, "", "list")
-	res = mustRunCLI(t, nil, exitError, "", "list", "--token", "wrong-token")
+	res = mustRunCLI(t, nil, exitFailure, "", "list", "--token", "wrong-token")
 	mustContain(t, "stderr", res.stderr, "(401 unauthorized)")
 	if strings.Contains(res.stderr, "wrong-token") {
 		t.Errorf("the token is printed: %s", res.stderr)
 	}
 
 	t.Setenv("LANDLORD_ADDR", "http://127.0.0.1:1")
-	res = mustRunCLI(t, nil, exitError, "", "get", "acme")
+	res = mustRunCLI(t, nil, exitFailure, "", "get", "acme")
 	mustContain(t, "stderr", res.stderr, "landlord: tenant acme: client: GET http://127.0.0.1:1/v1/tenants/acme: ", "is landlord serve running there?")
 	mustRunCLI(t, nil, exitUsage, "", "get", "acme", "--addr", "ftp://x")
 }

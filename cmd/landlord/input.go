@@ -349,7 +349,7 @@ func addDesiredFlags(cmd *cobra.Command, replaces bool) *desiredFlags {
 func (f *desiredFlags) read(cmd *cobra.Command, provider string) (config json.RawMessage, labels, annotations map[string]string, err error) {
 	if cmd.Flags().Changed("config") {
 		if config, err = readConfig(f.config, cmd.InOrStdin()); err != nil {
-			return nil, nil, nil, withExitCode(exitError, err)
+			return nil, nil, nil, withExitCode(exitFailure, err)
 		}
 	} else if provider != "" {
 		config = json.RawMessage("{}")

@@ -72,7 +72,7 @@ func TestList(t *testing.T) {
 		t.Errorf("yaml:\n%s", out)
 	}
 
-	res = mustRunCLI(t, srv, exitError, "", "list", "--status", "sleeping")
+	res = mustRunCLI(t, srv, exitFailure, "", "list", "--status", "sleeping")
 	mustContain(t, "stderr", res.stderr, "(400 invalid_parameter)", "\n  --status: ")
 	mustRunCLI(t, srv, exitUsage, "", "list", "--label", "tier")
 	mustRunCLI(t, srv, exitUsage, "", "list", "extra")

@@ -18,7 +18,7 @@ import (
 // README, and TestExitCodesDocumented holds both to this list.
 const (
 	exitOK       = 0
-	exitError    = 1 // an API or validation error
+	exitFailure  = 1 // any other error: refused, unanswered, failed
 	exitUsage    = 2
 	exitNotFound = 3
 	exitTimeout  = 4
@@ -37,7 +37,7 @@ const exitCodesHelp = `Exit codes:
   4  --wait or --watch ran out of --timeout: the change stands, and landlord
      carries on with it`
 
-// exitError carries an exit code for main.
+// exitCodeError is an error with the exit code main ends with.
 type exitCodeError struct {
 	code int
 	err  error
@@ -106,7 +106,7 @@ func exitCode(err error) int {
 	if errors.As(err, &coded) {
 		return coded.code
 	}
-	return exitError
+	return exitFailure
 }
 
 // execute runs root as main does. Cobra's errors about verbs, flags and

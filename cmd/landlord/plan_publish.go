@@ -43,7 +43,7 @@ file), or - to read standard input.`,
 		}
 		var err error
 		if req.Config, err = readConfig(config, cmd.InOrStdin()); err != nil {
-			return withExitCode(exitError, err)
+			return withExitCode(exitFailure, err)
 		}
 		c, err := cf.client(cmd)
 		if err != nil {

@@ -48,16 +48,16 @@ func TestPlanLife(t *testing.T) {
 	if p.Name != "premium" || p.Provider != "mock" || p.LatestVersion != 0 {
 		t.Errorf("created %+v", p)
 	}
-	res = mustRunCLI(t, srv, exitError, "", "plan", "create", "standard")
+	res = mustRunCLI(t, srv, exitFailure, "", "plan", "create", "standard")
 	mustContain(t, "stderr", res.stderr, "landlord: create plan standard: ", "(409 plan_exists)")
-	res = mustRunCLI(t, srv, exitError, "", "plan", "create", "other", "--provider", "nope")
+	res = mustRunCLI(t, srv, exitFailure, "", "plan", "create", "other", "--provider", "nope")
 	mustContain(t, "stderr", res.stderr, "provider nope is not enabled on this server", "\n  /provider: ")
 
 	t.Run("publish refused, with the pointer", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "plan", "publish", "standard", "--config", `{"image": 7, "bogus": true}`)
+		res := mustRunCLI(t, srv, exitFailure, "", "plan", "publish", "standard", "--config", `{"image": 7, "bogus": true}`)
 		mustContain(t, "stderr", res.stderr, "landlord: publish plan standard: the config is not valid for provider mock, the plan's (422 invalid_compute_config)",
 			"\n  /config/bogus: ", "\n  /config/image: must be a string")
-		res = mustRunCLI(t, srv, exitError, "", "plan", "publish", "standard", "--config", "image: a\n env: x\n")
+		res = mustRunCLI(t, srv, exitFailure, "", "plan", "publish", "standard", "--config", "image: a\n env: x\n")
 		mustContain(t, "stderr", res.stderr, "landlord: --config: line 2, column ")
 		res = mustRunCLI(t, srv, exitNotFound, "", "plan", "publish", "nosuch", "--config", "image: a")
 		mustContain(t, "stderr", res.stderr, "(404 plan_not_found)", "landlord plan list")
@@ -118,7 +118,7 @@ func TestPlanLife(t *testing.T) {
 	// A plan that a tenant follows is not deleted; the error says how to
 	// move the tenant, in the CLI's words.
 	mustRunCLI(t, srv, exitOK, "", "create", "acme", "--plan", "standard")
-	res = mustRunCLI(t, srv, exitError, "", "plan", "delete", "standard")
+	res = mustRunCLI(t, srv, exitFailure, "", "plan", "delete", "standard")
 	mustContain(t, "stderr", res.stderr, "(409 plan_in_use)", "acme", "landlord list --plan standard", "landlord set TENANT --plan ''")
 	if strings.Contains(res.stderr, "/v1/") || strings.Contains(res.stderr, "PATCH") {
 		t.Errorf("HTTP advice: %s", res.stderr)

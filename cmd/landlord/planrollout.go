@@ -40,7 +40,7 @@ func rolloutID(ctx context.Context, c *client.Client, arg string) (string, error
 		ids[i] = ro.ID
 	}
 	// The server keeps to one; this is only said in case it did not.
-	return "", withExitCode(exitError, errors.New("plan "+arg+" has more than one rollout under way ("+strings.Join(ids, ", ")+"): name one by its id"))
+	return "", withExitCode(exitFailure, errors.New("plan "+arg+" has more than one rollout under way ("+strings.Join(ids, ", ")+"): name one by its id"))
 }
 
 // rolloutNotFound is the words of a 404 rollout_not_found for plan, the

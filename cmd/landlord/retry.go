@@ -49,7 +49,7 @@ is not restarted). A deletion that failed is tried again by landlord delete.`,
 			return exitFor(fmt.Errorf("tenant %s: %w", name, err))
 		}
 		if cur.Status != client.StatusFailed && cur.RetryAt == nil {
-			return withExitCode(exitError, fmt.Errorf("tenant %s is %s, with no failed attempt to try again", name, cur.Status))
+			return withExitCode(exitFailure, fmt.Errorf("tenant %s is %s, with no failed attempt to try again", name, cur.Status))
 		}
 		t, err := c.Tenants().Retry(ctx, cur.ID, client.UpdateOptions{IfMatch: cur.Version})
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 func TestRetry(t *testing.T) {
 	srv := clienttest.NewServer(t, clienttest.Options{Controller: true})
 	config := `{"image":"a","x-mock":{"fail":"terminal","fail_times":1,"operations":["provision"]}}`
-	res := mustRunCLI(t, srv, exitError, "", "create", "acme", "--config", config, "--wait", "--timeout", "30s")
+	res := mustRunCLI(t, srv, exitFailure, "", "create", "acme", "--config", config, "--wait", "--timeout", "30s")
 	mustContain(t, "stderr", res.stderr, "landlord: tenant acme failed: ", "landlord retry acme")
 
 	// The same config again is no change.
@@ -27,14 +27,14 @@ func TestRetry(t *testing.T) {
 	mustContain(t, "progress", res.stderr, "acme: ready\n")
 
 	// A ready tenant has nothing to try again, and is left alone.
-	res = mustRunCLI(t, srv, exitError, "", "retry", "acme")
+	res = mustRunCLI(t, srv, exitFailure, "", "retry", "acme")
 	mustContain(t, "stderr", res.stderr, "landlord: tenant acme is ready, with no failed attempt to try again\n")
 	mustRunCLI(t, srv, exitNotFound, "", "retry", "nosuch")
 
 	// A deletion that failed is tried again by delete.
 	mustRunCLI(t, srv, exitOK, "", "create", "doomed", "--config", `{"image":"a","x-mock":{"fail":"terminal","operations":["destroy"]}}`, "--wait", "--timeout", "30s")
-	mustRunCLI(t, srv, exitError, "", "delete", "doomed", "--wait", "--timeout", "30s")
-	res = mustRunCLI(t, srv, exitError, "", "retry", "doomed")
+	mustRunCLI(t, srv, exitFailure, "", "delete", "doomed", "--wait", "--timeout", "30s")
+	res = mustRunCLI(t, srv, exitFailure, "", "retry", "doomed")
 	mustContain(t, "stderr", res.stderr, "landlord: retry tenant doomed: its deletion was asked for, and it cannot be changed; landlord delete doomed tries a deletion that failed again (409 tenant_deleting)")
 	mustRunCLI(t, srv, exitUsage, "", "retry")
 }

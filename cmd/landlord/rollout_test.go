@@ -70,15 +70,15 @@ func TestRolloutPlan(t *testing.T) {
 	}
 
 	// The server's refusals name the flags.
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "plan", "standard", "--to", "7", "--wave", "name=Canary,count=1")
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "plan", "standard", "--to", "7", "--wave", "name=Canary,count=1")
 	mustContain(t, "stderr", res.stderr, "(422 invalid_body)", "\n  --to: plan standard has no version 7; its versions are 1 to 2",
 		"\n  --wave \"name=Canary,count=1\" name: ")
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "plan", "nosuch")
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "plan", "nosuch")
 	mustContain(t, "stderr", res.stderr, "(422 invalid_body)", "\n  /plan: no plan has this name; the plans are standard")
 	// A version that a tenant's own config does not validate with is
 	// refused, naming the tenant.
 	mustRunCLI(t, srv, exitOK, "", "plan", "publish", "standard", "--config", "env: {TIER: standard}", "-o", "json")
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "plan", "standard", "--to", "3")
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "plan", "standard", "--to", "3")
 	mustContain(t, "stderr", res.stderr, "(422 plan_version_breaks_tenants)", "tenant t00 (")
 }
 
@@ -153,7 +153,7 @@ func TestRolloutHalts(t *testing.T) {
 	mustFleet(t, srv, 3, `{"image": "example.com/app:2", "x-mock": {"fail": "terminal"}}`)
 
 	ro := mustRollout(t, mustRunCLI(t, srv, exitOK, "", "rollout", "start", "standard", "--wave", "name=canary,selector=ring=canary", "-o", "json").stdout)
-	res := mustRunCLI(t, srv, exitError, "", "rollout", "status", ro.ID, "--watch")
+	res := mustRunCLI(t, srv, exitFailure, "", "rollout", "status", ro.ID, "--watch")
 	mustContain(t, "stderr", res.stderr, "\nfailed: t00\n",
 		"landlord: rollout "+ro.ID+" halted: 1 tenant failed, more than its failure budget (--max-failures 0); resume it with landlord rollout resume "+ro.ID)
 	mustContain(t, "stdout", res.stdout, "State:         halted at wave 1 of 2 (canary); 0 of 3 done, 1 failed\n", "\nFailed (1): t00\n")
@@ -161,7 +161,7 @@ func TestRolloutHalts(t *testing.T) {
 	res = mustRunCLI(t, srv, exitOK, "", "rollout", "status", ro.ID)
 	mustContain(t, "status", res.stdout, "halted", "\nFailed (1): t00\n")
 	mustRunCLI(t, srv, exitOK, "", "rollout", "abort", ro.ID, "--rollback")
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "status", ro.ID, "--watch", "--timeout", "1m")
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "status", ro.ID, "--watch", "--timeout", "1m")
 	mustContain(t, "stderr", res.stderr, "landlord: rollout "+ro.ID+" was aborted")
 	mustContain(t, "stdout", res.stdout, "State:         aborted, its changes rolled back")
 }
@@ -179,13 +179,13 @@ func TestRolloutActions(t *testing.T) {
 
 	res = mustRunCLI(t, srv, exitOK, "", "rollout", "pause", ro.ID)
 	mustContain(t, "pause", res.stdout, "State:         paused at wave 1 of 2 (canary)", "Message:       paused by ")
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "pause", ro.ID)
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "pause", ro.ID)
 	mustContain(t, "stderr", res.stderr, "landlord: pause rollout "+ro.ID+": ", "(409 rollout_state)")
 	if got := mustRollout(t, mustRunCLI(t, srv, exitOK, "", "rollout", "resume", ro.ID, "-o", "json").stdout); got.State != client.RolloutRunning {
 		t.Errorf("resumed: %s", got.State)
 	}
 
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "start", "standard", "-o", "json")
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "start", "standard", "-o", "json")
 	mustContain(t, "stderr", res.stderr, "(409 rollout_active)", "abort it (landlord rollout abort "+ro.ID+")")
 	res = mustRunCLI(t, srv, exitOK, "", "rollout", "list", "--active")
 	if lines := strings.Split(strings.TrimSpace(res.stdout), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], ro.ID+"  standard  * → 2     running  1/2 canary") {
@@ -194,9 +194,9 @@ func TestRolloutActions(t *testing.T) {
 
 	res = mustRunCLI(t, srv, exitOK, "", "rollout", "abort", ro.ID, "--rollback", "-o", "yaml")
 	mustContain(t, "abort", res.stdout, "rollback: true\n")
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "status", ro.ID, "--watch")
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "status", ro.ID, "--watch")
 	mustContain(t, "stderr", res.stderr, "landlord: rollout "+ro.ID+" was aborted, and 1 tenant rolled back")
-	res = mustRunCLI(t, srv, exitError, "", "rollout", "resume", ro.ID)
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "resume", ro.ID)
 	mustContain(t, "stderr", res.stderr, "(409 rollout_state)")
 	if res := mustRunCLI(t, srv, exitOK, "", "rollout", "list", "--active"); res.stdout != "" {
 		t.Errorf("list --active after the abort:\n%s", res.stdout)

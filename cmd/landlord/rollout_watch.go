@@ -65,9 +65,9 @@ func watchRollout(cmd *cobra.Command, c *client.Client, id string, timeout time.
 		case client.RolloutCompleted:
 			return ro, nil
 		case client.RolloutAborted:
-			return ro, withExitCode(exitError, fmt.Errorf("rollout %s was aborted%s", ro.ID, rolledBack(*ro)))
+			return ro, withExitCode(exitFailure, fmt.Errorf("rollout %s was aborted%s", ro.ID, rolledBack(*ro)))
 		case client.RolloutHalted:
-			return ro, withExitCode(exitError, fmt.Errorf("rollout %s halted: %s failed, more than its failure budget (--max-failures %d); resume it with landlord rollout resume %s, or abort it with landlord rollout abort %s --rollback",
+			return ro, withExitCode(exitFailure, fmt.Errorf("rollout %s halted: %s failed, more than its failure budget (--max-failures %d); resume it with landlord rollout resume %s, or abort it with landlord rollout abort %s --rollback",
 				ro.ID, plural(len(ro.Failed), "tenant"), ro.MaxFailures, ro.ID, ro.ID))
 		}
 	}

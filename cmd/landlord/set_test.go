@@ -38,7 +38,7 @@ func TestSet(t *testing.T) {
 		mustContain(t, "progress", res.stderr, "acme: ready")
 	})
 	t.Run("invalid", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "set", "acme", "--config", `{"image": ""}`)
+		res := mustRunCLI(t, srv, exitFailure, "", "set", "acme", "--config", `{"image": ""}`)
 		mustContain(t, "stderr", res.stderr, "landlord: set tenant acme: ", "(422 invalid_compute_config)", "\n  /compute_config/image: ")
 	})
 	t.Run("unknown tenant", func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestSet(t *testing.T) {
 		mustContain(t, "stderr", res.stderr, "landlord: tenant nobody: no such tenant", "(404 tenant_not_found)")
 	})
 	t.Run("fails to become ready", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "set", "acme", "--config", `{"image":"d","x-mock":{"fail":"terminal","operations":["update"]}}`, "--wait", "--timeout", "30s")
+		res := mustRunCLI(t, srv, exitFailure, "", "set", "acme", "--config", `{"image":"d","x-mock":{"fail":"terminal","operations":["update"]}}`, "--wait", "--timeout", "30s")
 		mustContain(t, "stderr", res.stderr, "landlord: tenant acme failed: ")
 	})
 	t.Run("usage", func(t *testing.T) {

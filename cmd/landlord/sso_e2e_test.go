@@ -38,12 +38,12 @@ func TestCLIServeSingleSignOn(t *testing.T) {
 	res := cli(exitOK, bob, "history", "sso")
 	mustContain(t, "history", res.stdout, "alice@example.com")
 
-	res = cli(exitError, bob, "set", "sso", "--config", "image: b")
+	res = cli(exitFailure, bob, "set", "sso", "--config", "image: b")
 	mustContain(t, "a reader's set", res.stderr, "identity provider token bob@example.com may only read", "needs an admin token")
 	expired := iss.Token(t, oidctest.Claims{Subject: "alice@example.com", Groups: []string{"platform"}, IssuedAt: time.Now().Add(-2 * time.Hour), Expiry: time.Now().Add(-time.Hour)})
-	res = cli(exitError, expired, "list")
+	res = cli(exitFailure, expired, "list")
 	mustContain(t, "an expired token", res.stderr, "expired at", "get a new token from your identity provider")
 	other := iss.Token(t, oidctest.Claims{Subject: "alice@example.com", Groups: []string{"platform"}, Audience: []string{"grafana"}})
-	res = cli(exitError, other, "list")
+	res = cli(exitFailure, other, "list")
 	mustContain(t, "another audience", res.stderr, `does not name "landlord"`)
 }

@@ -42,9 +42,9 @@ func TestCreateAndSetPlan(t *testing.T) {
 		res = mustRunCLI(t, srv, exitOK, "", "create", "dry", "--plan", "premium", "--dry-run")
 		mustContain(t, "dry run", res.stdout, "Effective config:\n", "TIER: premium")
 
-		res = mustRunCLI(t, srv, exitError, "", "create", "x", "--plan", "nosuch")
+		res = mustRunCLI(t, srv, exitFailure, "", "create", "x", "--plan", "nosuch")
 		mustContain(t, "stderr", res.stderr, "(422 invalid_plan)", "\n  --plan name: no plan has this name; the plans are premium, standard")
-		res = mustRunCLI(t, srv, exitError, "", "create", "x", "--plan", "standard@9")
+		res = mustRunCLI(t, srv, exitFailure, "", "create", "x", "--plan", "standard@9")
 		mustContain(t, "stderr", res.stderr, "(422 invalid_plan)", "\n  --plan version: is not a version of plan standard (1 to 2)")
 		res = mustRunCLI(t, srv, exitUsage, "", "create", "x", "--plan", "standard@x")
 		mustContain(t, "stderr", res.stderr, `landlord: --plan "standard@x": the version after @ must be a number from 1, such as standard@3`)
@@ -98,7 +98,7 @@ func TestCreateAndSetPlan(t *testing.T) {
 
 		// Leaving the plan needs a whole config: the overrides alone do not
 		// validate.
-		res = mustRunCLI(t, srv, exitError, "", "set", "acme", "--plan", "")
+		res = mustRunCLI(t, srv, exitFailure, "", "set", "acme", "--plan", "")
 		mustContain(t, "stderr", res.stderr, "(422 invalid_compute_config)", "/compute_config")
 		res = mustRunCLI(t, srv, exitOK, "", "set", "acme", "--plan", "", "--config", "image: own\nenv: {A: b}", "--label", "tier=gold")
 		tn := get("acme")
@@ -124,7 +124,7 @@ func TestCreateAndSetPlan(t *testing.T) {
 				mustRunCLI(t, srv, exitUsage, "", args...)
 			})
 		}
-		res = mustRunCLI(t, srv, exitError, "", "set", "acme", "--plan", "standard@9")
+		res = mustRunCLI(t, srv, exitFailure, "", "set", "acme", "--plan", "standard@9")
 		mustContain(t, "stderr", res.stderr, "\n  --plan version: ")
 	})
 

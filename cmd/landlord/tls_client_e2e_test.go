@@ -47,11 +47,11 @@ func TestCLIServeTLSEndToEnd(t *testing.T) {
 		mustContain(t, "list", res.stdout, "over-tls")
 	})
 	t.Run("advice", func(t *testing.T) {
-		res := cli(exitError, "list", "--addr", addr)
+		res := cli(exitFailure, "list", "--addr", addr)
 		mustContain(t, "without --ca-cert", res.stderr, "--ca-cert")
-		res = cli(exitError, "list", "--addr", addr, "--ca-cert", pki.CAFile)
+		res = cli(exitFailure, "list", "--addr", addr, "--ca-cert", pki.CAFile)
 		mustContain(t, "without --client-cert", res.stderr, "--client-cert", "--client-key")
-		res = cli(exitError, "list", "--addr", "http://"+strings.TrimPrefix(addr, "https://"))
+		res = cli(exitFailure, "list", "--addr", "http://"+strings.TrimPrefix(addr, "https://"))
 		mustContain(t, "over http", res.stderr, "use an https:// address")
 	})
 }

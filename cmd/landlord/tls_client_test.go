@@ -32,22 +32,22 @@ func TestCLITLS(t *testing.T) {
 		t.Setenv("LANDLORD_CACERT", pki.CAFile)
 		mustRunCLI(t, srv, exitOK, "", "list")
 		t.Setenv("LANDLORD_CA_CERT", clienttest.NewPKI(t, "127.0.0.1").CAFile)
-		res := mustRunCLI(t, srv, exitError, "", "list")
+		res := mustRunCLI(t, srv, exitFailure, "", "list")
 		mustContain(t, "stderr", res.stderr, "not signed by a CA in --ca-cert (or LANDLORD_CA_CERT)")
 	})
 	t.Run("unknown authority", func(t *testing.T) {
-		res := mustRunCLI(t, srv, exitError, "", "list")
+		res := mustRunCLI(t, srv, exitFailure, "", "list")
 		mustContain(t, "stderr", res.stderr, "not signed by a CA this system knows", "--ca-cert (or LANDLORD_CA_CERT)")
 	})
 	t.Run("another CA", func(t *testing.T) {
 		other := clienttest.NewPKI(t, "127.0.0.1")
-		res := mustRunCLI(t, srv, exitError, "", "list", "--ca-cert", other.CAFile)
+		res := mustRunCLI(t, srv, exitFailure, "", "list", "--ca-cert", other.CAFile)
 		mustContain(t, "stderr", res.stderr, "not signed by a CA in --ca-cert")
 	})
 	t.Run("plain http to the TLS port", func(t *testing.T) {
 		res := runCLI(t, nil, "", "list", "--addr", "http://"+strings.TrimPrefix(srv.URL, "https://"))
-		if res.code != exitError {
-			t.Fatalf("exit %d, want %d\n%s", res.code, exitError, res.stderr)
+		if res.code != exitFailure {
+			t.Fatalf("exit %d, want %d\n%s", res.code, exitFailure, res.stderr)
 		}
 		mustContain(t, "stderr", res.stderr, "use an https:// address in --addr")
 	})
@@ -65,8 +65,8 @@ func TestCLITLSHttpsToPlain(t *testing.T) {
 	clearTLSEnv(t)
 	srv := clienttest.NewServer(t, clienttest.Options{})
 	res := runCLI(t, nil, "", "list", "--addr", "https://"+strings.TrimPrefix(srv.URL, "http://"))
-	if res.code != exitError {
-		t.Fatalf("exit %d, want %d\n%s", res.code, exitError, res.stderr)
+	if res.code != exitFailure {
+		t.Fatalf("exit %d, want %d\n%s", res.code, exitFailure, res.stderr)
 	}
 	mustContain(t, "stderr", res.stderr, "use an http:// address")
 }
@@ -75,7 +75,7 @@ func TestCLITLSServerName(t *testing.T) {
 	clearTLSEnv(t)
 	pki := clienttest.NewPKI(t, "landlord.internal", "landlord")
 	srv := clienttest.NewServer(t, clienttest.Options{TLS: pki.ServerTLS(tls.NoClientCert)})
-	res := mustRunCLI(t, srv, exitError, "", "list", "--ca-cert", pki.CAFile)
+	res := mustRunCLI(t, srv, exitFailure, "", "list", "--ca-cert", pki.CAFile)
 	mustContain(t, "stderr", res.stderr, "certificate is for landlord.internal, landlord, not 127.0.0.1", "--tls-server-name")
 	mustRunCLI(t, srv, exitOK, "", "list", "--ca-cert", pki.CAFile, "--tls-server-name", "landlord.internal")
 	t.Setenv("LANDLORD_TLS_SERVER_NAME", "landlord")
@@ -87,13 +87,13 @@ func TestCLIMutualTLS(t *testing.T) {
 	pki := clienttest.NewPKI(t, "127.0.0.1")
 	srv := clienttest.NewServer(t, clienttest.Options{TLS: pki.ServerTLS(tls.RequireAndVerifyClientCert)})
 	mustRunCLI(t, srv, exitOK, "", "list", "--ca-cert", pki.CAFile, "--client-cert", pki.ClientCertFile, "--client-key", pki.ClientKeyFile)
-	res := mustRunCLI(t, srv, exitError, "", "list", "--ca-cert", pki.CAFile)
+	res := mustRunCLI(t, srv, exitFailure, "", "list", "--ca-cert", pki.CAFile)
 	// The server's alert, or, when TLS 1.3 lets the request go before
 	// it, the broken connection.
 	mustContain(t, "stderr", res.stderr, "client certificate", "--client-cert", "--client-key")
 	// A client certificate of another CA is refused.
 	other := clienttest.NewPKI(t, "127.0.0.1")
-	res = mustRunCLI(t, srv, exitError, "", "list", "--ca-cert", pki.CAFile, "--client-cert", other.ClientCertFile, "--client-key", other.ClientKeyFile)
+	res = mustRunCLI(t, srv, exitFailure, "", "list", "--ca-cert", pki.CAFile, "--client-cert", other.ClientCertFile, "--client-key", other.ClientKeyFile)
 	mustContain(t, "stderr", res.stderr, "client certificate", "--client-cert")
 	t.Setenv("LANDLORD_CLIENT_CERT", pki.ClientCertFile)
 	t.Setenv("LANDLORD_CLIENT_KEY", pki.ClientKeyFile)

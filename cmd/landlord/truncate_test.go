@@ -13,7 +13,7 @@ import (
 // to a file or a pipe they are whole.
 func TestTablesCutOnlyOnATerminal(t *testing.T) {
 	srv := clienttest.NewServer(t, clienttest.Options{Controller: true})
-	mustRunCLI(t, srv, exitError, "", "create", "broken", "--config", `{"image":"a","x-mock":{"fail":"terminal"}}`, "--wait", "--timeout", "30s")
+	mustRunCLI(t, srv, exitFailure, "", "create", "broken", "--config", `{"image":"a","x-mock":{"fail":"terminal"}}`, "--wait", "--timeout", "30s")
 	tn := mustTenantJSON(t, mustRunCLI(t, srv, exitOK, "", "get", "broken", "-o", "json").stdout)
 	var history client.EventList
 	mustDecode(t, mustRunCLI(t, srv, exitOK, "", "history", "broken", "-o", "json").stdout, &history)

@@ -32,8 +32,8 @@ func TestUsageErrors(t *testing.T) {
 		})
 	}
 	for _, msg := range []string{"unknown flag: --x", "requires a tenant", "accepts nothing", "invalid argument"} {
-		if code := exitCode(errors.New(msg)); code != exitError {
-			t.Errorf("exitCode(%q) = %d, want %d: only typed errors are usage errors", msg, code, exitError)
+		if code := exitCode(errors.New(msg)); code != exitFailure {
+			t.Errorf("exitCode(%q) = %d, want %d: only typed errors are usage errors", msg, code, exitFailure)
 		}
 	}
 }
