@@ -9,6 +9,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/client/clienttest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // TestPlansAndRollout drives a plan's life and a rollout through the
@@ -91,14 +92,12 @@ func TestPlansAndRollout(t *testing.T) {
 	if _, err := rollouts.Start(ctx, req, client.StartOptions{}); !client.IsConflict(err) {
 		t.Errorf("a second rollout of the plan: %v, want a 409", err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ro.State != client.RolloutCompleted; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("rollout still %s: %+v", ro.State, ro)
-		}
+	poll.Until(t, "the rollout completes", 30*time.Second, func() (bool, string) {
 		if ro, err = rollouts.Get(ctx, ro.ID); err != nil {
 			t.Fatal(err)
 		}
-	}
+		return ro.State == client.RolloutCompleted, fmt.Sprintf("%+v", ro)
+	})
 	if ro.Counts[client.MemberDone] != 4 {
 		t.Errorf("completed with counts %v", ro.Counts)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 )
@@ -215,18 +216,18 @@ func (r serveRun) run(t *testing.T) (string, bool) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	for {
+	stopped := false
+	poll.Until(t, "landlord serve starts or stops", serveWithin, func() (bool, string) {
 		select {
 		case <-exited:
-			return out.String(), false
-		case <-time.After(20 * time.Millisecond):
+			stopped = true
+			return true, ""
+		default:
 		}
-		if strings.Contains(out.String(), `"msg":"landlord started"`) {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("landlord serve neither started nor stopped within %s:\n%s", serveWithin, out)
-		}
+		return strings.Contains(out.String(), `"msg":"landlord started"`), "\n" + out.String()
+	})
+	if stopped {
+		return out.String(), false
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	if err := <-exited; err != nil {

@@ -18,6 +18,7 @@ import (
 
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -104,25 +105,21 @@ func demoPage(t *testing.T, addr, name string) string {
 		if e.ContainerPort != 8080 {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		for {
+		var page string
+		poll.Until(t, "GET http://"+e.Address+"/ answers 200", 20*time.Second, func() (bool, string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+e.Address+"/", nil)
 			res, err := http.DefaultClient.Do(req)
-			if err == nil {
-				body, rerr := io.ReadAll(res.Body)
-				res.Body.Close()
-				if rerr == nil && res.StatusCode == http.StatusOK {
-					return string(body)
-				}
-				err = fmt.Errorf("%s: %v", res.Status, rerr)
+			if err != nil {
+				return false, err.Error()
 			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("GET http://%s/: %v", e.Address, err)
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			page = string(body)
+			return err == nil && res.StatusCode == http.StatusOK, fmt.Sprintf("%s: %v", res.Status, err)
+		})
+		return page
 	}
 	t.Fatalf("tenant %s has no endpoint for port 8080: %+v", name, tn.Endpoints)
 	return ""

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/jaxxstorm/landlord/internal/servetest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
 // TestEndToEnd builds the binary, starts `landlord serve` on a temp dir and
@@ -122,16 +124,12 @@ func TestEndToEnd(t *testing.T) {
 
 func waitHealthy(t *testing.T, base string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	poll.Until(t, "landlord serve answers", 30*time.Second, func() (bool, string) {
 		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			return
+		if err != nil {
+			return false, err.Error()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("landlord serve never answered: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		res.Body.Close()
+		return true, ""
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -146,13 +147,8 @@ func TestSecretsAtRestEndToEnd(t *testing.T) {
 		t.Errorf("a read of the tenant by a server without its key: %v; want a 503 secret_unreadable that leaves the key to the log", err)
 	}
 	// The process's output reaches the log through a pipe: wait for it.
-	says := func(log string) bool {
-		return strings.Contains(log, `not configured: \"k2\"`) && strings.Contains(log, "add it to encryption.keys")
-	}
-	for deadline := time.Now().Add(10 * time.Second); !says(p.Log()) && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if log := p.Log(); !says(log) {
-		t.Errorf("the log does not name the missing key and encryption.keys:\n%s", log)
-	}
+	poll.Until(t, "the log names the missing key and encryption.keys", 10*time.Second, func() (bool, string) {
+		log := p.Log()
+		return strings.Contains(log, `not configured: \"k2\"`) && strings.Contains(log, "add it to encryption.keys"), "\n" + log
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	llclient "github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
@@ -226,16 +227,11 @@ func holdersOf(ctx context.Context, t *testing.T, s *postgres.Store) []string {
 func waitHolders(ctx context.Context, t *testing.T, s *postgres.Store, what string, want func([]string) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for {
+	poll.Until(t, what, left(ctx), func() (bool, string) {
 		h := holdersOf(ctx, t, s)
-		if want(h) {
-			return time.Since(start)
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("never %s: holders %v", what, h)
-		}
-		sleep(ctx, 20*time.Millisecond)
-	}
+		return want(h), fmt.Sprintf("holders %v", h)
+	})
+	return time.Since(start)
 }
 
 // balancedAmong says each of the holders has its share of the partitions
@@ -269,12 +265,10 @@ func count(h []string, holder string) int {
 // waitReady waits until p's /readyz answers 200.
 func waitReady(ctx context.Context, t *testing.T, p *servetest.Process) {
 	t.Helper()
-	for readyz(t, p.Addr()) != http.StatusOK {
-		if ctx.Err() != nil {
-			t.Fatalf("/readyz of %s never answered 200:\n%s", p.Addr(), p.Log())
-		}
-		sleep(ctx, 20*time.Millisecond)
-	}
+	poll.Until(t, "/readyz of "+p.Addr()+" answers 200", left(ctx), func() (bool, string) {
+		code := readyz(t, p.Addr())
+		return code == http.StatusOK, fmt.Sprintf("%d; log:\n%s", code, p.Log())
+	})
 }
 
 // waitReadyCount waits until at least n tenants are ready and returns how

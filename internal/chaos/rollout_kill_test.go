@@ -8,6 +8,7 @@ import (
 	"time"
 
 	llclient "github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 )
@@ -143,15 +144,11 @@ func killMidRollout(t *testing.T, database string) {
 // ctx ends first.
 func awaitRollout(ctx context.Context, t *testing.T, c *llclient.Client, id string, cond func(*llclient.Rollout) bool) *llclient.Rollout {
 	t.Helper()
-	for {
-		r, err := c.Rollouts().Get(ctx, id)
-		if err == nil && cond(r) {
-			return r
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for rollout %s: %+v, %v", id, r, err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	var r *llclient.Rollout
+	poll.Until(t, "rollout "+id+" as wanted", left(ctx), func() (bool, string) {
+		var err error
+		r, err = c.Rollouts().Get(ctx, id)
+		return err == nil && cond(r), fmt.Sprintf("%+v, %v", r, err)
+	})
+	return r
 }

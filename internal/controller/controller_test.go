@@ -223,8 +223,10 @@ func TestDriftIsRepaired(t *testing.T) {
 
 func TestPausedTenantIsNotTouched(t *testing.T) {
 	e := newEnv(t, openSQLite(t), ``)
+	var seen results
 	opts := fast()
 	opts.Resync = 50 * time.Millisecond
+	opts.Observer = &seen
 	e.run(t, opts)
 	pausedAtBirth := e.create(t, "paused", appConfig, map[string]string{wire.PausedAnnotation: "true"})
 	tn := e.create(t, "acme", appConfig, nil)
@@ -237,7 +239,13 @@ func TestPausedTenantIsNotTouched(t *testing.T) {
 	}
 	waitEvent(t, e, tn.ID, tenant.EventPaused)
 	e.mock.Remove(tn.ID)
-	time.Sleep(300 * time.Millisecond) // several resyncs
+	// Each resync queues both paused tenants: wait for three resyncs'
+	// worth of reconciles after the removal.
+	base := seen.total()
+	poll.Until(t, "several resyncs after the removal", 30*time.Second, func() (bool, string) {
+		n := seen.total() - base
+		return n >= 6, fmt.Sprintf("%d reconciles", n)
+	})
 	if len(e.events(t, tn.ID, tenant.EventDrift)) != 0 || e.mock.Calls(tn.ID, mock.OpProvision) != 1 {
 		t.Fatal("a paused tenant was repaired")
 	}

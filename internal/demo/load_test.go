@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
@@ -16,6 +17,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // Against the real Engine: Load makes the image; again with the same binary
@@ -134,34 +136,34 @@ func runContainer(t *testing.T, cli *client.Client, image string, args ...string
 // until it answers.
 func getPublished(t *testing.T, cli *client.Client, id string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var last error
-	for ctx.Err() == nil {
+	var body string
+	poll.Until(t, "the container answers on its published port 8080", 20*time.Second, func() (bool, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
 		inspect, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		last := "port 8080 is not published"
 		for p, bindings := range inspect.Container.NetworkSettings.Ports {
 			if p.Num() != 8080 || len(bindings) == 0 {
 				continue
 			}
 			res, err := http.Get("http://" + bindings[0].HostIP.String() + ":" + bindings[0].HostPort + "/")
 			if err != nil {
-				last = err
-				break
+				return false, err.Error()
 			}
 			b, err := io.ReadAll(res.Body)
 			res.Body.Close()
 			if err == nil && res.StatusCode == http.StatusOK {
-				return string(b)
+				body = string(b)
+				return true, ""
 			}
-			last = err
+			last = fmt.Sprintf("%s, %v", res.Status, err)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("the container never answered: %v", last)
-	return ""
+		return false, last
+	})
+	return body
 }
 
 func loopback() netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, 1}) }

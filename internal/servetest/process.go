@@ -12,6 +12,7 @@ import (
 
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // Timeouts of a Process.
@@ -126,12 +127,11 @@ func (p *Process) Start() {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	p.cmd, p.exited = cmd, exited
-	deadline := time.Now().Add(StartTimeout)
-	for {
+	poll.Until(p.tb, "servetest: landlord serve answers on "+p.addr, StartTimeout, func() (bool, string) {
 		res, err := http.Get("http://" + p.addr + "/healthz")
 		if err == nil {
 			res.Body.Close()
-			return
+			return true, ""
 		}
 		select {
 		case werr := <-exited:
@@ -139,11 +139,8 @@ func (p *Process) Start() {
 			p.tb.Fatalf("servetest: landlord serve exited before it answered: %v\n%s", werr, p.log.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			p.tb.Fatalf("servetest: landlord serve never answered on %s: %v", p.addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false, err.Error()
+	})
 }
 
 // Kill stops the process with SIGKILL, as a crash would, and waits for it

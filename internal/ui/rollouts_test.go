@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/rollout"
 )
 
@@ -100,19 +101,19 @@ func (s *site) driveRollouts(t *testing.T) {
 // waitRollout waits for a rollout to reach state.
 func (s *site) waitRollout(t *testing.T, id, state string) client.Rollout {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ro := s.rollout(t, id)
-		if ro.State == state {
-			return ro
-		}
-		if time.Now().After(deadline) {
+	var ro client.Rollout
+	defer func() {
+		if ro.State != state { // the wait failed: show what the rollout is stuck on
 			_, members := s.call(t, "GET", "/v1/rollouts/"+id+"/members", "")
 			_, tenants := s.call(t, "GET", "/v1/tenants", "")
-			t.Fatalf("the rollout is %s (%s), never %s\nmembers %s\ntenants %s", ro.State, ro.Message, state, members, tenants)
+			t.Logf("members %s\ntenants %s", members, tenants)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}()
+	poll.Until(t, "the rollout is "+state, 30*time.Second, func() (bool, string) {
+		ro = s.rollout(t, id)
+		return ro.State == state, fmt.Sprintf("%s (%s)", ro.State, ro.Message)
+	})
+	return ro
 }
 
 // waitTenant waits for a tenant to meet done.

@@ -36,36 +36,40 @@ func TestCrashWhileProvisioning(t *testing.T) {
 	// Kill once a few tenants are provisioning and containers are being
 	// created, while some are not done yet.
 	managed := client.Filters{}.Add("label", testPrefix+".managed-by=landlord")
-	killed := make(chan int, 1)
-	go func() {
-		for ctx.Err() == nil {
-			list, err := tenants.List(ctx, llclient.ListOptions{NamePrefix: "crash-", PageSize: 100})
-			cs, cerr := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: managed})
-			if err == nil && cerr == nil {
-				provisioning := 0
-				for _, tn := range list.Tenants {
-					if tn.Status == llclient.StatusProvisioning {
-						provisioning++
-					}
-				}
-				if provisioning >= 3 && len(cs.Items) > 0 {
-					killed <- provisioning
-					return
+	created := make(chan struct{})
+	go func() { wg.Wait(); close(created) }()
+	var busy int
+	waitServe(ctx, t, "3 tenants provisioning and a managed container created", func() (bool, string) {
+		select {
+		case <-created:
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("create tenant %d: %v", i, err)
 				}
 			}
-			time.Sleep(10 * time.Millisecond)
+		default:
 		}
-		killed <- -1
-	}()
-	wg.Wait()
+		list, err := tenants.List(ctx, llclient.ListOptions{NamePrefix: "crash-", PageSize: 100})
+		if err != nil {
+			return false, err.Error()
+		}
+		cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: managed})
+		if err != nil {
+			return false, err.Error()
+		}
+		busy = 0
+		for _, tn := range list.Tenants {
+			if tn.Status == llclient.StatusProvisioning {
+				busy++
+			}
+		}
+		return busy >= 3 && len(cs.Items) > 0, fmt.Sprintf("%d tenants provisioning, %d managed containers", busy, len(cs.Items))
+	})
+	<-created
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("create tenant %d: %v", i, err)
 		}
-	}
-	busy := <-killed
-	if busy < 0 {
-		t.Fatalf("no tenant started provisioning: %v", ctx.Err())
 	}
 	l.Kill()
 	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: managed})

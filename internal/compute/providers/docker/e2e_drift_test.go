@@ -167,20 +167,3 @@ func attached(t *testing.T, cli *client.Client, containerID, networkID string) b
 	}
 	return false
 }
-
-// waitServe polls cond until it holds or ctx (the test's bound) ends, and
-// then says why it last did not hold.
-func waitServe(ctx context.Context, t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s: %s", what, why)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -57,20 +58,19 @@ func TestEndToEndThroughServe(t *testing.T) {
 	if _, err := cli.ContainerRemove(ctx, second[0], client.ContainerRemoveOptions{Force: true}); err != nil {
 		t.Fatalf("docker rm -f: %v", err)
 	}
-	repaired := false
-	for !repaired {
-		if ctx.Err() != nil {
-			t.Fatalf("the controller never repaired the removed container: %v", ctx.Err())
-		}
-		time.Sleep(200 * time.Millisecond)
+	waitServe(ctx, t, "the controller to repair the removed container", func() (bool, string) {
 		ids := tenantContainers(t, cli, id)
 		if len(ids) != 1 || slices.Contains(second, ids[0]) {
-			continue
+			return false, fmt.Sprintf("containers %v", ids)
 		}
 		tn, err := tenants.Get(ctx, id, llclient.GetOptions{})
-		if err != nil || tn.Status != llclient.StatusReady {
-			continue
+		if err != nil {
+			return false, err.Error()
 		}
+		if tn.Status != llclient.StatusReady {
+			return false, "tenant " + tn.Status
+		}
+		repaired, last := false, "no endpoint for port 8080"
 		for _, e := range tn.Endpoints {
 			if e.ContainerPort != 8080 {
 				continue
@@ -79,8 +79,10 @@ func TestEndToEndThroughServe(t *testing.T) {
 			env, err := getEnv(pctx, e.Address)
 			pcancel()
 			repaired = err == nil && env["GREETING"] == "second"
+			last = fmt.Sprintf("GET http://%s/env: env %v, error %v", e.Address, env, err)
 		}
-	}
+		return repaired, last
+	})
 
 	// Delete: no container or network with the tenant's label remains.
 	if _, err := tenants.Delete(ctx, id, llclient.DeleteOptions{}); err != nil {

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -10,22 +11,19 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // waitHealth polls GetStatus until the tenant's health is want.
 func waitHealth(t *testing.T, p *Provider, id string, want compute.HealthStatus) *compute.ComputeStatus {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		st, err := p.GetStatus(context.Background(), id)
-		if err == nil && st.Health == want {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("health of %s never became %s: status %+v, error %v", id, want, st, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var st *compute.ComputeStatus
+	poll.Until(t, fmt.Sprintf("health of %s becomes %s", id, want), 20*time.Second, func() (bool, string) {
+		var err error
+		st, err = p.GetStatus(context.Background(), id)
+		return err == nil && st.Health == want, fmt.Sprintf("status %+v, error %v", st, err)
+	})
+	return st
 }
 
 // HTTP and TCP probes run from landlord's host against the published port:

@@ -13,6 +13,7 @@ import (
 
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -84,19 +85,21 @@ func waitEnv(t *testing.T, addr, want string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var last string
-	for {
+	poll.Until(t, fmt.Sprintf("GET http://%s/env shows GREETING=%s", addr, want), 20*time.Second, func() (bool, string) {
 		env, err := getEnv(ctx, addr)
-		if err == nil && env["GREETING"] == want {
-			return
-		}
-		last = fmt.Sprintf("env %v, error %v", env, err)
-		select {
-		case <-ctx.Done():
-			t.Fatalf("GET http://%s/env never showed GREETING=%s; last: %s", addr, want, last)
-		case <-time.After(100 * time.Millisecond):
-		}
+		return err == nil && env["GREETING"] == want, fmt.Sprintf("env %v, error %v", env, err)
+	})
+}
+
+// waitServe waits until cond holds, for as long as ctx (the test's bound)
+// allows.
+func waitServe(ctx context.Context, t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		t.Fatalf("waiting for %s: the test's context has no deadline", what)
 	}
+	poll.Until(t, what, time.Until(deadline), cond)
 }
 
 // httpEndpoint is the published address of the tenant's port 8080.

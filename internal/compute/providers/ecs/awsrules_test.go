@@ -23,6 +23,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/violation"
 )
 
@@ -182,16 +183,11 @@ func TestRecreateAfterPurgeTakesANewToken(t *testing.T) {
 		Cluster: aws.String(e.srv.ClusterARN("landlord")), Service: aws.String("landlord-purged"), Force: aws.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	poll.Until(t, "the deleted service is forgotten (described as MISSING)", 10*time.Second, func() (bool, string) {
 		out, err := client.DescribeServices(context.Background(), &awsecs.DescribeServicesInput{
 			Cluster: aws.String(e.srv.ClusterARN("landlord")), Services: []string{"landlord-purged"}})
-		if err == nil && len(out.Services) == 0 {
-			break // forgotten: described as MISSING
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the deleted service is never forgotten: %+v, %v", out, err)
-		}
-	}
+		return err == nil && len(out.Services) == 0, fmt.Sprintf("%+v, %v", out, err)
+	})
 	spec.ResourceIDs = res.ResourceIDs
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)

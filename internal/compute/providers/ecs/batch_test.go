@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // callRecorder is a batcher's call: it records the keys of each call
@@ -85,13 +87,10 @@ func pendingKeys[T any](b *batcher[T]) int {
 // waitPending waits until n keys wait to be sent.
 func waitPending[T any](t *testing.T, b *batcher[T], n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for pendingKeys(b) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d keys pending, want %d", pendingKeys(b), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("%d keys pending", n), 30*time.Second, func() (bool, string) {
+		pending := pendingKeys(b)
+		return pending == n, fmt.Sprintf("%d keys pending", pending)
+	})
 }
 
 type answer struct {

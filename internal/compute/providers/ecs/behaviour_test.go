@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // env is a provider on a fake ECS, with a Manager to resolve configs.
@@ -65,14 +66,12 @@ func (e *env) next(t *testing.T, spec *compute.TenantComputeSpec, config string)
 func (e *env) waitState(t *testing.T, tenantID string, state compute.ComputeState) *compute.ComputeStatus {
 	t.Helper()
 	var last *compute.ComputeStatus
-	var err error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if last, err = e.p.GetStatus(context.Background(), tenantID); err == nil && last.State == state {
-			return last
-		}
-	}
-	t.Fatalf("tenant %s never reached %s: last %+v, %v", tenantID, state, last, err)
-	return nil
+	poll.Until(t, fmt.Sprintf("tenant %s reaches %s", tenantID, state), 20*time.Second, func() (bool, string) {
+		var err error
+		last, err = e.p.GetStatus(context.Background(), tenantID)
+		return err == nil && last.State == state, fmt.Sprintf("%+v, %v", last, err)
+	})
+	return last
 }
 
 func TestTaskDefinitionAsGiven(t *testing.T) {

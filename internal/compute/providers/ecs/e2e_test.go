@@ -18,6 +18,7 @@ import (
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -162,7 +163,7 @@ func crashWhileProvisioning(ctx context.Context, t *testing.T, srv *ecsfake.Serv
 		t.FailNow()
 	}
 	var provisioning, services int
-	for {
+	poll.Until(t, "3 tenants provisioning and a service created", 30*time.Second, func() (bool, string) {
 		list, err := tenants.List(ctx, llclient.ListOptions{NamePrefix: "e2e-crash-", PageSize: 100})
 		if err != nil {
 			t.Fatalf("list: %v", err)
@@ -178,14 +179,11 @@ func crashWhileProvisioning(ctx context.Context, t *testing.T, srv *ecsfake.Serv
 				services++
 			}
 		}
-		if provisioning >= 3 && services > 0 {
-			break
-		}
 		if provisioning == 0 {
 			t.Fatalf("every tenant settled before landlord serve could be killed mid-provision")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return provisioning >= 3 && services > 0, fmt.Sprintf("%d tenants provisioning, %d services", provisioning, services)
+	})
 	l.Kill()
 	t.Logf("killed landlord serve with %d of %d tenants provisioning and %d of their services created", provisioning, n, services)
 	l.Start()

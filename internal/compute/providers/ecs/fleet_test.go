@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // A service of more tasks than a ListTasks page (100) runs when all its
@@ -81,13 +82,10 @@ func (g *gate) Do(req *http.Request) (*http.Response, error) {
 // waitSeen waits until the gate has seen n requests.
 func (g *gate) waitSeen(t *testing.T, n int32) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for g.seen.Load() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d %s requests, want %d", g.seen.Load(), g.op, n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("%d %s requests", n, g.op), 30*time.Second, func() (bool, string) {
+		seen := g.seen.Load()
+		return seen >= n, fmt.Sprintf("%d requests", seen)
+	})
 }
 
 // Concurrent status reads of tenants in one cluster share DescribeServices

@@ -22,6 +22,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // newNamespace creates a namespace, as the admin, for the test's life.
@@ -72,17 +73,13 @@ func (tn *tenantOf) spec(t *testing.T, generation int64, config string, ids map[
 // waitState polls GetStatus until ok holds.
 func (tn *tenantOf) waitState(t *testing.T, ok func(*compute.ComputeStatus) bool) *compute.ComputeStatus {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, err := tn.p.GetStatus(context.Background(), tn.id)
-		if err == nil && ok(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tenant %s: last status %+v, %v", tn.name, st, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var st *compute.ComputeStatus
+	poll.Until(t, "tenant "+tn.name+" in the state wanted", 30*time.Second, func() (bool, string) {
+		var err error
+		st, err = tn.p.GetStatus(context.Background(), tn.id)
+		return err == nil && ok(st), fmt.Sprintf("status %+v, %v", st, err)
+	})
+	return st
 }
 
 func running(st *compute.ComputeStatus) bool { return st.State == compute.StateRunning }

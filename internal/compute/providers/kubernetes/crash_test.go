@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	llclient "github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -41,20 +42,20 @@ func TestCrashWhileProvisioning(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	for {
+	poll.Until(t, "some tenants' Deployments applied", time.Minute, func() (bool, string) {
 		deps, err := c.Client.AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=landlord"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(deps.Items) > 0 && len(deps.Items) < n {
-			t.Logf("killing landlord serve with %d of %d tenants' Deployments applied", len(deps.Items), n)
-			break
-		}
 		if len(deps.Items) == n {
 			t.Fatal("every tenant was applied before landlord serve could be killed")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		if len(deps.Items) > 0 {
+			t.Logf("killing landlord serve with %d of %d tenants' Deployments applied", len(deps.Items), n)
+			return true, ""
+		}
+		return false, "no Deployment applied"
+	})
 	l.Kill()
 	l.Start()
 	for _, r := range release {

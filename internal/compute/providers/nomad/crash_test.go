@@ -12,6 +12,7 @@ import (
 
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -40,17 +41,17 @@ func TestCrashWhileProvisioning(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	for {
+	poll.Until(t, "some tenants' jobs registered", time.Minute, func() (bool, string) {
 		jobs := landlordJobs(t, a)
-		if len(jobs) > 0 && len(jobs) < n {
-			t.Logf("killing landlord serve with %d of %d tenants' jobs registered", len(jobs), n)
-			break
-		}
 		if len(jobs) == n {
 			t.Fatal("every tenant's job was registered before landlord serve could be killed")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		if len(jobs) > 0 {
+			t.Logf("killing landlord serve with %d of %d tenants' jobs registered", len(jobs), n)
+			return true, ""
+		}
+		return false, "no job registered"
+	})
 	l.Kill()
 	proxy.slowRegisters(0)
 	l.Start()

@@ -3,6 +3,7 @@ package nomad_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	llclient "github.com/jaxxstorm/landlord/client"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -123,16 +125,13 @@ func TestEndToEndThroughServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	stoppedAt := time.Now()
-	for {
+	poll.Until(t, "the stopped job is registered again", time.Minute, func() (bool, string) {
 		j, _, err := a.Client.Jobs().Info("landlord-e2e-app", nil)
-		if err == nil && (j.Stop == nil || !*j.Stop) {
-			break
+		if err != nil {
+			return false, err.Error()
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("the stopped job was never registered again")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return j.Stop == nil || !*j.Stop, "the job is stopped"
+	})
 	t.Logf("the stopped job was registered again %v after nomad job stop", time.Since(stoppedAt).Round(time.Millisecond))
 	tn = waitTenant(ctx, t, tenants, app.ID, func(tn llclient.Tenant) (bool, error) {
 		if tn.Status != llclient.StatusReady || len(tn.Endpoints) == 0 {
@@ -276,15 +275,9 @@ func byHand(ctx context.Context, t *testing.T, a *nomadtest.Agent, job *api.Job)
 		}
 		_, _, _ = a.Client.Jobs().Deregister(id, true, nil)
 	}()
-	for {
+	poll.Until(t, "the job registered by hand deploys", 2*time.Minute, func() (bool, string) {
 		dep, _, err := a.Client.Jobs().LatestDeployment(id, nil)
-		if err == nil && dep != nil && dep.Status == api.DeploymentStatusSuccessful {
-			t.Logf("by hand: the same job registered → deployment successful in %v", time.Since(begin).Round(time.Millisecond))
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the job registered by hand never deployed: %v %v", dep, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && dep != nil && dep.Status == api.DeploymentStatusSuccessful, fmt.Sprintf("%+v %v", dep, err)
+	})
+	t.Logf("by hand: the same job registered → deployment successful in %v", time.Since(begin).Round(time.Millisecond))
 }

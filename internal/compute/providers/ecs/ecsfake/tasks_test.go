@@ -3,6 +3,7 @@ package ecsfake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 const pullError = "CannotPullContainerError: pull image manifest has been retried 5 time(s): not found"
@@ -236,11 +239,7 @@ func TestRealClockAdvancesWithWallTime(t *testing.T) {
 	s, c := newFake(t, Options{Now: time.Now, StepTime: time.Millisecond})
 	mustRegister(t, c, "app", "nginx", fargate)
 	mustCreate(t, c, serviceInput("svc", "app", 1))
-	deadline := time.Now().Add(5 * time.Second)
-	for mustDescribe(t, c, "svc").RunningCount != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("task never reached RUNNING: %+v", s.Tasks("landlord", "svc"))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	poll.Until(t, "the task reaches RUNNING", 5*time.Second, func() (bool, string) {
+		return mustDescribe(t, c, "svc").RunningCount == 1, fmt.Sprintf("%+v", s.Tasks("landlord", "svc"))
+	})
 }

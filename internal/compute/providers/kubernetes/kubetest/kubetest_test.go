@@ -2,6 +2,7 @@ package kubetest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
@@ -63,22 +66,18 @@ func TestNodeStartsPods(t *testing.T) {
 			return s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff"
 		},
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for name, ok := range want {
-		for {
+	poll.Until(t, "every pod in the state wanted", 30*time.Second, func() (bool, string) {
+		for name, ok := range want {
 			pod, err := c.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(pod.Status.ContainerStatuses) == 1 && ok(pod.Status.ContainerStatuses[0]) {
-				break
+			if len(pod.Status.ContainerStatuses) != 1 || !ok(pod.Status.ContainerStatuses[0]) {
+				return false, fmt.Sprintf("pod %s: status %+v", name, pod.Status)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("pod %s: status %+v", name, pod.Status)
-			}
-			time.Sleep(20 * time.Millisecond)
 		}
-	}
+		return true, ""
+	})
 	if err := c.Client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
