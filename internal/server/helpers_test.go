@@ -5,16 +5,13 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
-	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -51,29 +48,7 @@ func startServe(t *testing.T, cfg config.Config) (string, *providertest.LogBuffe
 	t.Helper()
 	cfg.Listen = servetest.FreeAddr(t)
 	cfg.Database.Path = filepath.Join(t.TempDir(), "landlord.db")
-	logs := &providertest.LogBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	var serveErr error
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		serveErr = serve(ctx, cfg, logs)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-stopped
-		if serveErr != nil && !t.Failed() {
-			t.Errorf("serve: %v\n%s", serveErr, logs)
-		}
-	})
-	poll.Until(t, "serve starts", 30*time.Second, func() (bool, string) {
-		select {
-		case <-stopped:
-			t.Fatalf("serve did not start: %v\n%s", serveErr, logs)
-		default:
-		}
-		return strings.Contains(logs.String(), `"msg":"landlord started"`), logs.String()
-	})
+	logs := servetest.InProcess(t, func(ctx context.Context, logs io.Writer) error { return serve(ctx, cfg, logs) })
 	return "http://" + cfg.Listen, logs
 }
 
@@ -81,17 +56,5 @@ func startServe(t *testing.T, cfg config.Config) (string, *providertest.LogBuffe
 // stops it, and returns what it logged.
 func serveUntilStarted(t *testing.T, cfg config.Config) string {
 	t.Helper()
-	logs := &providertest.LogBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, logs) }()
-	poll.Until(t, "serve starts", 30*time.Second, func() (bool, string) {
-		return strings.Contains(logs.String(), `"msg":"landlord started"`), logs.String()
-	})
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("serve: %v\n%s", err, logs)
-	}
-	return logs.String()
+	return servetest.UntilStarted(t, func(ctx context.Context, logs io.Writer) error { return serve(ctx, cfg, logs) })
 }
