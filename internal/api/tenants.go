@@ -21,6 +21,9 @@ const (
 	contentMergePatch = "application/merge-patch+json"
 )
 
+// createTenant creates a tenant, or, with dry_run, answers what it would
+// be, with its effective config and the layers it is made of (see
+// service.CreateTenant).
 func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	dryRun, err := boolParam(r, "dry_run")
 	if err != nil {
@@ -35,10 +38,7 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	// key for a retry.
 	defer s.releaseIdempotent(r, held)
 	in := service.NewTenant{Name: req.Name, ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
-		MaintenanceWindow: domainWindow(req.MaintenanceWindow)}
-	if req.Plan != nil {
-		in.Plan = planChoice(req.Plan)
-	}
+		MaintenanceWindow: domainWindow(req.MaintenanceWindow), Plan: planChoice(req.Plan)}
 	if dryRun {
 		c, err := s.svc.CreateTenant(r.Context(), in, actor(r), true, nil)
 		if err != nil {
