@@ -21,14 +21,32 @@ const first = time.Millisecond
 // and what cond last said) when it has not within timeout.
 func Until(t testing.TB, what string, timeout time.Duration, cond func() (ok bool, last string)) {
 	t.Helper()
+	if ok, last := ask(timeout, cond); !ok {
+		t.Fatalf("%s: not within %s; last: %s", what, timeout, last)
+	}
+}
+
+// Eventually is Until for a check after which the test carries on (as
+// testify's assert.Eventually is to require.Eventually): when cond has not
+// held within timeout, it marks t failed with the same message and returns
+// false.
+func Eventually(t testing.TB, what string, timeout time.Duration, cond func() (ok bool, last string)) bool {
+	t.Helper()
+	ok, last := ask(timeout, cond)
+	if !ok {
+		t.Errorf("%s: not within %s; last: %s", what, timeout, last)
+	}
+	return ok
+}
+
+// ask asks cond until it holds or timeout has passed, and returns whether
+// it held and what it last said.
+func ask(timeout time.Duration, cond func() (bool, string)) (bool, string) {
 	deadline := time.Now().Add(timeout)
 	for wait := first; ; wait = next(wait) {
 		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s; last: %s", what, timeout, last)
+		if ok || time.Now().After(deadline) {
+			return ok, last
 		}
 		time.Sleep(wait)
 	}

@@ -20,14 +20,18 @@ func TestUntilReturnsOnceTheConditionHolds(t *testing.T) {
 	}
 }
 
-// recorder is a testing.TB that records a fatal failure instead of ending
-// the goroutine's test.
+// recorder is a testing.TB that records a failure instead of failing the
+// goroutine's test; its Fatalf panics with it, to stop as Fatalf does.
 type recorder struct {
 	testing.TB
 	msg string
 }
 
 func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
+}
 
 func (r *recorder) Fatalf(format string, args ...any) {
 	r.msg = fmt.Sprintf(format, args...)
@@ -46,5 +50,28 @@ func TestUntilFailsWithWhatItLastSaw(t *testing.T) {
 	}()
 	if !strings.Contains(r.msg, "a condition that never holds: not within 30ms; last: still 0") {
 		t.Errorf("failure %q", r.msg)
+	}
+}
+
+func TestEventuallyReportsWhatItLastSawAndCarriesOn(t *testing.T) {
+	r := &recorder{TB: t}
+	if poll.Eventually(r, "a condition that never holds", 30*time.Millisecond, func() (bool, string) { return false, "still 0" }) {
+		t.Error("Eventually = true for a condition that never holds")
+	}
+	if !strings.Contains(r.msg, "a condition that never holds: not within 30ms; last: still 0") {
+		t.Errorf("failure %q", r.msg)
+	}
+}
+
+func TestEventuallyReturnsTrueOnceTheConditionHolds(t *testing.T) {
+	n := 0
+	if !poll.Eventually(t, "the third call", time.Minute, func() (bool, string) {
+		n++
+		return n == 3, fmt.Sprint(n)
+	}) {
+		t.Error("Eventually = false for a condition that holds")
+	}
+	if n != 3 {
+		t.Errorf("cond asked %d times, want 3", n)
 	}
 }

@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // Tamper is one change an operator makes to a tenant's running workload
@@ -102,9 +104,9 @@ func (s *suite) testTamper(t *testing.T) {
 			tamper.Do(t, tn.id)
 			done := time.Since(start)
 			if heard != nil {
-				if !heard.within(tn.id, start, notifyWithin) {
-					t.Errorf("the provider's change watch did not report the tenant within %s of the change", notifyWithin)
-				} else {
+				if poll.Eventually(t, "the provider's change watch reports the tenant after the change", notifyWithin, func() (bool, string) {
+					return !heard.first(tn.id, start).IsZero(), "no notification"
+				}) {
 					t.Logf("notified %s after the change", heard.first(tn.id, start).Sub(start).Round(time.Millisecond))
 				}
 			}
@@ -157,46 +159,38 @@ func (s *suite) repair(t *testing.T, spec *compute.TenantComputeSpec) {
 // must have endpoints that answer.
 func (s *suite) waitDrift(t *testing.T, d compute.DriftDetector, spec *compute.TenantComputeSpec, path string) []compute.Drift {
 	t.Helper()
-	deadline := time.Now().Add(s.h.readyTimeout())
-	var last *compute.Inspection
-	var lastErr error
-	for {
+	var found []compute.Drift
+	poll.Until(t, "Inspect reports drift at "+path, s.h.readyTimeout(), func() (bool, string) {
 		in, err := d.Inspect(context.Background(), spec)
-		last, lastErr = in, err
 		switch {
 		case errors.Is(err, compute.ErrTenantNotFound):
 			if path == "workload" {
-				return []compute.Drift{{Path: "workload", Kind: compute.DriftState, Expected: "running"}}
+				found = []compute.Drift{{Path: "workload", Kind: compute.DriftState, Expected: "running"}}
+				return true, ""
 			}
+			return false, "error " + err.Error()
 		case err != nil:
 			t.Fatalf("Inspect after the change: %v", err)
-		default:
-			s.noSecret(t, "Inspect after the change", in)
-			if hasDrift(in.Drift, path) {
-				return in.Drift
-			}
-			if len(in.Drift) == 0 && in.Status.State == compute.StateRunning {
-				s.answers(t, in.Status)
-			}
 		}
-		if time.Now().After(deadline) {
-			break
+		s.noSecret(t, "Inspect after the change", in)
+		if hasDrift(in.Drift, path) {
+			found = in.Drift
+			return true, ""
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if lastErr != nil {
-		t.Fatalf("Inspect never reported drift at %s within %s: last error %v", path, s.h.readyTimeout(), lastErr)
-	}
-	t.Fatalf("Inspect never reported drift at %s within %s: last drift %v, status %s", path, s.h.readyTimeout(), last.Drift, describe(last.Status))
-	return nil
+		if len(in.Drift) == 0 && in.Status.State == compute.StateRunning {
+			s.answers(t, in.Status)
+		}
+		return false, fmt.Sprintf("drift %v, status %s", in.Drift, describe(in.Status))
+	})
+	return found
 }
 
 // waitNoDrift polls Inspect until it reports no drift and a running
 // workload.
 func (s *suite) waitNoDrift(t *testing.T, d compute.DriftDetector, spec *compute.TenantComputeSpec, when string) *compute.Inspection {
 	t.Helper()
-	deadline := time.Now().Add(s.h.readyTimeout())
-	for {
+	var clean *compute.Inspection
+	poll.Until(t, "Inspect "+when+" reports no drift", s.h.readyTimeout(), func() (bool, string) {
 		in, err := d.Inspect(context.Background(), spec)
 		if err != nil {
 			t.Fatalf("Inspect %s: %v", when, err)
@@ -204,14 +198,13 @@ func (s *suite) waitNoDrift(t *testing.T, d compute.DriftDetector, spec *compute
 		if in == nil || in.Status == nil {
 			t.Fatalf("Inspect %s returned no status", when)
 		}
-		if len(in.Drift) == 0 && in.Status.State == compute.StateRunning {
-			return in
+		if len(in.Drift) != 0 || in.Status.State != compute.StateRunning {
+			return false, fmt.Sprintf("drift %v (status %s)", in.Drift, describe(in.Status))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Inspect %s still reports drift after %s: %v (status %s)", when, s.h.readyTimeout(), in.Drift, describe(in.Status))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		clean = in
+		return true, ""
+	})
+	return clean
 }
 
 // answers fails t when a TCP endpoint of a status that claims all is well
@@ -245,7 +238,6 @@ func hasDrift(drift []compute.Drift, path string) bool {
 type heard struct {
 	mu   sync.Mutex
 	seen map[string][]time.Time
-	cond chan struct{} // closed and replaced on every notification
 }
 
 // listen runs the provider's change watch for the rest of the test, or
@@ -256,7 +248,7 @@ func (s *suite) listen(t *testing.T) *heard {
 		t.Logf("provider %s is not a ChangeNotifier: drift is found at the controller's resync only", s.p.Name())
 		return nil
 	}
-	h := &heard{seen: map[string][]time.Time{}, cond: make(chan struct{})}
+	h := &heard{seen: map[string][]time.Time{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -273,8 +265,6 @@ func (h *heard) note(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seen[id] = append(h.seen[id], time.Now())
-	close(h.cond)
-	h.cond = make(chan struct{})
 }
 
 // first returns the time of the first notification about id at or after
@@ -288,23 +278,4 @@ func (h *heard) first(id string, since time.Time) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// within waits until a notification about id at or after since has come,
-// for at most d after now.
-func (h *heard) within(id string, since time.Time, d time.Duration) bool {
-	timeout := time.After(d)
-	for {
-		h.mu.Lock()
-		cond := h.cond
-		h.mu.Unlock()
-		if !h.first(id, since).IsZero() {
-			return true
-		}
-		select {
-		case <-cond:
-		case <-timeout:
-			return false
-		}
-	}
 }

@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // checkEndpoints checks the endpoints of a running workload: each address
@@ -29,18 +31,13 @@ func (s *suite) checkEndpoints(t *testing.T, st *compute.ComputeStatus) {
 		if !s.h.DialEndpoints || (e.Protocol != "" && e.Protocol != workload.ProtocolTCP) {
 			continue
 		}
-		deadline := time.Now().Add(s.h.readyTimeout())
-		for {
+		poll.Eventually(t, fmt.Sprintf("endpoint %s %d/tcp at %s answers", e.Container, e.ContainerPort, e.Address), s.h.readyTimeout(), func() (bool, string) {
 			c, err := net.DialTimeout("tcp", e.Address, 2*time.Second)
-			if err == nil {
-				_ = c.Close()
-				break
+			if err != nil {
+				return false, "nothing answers: " + err.Error()
 			}
-			if time.Now().After(deadline) {
-				t.Errorf("endpoint %s %d/tcp at %s: nothing answers: %v", e.Container, e.ContainerPort, e.Address, err)
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			_ = c.Close()
+			return true, ""
+		})
 	}
 }

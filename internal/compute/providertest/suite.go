@@ -11,10 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/internal/poll"
 )
 
 // Run drives h.Provider through every contract of compute.Provider, each as a
@@ -185,25 +185,19 @@ func (s *suite) update(t *testing.T, spec *compute.TenantComputeSpec) *compute.U
 // waitRunning polls GetStatus until every container of spec runs its image.
 func (s *suite) waitRunning(t *testing.T, spec *compute.TenantComputeSpec) *compute.ComputeStatus {
 	t.Helper()
-	deadline := time.Now().Add(s.h.readyTimeout())
-	var last *compute.ComputeStatus
-	var lastErr error
-	for {
+	var running *compute.ComputeStatus
+	poll.Until(t, fmt.Sprintf("tenant %s runs its spec", spec.TenantID), s.h.readyTimeout(), func() (bool, string) {
 		st, err := s.p.GetStatus(context.Background(), spec.TenantID)
-		last, lastErr = st, err
-		if err == nil && runs(st, spec) {
-			return st
+		if err != nil {
+			return false, "GetStatus error: " + err.Error()
 		}
-		if time.Now().After(deadline) {
-			break
+		if !runs(st, spec) {
+			return false, "status " + describe(st)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if lastErr != nil {
-		t.Fatalf("tenant %s never ran its spec: last GetStatus error: %v", spec.TenantID, lastErr)
-	}
-	t.Fatalf("tenant %s never ran its spec within %s: last status %s", spec.TenantID, s.h.readyTimeout(), describe(last))
-	return nil
+		running = st
+		return true, ""
+	})
+	return running
 }
 
 // runs reports whether st shows every container of spec running its image.
