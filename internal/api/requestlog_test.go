@@ -86,3 +86,35 @@ func TestHealthProbesLogAtDebug(t *testing.T) {
 		t.Errorf("request lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestRefusedCreateLogsItsTenantID: a create refused once its tenant is
+// made (a name taken, a database that cannot take it) logs the id it drew,
+// as every log line about a tenant carries its id.
+func TestRefusedCreateLogsItsTenantID(t *testing.T) {
+	ts := newServer(t)
+	body := `{"name":"acme","compute_config":{"image":"a:1"}}`
+	for _, want := range []int{http.StatusCreated, http.StatusConflict} {
+		if res := ts.do(t, "POST", "/v1/tenants", "application/json", body); res.status != want {
+			t.Fatalf("create: %d %s, want %d", res.status, res.body, want)
+		}
+	}
+	var ids []string
+	sc := bufio.NewScanner(strings.NewReader(ts.logs.String()))
+	for sc.Scan() {
+		var l struct {
+			Msg      string `json:"msg"`
+			Method   string `json:"method"`
+			Status   int    `json:"status"`
+			TenantID string `json:"tenant_id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "request" && l.Method == "POST" {
+			if l.TenantID == "" {
+				t.Errorf("the request line of a create answered %d names no tenant: %s", l.Status, sc.Bytes())
+			}
+			ids = append(ids, l.TenantID)
+		}
+	}
+	if len(ids) != 2 {
+		t.Fatalf("%d request lines for the creates, want 2:\n%s", len(ids), ts.logs)
+	}
+}

@@ -38,7 +38,8 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	// key for a retry.
 	defer s.releaseIdempotent(r, held)
 	in := service.NewTenant{Name: req.Name, ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
-		MaintenanceWindow: domainWindow(req.MaintenanceWindow), Plan: planChoice(req.Plan)}
+		MaintenanceWindow: domainWindow(req.MaintenanceWindow), Plan: planChoice(req.Plan),
+		Seen: func(t *tenant.Tenant) { noteTenant(r, t.ID) }}
 	if dryRun {
 		c, err := s.svc.CreateTenant(r.Context(), in, actor(r), true, nil)
 		if err != nil {
@@ -61,7 +62,6 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				return nil, err
 			}
-			noteTenant(r, c.Tenant.ID)
 			return c.Tenant, nil
 		},
 		s.createdResponse)

@@ -47,11 +47,15 @@ type Error struct {
 	Err error
 }
 
+// Error is the detail and, for the log, the cause it words.
 func (e *Error) Error() string {
-	if e.Err != nil && e.Detail == "" {
+	switch {
+	case e.Err == nil:
+		return e.Detail
+	case e.Detail == "":
 		return e.Err.Error()
 	}
-	return e.Detail
+	return e.Detail + ": " + e.Err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }

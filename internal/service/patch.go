@@ -51,7 +51,7 @@ func Replace(r Replacement) func(cur *tenant.Tenant) (Desired, error) {
 func Patch(members map[string]json.RawMessage) func(cur *tenant.Tenant) (Desired, error) {
 	return func(cur *tenant.Tenant) (Desired, error) {
 		next := Desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
-			Plan: cur.Plan, MaintenanceWindow: cur.MaintenanceWindow}
+			Plan: clonePlanRef(cur.Plan), MaintenanceWindow: cur.MaintenanceWindow}
 		var err error
 		if raw, ok := members["compute_config"]; ok {
 			if next.ComputeConfig, err = mergeJSON(cur.ComputeConfig, raw); err != nil {

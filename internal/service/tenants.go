@@ -23,6 +23,10 @@ type NewTenant struct {
 	// Plan, if set, is the plan to follow (see ChoosePlan); Version 0 is
 	// its current one.
 	Plan *tenant.PlanRef
+	// Seen, if set, is told of the tenant about to be stored, its id
+	// drawn (for the log line of the request, which names it whether the
+	// write succeeds or not).
+	Seen func(*tenant.Tenant)
 }
 
 // Created is a tenant a create stored, or, for a dry run, would store.
@@ -88,6 +92,9 @@ func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, 
 			return nil, err
 		}
 		return out, nil
+	}
+	if in.Seen != nil {
+		in.Seen(t)
 	}
 	if keep != nil {
 		out.Tenant, err = s.idem.CreateIdempotent(ctx, t, actor, keep.Reservation, keep.Respond)
