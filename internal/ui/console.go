@@ -29,9 +29,8 @@ type Options struct {
 	SessionKey []byte
 	// Sessions records the sessions of signed-in users, in the database
 	// every replica shares, so that signing out ends a session on all of
-	// them, and a copy of its cookie with it. Without it (nil) signing
-	// out only clears the cookie in its browser, as before sessions were
-	// recorded, and New logs a warning saying so.
+	// them, and a copy of its cookie with it. Required: without it a
+	// copied cookie would stay valid after its user signed out.
 	Sessions identity.SessionStore
 	// Changes, if set, announces the ids of tenants that changed
 	// (tenant.ChangeFeed), for the pages' live updates; "" means some were
@@ -72,7 +71,7 @@ func New(opts Options) (*Console, error) {
 		return nil, errors.New("ui: a console needs the API's handler")
 	}
 	if opts.Sessions == nil {
-		opts.Logger.Warn("console: sessions are not recorded (ui.Options.Sessions): signing out clears the cookie in its browser only, and a copy of it stays valid until it expires")
+		return nil, errors.New("ui: a console needs a session store (Options.Sessions), so that signing out ends a session everywhere")
 	}
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = 12 * time.Hour

@@ -151,9 +151,6 @@ func (c *Console) session(r *http.Request) (*session, error) {
 
 // recorded returns sess when its record is there, nil when it is not.
 func (c *Console) recorded(ctx context.Context, sess *session) (*session, error) {
-	if c.opts.Sessions == nil {
-		return sess, nil // not recorded (Options.Sessions)
-	}
 	rec, err := c.opts.Sessions.Session(ctx, sess.ID)
 	switch {
 	case errors.Is(err, identity.ErrNoSession):
@@ -183,7 +180,7 @@ func (c *Console) signedInSession(token string, me *client.Identity) *session {
 
 // record records a session with a token, so that its cookie is honoured.
 func (c *Console) record(ctx context.Context, sess *session) error {
-	if sess.ID == "" || c.opts.Sessions == nil {
+	if sess.ID == "" {
 		return nil
 	}
 	now := c.opts.Now()

@@ -85,7 +85,7 @@ func (c *Console) signin(w http.ResponseWriter, r *http.Request) {
 		c.sessionsDown(w, r, err)
 		return
 	}
-	if sess.ID != "" && c.opts.Sessions != nil {
+	if sess.ID != "" {
 		// Signed in again over a session: that one ends.
 		if err := c.opts.Sessions.EndSession(r.Context(), sess.ID); err != nil {
 			c.log.WarnContext(r.Context(), "console: ending the session signed in over", slog.String("user", sess.Name), slog.Any("error", err))
@@ -137,9 +137,9 @@ func signinRefusal(token string, err error) (int, string) {
 func (c *Console) signout(x *call) error {
 	to := Prefix + "signin"
 	switch {
-	case x.sess.ID == "" || c.opts.Sessions == nil:
-		// A session of a server without tokens, or a console that
-		// records none: nothing to end but the cookie.
+	case x.sess.ID == "":
+		// A session of a server without tokens: nothing to end but the
+		// cookie.
 	case x.r.PostFormValue("scope") == "everywhere":
 		n, err := c.opts.Sessions.EndSessionsOf(x.r.Context(), x.sess.Name)
 		if err != nil {
