@@ -39,6 +39,9 @@ type FleetPlan struct {
 	InPlace bool
 	// Now is when the plan was made.
 	Now time.Time
+	// stored is Stored's answer, sorted once for the response and the
+	// write.
+	stored []fleet.Member
 }
 
 // Move is what a rollout would do to one tenant's effective config.
@@ -61,13 +64,15 @@ func (mv Move) Action(inPlace bool) string {
 }
 
 // Stored are the members as a rollout stores them: in wave, then tenant
-// id, order.
+// id, order. The slice is shared: callers must not change it.
 func (fp *FleetPlan) Stored() []fleet.Member {
-	out := slices.Clone(fp.Members)
-	slices.SortFunc(out, func(a, b fleet.Member) int {
-		return cmp.Or(cmp.Compare(a.Wave, b.Wave), strings.Compare(a.TenantID, b.TenantID))
-	})
-	return out
+	if fp.stored == nil {
+		fp.stored = slices.Clone(fp.Members)
+		slices.SortFunc(fp.stored, func(a, b fleet.Member) int {
+			return cmp.Or(cmp.Compare(a.Wave, b.Wave), strings.Compare(a.TenantID, b.TenantID))
+		})
+	}
+	return fp.stored
 }
 
 // BreaksTenantsError refuses a rollout whose target version does not
