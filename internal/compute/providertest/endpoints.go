@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/workload"
@@ -32,7 +31,7 @@ func (s *suite) checkEndpoints(t *testing.T, st *compute.ComputeStatus) {
 			continue
 		}
 		poll.Eventually(t, fmt.Sprintf("endpoint %s %d/tcp at %s answers", e.Container, e.ContainerPort, e.Address), s.h.readyTimeout(), func() (bool, string) {
-			c, err := net.DialTimeout("tcp", e.Address, 2*time.Second)
+			c, err := s.h.dial(e.Address)
 			if err != nil {
 				return false, "nothing answers: " + err.Error()
 			}

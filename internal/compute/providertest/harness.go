@@ -1,7 +1,9 @@
 package providertest
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"testing"
 	"time"
 
@@ -76,6 +78,11 @@ type Harness struct {
 	// or a URL with a scheme.
 	DialEndpoints bool
 
+	// Dial, if set, is how the suite connects to an endpoint's host:port
+	// (for a platform whose names only its own resolver knows, such as a
+	// Kubernetes Service's cluster DNS name); default a plain TCP dial.
+	Dial func(ctx context.Context, address string) (net.Conn, error)
+
 	// ReadyTimeout bounds how long a workload may take to run after
 	// Provision or Update returns; default 2 minutes.
 	ReadyTimeout time.Duration
@@ -91,6 +98,17 @@ type InvalidConfig struct {
 	Config json.RawMessage
 	// Pointer is the JSON pointer a violation must carry ("/ports/0/container_port").
 	Pointer string
+}
+
+// dial connects to address within two seconds, through Dial when set.
+func (h *Harness) dial(address string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if h.Dial != nil {
+		return h.Dial(ctx, address)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", address)
 }
 
 func (h *Harness) readyTimeout() time.Duration {

@@ -20,10 +20,12 @@ import (
 // conformanceConfig is variant v of the suite's tenant config: every
 // object landlord writes (a namespace of the tenant's own, a quota, a
 // network policy, a Secret, once the suite adds a secret, a Service, an
-// Ingress, the Deployment).
+// Ingress, the Deployment). Its images are the demo image on the real
+// node (conformanceImages); its CPU request is small enough for the
+// suite's tenants to fit on a two-core node at once.
 func conformanceConfig(v int) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"image": "registry.example/app:1.%d", "ports": [{"container_port": 8080}], "env": {"GREETING": "v%d"},
-		"resources": {"cpu_millicores": 250, "memory_mib": 128}, "resource_quota": {"pods": "10"}, "ingress": {"host": "{name}.apps.example.com"}}`, v, v))
+		"resources": {"cpu_millicores": 20, "memory_mib": 128}, "resource_quota": {"pods": "10"}, "ingress": {"host": "{name}.apps.example.com"}}`, v, v))
 }
 
 var invalidConfigs = []providertest.InvalidConfig{
@@ -43,8 +45,11 @@ func conformanceNamespace(tenantID string) string {
 	return "landlord-conf-" + tenantID[len(tenantID)-8:]
 }
 
+// TestConformance runs the suite on the real node: the tenants' Pods run,
+// their endpoints (the Service's cluster DNS name, through kube-proxy)
+// answer, and the tampers change what runs.
 func TestConformance(t *testing.T) {
-	c, kubeconfig := start(t)
+	c, kubeconfig := startNode(t)
 	logs := &providertest.LogBuffer{}
 	block := fmt.Sprintf(`{"kubeconfig": %q}`, kubeconfig)
 	providertest.Run(t, providertest.Harness{
@@ -62,7 +67,9 @@ func TestConformance(t *testing.T) {
 		CountResources: func(t *testing.T, tenantID string) int { return countObjects(t, c, tenantID) },
 		Restart:        func(t *testing.T) compute.Provider { return newProvider(t, block, logs) },
 		Logs:           logs.Bytes,
-		ReadyTimeout:   30 * time.Second,
+		DialEndpoints:  true,
+		Dial:           c.Dial,
+		ReadyTimeout:   time.Minute,
 		Parallel:       20,
 	})
 }
@@ -102,9 +109,11 @@ func tampers(c *kubetest.Cluster) []providertest.Tamper {
 		{Name: "scale", Path: "deployment/replicas", Do: func(t *testing.T, id string) {
 			patch(t, id, types.MergePatchType, `{"spec":{"replicas":5}}`, "kubectl-scale", "scale")
 		}},
-		// kubectl set image deployment/NAME app=registry.example/app:1.0-hacked
+		// kubectl set image deployment/NAME app=127.0.0.1:1/app:1.0-hacked (a
+		// registry on the machine, where nothing answers: the node's pull
+		// fails there, never off the machine)
 		{Name: "image", Path: "containers/app/image", Do: func(t *testing.T, id string) {
-			patch(t, id, types.StrategicMergePatchType, `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.example/app:1.0-hacked"}]}}}}`, "kubectl-set")
+			patch(t, id, types.StrategicMergePatchType, `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"127.0.0.1:1/app:1.0-hacked"}]}}}}`, "kubectl-set")
 		}},
 		// kubectl set env deployment/NAME GREETING=hacked
 		{Name: "env", Path: "containers/app/env/GREETING", Do: func(t *testing.T, id string) {

@@ -6,9 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
+
+	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/internal/demo"
+	"github.com/moby/moby/client"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -38,6 +44,51 @@ func start(t testing.TB) (*kubetest.Cluster, string) {
 	t.Helper()
 	c := kubetest.Start(t)
 	return c, c.ServiceAccount(t, rbacManifest(t))
+}
+
+// demoImage is the demo image's reference on the real node.
+const demoImage = "landlord.test/demo:node"
+
+// conformanceImages are the conformance suite's images (its config's
+// variants), on the real node: the demo image under other names.
+var conformanceImages = []string{"registry.example/app:1.0", "registry.example/app:1.1", "registry.example/app:1.2", "registry.example/app:1.3"}
+
+// startNode returns the cluster with a real node, with the demo image on
+// the node as demoImage and the conformance suite's images, and a
+// kubeconfig of landlord's service account in it.
+func startNode(t testing.TB) (*kubetest.Cluster, string) {
+	t.Helper()
+	c := kubetest.StartNode(t)
+	demoOnce.Do(func() { demoErr = loadDemo(t, c) })
+	if demoErr != nil {
+		t.Fatalf("the demo image on the node: %v", demoErr)
+	}
+	return c, c.ServiceAccount(t, rbacManifest(t))
+}
+
+var (
+	demoOnce sync.Once
+	demoErr  error
+)
+
+// loadDemo builds the demo image on the Docker Engine from a static
+// landlord, as `landlord demo image` does, and copies it to the node; the
+// Engine keeps no copy.
+func loadDemo(t testing.TB, c *kubetest.Cluster) error {
+	bin := filepath.Join(t.TempDir(), "landlord")
+	build := exec.Command("go", "build", "-o", bin, "github.com/jaxxstorm/landlord/cmd/landlord")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("CGO_ENABLED=0 go build: %w\n%s", err, out)
+	}
+	cli := dockertest.Engine(t)
+	ctx := context.Background()
+	ref := "landlord-test/kubernetes-demo:" + dockertest.RunID()
+	if _, err := demo.Load(ctx, cli, demo.Options{Binary: bin, Ref: ref}); err != nil {
+		return err
+	}
+	defer func() { _, _ = cli.ImageRemove(ctx, ref, client.ImageRemoveOptions{Force: true, PruneChildren: true}) }()
+	return c.Kubelet.LoadImage(ctx, ref, append([]string{demoImage}, conformanceImages...)...)
 }
 
 func newProvider(t testing.TB, block string, logs *providertest.LogBuffer) *kubernetes.Provider {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"slices"
 	"strconv"
@@ -92,6 +93,11 @@ func (p *Provider) statusOf(ctx context.Context, v view, kubeContext, tenantID s
 	current := currentPods(dep, pods)
 	st.Containers = containerStatuses(dep, current)
 	st.State, st.Message = rollout(dep, current)
+	if st.State == compute.StatePending && probed(dep) {
+		if why := p.unready(ctx, v.cl, tenantID, current); why != "" {
+			st.Message = join(st.Message, []string{why})
+		}
+	}
 	if probed(dep) {
 		st.Health = compute.HealthStarting
 		if st.State == compute.StateRunning {
@@ -198,7 +204,11 @@ func podProblems(pods []corev1.Pod) []string {
 		}
 		for _, cs := range pod.Status.ContainerStatuses {
 			if w := cs.State.Waiting; w != nil && slices.Contains(failingReasons, w.Reason) {
-				add(fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message))
+				msg := fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
+				if t := cs.LastTerminationState.Terminated; t != nil && w.Reason == "CrashLoopBackOff" && t.Reason != "OOMKilled" {
+					msg += fmt.Sprintf(" (its last run exited with code %d, %s)", t.ExitCode, t.Reason)
+				}
+				add(msg)
 			}
 			if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
 				add(fmt.Sprintf("container %s was killed for using more memory than its limit (OOMKilled, %d restarts)", cs.Name, cs.RestartCount))
@@ -360,4 +370,48 @@ func (p *Provider) nodeAddress(ctx context.Context, cl *cluster) (string, error)
 		}
 	}
 	return "", nil
+}
+
+// unready says why a running container of the Pods is not ready: the
+// newest readiness probe failure the kubelet reported of it, an Event
+// (Unhealthy) being the only place a kubelet says so. Empty when every
+// running container is ready or no such Event is found.
+func (p *Provider) unready(ctx context.Context, cl *cluster, tenantID string, pods []corev1.Pod) string {
+	for _, pod := range pods {
+		if pod.Status.Phase != corev1.PodRunning || !slices.ContainsFunc(pod.Status.ContainerStatuses, func(cs corev1.ContainerStatus) bool {
+			return cs.State.Running != nil && !cs.Ready
+		}) {
+			continue
+		}
+		events, err := cl.kube.CoreV1().Events(pod.Namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.kind=Pod,involvedObject.name=" + pod.Name + ",reason=Unhealthy"})
+		if err != nil {
+			p.log(tenantID).LogAttrs(ctx, slog.LevelWarn, "cannot read the readiness probe's events (does landlord's role allow listing events?)",
+				slog.String("pod", pod.Namespace+"/"+pod.Name), slog.Any("error", err))
+			return ""
+		}
+		var newest *corev1.Event
+		for i := range events.Items {
+			e := &events.Items[i]
+			if e.InvolvedObject.UID == pod.UID && strings.HasPrefix(e.Message, "Readiness probe failed") && (newest == nil || eventTime(e).After(eventTime(newest))) {
+				newest = e
+			}
+		}
+		if newest != nil {
+			return fmt.Sprintf("Pod %s is not ready: %s", pod.Name, strings.TrimSpace(newest.Message))
+		}
+	}
+	return ""
+}
+
+// eventTime is when an Event last happened, whichever API wrote it.
+func eventTime(e *corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case e.Series != nil:
+		return e.Series.LastObservedTime.Time
+	default:
+		return e.EventTime.Time
+	}
 }

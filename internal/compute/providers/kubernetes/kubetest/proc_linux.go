@@ -7,3 +7,6 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// unmount detaches the mount at path.
+func unmount(path string) error { return syscall.Unmount(path, syscall.MNT_DETACH) }

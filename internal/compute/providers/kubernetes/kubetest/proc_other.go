@@ -8,3 +8,6 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// unmount unmounts the mount at path.
+func unmount(path string) error { return syscall.Unmount(path, 0) }

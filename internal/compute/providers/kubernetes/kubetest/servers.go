@@ -35,13 +35,21 @@ const (
 )
 
 // start runs etcd, kube-apiserver and kube-controller-manager from binDir
-// in a new temporary directory and waits until they serve.
-func start(binDir string) (_ *Cluster, err error) {
+// in a new temporary directory and waits until they serve; then the
+// simulated node, or with withNode the scheduler and a real node.
+func start(binDir string, withNode bool) (_ *Cluster, err error) {
+	var node *Kubelet
+	if withNode {
+		// Before the clock of startTimeout starts: the lock may wait.
+		if node, err = newKubelet(binDir); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := os.MkdirTemp("", "landlord-kubetest-")
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, node.stop())
 	}
-	c := &Cluster{dir: dir}
+	c := &Cluster{dir: dir, bin: binDir, Kubelet: node}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.stop())
@@ -50,7 +58,7 @@ func start(binDir string) (_ *Cluster, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 
-	ports, err := freePorts(4)
+	ports, err := freePorts(5)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +97,7 @@ func start(binDir string) (_ *Cluster, err error) {
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file", filepath.Join(dir, "sa.pub"),
 		"--service-account-signing-key-file", filepath.Join(dir, "sa.key"),
-		"--service-cluster-ip-range", "10.0.0.0/24",
+		"--service-cluster-ip-range", serviceRange(withNode),
 		"--token-auth-file", filepath.Join(dir, "tokens.csv"),
 		"--authorization-mode", "RBAC")...)
 	if err != nil {
@@ -139,8 +147,27 @@ func start(binDir string) (_ *Cluster, err error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	c.Node = startNode(c.Client)
-	return c, nil
+	if !withNode {
+		c.Node = startNode(c.Client)
+		return c, nil
+	}
+	if _, err := c.launch(binDir, "kube-scheduler",
+		"--kubeconfig", admin, "--leader-elect=false",
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(ports[4])); err != nil {
+		return nil, err
+	}
+	return c, c.Kubelet.start(ctx, c, admin)
+}
+
+// serviceRange is the Services' cluster IP range: with a real node, a
+// range routed into the node's bridge, where kube-proxy turns it into Pod
+// addresses (and where nothing else on the machine is), so that a cluster
+// IP never leaves the machine.
+func serviceRange(withNode bool) string {
+	if withNode {
+		return serviceSubnet
+	}
+	return "10.0.0.0/24"
 }
 
 // WriteKubeconfig writes a kubeconfig file for cfg, with one context named
@@ -158,10 +185,13 @@ func (c *Cluster) WriteKubeconfig(name string, cfg *rest.Config) (string, error)
 // stop stops the servers in order (the controllers, the API server, etcd)
 // and removes the directory.
 func (c *Cluster) stop() error {
+	var errs []error
 	if c.Node != nil {
 		c.Node.stop()
 	}
-	var errs []error
+	if c.Kubelet != nil {
+		errs = append(errs, c.Kubelet.stop())
+	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		errs = append(errs, c.procs[i].stop())
 	}
@@ -178,13 +208,25 @@ type process struct {
 }
 
 func (c *Cluster) launch(binDir, name string, args ...string) (*process, error) {
-	logPath := filepath.Join(c.dir, name+".log")
+	p, err := launch(c.dir, nil, filepath.Join(binDir, name), args...)
+	if err == nil {
+		c.procs = append(c.procs, p)
+	}
+	return p, err
+}
+
+// launch starts the program at path with args and env (added to the test
+// binary's), its output in a log in dir named for it.
+func launch(dir string, env []string, path string, args ...string) (*process, error) {
+	name := filepath.Base(path)
+	logPath := filepath.Join(dir, name+".log")
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	defer log.Close()
-	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// Its own process group, so a terminal's ^C reaches only the test
 	// binary; killed with the test binary should it die first.
@@ -194,7 +236,6 @@ func (c *Cluster) launch(binDir, name string, args ...string) (*process, error) 
 	}
 	p := &process{name: name, cmd: cmd, log: logPath, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(p.exited) }()
-	c.procs = append(c.procs, p)
 	return p, nil
 }
 
