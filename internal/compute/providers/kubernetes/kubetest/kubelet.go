@@ -383,12 +383,13 @@ imageGCLowThresholdPercent: 99
 serializeImagePulls: false
 resolvConf: ""
 clusterDomain: %s
+podLogsDir: %s
 authentication:
   anonymous: {enabled: true}
   webhook: {enabled: false}
 authorization:
   mode: AlwaysAllow
-`, nodeIP, ports[0], ports[1], k.sock, ClusterDomain)
+`, nodeIP, ports[0], ports[1], k.sock, ClusterDomain, filepath.Join(nodeDir, "logs"))
 	path := filepath.Join(nodeDir, "kubelet.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return err
