@@ -200,7 +200,7 @@ func TestFailingPods(t *testing.T) {
 		want         []string
 	}{
 		{"pull", `{"image": "registry.example/unpullable:1"}`, []string{"ImagePullBackOff", "registry.example/unpullable:1"}},
-		{"crash", `{"image": "registry.example/crashloop:1"}`, []string{"CrashLoopBackOff"}},
+		{"crash", `{"image": "registry.example/crashloop:1"}`, []string{"CrashLoopBackOff", "its last run exited with code 3, Error"}},
 		{"quota", `{"image": "registry.example/app:1", "resource_quota": {"requests.cpu": "1"}}`, []string{"Pods cannot be created (FailedCreate)", "must specify requests.cpu"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

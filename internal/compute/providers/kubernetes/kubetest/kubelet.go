@@ -498,6 +498,7 @@ func (k *Kubelet) clean() error {
 			errs = append(errs, fmt.Errorf("kube-proxy --cleanup: %w: %s", err, out))
 		}
 	}
+	errs = append(errs, removeKubeChains())
 	if err := exec.Command("ip", "link", "show", nodeBridge).Run(); err == nil {
 		if out, err := exec.Command("ip", "link", "delete", nodeBridge).CombinedOutput(); err != nil {
 			errs = append(errs, fmt.Errorf("ip link delete %s: %w: %s", nodeBridge, err, out))
@@ -508,6 +509,78 @@ func (k *Kubelet) clean() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// removeKubeChains removes the iptables chains named KUBE-… and the rules
+// that jump to them: the kubelet's (KUBE-FIREWALL, which drops packets to
+// 127.0.0.0/8 from other sources, and its canaries), which it leaves
+// when it stops, and whatever kube-proxy --cleanup left. Only the test
+// node makes such chains on a test machine.
+func removeKubeChains() error {
+	var errs []error
+	for _, cmd := range []string{"iptables", "ip6tables"} {
+		for _, table := range []string{"filter", "nat", "mangle"} {
+			out, err := exec.Command(cmd, "-w", "-t", table, "-S").Output()
+			if err != nil {
+				continue // no such table or command here
+			}
+			var chains []string
+			for _, line := range strings.Split(string(out), "\n") {
+				f := splitRule(line)
+				switch {
+				case len(f) == 2 && f[0] == "-N" && strings.HasPrefix(f[1], "KUBE-"):
+					chains = append(chains, f[1])
+				case len(f) > 2 && f[0] == "-A" && !strings.HasPrefix(f[1], "KUBE-") && jumpsToKube(f):
+					if out, err := exec.Command(cmd, append([]string{"-w", "-t", table, "-D"}, f[1:]...)...).CombinedOutput(); err != nil {
+						errs = append(errs, fmt.Errorf("%s -t %s -D %s: %w: %s", cmd, table, strings.Join(f[1:], " "), err, out))
+					}
+				}
+			}
+			for _, op := range []string{"-F", "-X"} {
+				for _, chain := range chains {
+					if out, err := exec.Command(cmd, "-w", "-t", table, op, chain).CombinedOutput(); err != nil {
+						errs = append(errs, fmt.Errorf("%s -t %s %s %s: %w: %s", cmd, table, op, chain, err, out))
+					}
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// jumpsToKube reports whether the rule's target is a KUBE-… chain.
+func jumpsToKube(rule []string) bool {
+	for i, f := range rule[:len(rule)-1] {
+		if (f == "-j" || f == "-g") && strings.HasPrefix(rule[i+1], "KUBE-") {
+			return true
+		}
+	}
+	return false
+}
+
+// splitRule splits a line of iptables -S into its words, a quoted one
+// ("block incoming localnet connections") as one.
+func splitRule(line string) []string {
+	var words []string
+	for len(line) > 0 {
+		line = strings.TrimLeft(line, " ")
+		if line == "" {
+			break
+		}
+		if line[0] == '"' {
+			end := strings.IndexByte(line[1:], '"')
+			if end < 0 {
+				return append(words, line[1:])
+			}
+			words = append(words, line[1:end+1])
+			line = line[end+2:]
+			continue
+		}
+		word, rest, _ := strings.Cut(line, " ")
+		words = append(words, word)
+		line = rest
+	}
+	return words
 }
 
 // killMentioning kills the processes whose command line mentions dir.
