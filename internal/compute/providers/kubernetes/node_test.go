@@ -47,9 +47,10 @@ func TestEndToEndOnANode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	tenants := l.Client().Tenants()
-	// The demo page of tenant name (its first argument), on a node port.
-	web := func(name, extra string, args ...string) json.RawMessage {
-		argv, _ := json.Marshal(append([]string{name}, args...))
+	// The demo page of tenant name (its first argument, after flags), on
+	// a node port.
+	web := func(name, extra string, flags ...string) json.RawMessage {
+		argv, _ := json.Marshal(append(flags, name))
 		return json.RawMessage(fmt.Sprintf(`{"image": %q, "args": %s, "ports": [{"container_port": 8080}], "service_type": "NodePort"%s}`, demoImage, argv, extra))
 	}
 
@@ -103,7 +104,9 @@ func TestEndToEndOnANode(t *testing.T) {
 	}
 
 	// The kubelet's reasons reach the tenant's message.
-	exit := demoExitCode(t, "--no-such-flag")
+	// A port that cannot be: the demo server exits at once.
+	crash := []string{"--listen", ":99999"}
+	exit := demoExitCode(t, crash...)
 	failing := map[string]struct {
 		config json.RawMessage
 		says   []string
@@ -113,18 +116,20 @@ func TestEndToEndOnANode(t *testing.T) {
 			[]string{"127.0.0.1:1/landlord-test/absent:1", "ImagePull"}},
 		"node-probe": {web("node-probe", `, "health_check": {"http": {"path": "/missing", "port": 8080}, "interval": "1s"}`),
 			[]string{"Readiness probe failed", "404"}},
-		"node-crash": {web("node-crash", "", "--no-such-flag"),
+		"node-crash": {web("node-crash", "", crash...),
 			[]string{"CrashLoopBackOff", fmt.Sprintf("exited with code %d", exit)}},
 	}
 	ids := []string{app.ID}
 	for name, f := range failing {
 		created := servetest.CreateTenant(ctx, t, tenants, name, f.config)
 		ids = append(ids, created.ID)
-		got, err := tenants.Wait(ctx, created.ID, func(tn llclient.Tenant) (bool, error) {
+		waitCtx, waitCancel := context.WithTimeout(ctx, 90*time.Second)
+		got, err := tenants.Wait(waitCtx, created.ID, func(tn llclient.Tenant) (bool, error) {
 			return !slices.ContainsFunc(f.says, func(s string) bool { return !strings.Contains(tn.StatusMessage, s) }), nil
 		}, nil)
+		waitCancel()
 		if err != nil {
-			t.Errorf("tenant %s: the message never said %q: %v", name, f.says, err)
+			t.Errorf("tenant %s: the message never said %q: %v\n%s", name, f.says, err, podStatuses(ctx, c, "landlord-"+name))
 			continue
 		}
 		if got.Status == llclient.StatusReady {
@@ -204,6 +209,20 @@ func pageSays(ctx context.Context, t *testing.T, c *kubetest.Cluster, tn *llclie
 	}
 }
 
+// podStatuses are the statuses of the Pods in ns, for a failure to show.
+func podStatuses(ctx context.Context, c *kubetest.Cluster, ns string) string {
+	pods, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, p := range pods.Items {
+		st, _ := json.MarshalIndent(p.Status.ContainerStatuses, "  ", "  ")
+		fmt.Fprintf(&b, "Pod %s (%s):\n  %s\n", p.Name, p.Status.Phase, st)
+	}
+	return b.String()
+}
+
 // podNames are the names of the tenant's live Pods.
 func podNames(ctx context.Context, t *testing.T, c *kubetest.Cluster, ns, id string) []string {
 	t.Helper()
@@ -220,14 +239,14 @@ func podNames(ctx context.Context, t *testing.T, c *kubetest.Cluster, ns, id str
 	return names
 }
 
-// demoExitCode is the exit code of `landlord demo serve` given args, as
+// demoExitCode is the exit code of `landlord demo serve` given flags, as
 // this machine's landlord gives it.
-func demoExitCode(t *testing.T, args ...string) int {
+func demoExitCode(t *testing.T, flags ...string) int {
 	t.Helper()
-	err := exec.Command(servetest.Binary(t), append([]string{"demo", "serve", "x"}, args...)...).Run()
+	err := exec.Command(servetest.Binary(t), append(append([]string{"demo", "serve"}, flags...), "x")...).Run()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
-		t.Fatalf("landlord demo serve %v: %v, want it to exit with an error", args, err)
+		t.Fatalf("landlord demo serve %v: %v, want it to exit with an error", flags, err)
 	}
 	return exit.ExitCode()
 }
