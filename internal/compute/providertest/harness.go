@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -81,6 +82,9 @@ type Harness struct {
 	// Dial, if set, is how the suite connects to an endpoint's host:port
 	// (for a platform whose names only its own resolver knows, such as a
 	// Kubernetes Service's cluster DNS name); default a plain TCP dial.
+	// An error wrapping ErrUnreachable says the address is one the test
+	// process cannot reach by design (a host name only an outside DNS
+	// would resolve): the suite logs it and does not dial it.
 	Dial func(ctx context.Context, address string) (net.Conn, error)
 
 	// ReadyTimeout bounds how long a workload may take to run after
@@ -99,6 +103,10 @@ type InvalidConfig struct {
 	// Pointer is the JSON pointer a violation must carry ("/ports/0/container_port").
 	Pointer string
 }
+
+// ErrUnreachable marks an endpoint the harness cannot reach from the test
+// process by design (see Harness.Dial).
+var ErrUnreachable = errors.New("not reachable from the test process")
 
 // dial connects to address within two seconds, through Dial when set.
 func (h *Harness) dial(address string) (net.Conn, error) {

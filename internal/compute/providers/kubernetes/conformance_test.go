@@ -3,7 +3,9 @@ package kubernetes_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -68,9 +70,16 @@ func TestConformance(t *testing.T) {
 		Restart:        func(t *testing.T) compute.Provider { return newProvider(t, block, logs) },
 		Logs:           logs.Bytes,
 		DialEndpoints:  true,
-		Dial:           c.Dial,
-		ReadyTimeout:   time.Minute,
-		Parallel:       20,
+		Dial: func(ctx context.Context, address string) (net.Conn, error) {
+			conn, err := c.Dial(ctx, address)
+			if errors.Is(err, kubetest.ErrOutsideCluster) {
+				// The Ingress host: no ingress controller or DNS here.
+				err = fmt.Errorf("%w: %w", providertest.ErrUnreachable, err)
+			}
+			return conn, err
+		},
+		ReadyTimeout: time.Minute,
+		Parallel:     20,
 	})
 }
 

@@ -636,11 +636,17 @@ func until(ctx context.Context, p *process, what string, ok func() bool) error {
 	return nil
 }
 
+// ErrOutsideCluster is Dial's answer to a host name the cluster does not
+// resolve (an Ingress host, which only an outside DNS and an ingress
+// controller would serve): the test sends nothing off the machine.
+var ErrOutsideCluster = errors.New("a name only an outside DNS would resolve; not dialled")
+
 // Dial connects to address as a Pod of the cluster would: a Service's
 // cluster DNS name (name.namespace.svc.cluster.local) is resolved to its
 // cluster IP through the API, as the cluster's DNS would (there is no DNS
 // server in the test cluster), and the connection goes through
-// kube-proxy's rules; any other address is dialled as it is.
+// kube-proxy's rules; an IP address is dialled as it is; any other name
+// is ErrOutsideCluster.
 func (c *Cluster) Dial(ctx context.Context, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
@@ -659,6 +665,8 @@ func (c *Cluster) Dial(ctx context.Context, address string) (net.Conn, error) {
 			return nil, fmt.Errorf("kubetest: resolve %s: the Service has no cluster IP", host)
 		}
 		host = s.Spec.ClusterIP
+	} else if net.ParseIP(host) == nil {
+		return nil, fmt.Errorf("kubetest: %s: %w", host, ErrOutsideCluster)
 	}
 	var d net.Dialer
 	return d.DialContext(ctx, "tcp", net.JoinHostPort(host, port))
