@@ -44,7 +44,7 @@ func TestEndToEndOnANode(t *testing.T) {
 	}
 	c, kubeconfig := startNode(t)
 	l := startServe(t, kubeconfig, "workers: 4", "poll_interval: 2s")
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	tenants := l.Client().Tenants()
 	// The demo page of tenant name (its first argument, after flags), on
@@ -120,14 +120,15 @@ func TestEndToEndOnANode(t *testing.T) {
 			[]string{"CrashLoopBackOff", fmt.Sprintf("exited with code %d", exit)}},
 	}
 	ids := []string{app.ID}
+	created := map[string]string{} // name → id
 	for name, f := range failing {
-		created := servetest.CreateTenant(ctx, t, tenants, name, f.config)
-		ids = append(ids, created.ID)
-		waitCtx, waitCancel := context.WithTimeout(ctx, 90*time.Second)
-		got, err := tenants.Wait(waitCtx, created.ID, func(tn llclient.Tenant) (bool, error) {
+		tn := servetest.CreateTenant(ctx, t, tenants, name, f.config)
+		ids, created[name] = append(ids, tn.ID), tn.ID
+	}
+	for name, f := range failing {
+		got, err := tenants.Wait(ctx, created[name], func(tn llclient.Tenant) (bool, error) {
 			return !slices.ContainsFunc(f.says, func(s string) bool { return !strings.Contains(tn.StatusMessage, s) }), nil
 		}, nil)
-		waitCancel()
 		if err != nil {
 			t.Errorf("tenant %s: the message never said %q: %v\n%s", name, f.says, err, podStatuses(ctx, c, "landlord-"+name))
 			continue
