@@ -92,7 +92,7 @@ func (p *Provider) statusOf(ctx context.Context, v view, kubeContext, tenantID s
 	st.Generation, _ = strconv.ParseInt(dep.Annotations[annotGeneration], 10, 64)
 	current := currentPods(dep, pods)
 	st.Containers = containerStatuses(dep, current)
-	st.State, st.Message = rollout(dep, current)
+	st.State, st.Message = rollout(dep, current, p.now())
 	if st.State == compute.StatePending && probed(dep) {
 		if why := p.unready(ctx, v.cl, tenantID, current); why != "" {
 			st.Message = join(st.Message, []string{why})
@@ -136,9 +136,18 @@ func currentPods(dep *appsv1.Deployment, pods []corev1.Pod) []corev1.Pod {
 	return out
 }
 
+// stableAfter is how long a container that restarted must stay up before
+// its workload counts as running. Without a readiness probe a Pod is
+// ready, and its Deployment available, the moment a crashing container
+// starts again: a real kubelet shows a crash loop as a few seconds of
+// Running between back-offs, which kubectl rollout status calls success.
+const stableAfter = 10 * time.Second
+
 // rollout reads the Deployment's rollout as kubectl rollout status does,
-// and the Pods of its current template for why it does not progress.
-func rollout(dep *appsv1.Deployment, pods []corev1.Pod) (compute.ComputeState, string) {
+// and the Pods of its current template for why it does not progress; a
+// rollout that finished while a container restarted less than
+// stableAfter before now is not running yet.
+func rollout(dep *appsv1.Deployment, pods []corev1.Pod, now time.Time) (compute.ComputeState, string) {
 	want := int32(1)
 	if dep.Spec.Replicas != nil {
 		want = *dep.Spec.Replicas
@@ -166,6 +175,9 @@ func rollout(dep *appsv1.Deployment, pods []corev1.Pod) (compute.ComputeState, s
 	if s.UpdatedReplicas >= want && s.Replicas <= s.UpdatedReplicas && s.AvailableReplicas >= want {
 		if want == 0 {
 			return compute.StateRunning, "scaled to 0 replicas"
+		}
+		if unstable := restarted(pods, now); len(unstable) > 0 {
+			return compute.StateDegraded, join(fmt.Sprintf("%d of %d replicas available", s.AvailableReplicas, want), unstable)
 		}
 		return compute.StateRunning, ""
 	}
@@ -214,8 +226,31 @@ func podProblems(pods []corev1.Pod) []string {
 				add(fmt.Sprintf("container %s was killed for using more memory than its limit (OOMKilled, %d restarts)", cs.Name, cs.RestartCount))
 			}
 			if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
-				add(fmt.Sprintf("container %s exited with code %d (%s)", cs.Name, t.ExitCode, t.Reason))
+				if cs.RestartCount > 0 {
+					// Between back-offs a kubelet may show the last exit,
+					// not CrashLoopBackOff.
+					add(fmt.Sprintf("container %s is in a crash loop (CrashLoopBackOff): it exited with code %d (%s), %d restarts", cs.Name, t.ExitCode, t.Reason, cs.RestartCount))
+				} else {
+					add(fmt.Sprintf("container %s exited with code %d (%s)", cs.Name, t.ExitCode, t.Reason))
+				}
 			}
+		}
+	}
+	return out
+}
+
+// restarted says which running containers of the Pods started again
+// less than stableAfter before now, and how their last run ended.
+func restarted(pods []corev1.Pod, now time.Time) []string {
+	var out []string
+	for _, pod := range pods {
+		for _, cs := range pod.Status.ContainerStatuses {
+			r, t := cs.State.Running, cs.LastTerminationState.Terminated
+			if r == nil || cs.RestartCount == 0 || t == nil || now.Sub(r.StartedAt.Time) >= stableAfter {
+				continue
+			}
+			out = append(out, fmt.Sprintf("container %s of Pod %s started again %s ago (its last run exited with code %d, %s; %d restarts): waiting for it to stay up for %s",
+				cs.Name, pod.Name, now.Sub(r.StartedAt.Time).Round(time.Second), t.ExitCode, t.Reason, cs.RestartCount, stableAfter))
 		}
 	}
 	return out
