@@ -63,10 +63,11 @@ type Kubelet struct {
 	// answer, and the gateway of the Pods' network.
 	Name, IP string
 
-	bin   string
-	sock  string // containerd's CRI socket
-	lock  *os.File
-	procs []*process // containerd, kubelet, kube-proxy
+	bin    string
+	sock   string // containerd's CRI socket
+	lock   *os.File
+	waited time.Duration // for the lock
+	procs  []*process    // containerd, kubelet, kube-proxy
 }
 
 // newKubelet takes the machine's node lock (waiting for another test
@@ -77,9 +78,11 @@ func newKubelet(binDir string) (*Kubelet, error) {
 	}
 	k := &Kubelet{Name: nodeName, IP: nodeIP, bin: binDir, sock: filepath.Join(nodeDir, "containerd.sock")}
 	var err error
+	began := time.Now()
 	if k.lock, err = lockNode(); err != nil {
 		return nil, err
 	}
+	k.waited = time.Since(began)
 	if err := k.clean(); err != nil {
 		_ = k.stop()
 		return nil, fmt.Errorf("remove what an earlier node left: %w", err)
@@ -121,18 +124,20 @@ func lockNode() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	locked := make(chan error, 1)
-	go func() { locked <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
-	select {
-	case err := <-locked:
-		if err != nil {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return f, nil
+		case !errors.Is(err, syscall.EWOULDBLOCK):
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", nodeLock, err)
+		case time.Now().After(deadline):
+			f.Close()
+			return nil, fmt.Errorf("another test binary's node held %s for %s", nodeLock, lockWait)
 		}
-		return f, nil
-	case <-time.After(lockWait):
-		f.Close() // ends the wait
-		return nil, fmt.Errorf("another test binary's node held %s for %s", nodeLock, lockWait)
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 

@@ -135,7 +135,12 @@ func (s *shared) get(t testing.TB, withNode bool) *Cluster {
 			if withNode {
 				what = "control plane and node"
 			}
-			t.Logf("kubetest: Kubernetes %s %s at %s ready in %v", Version, what, s.cluster.host, time.Since(begin).Round(time.Millisecond))
+			took := time.Since(begin)
+			if k := s.cluster.Kubelet; k != nil && k.waited > time.Second {
+				what += fmt.Sprintf(" (after %v waiting for another test binary's node)", k.waited.Round(time.Second))
+				took -= k.waited
+			}
+			t.Logf("kubetest: Kubernetes %s %s at %s ready in %v", Version, what, s.cluster.host, took.Round(time.Millisecond))
 		}
 	})
 	if s.err != nil {
