@@ -166,5 +166,5 @@ func binDir(binaries []string) (string, error) {
 // report skips or fails t for err.
 func report(t testing.TB, err error) {
 	t.Helper()
-	testbin.Report(t, "kubetest", err, EnvRequire, "To fix: run testservers/build kubernetes (about 17 minutes cold, once per machine).")
+	testbin.Report(t, "kubetest", err, EnvRequire, "To fix: run testservers/build kubernetes (about 20 minutes cold, once per machine).")
 }
