@@ -311,9 +311,12 @@ func podNames(ctx context.Context, t *testing.T, c *kubetest.Cluster, ns, id str
 // this machine's landlord gives it.
 func demoExitCode(t *testing.T, flags ...string) int {
 	t.Helper()
-	err := exec.Command(servetest.Binary(t), append(append([]string{"demo", "serve"}, flags...), "x")...).Run()
+	// Bounded: with flags it takes, the demo would serve until stopped.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	err := exec.CommandContext(ctx, servetest.Binary(t), append(append([]string{"demo", "serve"}, flags...), "x")...).Run()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
+	if !errors.As(err, &exit) || ctx.Err() != nil {
 		t.Fatalf("landlord demo serve %v: %v, want it to exit with an error", flags, err)
 	}
 	return exit.ExitCode()
