@@ -72,14 +72,7 @@ func TestEndToEndThroughServe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("set: %v", err)
 	}
-	if _, err := tenants.Wait(ctx, app.ID, func(tn llclient.Tenant) (bool, error) {
-		if tn.ObservedGeneration < set.Generation {
-			return false, nil
-		}
-		return llclient.UntilReady(tn)
-	}, nil); err != nil {
-		t.Fatalf("wait ready at generation %d: %v", set.Generation, err)
-	}
+	waitReady(ctx, t, tenants, app.ID, set.Generation)
 	rss, err := c.Client.AppsV1().ReplicaSets("landlord-e2e-app").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

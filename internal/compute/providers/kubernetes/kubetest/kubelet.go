@@ -626,21 +626,6 @@ func unmountUnder(dir string) error {
 	return errors.Join(errs...)
 }
 
-// until waits until ok, or p exits, or ctx ends.
-func until(ctx context.Context, p *process, what string, ok func() bool) error {
-	for !ok() {
-		if err := p.alive(); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s did not %s within %s\n%s", p.name, what, startTimeout, p.tail())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return nil
-}
-
 // ErrOutsideCluster is Dial's answer to a host name the cluster does not
 // resolve (an Ingress host, which only an outside DNS and an ingress
 // controller would serve): the test sends nothing off the machine.

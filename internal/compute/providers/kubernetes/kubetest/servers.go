@@ -11,7 +11,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/jaxxstorm/landlord/internal/testbin"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/testbin"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -134,18 +135,11 @@ func start(binDir string, withNode bool) (_ *Cluster, err error) {
 	// The service account controller gives every namespace a default
 	// service account, without which Pods are refused: the sign that the
 	// controllers run.
-	for {
-		if _, err := c.Client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err == nil {
-			break
-		}
-		if err := kcm.alive(); err != nil {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("kube-controller-manager did not create the default service account within %s\n%s", startTimeout, kcm.tail())
-		case <-time.After(50 * time.Millisecond):
-		}
+	if err := until(ctx, kcm, "create the default service account", func() bool {
+		_, err := c.Client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil
+	}); err != nil {
+		return nil, err
 	}
 	if !withNode {
 		c.Node = startNode(c.Client)
@@ -276,26 +270,33 @@ func (p *process) stop() error {
 
 // waitHTTP waits until url answers 200.
 func waitHTTP(ctx context.Context, p *process, client *http.Client, url string, header http.Header) error {
-	for {
+	return until(ctx, p, "answer "+url, func() bool {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		for k, v := range header {
 			req.Header[k] = v
 		}
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		resp, err := client.Do(req)
+		if err != nil {
+			return false
 		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+}
+
+// until waits until ok, or p exits, or ctx ends.
+func until(ctx context.Context, p *process, what string, ok func() bool) error {
+	for !ok() {
 		if err := p.alive(); err != nil {
 			return err
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not answer %s within %s\n%s", p.name, url, startTimeout, p.tail())
+			return fmt.Errorf("%s did not %s within %s\n%s", p.name, what, startTimeout, p.tail())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	return nil
 }
 
 // writeKeys writes the service account signing key pair.
