@@ -102,7 +102,7 @@ func TestClientSideLeavesTheServerOut(t *testing.T) {
 			module + "/client":             "",
 			module + "/internal/wire":      "",
 			module + "/internal/identity":  "the session store's contract, which the server's stores implement for the console",
-			module + "/internal/violation": "JSON pointers of the fields at fault, as the API's problems name them",
+			module + "/sdk/violation": "JSON pointers of the fields at fault, as the API's problems name them",
 		}},
 		{"cmd/landlord verbs", mustCLIImports(t), map[string]string{
 			module + "/client":        "",

@@ -25,11 +25,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // serveWithin bounds one `landlord serve` run of an example, to its start

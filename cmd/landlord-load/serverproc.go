@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jaxxstorm/landlord/internal/testbin"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/testbin"
 )
 
 // Timeouts of a server the suite starts.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
 	// Maintenance windows name IANA time zones; images built FROM scratch
 	// have no zoneinfo of their own.
 	_ "time/tzdata"

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/server"
 	"github.com/jaxxstorm/landlord/internal/servetest"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // Every entry of the table makes, with its defaults, a provider of its own

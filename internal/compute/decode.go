@@ -3,8 +3,8 @@ package compute
 import (
 	"encoding/json"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // DecodeOptions decodes a resolved config into dst, a provider's options,

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // TestResolveIntegralNumbers: the schema reads 80.0 and 1e2 as integers,

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Diff lists what differs between two specs of the same tenant, container by

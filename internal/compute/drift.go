@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // DriftDetector is implemented by providers that compare what runs on the

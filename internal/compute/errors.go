@@ -3,7 +3,7 @@ package compute
 import (
 	"errors"
 
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // Sentinel errors. Providers wrap them with %w and callers test them with

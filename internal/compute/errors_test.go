@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 func TestIsTerminal(t *testing.T) {

@@ -3,9 +3,9 @@ package compute
 import (
 	"encoding/json"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/violation"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // CheckPlanConfig checks the config of a plan version for provider: a JSON

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // ResolveRequest is a tenant's desired compute state as stored or as sent to

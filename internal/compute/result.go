@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // ProvisionStatus says whether a provision or update has finished.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Redact returns config with every value that the schema marks "writeOnly"

@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"maps"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // TenantComputeSpec is the provider-agnostic description of a tenant's

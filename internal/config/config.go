@@ -17,9 +17,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Config is landlord's configuration.

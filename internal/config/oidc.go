@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/oidc"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // OIDC configures single sign-on: landlord accepts the JWTs of one

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // Plan is a named line of compute config versions for one provider.

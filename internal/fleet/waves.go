@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // RestWave is the name of the wave that takes the tenants the spec's waves

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Schemas finds the config schema of a compute provider; a

@@ -10,8 +10,8 @@ import (
 	"slices"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Counts are what a rotation did to the sealed and secret values of

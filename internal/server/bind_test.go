@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // An address another process holds fails start-up before the database is

@@ -12,10 +12,10 @@ import (
 
 	dockerclient "github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 func TestServeRunsTheProduct(t *testing.T) {

@@ -22,8 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // serveCA is a certificate authority made in the test.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	llclient "github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // Timeouts of a Process.

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Replacement is a tenant's whole desired state, as a replace sends it.

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 var (

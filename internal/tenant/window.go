@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // Window is a weekly maintenance window: rollouts change a tenant only while

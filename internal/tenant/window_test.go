@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/violation"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // TestWindowTimeZones: a window's zone is an IANA name, or left out for

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // formView is the create and edit form. Its fields are made from the

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // field is one input, or group of inputs, of a form, as the templates

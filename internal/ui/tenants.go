@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // listPageSize is how many tenants a page of the list shows.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // wantPlanNotFound checks that err is tenant.ErrPlanNotFound with a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 func testCreateAndGet(t *testing.T, s tenant.Store) {

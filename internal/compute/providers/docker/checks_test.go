@@ -6,7 +6,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/client/clienttest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // TestConfigCheckedOncePerStep: a create that reaches ready on a real

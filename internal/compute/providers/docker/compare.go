@@ -11,7 +11,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // live is one container as the Engine holds it: its inspection and the

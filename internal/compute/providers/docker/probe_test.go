@@ -9,9 +9,9 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // waitHealth polls GetStatus until the tenant's health is want.

@@ -10,7 +10,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // tampers are the conformance suite's changes to a running tenant behind

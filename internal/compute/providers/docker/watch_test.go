@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // cutAfterFirstWrite ends a proxied response after its first body write,

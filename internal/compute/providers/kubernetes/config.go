@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Name is the provider's name.

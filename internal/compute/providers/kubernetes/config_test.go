@@ -12,8 +12,8 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // Without any cluster configured the provider still starts (discovery

@@ -16,7 +16,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // conformanceConfig is variant v of the suite's tenant config: every

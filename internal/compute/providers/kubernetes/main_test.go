@@ -20,8 +20,8 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
 	"github.com/jaxxstorm/landlord/internal/servetest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }

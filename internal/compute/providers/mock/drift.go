@@ -6,7 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Inspect compares the simulated workload with spec, container by

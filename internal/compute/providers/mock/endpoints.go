@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Endpoints. The mock runs nothing, so by default it reports each port as

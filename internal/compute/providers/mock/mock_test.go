@@ -14,8 +14,8 @@ import (
 	"github.com/jaxxstorm/landlord/client/clienttest"
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 func mustNew(t *testing.T, opts mock.Options) *mock.Provider {

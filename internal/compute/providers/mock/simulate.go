@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Platform is the memory the mock provisions into: its "Docker Engine".

@@ -13,7 +13,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // policyFile is the ACL policy landlord's documentation gives operators.

@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // secretsFile is where a task's secret values are rendered, inside the

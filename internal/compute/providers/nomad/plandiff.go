@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Types of a plan diff's entries, as Nomad's structs.DiffType names them.

@@ -5,7 +5,6 @@ package pgtest
 import (
 	"errors"
 	"fmt"
-	"github.com/jaxxstorm/landlord/internal/testbin"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/testbin"
 )
 
 const (

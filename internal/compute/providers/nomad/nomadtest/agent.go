@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/jaxxstorm/landlord/internal/testbin"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/testbin"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/moby/moby/client"

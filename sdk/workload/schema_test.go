@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // The schema lists the container's fields as workload.schema.json declares

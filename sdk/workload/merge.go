@@ -8,7 +8,7 @@ import (
 	"maps"
 
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // ErrInvalid is the kind of the violations this package reports about a

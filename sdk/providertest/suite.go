@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Run drives h.Provider through every contract of compute.Provider, each as a

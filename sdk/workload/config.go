@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // DefaultContainerName names the main container when the config does not.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // checkEndpoints checks the endpoints of a running workload: each address

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 func TestMergeConfig(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // IntegralNumbers rewrites, in the maps and slices of a decoded JSON value,

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // SplitBlock reads an operator's configuration block for a provider (the

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
-	"github.com/jaxxstorm/landlord/internal/violation"
+	"github.com/jaxxstorm/landlord/sdk/violation"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 var lowerAlnum = regexp.MustCompile(`^[a-z][a-z0-9]*$`)

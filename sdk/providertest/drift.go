@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/compute/workload"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Tamper is one change an operator makes to a tenant's running workload

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
-	"github.com/jaxxstorm/landlord/internal/compute/providertest"
+	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // A conformance suite that cannot fail is worthless. Each case below breaks
