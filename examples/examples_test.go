@@ -34,6 +34,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // The quickstart's containers and networks are named after this run
@@ -64,7 +65,7 @@ var hashKey = []byte("examples-test-install-key-32byte")
 // no constructor connects (Docker, ECS and Nomad make clients that connect
 // on first use; Kubernetes reads the kubeconfig the test writes).
 type exampleProvider struct {
-	new func(block json.RawMessage) (compute.Provider, error)
+	new func(block json.RawMessage) (provider.Provider, error)
 	// portable says that the templates of examples/tenants are valid
 	// configs of the provider, besides those of examples/<name>/tenants.
 	// ECS's are not: it takes secrets as ARNs only, and health checks as
@@ -73,19 +74,19 @@ type exampleProvider struct {
 }
 
 var exampleProviders = map[string]exampleProvider{
-	docker.Name: {portable: true, new: func(b json.RawMessage) (compute.Provider, error) {
+	docker.Name: {portable: true, new: func(b json.RawMessage) (provider.Provider, error) {
 		return docker.New(context.Background(), docker.Options{Block: b, HashKey: hashKey})
 	}},
-	ecs.Name: {new: func(b json.RawMessage) (compute.Provider, error) {
+	ecs.Name: {new: func(b json.RawMessage) (provider.Provider, error) {
 		return ecs.New(context.Background(), ecs.Options{Block: b, HashKey: hashKey})
 	}},
-	kubernetes.Name: {portable: true, new: func(b json.RawMessage) (compute.Provider, error) {
+	kubernetes.Name: {portable: true, new: func(b json.RawMessage) (provider.Provider, error) {
 		return kubernetes.New(context.Background(), kubernetes.Options{Block: b, HashKey: hashKey})
 	}},
-	nomad.Name: {portable: true, new: func(b json.RawMessage) (compute.Provider, error) {
+	nomad.Name: {portable: true, new: func(b json.RawMessage) (provider.Provider, error) {
 		return nomad.New(context.Background(), nomad.Options{Block: b, HashKey: hashKey, Getenv: func(string) string { return "" }})
 	}},
-	mock.Name: {portable: true, new: func(b json.RawMessage) (compute.Provider, error) {
+	mock.Name: {portable: true, new: func(b json.RawMessage) (provider.Provider, error) {
 		return mock.New(mock.Options{Block: b})
 	}},
 }

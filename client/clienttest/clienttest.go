@@ -16,6 +16,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/rollout"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Options configure a Server.
@@ -31,7 +32,7 @@ type Options struct {
 	// {"env": {"FROM_DEFAULTS": "yes"}}.
 	MockBlock json.RawMessage
 	// Provider, if set, is the compute provider instead of the mock.
-	Provider compute.Provider
+	Provider provider.Provider
 	// Observer, if set, is told of every reconcile.
 	Observer controller.ReconcileObserver
 	// TLS, if set, makes the server serve TLS only, with this

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/client"
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Checks are how often a tenant's compute_config was checked on its way from
@@ -29,9 +29,9 @@ type Checks struct {
 
 // CountChecks creates one tenant with config on a server whose provider is
 // p, runs the controller until the tenant is ready, deletes it, and returns
-// how often its config was checked. p must implement compute.ConfigDecoder,
-// compute.CapabilityReporter and compute.HealthChecker.
-func CountChecks(t testing.TB, p compute.Provider, config json.RawMessage, timeout time.Duration) Checks {
+// how often its config was checked. p must implement provider.ConfigDecoder,
+// provider.CapabilityReporter and provider.HealthChecker.
+func CountChecks(t testing.TB, p provider.Provider, config json.RawMessage, timeout time.Duration) Checks {
 	t.Helper()
 	inner, ok := p.(checkedProvider)
 	if !ok {
@@ -85,10 +85,10 @@ func (c Checks) Err() error {
 }
 
 type checkedProvider interface {
-	compute.Provider
-	compute.ConfigDecoder
-	compute.CapabilityReporter
-	compute.HealthChecker
+	provider.Provider
+	provider.ConfigDecoder
+	provider.CapabilityReporter
+	provider.HealthChecker
 }
 
 // countingProvider counts the provider's config checks.
@@ -102,7 +102,7 @@ func (p *countingProvider) ValidateConfig(config json.RawMessage) error {
 	return p.checkedProvider.ValidateConfig(config)
 }
 
-func (p *countingProvider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+func (p *countingProvider) DecodeConfig(config json.RawMessage, spec *provider.TenantComputeSpec) error {
 	p.checks.Add(1)
 	return p.checkedProvider.DecodeConfig(config, spec)
 }

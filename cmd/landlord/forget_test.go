@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/client/clienttest"
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // A tenant of a provider the server has not enabled (it was restarted with
@@ -24,7 +24,7 @@ func TestForgetStrandedTenant(t *testing.T) {
 	// As the controller leaves it, saying so.
 	_, err = srv.Store.UpdateObserved(ctx, acme.ID, tenant.Observation{Generation: 1, Status: tenant.StatusProvisioning, Message: tenant.ProviderMissing(acme),
 		ResourceIDs: map[string]string{"container/app": "c0ffee"},
-		Endpoints:   []compute.Endpoint{{Container: "app", ContainerPort: 80, Protocol: "tcp", Address: "127.0.0.1:32768"}}})
+		Endpoints:   []provider.Endpoint{{Container: "app", ContainerPort: 80, Protocol: "tcp", Address: "127.0.0.1:32768"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/server"
 	"github.com/jaxxstorm/landlord/internal/servetest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
@@ -82,7 +82,7 @@ func TestServeRefusesProvidersNotInThisBuild(t *testing.T) {
 func TestATableLineIsAllAProviderNeeds(t *testing.T) {
 	const summary = "nowhere: a provider that lives only in a test"
 	saved := providerTable
-	providerTable = append(slices.Clip(providerTable), server.ProviderFactory{Name: throwawayName, Summary: summary, New: func(_ context.Context, env server.ProviderEnv) (compute.Provider, error) {
+	providerTable = append(slices.Clip(providerTable), server.ProviderFactory{Name: throwawayName, Summary: summary, New: func(_ context.Context, env server.ProviderEnv) (provider.Provider, error) {
 		return newThrowaway(env.Block)
 	}})
 	t.Cleanup(func() { providerTable = saved })
@@ -140,7 +140,7 @@ const throwawayName = "throwaway"
 // runs nothing: the least a provider can be.
 type throwaway struct {
 	mu        sync.Mutex
-	workloads map[string]*compute.TenantComputeSpec
+	workloads map[string]*provider.TenantComputeSpec
 }
 
 // newThrowaway makes a throwaway provider; it has no settings, so its
@@ -156,25 +156,25 @@ func newThrowaway(block json.RawMessage) (*throwaway, error) {
 	for key := range keys {
 		errs.Add(violation.Pointer(key), "unknown key; the %s provider has no settings", throwawayName)
 	}
-	if err := errs.Err(compute.ErrInvalidSpec); err != nil {
+	if err := errs.Err(provider.ErrInvalidSpec); err != nil {
 		return nil, fmt.Errorf("compute.%s: %w", throwawayName, err)
 	}
-	return &throwaway{workloads: map[string]*compute.TenantComputeSpec{}}, nil
+	return &throwaway{workloads: map[string]*provider.TenantComputeSpec{}}, nil
 }
 
 func (p *throwaway) Name() string { return throwawayName }
 
-func (p *throwaway) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+func (p *throwaway) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.workloads[spec.TenantID] = spec
-	return &compute.ProvisionResult{TenantID: spec.TenantID, ProviderType: throwawayName, Status: compute.ProvisionStatusSuccess, ProvisionedAt: time.Now()}, nil
+	return &provider.ProvisionResult{TenantID: spec.TenantID, ProviderType: throwawayName, Status: provider.ProvisionStatusSuccess, ProvisionedAt: time.Now()}, nil
 }
 
-func (p *throwaway) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+func (p *throwaway) Update(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
@@ -182,11 +182,11 @@ func (p *throwaway) Update(ctx context.Context, tenantID string, spec *compute.T
 	defer p.mu.Unlock()
 	cur, ok := p.workloads[tenantID]
 	if !ok {
-		return nil, fmt.Errorf("%s: tenant %s: %w", throwawayName, tenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("%s: tenant %s: %w", throwawayName, tenantID, provider.ErrTenantNotFound)
 	}
-	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: throwawayName, Status: compute.ProvisionStatusSuccess, UpdatedAt: time.Now()}
+	res := &provider.UpdateResult{TenantID: tenantID, ProviderType: throwawayName, Status: provider.ProvisionStatusSuccess, UpdatedAt: time.Now()}
 	if from, to := cur.Containers[0].Image, spec.Containers[0].Image; from != to {
-		res.Changes = append(res.Changes, compute.Change{Field: "containers/" + spec.Containers[0].Name + "/image", From: from, To: to})
+		res.Changes = append(res.Changes, provider.Change{Field: "containers/" + spec.Containers[0].Name + "/image", From: from, To: to})
 	}
 	p.workloads[tenantID] = spec
 	return res, nil
@@ -199,23 +199,23 @@ func (p *throwaway) Destroy(_ context.Context, tenantID string) error {
 	return nil
 }
 
-func (p *throwaway) GetStatus(_ context.Context, tenantID string) (*compute.ComputeStatus, error) {
+func (p *throwaway) GetStatus(_ context.Context, tenantID string) (*provider.ComputeStatus, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	spec, ok := p.workloads[tenantID]
 	if !ok {
-		return nil, fmt.Errorf("%s: tenant %s: %w", throwawayName, tenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("%s: tenant %s: %w", throwawayName, tenantID, provider.ErrTenantNotFound)
 	}
-	st := &compute.ComputeStatus{TenantID: tenantID, ProviderType: throwawayName, State: compute.StateRunning, Health: compute.HealthUnknown, Generation: spec.Generation, LastUpdated: time.Now()}
+	st := &provider.ComputeStatus{TenantID: tenantID, ProviderType: throwawayName, State: provider.StateRunning, Health: provider.HealthUnknown, Generation: spec.Generation, LastUpdated: time.Now()}
 	for _, c := range spec.Containers {
-		st.Containers = append(st.Containers, compute.ContainerStatus{Name: c.Name, Image: c.Image, State: compute.ContainerRunning, Health: compute.HealthUnknown})
+		st.Containers = append(st.Containers, provider.ContainerStatus{Name: c.Name, Image: c.Image, State: provider.ContainerRunning, Health: provider.HealthUnknown})
 	}
 	return st, nil
 }
 
-func (p *throwaway) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
+func (p *throwaway) Validate(_ context.Context, spec *provider.TenantComputeSpec) error {
 	if spec == nil {
-		return compute.Invalid("", "spec is missing")
+		return provider.Invalid("", "spec is missing")
 	}
 	var errs violation.List
 	if spec.TenantID == "" {
@@ -227,7 +227,7 @@ func (p *throwaway) Validate(_ context.Context, spec *compute.TenantComputeSpec)
 	if len(spec.Containers) == 0 {
 		errs.Add("/containers", "at least one container is required")
 	}
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // ValidateConfig has no rules beyond the schema's.
@@ -240,4 +240,4 @@ func (p *throwaway) ConfigSchema() json.RawMessage {
 
 func (p *throwaway) ConfigDefaults() json.RawMessage { return nil }
 
-var _ compute.Provider = (*throwaway)(nil)
+var _ provider.Provider = (*throwaway)(nil)

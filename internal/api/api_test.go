@@ -17,12 +17,14 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -46,13 +48,13 @@ func newServer(t testing.TB, tokens ...api.Token) *testServer {
 // newServerTuned is newServer with its options changed by tune.
 func newServerTuned(t testing.TB, tune func(*api.Options), tokens ...api.Token) *testServer {
 	t.Helper()
-	return serveTuned(t, openStore(t), func(logger *slog.Logger) (compute.Provider, error) {
+	return serveTuned(t, openStore(t), func(logger *slog.Logger) (provider.Provider, error) {
 		return mock.New(mock.Options{Block: json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`), Logger: logger})
 	}, tune, tokens...)
 }
 
 // newServerWith is newServer with the provider newProvider makes.
-func newServerWith(t testing.TB, newProvider func(*slog.Logger) (compute.Provider, error), tokens ...api.Token) *testServer {
+func newServerWith(t testing.TB, newProvider func(*slog.Logger) (provider.Provider, error), tokens ...api.Token) *testServer {
 	t.Helper()
 	return serveOn(t, openStore(t), newProvider, tokens...)
 }
@@ -70,13 +72,13 @@ func openStore(t testing.TB) tenant.Store {
 
 // serveOn serves the API on store, with the provider newProvider makes,
 // its log in the server's logs.
-func serveOn(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (compute.Provider, error), tokens ...api.Token) *testServer {
+func serveOn(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (provider.Provider, error), tokens ...api.Token) *testServer {
 	t.Helper()
 	return serveTuned(t, store, newProvider, nil, tokens...)
 }
 
 // serveTuned is serveOn with the server's options changed by tune.
-func serveTuned(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (compute.Provider, error), tune func(*api.Options), tokens ...api.Token) *testServer {
+func serveTuned(t testing.TB, store tenant.Store, newProvider func(*slog.Logger) (provider.Provider, error), tune func(*api.Options), tokens ...api.Token) *testServer {
 	t.Helper()
 	logs := &providertest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
@@ -84,7 +86,7 @@ func serveTuned(t testing.TB, store tenant.Store, newProvider func(*slog.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := providertest.Manager(t, p, compute.ManagerOptions{Logger: logger})
+	m := computetest.Manager(t, p, compute.ManagerOptions{Logger: logger})
 	mx := metrics.New()
 	fl, _ := store.(fleet.Store) // plans and rollouts, where the store keeps them
 	opts := api.Options{Store: store, Fleet: fl, Compute: m, Tokens: tokens, Logger: logger, Observer: mx, Metrics: mx.Handler()}
@@ -553,7 +555,7 @@ func grepLines(s, sub string) string {
 // TestStatusUpstreamFailure: a provider that fails while the API reads a
 // workload's status is a 502 whose detail says why.
 func TestStatusUpstreamFailure(t *testing.T) {
-	ts := newServerWith(t, func(logger *slog.Logger) (compute.Provider, error) {
+	ts := newServerWith(t, func(logger *slog.Logger) (provider.Provider, error) {
 		return mock.New(mock.Options{Block: json.RawMessage(`{"failure_rate":1}`), Logger: logger})
 	})
 	ts.create(t, "flaky", `{"image":"a"}`)
@@ -567,7 +569,7 @@ func TestStatusUpstreamFailure(t *testing.T) {
 // TestCapabilityRefused: a config asking for what the provider does not
 // support is a 422 naming the field and the capability.
 func TestCapabilityRefused(t *testing.T) {
-	ts := newServerWith(t, func(logger *slog.Logger) (compute.Provider, error) {
+	ts := newServerWith(t, func(logger *slog.Logger) (provider.Provider, error) {
 		p, err := mock.New(mock.Options{Logger: logger})
 		return &singleContainer{p}, err
 	})
@@ -588,7 +590,7 @@ func TestCapabilityRefused(t *testing.T) {
 // singleContainer is the mock declaring that it runs one container.
 type singleContainer struct{ *mock.Provider }
 
-func (p *singleContainer) Capabilities() compute.Capabilities {
+func (p *singleContainer) Capabilities() provider.Capabilities {
 	c := p.Provider.Capabilities()
 	c.MultipleContainers = false
 	return c

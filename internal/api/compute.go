@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) error {
@@ -27,8 +27,8 @@ func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) error {
 
 // providerHealth asks a provider that can tell whether its platform
 // answers, within a short time.
-func providerHealth(ctx context.Context, p compute.Provider) (bool, string) {
-	hc, ok := p.(compute.HealthChecker)
+func providerHealth(ctx context.Context, p provider.Provider) (bool, string) {
+	hc, ok := p.(provider.HealthChecker)
 	if !ok {
 		return true, ""
 	}
@@ -55,7 +55,7 @@ func (s *Server) getComputeConfig(w http.ResponseWriter, r *http.Request) error 
 
 // capabilities is the wire form of what a provider declares: each
 // capability by its JSON name; nil when it declares nothing.
-func capabilities(c *compute.Capabilities) map[string]bool {
+func capabilities(c *provider.Capabilities) map[string]bool {
 	if c == nil {
 		return nil
 	}

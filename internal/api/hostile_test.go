@@ -13,13 +13,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/postgres"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // onEachStore runs f against a server on SQLite and one on PostgreSQL (a
@@ -52,7 +52,7 @@ func onEachStore(t *testing.T, f func(t *testing.T, ts *testServer)) {
 // without defaults.
 func serverOn(t *testing.T, store tenant.Store) *testServer {
 	t.Helper()
-	return serveOn(t, store, func(logger *slog.Logger) (compute.Provider, error) {
+	return serveOn(t, store, func(logger *slog.Logger) (provider.Provider, error) {
 		return mock.New(mock.Options{Logger: logger})
 	})
 }

@@ -14,11 +14,11 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // newServerOn serves the API on store, with the mock provider: one landlord
@@ -49,7 +49,7 @@ func mockCompute(t *testing.T) *compute.Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return providertest.Manager(t, p, compute.ManagerOptions{})
+	return computetest.Manager(t, p, compute.ManagerOptions{})
 }
 
 // clock is the time, offset ahead.

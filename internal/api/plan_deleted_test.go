@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // planDeletedMeanwhile is a store that, when armed, deletes plan standard
@@ -57,7 +57,7 @@ func TestTenantOnPlanDeletedMeanwhile(t *testing.T) {
 	}
 	t.Cleanup(func() { store.Close() })
 	racing := &planDeletedMeanwhile{Store: store}
-	ts := serveOn(t, racing, func(logger *slog.Logger) (compute.Provider, error) {
+	ts := serveOn(t, racing, func(logger *slog.Logger) (provider.Provider, error) {
 		return mock.New(mock.Options{Logger: logger})
 	})
 	ts.plan(t, "standard", `{"image":"example.com/app:1"}`)

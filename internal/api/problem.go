@@ -16,6 +16,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -72,17 +73,17 @@ var problemTable = []problemRow{
 		fields: violationsAt("")},
 	{err: tenant.ErrInvalid, name: "tenant.ErrInvalid", status: http.StatusBadRequest, code: wire.CodeInvalidBody,
 		detail: "the request breaks the tenant rules", fields: violationsAt("")},
-	{err: compute.ErrInvalidSpec, name: "compute.ErrInvalidSpec", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidComputeConfig,
+	{err: provider.ErrInvalidSpec, name: "compute.ErrInvalidSpec", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidComputeConfig,
 		detail: "compute_config is not valid for its provider", fields: violationsAt("/compute_config")},
 	{err: compute.ErrInvalidChoice, name: "compute.ErrInvalidChoice", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidComputeConfig,
 		detail: "a label or annotation chooses a provider this tenant cannot use", fields: violationsAt("")},
-	{err: compute.ErrProviderNotFound, name: "compute.ErrProviderNotFound", status: http.StatusUnprocessableEntity, code: wire.CodeProviderNotFound,
+	{err: provider.ErrProviderNotFound, name: "compute.ErrProviderNotFound", status: http.StatusUnprocessableEntity, code: wire.CodeProviderNotFound,
 		fields: providerChoice},
-	{err: compute.ErrTenantNotFound, name: "compute.ErrTenantNotFound", status: http.StatusNotFound, code: wire.CodeWorkloadNotFound,
+	{err: provider.ErrTenantNotFound, name: "compute.ErrTenantNotFound", status: http.StatusNotFound, code: wire.CodeWorkloadNotFound,
 		detail: "the provider has no workload for this tenant"},
-	{err: compute.ErrProvisionFailed, name: "compute.ErrProvisionFailed", status: http.StatusBadGateway, code: wire.CodeUnavailable,
+	{err: provider.ErrProvisionFailed, name: "compute.ErrProvisionFailed", status: http.StatusBadGateway, code: wire.CodeUnavailable,
 		detail: "the compute provider could not provision the workload"},
-	{err: compute.ErrUpdateFailed, name: "compute.ErrUpdateFailed", status: http.StatusBadGateway, code: wire.CodeUnavailable,
+	{err: provider.ErrUpdateFailed, name: "compute.ErrUpdateFailed", status: http.StatusBadGateway, code: wire.CodeUnavailable,
 		detail: "the compute provider could not update the workload"},
 	{err: fleet.ErrNotFound, name: "fleet.ErrNotFound", status: http.StatusNotFound, code: wire.CodeNotFound,
 		detail: "no such plan, plan version or rollout; list them with GET /v1/plans, GET /v1/plans/{plan}/versions and GET /v1/rollouts"},

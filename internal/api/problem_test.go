@@ -13,6 +13,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -59,12 +60,12 @@ func TestProblemMappingIgnoresRowOrder(t *testing.T) {
 		code string
 	}{
 		"tenant rules":             {violation.New(tenant.ErrInvalid, "/name", "bad"), wire.CodeInvalidBody},
-		"compute config":           {compute.Invalid("/image", "is required"), wire.CodeInvalidComputeConfig},
+		"compute config":           {provider.Invalid("/image", "is required"), wire.CodeInvalidComputeConfig},
 		"wrapped tenant rules":     {fmt.Errorf("store: %w", violation.New(tenant.ErrInvalid, "/labels/x", "bad")), wire.CodeInvalidBody},
 		"provider not found":       {&compute.ProviderNotFoundError{Name: "nomad"}, wire.CodeProviderNotFound},
-		"upstream over provision":  {fmt.Errorf("%w: docker: %w", errUpstream, compute.ErrProvisionFailed), wire.CodeUnavailable},
+		"upstream over provision":  {fmt.Errorf("%w: docker: %w", errUpstream, provider.ErrProvisionFailed), wire.CodeUnavailable},
 		"name taken":               {fmt.Errorf("sqlite: %w", tenant.ErrNameTaken), wire.CodeNameTaken},
-		"workload missing":         {fmt.Errorf("mock: %w", compute.ErrTenantNotFound), wire.CodeWorkloadNotFound},
+		"workload missing":         {fmt.Errorf("mock: %w", provider.ErrTenantNotFound), wire.CodeWorkloadNotFound},
 		"conflict inside a joined": {errors.Join(errors.New("first"), tenant.ErrConflict), wire.CodeVersionConflict},
 	}
 	for _, row := range problemTable {
@@ -90,7 +91,7 @@ func TestProblemMappingIgnoresRowOrder(t *testing.T) {
 	if p := problemFor(violation.New(tenant.ErrInvalid, "/name", "bad")); p.Status != http.StatusBadRequest || p.Errors[0].Pointer != "/name" {
 		t.Errorf("tenant rules: %+v, want a 400 naming /name", p)
 	}
-	if p := problemFor(compute.Invalid("/image", "is required")); p.Status != http.StatusUnprocessableEntity || p.Errors[0].Pointer != "/compute_config/image" {
+	if p := problemFor(provider.Invalid("/image", "is required")); p.Status != http.StatusUnprocessableEntity || p.Errors[0].Pointer != "/compute_config/image" {
 		t.Errorf("compute config: %+v, want a 422 naming /compute_config/image", p)
 	}
 	if p := problemFor(errors.New("unmapped")); p != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
@@ -32,7 +33,7 @@ func TestHealthProbesLogAtDebug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := providertest.Manager(t, p, compute.ManagerOptions{})
+	m := computetest.Manager(t, p, compute.ManagerOptions{})
 	logs := &providertest.LogBuffer{}
 	var failing atomic.Bool
 	s, err := api.New(api.Options{Store: store, Compute: m, Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

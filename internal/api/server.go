@@ -18,6 +18,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Compute is what the API, and the use cases it calls, need of
@@ -25,7 +26,7 @@ import (
 type Compute interface {
 	service.Compute
 	RedactConfig(provider string, config json.RawMessage) (json.RawMessage, error)
-	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
+	GetTenantStatus(ctx context.Context, t provider.TenantRef) (*provider.ComputeStatus, error)
 }
 
 var _ Compute = (*compute.Manager)(nil)

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -236,9 +236,9 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	}
 	st, err := s.compute.GetTenantStatus(r.Context(), t.ComputeRef())
 	switch {
-	case errors.Is(err, compute.ErrTenantNotFound):
+	case errors.Is(err, provider.ErrTenantNotFound):
 		return withFields(err, fmt.Sprintf("the provider %s has no workload for this tenant (status %s)", t.Provider, t.Status))
-	case errors.Is(err, compute.ErrProviderNotFound):
+	case errors.Is(err, provider.ErrProviderNotFound):
 		return withFields(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to read the workload's status", t.Provider))
 	case err != nil:
 		return fmt.Errorf("%w: %s: %w", errUpstream, t.Provider, err)

@@ -12,9 +12,9 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 func TestRequireSecureTokens(t *testing.T) {
@@ -27,7 +27,7 @@ func TestRequireSecureTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := providertest.Manager(t, p, compute.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
+	m := computetest.Manager(t, p, compute.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
 	s, err := api.New(api.Options{Store: store, Compute: m, Tokens: []api.Token{{Name: "ops", Secret: adminToken, Role: api.RoleAdmin}}})
 	if err != nil {
 		t.Fatal(err)

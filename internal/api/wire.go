@@ -1,9 +1,9 @@
 package api
 
 import (
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // The compute package's status types are the providers' contract; the API
@@ -12,7 +12,7 @@ import (
 // TestComputeStatusWire, which fills every field.
 
 // computeStatus is the wire form of a provider's status; nil stays nil.
-func computeStatus(st *compute.ComputeStatus) *wire.ComputeStatus {
+func computeStatus(st *provider.ComputeStatus) *wire.ComputeStatus {
 	if st == nil {
 		return nil
 	}
@@ -46,7 +46,7 @@ func computeStatus(st *compute.ComputeStatus) *wire.ComputeStatus {
 }
 
 // endpoints is the wire form of a workload's endpoints; nil stays nil.
-func endpoints(eps []compute.Endpoint) []wire.Endpoint {
+func endpoints(eps []provider.Endpoint) []wire.Endpoint {
 	if eps == nil {
 		return nil
 	}

@@ -16,10 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // The API answers with wire types; the provider contract (compute) and the
@@ -27,17 +27,17 @@ import (
 // apart, so that the client, which sees only the wire types, always decodes
 // what the server sends.
 
-// TestComputeStatusWire converts a compute.ComputeStatus with every field
+// TestComputeStatusWire converts a provider.ComputeStatus with every field
 // set, found by reflection so that a new field cannot be forgotten, and
 // checks that the wire value has every field set too and encodes to the
 // same JSON.
 func TestComputeStatusWire(t *testing.T) {
-	var full compute.ComputeStatus
+	var full provider.ComputeStatus
 	mustFill(t, reflect.ValueOf(&full).Elem(), "ComputeStatus")
-	for name, st := range map[string]*compute.ComputeStatus{
+	for name, st := range map[string]*provider.ComputeStatus{
 		"full":  &full,
 		"zero":  {},
-		"empty": {Containers: []compute.ContainerStatus{}, Endpoints: []compute.Endpoint{}, Metadata: map[string]string{}},
+		"empty": {Containers: []provider.ContainerStatus{}, Endpoints: []provider.Endpoint{}, Metadata: map[string]string{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := computeStatus(st)
@@ -56,7 +56,7 @@ func TestComputeStatusWire(t *testing.T) {
 
 // TestEndpointsWire does the same for the endpoints of a tenant.
 func TestEndpointsWire(t *testing.T) {
-	var full []compute.Endpoint
+	var full []provider.Endpoint
 	mustFill(t, reflect.ValueOf(&full).Elem(), "Endpoints")
 	got := endpoints(full)
 	for _, path := range unset(reflect.ValueOf(got), "Endpoints") {
@@ -66,15 +66,15 @@ func TestEndpointsWire(t *testing.T) {
 	if got := endpoints(nil); got != nil {
 		t.Errorf("endpoints(nil) = %v, want nil", got)
 	}
-	assertSameJSON(t, []compute.Endpoint{}, endpoints([]compute.Endpoint{}))
+	assertSameJSON(t, []provider.Endpoint{}, endpoints([]provider.Endpoint{}))
 }
 
 // TestComputeStatusShape holds the wire types to the compute types field by
 // field: the same names, JSON tags and kinds, in the same order.
 func TestComputeStatusShape(t *testing.T) {
 	for _, tc := range []struct{ domain, wire reflect.Type }{
-		{reflect.TypeFor[compute.ComputeStatus](), reflect.TypeFor[wire.ComputeStatus]()},
-		{reflect.TypeFor[compute.Endpoint](), reflect.TypeFor[wire.Endpoint]()},
+		{reflect.TypeFor[provider.ComputeStatus](), reflect.TypeFor[wire.ComputeStatus]()},
+		{reflect.TypeFor[provider.Endpoint](), reflect.TypeFor[wire.Endpoint]()},
 	} {
 		for _, d := range shapeDiff(tc.domain, tc.wire, tc.wire.Name()) {
 			t.Error(d)
@@ -87,14 +87,14 @@ func TestComputeStatusShape(t *testing.T) {
 // found in the source, as Go cannot list them at run time.
 func TestComputeEnumsWire(t *testing.T) {
 	types := []string{"ComputeState", "HealthStatus", "ContainerState", "Protocol"}
-	domain := mustStringConsts(t, filepath.Join("..", "compute"), types)
-	for typ, consts := range mustStringConsts(t, filepath.Join("..", "compute", "workload"), types) {
+	domain := mustStringConsts(t, filepath.Join("..", "..", "sdk", "provider"), types)
+	for typ, consts := range mustStringConsts(t, filepath.Join("..", "..", "sdk", "workload"), types) {
 		domain[typ] = consts // Protocol is the portable workload's
 	}
 	wired := mustStringConsts(t, filepath.Join("..", "wire"), types)
 	for _, typ := range types {
 		if len(domain[typ]) == 0 {
-			t.Errorf("no constants of compute.%s found; was it renamed? Update this test", typ)
+			t.Errorf("no constants of provider.%s found; was it renamed? Update this test", typ)
 		}
 		if diff := cmp.Diff(domain[typ], wired[typ]); diff != "" {
 			t.Errorf("wire's %s constants differ from compute's (-compute +wire):\n%s", typ, diff)
@@ -279,7 +279,7 @@ func shapeDiff(d, w reflect.Type, path string) []string {
 	case reflect.Map:
 		return append(shapeDiff(d.Key(), w.Key(), path+"[key]"), shapeDiff(d.Elem(), w.Elem(), path+"[value]")...)
 	case reflect.Struct:
-		if d.PkgPath() != reflect.TypeFor[compute.ComputeStatus]().PkgPath() {
+		if d.PkgPath() != reflect.TypeFor[provider.ComputeStatus]().PkgPath() {
 			if d != w {
 				return []string{fmt.Sprintf("%s: %s in compute, %s in wire", path, d, w)}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -39,7 +40,7 @@ func TestResolveIntegralNumbers(t *testing.T) {
 	_, err = m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1",
 		ComputeConfig: json.RawMessage(`{"image":"a","x-mock":{"fail_times":1e19}}`)})
 	v := violation.Of(err)
-	if !errors.Is(err, compute.ErrInvalidSpec) || len(v) != 1 || v[0].Pointer != "/x-mock/fail_times" ||
+	if !errors.Is(err, provider.ErrInvalidSpec) || len(v) != 1 || v[0].Pointer != "/x-mock/fail_times" ||
 		v[0].Message != "must be an integer from -9223372036854775808 to 9223372036854775807" {
 		t.Errorf("fail_times 1e19: %v", err)
 	}

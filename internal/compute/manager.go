@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // ManagerOptions configure a Manager.
@@ -73,17 +75,18 @@ func (m *Manager) Registry() *Registry { return m.registry }
 func (m *Manager) DefaultProvider() string { return m.defaultProvider }
 
 // ProvisionTenant creates the workload described by spec on its provider.
-func (m *Manager) ProvisionTenant(ctx context.Context, spec *TenantComputeSpec) (res *ProvisionResult, err error) {
+func (m *Manager) ProvisionTenant(ctx context.Context, spec *provider.TenantComputeSpec) (res *provider.ProvisionResult, err error) {
 	start := m.now()
 	defer func() {
 		var attrs []slog.Attr
 		if res != nil {
 			attrs = append(attrs, slog.String("status", string(res.Status)))
 		}
-		m.audit(ctx, "provision", spec.tenantID(), spec.providerType(), spec.generation(), start, err, attrs...)
+		s := orEmpty(spec)
+		m.audit(ctx, "provision", s.TenantID, s.ProviderType, s.Generation, start, err, attrs...)
 	}()
 	if spec == nil {
-		return nil, Invalid("", "spec is missing")
+		return nil, provider.Invalid("", "spec is missing")
 	}
 	p, err := m.registry.Get(spec.ProviderType)
 	if err != nil {
@@ -93,17 +96,18 @@ func (m *Manager) ProvisionTenant(ctx context.Context, spec *TenantComputeSpec) 
 }
 
 // UpdateTenant converges the tenant's workload to spec.
-func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *TenantComputeSpec) (res *UpdateResult, err error) {
+func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (res *provider.UpdateResult, err error) {
 	start := m.now()
 	defer func() {
 		var attrs []slog.Attr
 		if res != nil {
 			attrs = append(attrs, slog.Int("changes", len(res.Changes)), slog.String("status", string(res.Status)))
 		}
-		m.audit(ctx, "update", tenantID, spec.providerType(), spec.generation(), start, err, attrs...)
+		s := orEmpty(spec)
+		m.audit(ctx, "update", tenantID, s.ProviderType, s.Generation, start, err, attrs...)
 	}()
 	if spec == nil {
-		return nil, Invalid("", "spec is missing")
+		return nil, provider.Invalid("", "spec is missing")
 	}
 	p, err := m.registry.Get(spec.ProviderType)
 	if err != nil {
@@ -113,26 +117,26 @@ func (m *Manager) UpdateTenant(ctx context.Context, tenantID string, spec *Tenan
 }
 
 // DestroyTenant removes the tenant's workload from its provider.
-func (m *Manager) DestroyTenant(ctx context.Context, t TenantRef) (err error) {
+func (m *Manager) DestroyTenant(ctx context.Context, t provider.TenantRef) (err error) {
 	start := m.now()
 	defer func() { m.audit(ctx, "destroy", t.ID, t.Provider, 0, start, err) }()
 	p, err := m.registry.Get(t.Provider)
 	if err != nil {
 		return err
 	}
-	if l, ok := p.(Locator); ok {
+	if l, ok := p.(provider.Locator); ok {
 		return l.DestroyOf(ctx, t)
 	}
 	return p.Destroy(ctx, t.ID)
 }
 
 // GetTenantStatus reads the live state of the tenant's workload.
-func (m *Manager) GetTenantStatus(ctx context.Context, t TenantRef) (*ComputeStatus, error) {
+func (m *Manager) GetTenantStatus(ctx context.Context, t provider.TenantRef) (*provider.ComputeStatus, error) {
 	p, err := m.registry.Get(t.Provider)
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := p.(Locator); ok {
+	if l, ok := p.(provider.Locator); ok {
 		return l.GetStatusOf(ctx, t)
 	}
 	return p.GetStatus(ctx, t.ID)
@@ -141,12 +145,12 @@ func (m *Manager) GetTenantStatus(ctx context.Context, t TenantRef) (*ComputeSta
 // InspectTenant reads the live state of the tenant's workload and, when its
 // provider is a DriftDetector and spec is given, every difference between
 // what runs and spec. Otherwise the inspection holds only the status.
-func (m *Manager) InspectTenant(ctx context.Context, t TenantRef, spec *TenantComputeSpec) (*Inspection, error) {
+func (m *Manager) InspectTenant(ctx context.Context, t provider.TenantRef, spec *provider.TenantComputeSpec) (*provider.Inspection, error) {
 	p, err := m.registry.Get(t.Provider)
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := p.(DriftDetector); ok && spec != nil {
+	if d, ok := p.(provider.DriftDetector); ok && spec != nil {
 		in, err := d.Inspect(ctx, spec)
 		if err != nil {
 			return nil, err
@@ -160,39 +164,25 @@ func (m *Manager) InspectTenant(ctx context.Context, t TenantRef, spec *TenantCo
 	if err != nil {
 		return nil, err
 	}
-	return &Inspection{Status: st}, nil
+	return &provider.Inspection{Status: st}, nil
 }
 
-// Nil-safe accessors for audit lines about a missing spec.
-func (s *TenantComputeSpec) tenantID() string {
-	if s == nil {
-		return ""
+// orEmpty is spec, or an empty spec when it is missing, for audit lines.
+func orEmpty(spec *provider.TenantComputeSpec) *provider.TenantComputeSpec {
+	if spec == nil {
+		return &provider.TenantComputeSpec{}
 	}
-	return s.TenantID
-}
-
-func (s *TenantComputeSpec) providerType() string {
-	if s == nil {
-		return ""
-	}
-	return s.ProviderType
-}
-
-func (s *TenantComputeSpec) generation() int64 {
-	if s == nil {
-		return 0
-	}
-	return s.Generation
+	return spec
 }
 
 // audit writes the one structured line recorded for every provision, update
 // and destroy. It never logs a spec, a config or a secret.
-func (m *Manager) audit(ctx context.Context, op, tenantID, provider string, generation int64, start time.Time, err error, extra ...slog.Attr) {
+func (m *Manager) audit(ctx context.Context, op, tenantID, providerName string, generation int64, start time.Time, err error, extra ...slog.Attr) {
 	attrs := []slog.Attr{
 		slog.String("audit", "compute"),
 		slog.String("operation", op),
 		slog.String("tenant_id", tenantID),
-		slog.String("provider", provider),
+		slog.String("provider", providerName),
 		slog.Duration("duration", m.now().Sub(start)),
 	}
 	if generation != 0 {
@@ -204,10 +194,10 @@ func (m *Manager) audit(ctx context.Context, op, tenantID, provider string, gene
 	if err != nil {
 		outcome = "failure"
 		level = slog.LevelWarn
-		if IsTerminal(err) {
+		if provider.IsTerminal(err) {
 			level = slog.LevelError
 		}
-		attrs = append(attrs, slog.Bool("retryable", !IsTerminal(err)), slog.String("error", err.Error()))
+		attrs = append(attrs, slog.Bool("retryable", !provider.IsTerminal(err)), slog.String("error", err.Error()))
 	}
 	attrs = append(attrs, slog.String("outcome", outcome))
 	m.logger.LogAttrs(ctx, level, "compute "+op, attrs...)
@@ -215,10 +205,10 @@ func (m *Manager) audit(ctx context.Context, op, tenantID, provider string, gene
 		result := outcome
 		if err != nil {
 			result = "retryable"
-			if IsTerminal(err) {
+			if provider.IsTerminal(err) {
 				result = "terminal"
 			}
 		}
-		m.observer.ObserveOperation(provider, op, result, m.now().Sub(start))
+		m.observer.ObserveOperation(providerName, op, result, m.now().Sub(start))
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -32,7 +33,7 @@ func TestManagerAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	resolve := func(config string) *compute.TenantComputeSpec {
+	resolve := func(config string) *provider.TenantComputeSpec {
 		res, err := m.Resolve(ctx, compute.ResolveRequest{TenantID: "tenant-1", Generation: 2, ComputeConfig: json.RawMessage(config)})
 		if err != nil {
 			t.Fatal(err)
@@ -50,13 +51,13 @@ func TestManagerAudit(t *testing.T) {
 	if _, err := m.UpdateTenant(ctx, "tenant-1", failing); err == nil {
 		t.Fatal("injected failure did not fail")
 	}
-	if _, err := m.GetTenantStatus(ctx, compute.TenantRef{ID: "tenant-1", Provider: "mock"}); err != nil {
+	if _, err := m.GetTenantStatus(ctx, provider.TenantRef{ID: "tenant-1", Provider: "mock"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.DestroyTenant(ctx, compute.TenantRef{ID: "tenant-1", Provider: "mock"}); err != nil {
+	if err := m.DestroyTenant(ctx, provider.TenantRef{ID: "tenant-1", Provider: "mock"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.DestroyTenant(ctx, compute.TenantRef{ID: "tenant-1", Provider: "nomad"}); !errors.Is(err, compute.ErrProviderNotFound) {
+	if err := m.DestroyTenant(ctx, provider.TenantRef{ID: "tenant-1", Provider: "nomad"}); !errors.Is(err, provider.ErrProviderNotFound) {
 		t.Errorf("DestroyTenant on an unknown provider = %v", err)
 	}
 
@@ -101,20 +102,20 @@ func TestManagerAudit(t *testing.T) {
 
 func TestManagerRefusesMissingSpec(t *testing.T) {
 	m := newManager(t, "", map[string]string{"mock": ""})
-	if _, err := m.ProvisionTenant(context.Background(), nil); !errors.Is(err, compute.ErrInvalidSpec) {
+	if _, err := m.ProvisionTenant(context.Background(), nil); !errors.Is(err, provider.ErrInvalidSpec) {
 		t.Errorf("ProvisionTenant(nil) = %v", err)
 	}
-	if _, err := m.UpdateTenant(context.Background(), "t", nil); !errors.Is(err, compute.ErrInvalidSpec) {
+	if _, err := m.UpdateTenant(context.Background(), "t", nil); !errors.Is(err, provider.ErrInvalidSpec) {
 		t.Errorf("UpdateTenant(nil) = %v", err)
 	}
-	spec := &compute.TenantComputeSpec{TenantID: "t", ProviderType: "nomad"}
-	if _, err := m.ProvisionTenant(context.Background(), spec); !errors.Is(err, compute.ErrProviderNotFound) {
+	spec := &provider.TenantComputeSpec{TenantID: "t", ProviderType: "nomad"}
+	if _, err := m.ProvisionTenant(context.Background(), spec); !errors.Is(err, provider.ErrProviderNotFound) {
 		t.Errorf("ProvisionTenant on an unknown provider = %v", err)
 	}
 }
 
 func TestSecretsNeverPrint(t *testing.T) {
-	spec := &compute.TenantComputeSpec{
+	spec := &provider.TenantComputeSpec{
 		TenantID: "t", ProviderType: mock.Name,
 		Workload: workload.Workload{Secrets: []workload.SecretReference{{Container: "app", Name: "K", Value: workload.NewSecretValue("s3cr3t")}}},
 	}

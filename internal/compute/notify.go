@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // WatchChanges runs the change watch of every registered provider that is
@@ -13,7 +15,7 @@ import (
 func (m *Manager) WatchChanges(ctx context.Context, changed func(tenantID string)) {
 	var wg sync.WaitGroup
 	for _, p := range m.registry.List() {
-		n, ok := p.(ChangeNotifier)
+		n, ok := p.(provider.ChangeNotifier)
 		if !ok {
 			continue
 		}

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
-// CheckPlanConfig checks the config of a plan version for provider: a JSON
+// CheckPlanConfig checks the config of a plan version for the provider called name: a JSON
 // object whose every key is a field of the provider's schema with a valid
 // value, as the provider's defaults are checked (the fields the schema
 // requires may be left to each tenant). It holds no provider choice (a
@@ -16,19 +17,19 @@ import (
 // every reader and shared by all its tenants; secrets belong in each
 // tenant's own compute_config. Errors are violations of kind ErrInvalidSpec
 // with pointers relative to the config, or a *ProviderNotFoundError.
-func (m *Manager) CheckPlanConfig(provider string, config json.RawMessage) error {
-	entry, err := m.registry.get(provider)
+func (m *Manager) CheckPlanConfig(name string, config json.RawMessage) error {
+	entry, err := m.registry.get(name)
 	if err != nil {
 		return err
 	}
 	fragment, err := workload.DecodeObject(config, "plan config")
 	if err != nil {
-		return invalidSpec(err)
+		return provider.AsInvalidSpec(err)
 	}
 	var errs violation.List
 	for _, key := range []string{wire.SelectionKey, wire.SelectionKeyType} {
 		if _, ok := fragment[key]; ok {
-			errs.Add("/"+key, "a plan's provider is the plan's own (%s); remove this field", provider)
+			errs.Add("/"+key, "a plan's provider is the plan's own (%s); remove this field", name)
 			delete(fragment, key)
 		}
 	}
@@ -39,5 +40,5 @@ func (m *Manager) CheckPlanConfig(provider string, config json.RawMessage) error
 			return v, nil
 		})
 	}
-	return errs.Err(ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }

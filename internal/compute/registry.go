@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -51,13 +52,13 @@ func (e *ProviderNotFoundError) Error() string {
 		enabled = "named by the annotation " + e.Key + "; " + enabled
 	}
 	if e.Name == "" {
-		return fmt.Sprintf("%s: no provider chosen and no default configured; set compute_provider (%s)", ErrProviderNotFound, enabled)
+		return fmt.Sprintf("%s: no provider chosen and no default configured; set compute_provider (%s)", provider.ErrProviderNotFound, enabled)
 	}
-	return fmt.Sprintf("%s: %s (%s)", ErrProviderNotFound, wire.Quote(e.Name), enabled)
+	return fmt.Sprintf("%s: %s (%s)", provider.ErrProviderNotFound, wire.Quote(e.Name), enabled)
 }
 
 // Unwrap makes errors.Is(err, ErrProviderNotFound) hold.
-func (e *ProviderNotFoundError) Unwrap() error { return ErrProviderNotFound }
+func (e *ProviderNotFoundError) Unwrap() error { return provider.ErrProviderNotFound }
 
 var providerName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 
@@ -70,7 +71,7 @@ type Registry struct {
 }
 
 type registered struct {
-	provider Provider
+	provider provider.Provider
 	schema   *Schema
 	// defaults are the provider's ConfigDefaults, decoded; never changed
 	// (merges copy them).
@@ -86,7 +87,7 @@ func NewRegistry() *Registry {
 // defaults are a JSON object whose every key is a property of the schema
 // with a valid value. A second provider with the same name is an error
 // wrapping ErrProviderConflict.
-func (r *Registry) Register(p Provider) error {
+func (r *Registry) Register(p provider.Provider) error {
 	name := p.Name()
 	if !providerName.MatchString(name) {
 		return fmt.Errorf("compute: register provider %q: name must be lowercase alphanumeric", name)
@@ -102,7 +103,7 @@ func (r *Registry) Register(p Provider) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.entries[name]; dup {
-		return fmt.Errorf("compute: register provider %q: %w", name, ErrProviderConflict)
+		return fmt.Errorf("compute: register provider %q: %w", name, provider.ErrProviderConflict)
 	}
 	r.entries[name] = &registered{provider: p, schema: schema, defaults: defaults}
 	return nil
@@ -119,7 +120,7 @@ func (s *Schema) checkDefaults(raw json.RawMessage) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("defaults must be a JSON object or null: %w", err)
 	}
-	if err := s.checkFields(defaults, "tenant defaults").Err(ErrInvalidSpec); err != nil {
+	if err := s.checkFields(defaults, "tenant defaults").Err(provider.ErrInvalidSpec); err != nil {
 		return nil, err
 	}
 	return defaults, nil
@@ -145,7 +146,7 @@ func (s *Schema) checkFields(fragment map[string]any, what string) violation.Lis
 }
 
 // Get returns the provider called name, or a *ProviderNotFoundError.
-func (r *Registry) Get(name string) (Provider, error) {
+func (r *Registry) Get(name string) (provider.Provider, error) {
 	e, err := r.get(name)
 	if err != nil {
 		return nil, err
@@ -180,10 +181,10 @@ func (r *Registry) Names() []string {
 }
 
 // List returns the registered providers, sorted by name.
-func (r *Registry) List() []Provider {
+func (r *Registry) List() []provider.Provider {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]Provider, 0, len(r.entries))
+	out := make([]provider.Provider, 0, len(r.entries))
 	for _, name := range slices.Sorted(maps.Keys(r.entries)) {
 		out = append(out, r.entries[name].provider)
 	}
@@ -202,7 +203,8 @@ func (r *Registry) Describe(name string) (*Description, error) {
 	if jsonscan.IsNull(d.Defaults) {
 		d.Defaults = json.RawMessage("null")
 	}
-	if caps, ok := capabilitiesOf(e.provider); ok {
+	if r, ok := e.provider.(provider.CapabilityReporter); ok {
+		caps := r.Capabilities()
 		d.Capabilities = &caps
 	}
 	return d, nil
@@ -214,5 +216,5 @@ type Description struct {
 	Schema   json.RawMessage
 	Defaults json.RawMessage
 	// Capabilities is nil when the provider declares none.
-	Capabilities *Capabilities
+	Capabilities *provider.Capabilities
 }

@@ -11,12 +11,13 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // renamed is a working provider under another name, with optional schema and
 // defaults overrides, so that tests can enable several providers.
 type renamed struct {
-	compute.Provider
+	provider.Provider
 	name     string
 	schema   json.RawMessage
 	defaults json.RawMessage
@@ -25,7 +26,7 @@ type renamed struct {
 func (r *renamed) Name() string { return r.name }
 
 // Validate checks the spec as the wrapped provider would its own.
-func (r *renamed) Validate(ctx context.Context, spec *compute.TenantComputeSpec) error {
+func (r *renamed) Validate(ctx context.Context, spec *provider.TenantComputeSpec) error {
 	if spec != nil && spec.ProviderType == r.name {
 		spec = spec.Clone()
 		spec.ProviderType = r.Provider.Name()
@@ -78,13 +79,13 @@ func TestRegistry(t *testing.T) {
 	}
 
 	err := reg.Register(&renamed{Provider: newMock(t, ""), name: "docker"})
-	if !errors.Is(err, compute.ErrProviderConflict) {
+	if !errors.Is(err, provider.ErrProviderConflict) {
 		t.Errorf("duplicate Register = %v, want ErrProviderConflict", err)
 	}
 
 	_, err = reg.Get("kubernetes")
 	var nf *compute.ProviderNotFoundError
-	if !errors.As(err, &nf) || !errors.Is(err, compute.ErrProviderNotFound) {
+	if !errors.As(err, &nf) || !errors.Is(err, provider.ErrProviderNotFound) {
 		t.Fatalf("Get(unknown) = %v, want a *ProviderNotFoundError", err)
 	}
 	if want := `compute provider not found: "kubernetes" (enabled: docker, ecs, nomad)`; err.Error() != want {
@@ -95,7 +96,7 @@ func TestRegistry(t *testing.T) {
 func TestRegisterRefusesBrokenProviders(t *testing.T) {
 	tests := []struct {
 		name     string
-		provider compute.Provider
+		provider provider.Provider
 		err      string
 	}{
 		{"upper case name", &renamed{Provider: newMock(t, ""), name: "Docker"}, "lowercase alphanumeric"},

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/jaxxstorm/landlord/sdk/violation"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -45,7 +45,7 @@ type Resolution struct {
 	Config json.RawMessage
 	// Spec is the validated spec for the provider; Spec.ProviderType is the
 	// chosen provider and Spec.ProviderConfig the merged config.
-	Spec *TenantComputeSpec
+	Spec *provider.TenantComputeSpec
 }
 
 // Resolve is the one step between a tenant's compute_config and its
@@ -66,7 +66,7 @@ type Resolution struct {
 func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution, error) {
 	config, err := workload.DecodeObject(req.ComputeConfig, "compute config")
 	if err != nil {
-		return nil, invalidSpec(err)
+		return nil, provider.AsInvalidSpec(err)
 	}
 	chosen, err := findSelection(config, req.Labels, req.Annotations)
 	if err != nil {
@@ -114,7 +114,7 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 	if err != nil {
 		return nil, fmt.Errorf("compute: encode effective config: %w", err)
 	}
-	spec := &TenantComputeSpec{
+	spec := &provider.TenantComputeSpec{
 		TenantID:       req.TenantID,
 		TenantName:     req.TenantName,
 		ProviderType:   name,
@@ -122,78 +122,31 @@ func (m *Manager) Resolve(ctx context.Context, req ResolveRequest) (*Resolution,
 		ProviderConfig: effective,
 		ConfigHash:     m.fingerprint(effective),
 		ResourceIDs:    maps.Clone(req.ResourceIDs),
-		Drift:          DriftRepair,
-		resolved:       effective,
+		Drift:          provider.DriftRepair,
 	}
+	spec.MarkResolved()
 	if policy, ok := merged["drift"].(string); ok {
-		spec.Drift = DriftPolicy(policy)
+		spec.Drift = provider.DriftPolicy(policy)
 	}
 	_, hasWorkload := merged["image"]
-	if err := decodeConfig(entry.provider, effective, hasWorkload, spec); err != nil {
+	if err := provider.DecodeSpec(entry.provider, effective, hasWorkload, spec); err != nil {
 		return nil, err
 	}
 	if err := entry.provider.Validate(ctx, spec); err != nil {
-		return nil, validationFailure(name, err)
+		if !errors.Is(err, provider.ErrInvalidSpec) { // the platform did not answer a read-only check
+			err = fmt.Errorf("compute: %s could not validate the config: %w", name, err)
+		}
+		return nil, err
 	}
 	res.Spec = spec
 	return res, nil
-}
-
-// decodeConfig runs the checks of a config that come after its schema: the
-// portable workload, when the config has one, is decoded into spec and
-// checked (its rules and the provider's capabilities), then the provider
-// decodes and checks its own fields. Every problem is reported at once.
-func decodeConfig(p Provider, config json.RawMessage, hasWorkload bool, spec *TenantComputeSpec) error {
-	var errs violation.List
-	if hasWorkload {
-		w, err := workload.Decode(config)
-		if err != nil {
-			return decodeFailure(config, err, "workload")
-		}
-		errs = append(errs, w.Check()...)
-		spec.Workload = w.Workload()
-		errs = append(errs, checkCapabilities(p, spec.Workload)...)
-	}
-	var err error
-	if d, ok := p.(ConfigDecoder); ok {
-		err = d.DecodeConfig(config, spec)
-	} else {
-		err = p.ValidateConfig(config)
-	}
-	if err != nil {
-		v := violation.Of(err)
-		if v == nil {
-			return validationFailure(p.Name(), err)
-		}
-		errs = append(errs, v...)
-	}
-	return errs.Err(ErrInvalidSpec)
-}
-
-// DecodingProvider is a Provider with a ConfigDecoder.
-type DecodingProvider interface {
-	Provider
-	ConfigDecoder
-}
-
-// CheckConfig runs on a merged config the checks Resolve runs after the
-// schema (the portable workload's rules and p's capabilities, then p's
-// DecodeConfig) and returns violations of kind ErrInvalidSpec, or nil.
-// Providers with a ConfigDecoder implement ValidateConfig with it.
-func CheckConfig(p DecodingProvider, config json.RawMessage) error {
-	obj, err := workload.DecodeObject(config, "compute config")
-	if err != nil {
-		return invalidSpec(err)
-	}
-	_, hasWorkload := obj["image"]
-	return decodeConfig(p, config, hasWorkload, &TenantComputeSpec{TenantID: "validate", ProviderType: p.Name()})
 }
 
 // fingerprint is the ConfigHash of a canonical config: an HMAC-SHA256 keyed
 // with the install's key, so that a hash recorded on a platform resource,
 // readable by whoever can list them, does not let anyone test guesses of a
 // secret in the config.
-func (m *Manager) fingerprint(config []byte) string { return Fingerprint(m.hashKey, config) }
+func (m *Manager) fingerprint(config []byte) string { return provider.Fingerprint(m.hashKey, config) }
 
 // providerFor applies the selection rules: an explicit choice, else the
 // tenant's recorded provider, else the default.
@@ -213,16 +166,6 @@ func (m *Manager) providerFor(chosen selection, recorded string) (string, error)
 	default:
 		return "", &ProviderNotFoundError{Enabled: m.registry.Names()}
 	}
-}
-
-// validationFailure passes on a provider's verdict. A problem with the input
-// already wraps ErrInvalidSpec; anything else (the platform did not answer a
-// read-only check) keeps its chain and its retry mark.
-func validationFailure(provider string, err error) error {
-	if errors.Is(err, ErrInvalidSpec) {
-		return err
-	}
-	return fmt.Errorf("compute: %s could not validate the config: %w", provider, err)
 }
 
 // RedactConfig returns config with the values that the provider's schema

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -47,17 +48,17 @@ func TestProviderSelection(t *testing.T) {
 		{name: "config", config: `{"image":"a","compute_provider":"nomad"}`, want: "nomad"},
 		{name: "config, type key", config: `{"image":"a","compute_provider_type":"ecs"}`, want: "ecs"},
 		{name: "config, both keys agree", config: `{"image":"a","compute_provider":"ecs","compute_provider_type":"ecs"}`, want: "ecs"},
-		{name: "config, keys disagree", config: `{"image":"a","compute_provider":"ecs","compute_provider_type":"nomad"}`, wantErr: compute.ErrInvalidSpec, pointer: "/compute_provider_type"},
-		{name: "config, not a string", config: `{"image":"a","compute_provider":7}`, wantErr: compute.ErrInvalidSpec, pointer: "/compute_provider"},
+		{name: "config, keys disagree", config: `{"image":"a","compute_provider":"ecs","compute_provider_type":"nomad"}`, wantErr: provider.ErrInvalidSpec, pointer: "/compute_provider_type"},
+		{name: "config, not a string", config: `{"image":"a","compute_provider":7}`, wantErr: provider.ErrInvalidSpec, pointer: "/compute_provider"},
 		{name: "config beats labels", config: `{"image":"a","compute_provider":"nomad"}`, labels: map[string]string{"compute_provider": "ecs"}, want: "nomad"},
 		{name: "labels", config: `{"image":"a"}`, labels: map[string]string{"compute_provider": "ecs"}, want: "ecs"},
 		{name: "labels, type key", config: `{"image":"a"}`, labels: map[string]string{"compute_provider_type": "nomad"}, want: "nomad"},
 		{name: "labels beat annotations", config: `{"image":"a"}`, labels: map[string]string{"compute_provider": "ecs"}, annotations: map[string]string{"compute_provider": "nomad"}, want: "ecs"},
 		{name: "annotations", config: `{"image":"a"}`, annotations: map[string]string{"compute_provider": "nomad"}, want: "nomad"},
-		{name: "unknown", config: `{"image":"a","compute_provider":"k8s"}`, wantErr: compute.ErrProviderNotFound},
+		{name: "unknown", config: `{"image":"a","compute_provider":"k8s"}`, wantErr: provider.ErrProviderNotFound},
 		{name: "recorded beats default", config: `{"image":"a"}`, recorded: "nomad", want: "nomad"},
 		{name: "recorded and chosen agree", config: `{"image":"a","compute_provider":"nomad"}`, recorded: "nomad", want: "nomad"},
-		{name: "cannot move", config: `{"image":"a","compute_provider":"ecs"}`, recorded: "nomad", wantErr: compute.ErrInvalidSpec, pointer: "/compute_provider"},
+		{name: "cannot move", config: `{"image":"a","compute_provider":"ecs"}`, recorded: "nomad", wantErr: provider.ErrInvalidSpec, pointer: "/compute_provider"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +98,7 @@ func TestUnknownProviderListsEnabled(t *testing.T) {
 	if want := "compute provider not found: no provider chosen and no default configured; set compute_provider (enabled: docker, nomad)"; err.Error() != want {
 		t.Errorf("error = %q, want %q", err, want)
 	}
-	if _, err := compute.NewManager(m.Registry(), compute.ManagerOptions{DefaultProvider: "ecs"}); !errors.Is(err, compute.ErrProviderNotFound) {
+	if _, err := compute.NewManager(m.Registry(), compute.ManagerOptions{DefaultProvider: "ecs"}); !errors.Is(err, provider.ErrProviderNotFound) {
 		t.Errorf("NewManager with an unknown default = %v", err)
 	}
 	single := newManager(t, "", map[string]string{"mock": ""})
@@ -122,8 +123,8 @@ func TestResolveBuildsSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &compute.TenantComputeSpec{
-		TenantID: "0192f0c4-0000-7000-8000-000000000001", TenantName: "acme", ProviderType: "mock", Generation: 3, Drift: compute.DriftRepair,
+	want := &provider.TenantComputeSpec{
+		TenantID: "0192f0c4-0000-7000-8000-000000000001", TenantName: "acme", ProviderType: "mock", Generation: 3, Drift: provider.DriftRepair,
 		Workload: workload.Workload{Containers: []workload.ContainerSpec{
 			{
 				Name: "app", Image: "example.com/default:1", Env: map[string]string{"A": "1", "B": "3"},
@@ -145,7 +146,7 @@ func TestResolveBuildsSpec(t *testing.T) {
 	if diff := cmp.Diff(want, res.Spec, cmp.Comparer(func(a, b workload.SecretValue) bool { return a.Reveal() == b.Reveal() }),
 		cmp.FilterPath(func(p cmp.Path) bool {
 			return p.String() == "ProviderConfig" || p.String() == "Options" || p.String() == "ConfigHash"
-		}, cmp.Ignore()), cmpopts.IgnoreUnexported(compute.TenantComputeSpec{})); diff != "" {
+		}, cmp.Ignore()), cmpopts.IgnoreUnexported(provider.TenantComputeSpec{})); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)
 	}
 	redacted, err := m.RedactConfig("mock", res.Spec.ProviderConfig)
@@ -178,7 +179,7 @@ func TestResolveReportsEveryProblem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(tt.config)})
-			if !errors.Is(err, compute.ErrInvalidSpec) {
+			if !errors.Is(err, provider.ErrInvalidSpec) {
 				t.Fatalf("Resolve = %v, want ErrInvalidSpec", err)
 			}
 			var got []string
@@ -224,17 +225,17 @@ func TestResolveProviderMovePointer(t *testing.T) {
 		if len(v) != 1 || v[0].Pointer != tt.pointer {
 			t.Errorf("Resolve(%s, labels %v) = %v, want one violation at %q", tt.config, tt.labels, err, tt.pointer)
 		}
-		if fromLabel := tt.labels != nil; errors.Is(err, compute.ErrInvalidChoice) != fromLabel || !errors.Is(err, compute.ErrInvalidSpec) || !compute.IsTerminal(err) {
+		if fromLabel := tt.labels != nil; errors.Is(err, compute.ErrInvalidChoice) != fromLabel || !errors.Is(err, provider.ErrInvalidSpec) || !provider.IsTerminal(err) {
 			t.Errorf("Resolve(%s, labels %v) = %v: want ErrInvalidChoice only from a label, always ErrInvalidSpec and terminal", tt.config, tt.labels, err)
 		}
 	}
 }
 
 // unreachable fails ValidateConfig as a platform outage would.
-type unreachable struct{ compute.Provider }
+type unreachable struct{ provider.Provider }
 
 func (unreachable) ValidateConfig(json.RawMessage) error {
-	return compute.Retryable(errors.New("connection refused"))
+	return provider.Retryable(errors.New("connection refused"))
 }
 
 func TestResolveKeepsRetryableValidationFailures(t *testing.T) {
@@ -247,7 +248,7 @@ func TestResolveKeepsRetryableValidationFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(`{"image":"a"}`)})
-	if err == nil || errors.Is(err, compute.ErrInvalidSpec) || !compute.IsRetryable(err) {
+	if err == nil || errors.Is(err, provider.ErrInvalidSpec) || !provider.IsRetryable(err) {
 		t.Errorf("Resolve = %v; an outage must stay retryable and must not read as an invalid spec", err)
 	}
 }
@@ -284,15 +285,15 @@ func TestResolvedSpecIsSealed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := compute.ValidateSpec(res.Spec.Clone(), "mock"); err != nil {
+	if err := provider.ValidateSpec(res.Spec.Clone(), "mock"); err != nil {
 		t.Errorf("a clone of a resolved spec: %v", err)
 	}
 	changed := res.Spec.Clone()
 	changed.ProviderConfig = json.RawMessage(`{"image":"a","privileged":true}`)
-	if v := violation.Of(compute.ValidateSpec(changed, "mock")); len(v) != 1 || v[0].Pointer != "/provider_config" {
+	if v := violation.Of(provider.ValidateSpec(changed, "mock")); len(v) != 1 || v[0].Pointer != "/provider_config" {
 		t.Errorf("a changed config = %v, want a violation at /provider_config", v)
 	}
-	if v := violation.Of(compute.ValidateSpec(changed.Clone(), "mock")); len(v) != 1 {
+	if v := violation.Of(provider.ValidateSpec(changed.Clone(), "mock")); len(v) != 1 {
 		t.Errorf("a clone of a changed spec must stay refused, got %v", v)
 	}
 	if res.Spec.ConfigHash == "" || res.Spec.Hash() != res.Spec.ConfigHash {
@@ -306,12 +307,12 @@ func TestResolvedSpecIsSealed(t *testing.T) {
 func TestResolveDriftPolicy(t *testing.T) {
 	for _, tt := range []struct {
 		block, config string
-		want          compute.DriftPolicy
+		want          provider.DriftPolicy
 	}{
-		{``, `{"image":"x"}`, compute.DriftRepair},
-		{``, `{"image":"x","drift":"observe"}`, compute.DriftObserve},
-		{`{"drift":"observe"}`, `{"image":"x"}`, compute.DriftObserve},
-		{`{"drift":"observe"}`, `{"image":"x","drift":"repair"}`, compute.DriftRepair},
+		{``, `{"image":"x"}`, provider.DriftRepair},
+		{``, `{"image":"x","drift":"observe"}`, provider.DriftObserve},
+		{`{"drift":"observe"}`, `{"image":"x"}`, provider.DriftObserve},
+		{`{"drift":"observe"}`, `{"image":"x","drift":"repair"}`, provider.DriftRepair},
 	} {
 		m := newManager(t, "", map[string]string{"mock": tt.block})
 		res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(tt.config)})
@@ -324,7 +325,7 @@ func TestResolveDriftPolicy(t *testing.T) {
 	}
 	m := newManager(t, "", map[string]string{"mock": ``})
 	_, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "t1", ComputeConfig: json.RawMessage(`{"image":"x","drift":"sometimes"}`)})
-	if v := violation.Of(err); !errors.Is(err, compute.ErrInvalidSpec) || len(v) != 1 || v[0].Pointer != "/drift" {
+	if v := violation.Of(err); !errors.Is(err, provider.ErrInvalidSpec) || len(v) != 1 || v[0].Pointer != "/drift" {
 		t.Errorf("drift sometimes: %v, want one violation at /drift", err)
 	}
 }

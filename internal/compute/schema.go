@@ -9,6 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -59,7 +60,7 @@ func (s *Schema) Raw() json.RawMessage { return s.raw }
 func (s *Schema) Validate(config json.RawMessage) error {
 	inst, err := workload.DecodeValue(config, "compute config")
 	if err != nil {
-		return invalidSpec(err)
+		return provider.AsInvalidSpec(err)
 	}
 	return s.ValidateValue(inst)
 }
@@ -68,7 +69,7 @@ func (s *Schema) Validate(config json.RawMessage) error {
 // schema, as Validate does.
 func (s *Schema) ValidateValue(inst any) error {
 	s.validations.Add(1)
-	return violationsOf(s.compiled.Validate(inst)).Err(ErrInvalidSpec)
+	return violationsOf(s.compiled.Validate(inst)).Err(provider.ErrInvalidSpec)
 }
 
 // Validations returns how many configs the schema has validated.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -94,7 +95,7 @@ func TestWorkloadSchemaViolations(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, compute.ErrInvalidSpec) {
+			if !errors.Is(err, provider.ErrInvalidSpec) {
 				t.Fatalf("Validate = %v, want an error wrapping ErrInvalidSpec", err)
 			}
 			if diff := cmp.Diff(tt.want, violation.Of(err)); diff != "" {
@@ -186,7 +187,7 @@ func TestRedact(t *testing.T) {
 			t.Errorf("Redact(%s) = %s, want %s", in, got, want)
 		}
 	}
-	if _, err := s.Redact(json.RawMessage(`{`)); !errors.Is(err, compute.ErrInvalidSpec) {
+	if _, err := s.Redact(json.RawMessage(`{`)); !errors.Is(err, provider.ErrInvalidSpec) {
 		t.Errorf("Redact of malformed JSON = %v", err)
 	}
 }
@@ -219,7 +220,7 @@ func TestRedactSkipsConfigsWithoutSecrets(t *testing.T) {
 		t.Errorf("Redact with secrets under additionalProperties = %s, %v", got, err)
 	}
 	for _, bad := range []string{``, ` `, `{`, `{"image":"a"} x`} {
-		if _, err := s.Redact(json.RawMessage(bad)); !errors.Is(err, compute.ErrInvalidSpec) {
+		if _, err := s.Redact(json.RawMessage(bad)); !errors.Is(err, provider.ErrInvalidSpec) {
 			t.Errorf("Redact(%q) = %v, want ErrInvalidSpec", bad, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -23,7 +24,7 @@ func (s *Schema) Redact(config json.RawMessage) (json.RawMessage, error) {
 	}
 	inst, err := workload.DecodeValue(config, "compute config")
 	if err != nil {
-		return nil, invalidSpec(err)
+		return nil, provider.AsInvalidSpec(err)
 	}
 	return json.Marshal(s.redact(inst, []*jsonschema.Schema{s.compiled}))
 }
@@ -48,7 +49,7 @@ func (s *Schema) KeepSecrets(next any, prev json.RawMessage) (bool, error) {
 	}
 	k := &keeper{}
 	keepSecrets(next, p, []*jsonschema.Schema{s.compiled}, "", k)
-	return k.restored > 0, k.errs.Err(ErrInvalidSpec)
+	return k.restored > 0, k.errs.Err(provider.ErrInvalidSpec)
 }
 
 // keeper is what keepSecrets found: how many secrets it restored, and the

@@ -5,10 +5,27 @@ import (
 	"fmt"
 
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // selection is where a tenant's provider choice came from.
+// ErrInvalidChoice means a tenant's labels or annotations choose a
+// provider the tenant cannot use. It wraps ErrInvalidSpec, so it is
+// terminal as well; its violations point into the tenant
+// ("/labels/compute_provider"), not into its compute_config.
+var ErrInvalidChoice error = &subKind{msg: "invalid compute provider choice", of: provider.ErrInvalidSpec}
+
+// subKind is a sentinel that is also another one (errors.Is holds for
+// both), with words of its own.
+type subKind struct {
+	msg string
+	of  error
+}
+
+func (e *subKind) Error() string { return e.msg }
+func (e *subKind) Unwrap() error { return e.of }
+
 type selection struct {
 	name   string
 	source string // "compute_config", "labels", "annotations" or ""
@@ -21,7 +38,7 @@ type selection struct {
 // tenant, as it lies outside the compute_config).
 func (s selection) invalid(format string, args ...any) error {
 	if s.source == "compute_config" {
-		return Invalid(violation.Pointer(s.key), format, args...)
+		return provider.Invalid(violation.Pointer(s.key), format, args...)
 	}
 	return violation.New(ErrInvalidChoice, violation.Pointer(s.source, s.key), format, args...)
 }
@@ -55,7 +72,7 @@ func findSelection(config map[string]any, labels, annotations map[string]string)
 			chosen = selection{name: name, source: "compute_config", key: key}
 		}
 	}
-	if err := errs.Err(ErrInvalidSpec); err != nil {
+	if err := errs.Err(provider.ErrInvalidSpec); err != nil {
 		return selection{}, err
 	}
 	if chosen.name != "" {

@@ -6,35 +6,35 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 func TestValidateSpec(t *testing.T) {
-	good := func() *compute.TenantComputeSpec {
-		return &compute.TenantComputeSpec{
+	good := func() *provider.TenantComputeSpec {
+		return &provider.TenantComputeSpec{
 			TenantID: "t", ProviderType: "mock",
 			Workload: workload.Workload{Containers: []workload.ContainerSpec{{Name: "app", Image: "a", Ports: []workload.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}}}},
 		}
 	}
-	if err := compute.ValidateSpec(good(), "mock"); err != nil {
+	if err := provider.ValidateSpec(good(), "mock"); err != nil {
 		t.Fatalf("ValidateSpec(good) = %v", err)
 	}
 	tests := []struct {
 		name    string
-		mutate  func(*compute.TenantComputeSpec)
+		mutate  func(*provider.TenantComputeSpec)
 		pointer string
 	}{
-		{"tenant id", func(s *compute.TenantComputeSpec) { s.TenantID = "" }, "/tenant_id"},
-		{"provider", func(s *compute.TenantComputeSpec) { s.ProviderType = "docker" }, "/provider_type"},
-		{"containers", func(s *compute.TenantComputeSpec) { s.Containers = nil }, "/containers"},
-		{"name", func(s *compute.TenantComputeSpec) { s.Containers[0].Name = "App" }, "/containers/0/name"},
-		{"duplicate name", func(s *compute.TenantComputeSpec) { s.Containers = append(s.Containers, s.Containers[0]) }, "/containers/1/name"},
-		{"image", func(s *compute.TenantComputeSpec) { s.Containers[0].Image = "" }, "/containers/0/image"},
-		{"port", func(s *compute.TenantComputeSpec) { s.Containers[0].Ports[0].ContainerPort = 0 }, "/containers/0/ports/0/container_port"},
-		{"protocol", func(s *compute.TenantComputeSpec) { s.Containers[0].Ports[0].Protocol = "" }, "/containers/0/ports/0/protocol"},
-		{"secret target", func(s *compute.TenantComputeSpec) {
+		{"tenant id", func(s *provider.TenantComputeSpec) { s.TenantID = "" }, "/tenant_id"},
+		{"provider", func(s *provider.TenantComputeSpec) { s.ProviderType = "docker" }, "/provider_type"},
+		{"containers", func(s *provider.TenantComputeSpec) { s.Containers = nil }, "/containers"},
+		{"name", func(s *provider.TenantComputeSpec) { s.Containers[0].Name = "App" }, "/containers/0/name"},
+		{"duplicate name", func(s *provider.TenantComputeSpec) { s.Containers = append(s.Containers, s.Containers[0]) }, "/containers/1/name"},
+		{"image", func(s *provider.TenantComputeSpec) { s.Containers[0].Image = "" }, "/containers/0/image"},
+		{"port", func(s *provider.TenantComputeSpec) { s.Containers[0].Ports[0].ContainerPort = 0 }, "/containers/0/ports/0/container_port"},
+		{"protocol", func(s *provider.TenantComputeSpec) { s.Containers[0].Ports[0].Protocol = "" }, "/containers/0/ports/0/protocol"},
+		{"secret target", func(s *provider.TenantComputeSpec) {
 			s.Secrets = []workload.SecretReference{{Container: "nope", Name: "K"}}
 		}, "/secrets/0/container"},
 	}
@@ -42,20 +42,20 @@ func TestValidateSpec(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := good()
 			tt.mutate(s)
-			v := violation.Of(compute.ValidateSpec(s, "mock"))
+			v := violation.Of(provider.ValidateSpec(s, "mock"))
 			if len(v) != 1 || v[0].Pointer != tt.pointer {
 				t.Errorf("violations = %v, want one at %s", v, tt.pointer)
 			}
 		})
 	}
-	if violation.Of(compute.ValidateSpec(nil, "mock")) == nil {
+	if violation.Of(provider.ValidateSpec(nil, "mock")) == nil {
 		t.Error("ValidateSpec(nil) must fail")
 	}
 }
 
 func TestDiff(t *testing.T) {
-	base := func() *compute.TenantComputeSpec {
-		return &compute.TenantComputeSpec{Workload: workload.Workload{
+	base := func() *provider.TenantComputeSpec {
+		return &provider.TenantComputeSpec{Workload: workload.Workload{
 			Containers: []workload.ContainerSpec{
 				{Name: "app", Image: "a:1", Env: map[string]string{"A": "1", "B": "2"}, Ports: []workload.PortMapping{{ContainerPort: 80, Protocol: "tcp"}}},
 				{Name: "log", Image: "log:1"},
@@ -63,7 +63,7 @@ func TestDiff(t *testing.T) {
 			Secrets: []workload.SecretReference{{Container: "app", Name: "S", Value: workload.NewSecretValue("old")}},
 		}}
 	}
-	if changes := compute.Diff(base(), base()); len(changes) != 0 {
+	if changes := provider.Diff(base(), base()); len(changes) != 0 {
 		t.Errorf("Diff of equal specs = %v", changes)
 	}
 	to := base()
@@ -76,7 +76,7 @@ func TestDiff(t *testing.T) {
 	to.Secrets = append(to.Secrets, workload.SecretReference{Container: "app", Name: "T", Value: workload.NewSecretValue("x")})
 	to.Networking.Public = true
 	to.ProviderConfig = json.RawMessage(`{"image":"a:2","x-mock":{"latency":"1s"},"api_key":"s3cr3t"}`)
-	want := []compute.Change{
+	want := []provider.Change{
 		{Field: "containers/app/image", From: "a:1", To: "a:2"},
 		{Field: "containers/app/env/B", From: "2"},
 		{Field: "containers/app/env/C", To: "3"},
@@ -90,7 +90,7 @@ func TestDiff(t *testing.T) {
 		{Field: "provider_config/api_key"},
 		{Field: "provider_config/x-mock"},
 	}
-	if diff := cmp.Diff(want, compute.Diff(base(), to)); diff != "" {
+	if diff := cmp.Diff(want, provider.Diff(base(), to)); diff != "" {
 		t.Errorf("Diff (-want +got):\n%s", diff)
 	}
 	if got := want[0].String(); got != "containers/app/image: a:1 → a:2" {
@@ -99,7 +99,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestHashAndClone(t *testing.T) {
-	spec := &compute.TenantComputeSpec{
+	spec := &provider.TenantComputeSpec{
 		TenantID: "t", Generation: 1,
 		Workload: workload.Workload{
 			Containers: []workload.ContainerSpec{{Name: "app", Image: "a", Env: map[string]string{"A": "1"}, HealthCheck: &workload.HealthCheckConfig{HTTP: &workload.HTTPProbe{Path: "/", Port: 80}}}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // checkCounter is the compute manager, counting the controller's checks of
@@ -18,12 +19,12 @@ type checkCounter struct {
 	checks atomic.Int64
 }
 
-func (c *checkCounter) GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error) {
+func (c *checkCounter) GetTenantStatus(ctx context.Context, t provider.TenantRef) (*provider.ComputeStatus, error) {
 	c.checks.Add(1)
 	return c.Manager.GetTenantStatus(ctx, t)
 }
 
-func (c *checkCounter) InspectTenant(ctx context.Context, t compute.TenantRef, spec *compute.TenantComputeSpec) (*compute.Inspection, error) {
+func (c *checkCounter) InspectTenant(ctx context.Context, t provider.TenantRef, spec *provider.TenantComputeSpec) (*provider.Inspection, error) {
 	c.checks.Add(1)
 	return c.Manager.InspectTenant(ctx, t, spec)
 }

@@ -15,18 +15,19 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Compute is what the controller needs of compute.Manager.
 type Compute interface {
 	Resolve(ctx context.Context, req compute.ResolveRequest) (*compute.Resolution, error)
-	ProvisionTenant(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error)
-	UpdateTenant(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error)
-	DestroyTenant(ctx context.Context, t compute.TenantRef) error
-	GetTenantStatus(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error)
+	ProvisionTenant(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error)
+	UpdateTenant(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error)
+	DestroyTenant(ctx context.Context, t provider.TenantRef) error
+	GetTenantStatus(ctx context.Context, t provider.TenantRef) (*provider.ComputeStatus, error)
 	// InspectTenant reads the status and, given a spec and a provider that
-	// is a compute.DriftDetector, the drift of the tenant's workload.
-	InspectTenant(ctx context.Context, t compute.TenantRef, spec *compute.TenantComputeSpec) (*compute.Inspection, error)
+	// is a provider.DriftDetector, the drift of the tenant's workload.
+	InspectTenant(ctx context.Context, t provider.TenantRef, spec *provider.TenantComputeSpec) (*provider.Inspection, error)
 	// Registry holds the enabled providers: a tenant whose provider is not
 	// among them is left as it is (see Reconcile).
 	Registry() *compute.Registry
@@ -36,7 +37,7 @@ var _ Compute = (*compute.Manager)(nil)
 
 // changeWatcher is implemented by a Compute that hears of changes to
 // workloads as they happen (compute.Manager, through its providers'
-// compute.ChangeNotifier): the controller looks at such a tenant at once,
+// provider.ChangeNotifier): the controller looks at such a tenant at once,
 // not at its next poll or resync.
 type changeWatcher interface {
 	WatchChanges(ctx context.Context, changed func(tenantID string))

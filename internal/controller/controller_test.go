@@ -15,6 +15,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 func TestTenantsReachReady(t *testing.T) {
@@ -580,7 +581,7 @@ func TestChangeNotificationWakesTheTenant(t *testing.T) {
 		poll.Until(t, e.get(t, id).Name+" waiting on a workload that runs", 30*time.Second, func() (bool, string) {
 			tn := e.get(t, id)
 			st, err := e.mock.GetStatus(ctx, id)
-			return tn.Status == tenant.StatusProvisioning && strings.HasPrefix(tn.StatusMessage, "waiting for the workload") && err == nil && st.State == compute.StateRunning,
+			return tn.Status == tenant.StatusProvisioning && strings.HasPrefix(tn.StatusMessage, "waiting for the workload") && err == nil && st.State == provider.StateRunning,
 				fmt.Sprintf("%s %q, workload %v %v", tn.Status, tn.StatusMessage, st, err)
 		})
 	}

@@ -8,15 +8,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // DriftObserver is implemented by a ReconcileObserver that also counts
 // drift (landlord_drift_detected_total).
 type DriftObserver interface {
 	// ObserveDrift records one difference found in a tenant's workload.
-	ObserveDrift(provider string, kind compute.DriftKind)
+	ObserveDrift(provider string, kind provider.DriftKind)
 }
 
 // observedPrefix begins the status message of a ready tenant whose drift
@@ -34,7 +34,7 @@ const observedPrefix = "drift observed, not repaired (drift policy observe): "
 func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 	t := r.t
 	spec, err := r.c.desiredSpec(ctx, t)
-	if err != nil && !errors.Is(err, compute.ErrInvalidSpec) {
+	if err != nil && !errors.Is(err, provider.ErrInvalidSpec) {
 		return Result{}, fmt.Errorf("controller: resolve tenant %s to compare its workload with it: %w", t.ID, err)
 	}
 	if err != nil {
@@ -48,7 +48,7 @@ func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("controller: inspect tenant %s: %w", t.ID, err)
 	}
-	policy := compute.DriftRepair
+	policy := provider.DriftRepair
 	if spec.Drift != "" {
 		policy = spec.Drift
 	}
@@ -57,16 +57,16 @@ func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 	}
 	report := &tenant.DriftReport{DetectedAt: r.c.opts.Now(), Generation: t.Generation, Policy: policy, Differences: found}
 	running := !slices.ContainsFunc(found, isState)
-	if policy == compute.DriftObserve {
+	if policy == provider.DriftObserve {
 		return Result{}, r.observeOnly(ctx, report, in, running)
 	}
 	news := report.News(t.Drift)
-	r.log.Warn("drift detected; repairing", slog.String("drift", compute.Summarize(found)))
+	r.log.Warn("drift detected; repairing", slog.String("drift", provider.Summarize(found)))
 	status := tenant.StatusUpdating
 	if in == nil {
 		status = tenant.StatusProvisioning // the workload is gone
 	}
-	obs := tenant.Observation{Status: status, Message: "repairing drift: " + compute.Summarize(found), Drift: report}
+	obs := tenant.Observation{Status: status, Message: "repairing drift: " + provider.Summarize(found), Drift: report}
 	if err := r.observe(ctx, obs); err != nil {
 		return Result{}, err
 	}
@@ -80,15 +80,15 @@ func (r *reconcile) checkDrift(ctx context.Context) (Result, error) {
 // needsCheck reports whether a ready tenant's inspection (in, err) asks for
 // a worker's attention: drift that is not already recorded as observed,
 // moved endpoints, an observed drift's message to clear, or an error.
-func needsCheck(t *tenant.Tenant, spec *compute.TenantComputeSpec, in *compute.Inspection, err error) bool {
+func needsCheck(t *tenant.Tenant, spec *provider.TenantComputeSpec, in *provider.Inspection, err error) bool {
 	found, err := driftOf(in, err)
 	switch {
 	case err != nil:
 		return true
 	case len(found) == 0:
 		return !slices.Equal(in.Status.Endpoints, t.Endpoints) || strings.HasPrefix(t.StatusMessage, observedPrefix) || t.Drift.Open()
-	case spec != nil && spec.Drift == compute.DriftObserve:
-		return (&tenant.DriftReport{Generation: t.Generation, Policy: compute.DriftObserve, Differences: found}).News(t.Drift)
+	case spec != nil && spec.Drift == provider.DriftObserve:
+		return (&tenant.DriftReport{Generation: t.Generation, Policy: provider.DriftObserve, Differences: found}).News(t.Drift)
 	default:
 		return true
 	}
@@ -98,20 +98,20 @@ func needsCheck(t *tenant.Tenant, spec *compute.TenantComputeSpec, in *compute.I
 // provider reported, and the workload's state when it is not running. An
 // error other than compute.ErrTenantNotFound is returned: nothing is known
 // then.
-func driftOf(in *compute.Inspection, err error) ([]compute.Drift, error) {
+func driftOf(in *provider.Inspection, err error) ([]provider.Drift, error) {
 	switch {
-	case errors.Is(err, compute.ErrTenantNotFound):
-		return []compute.Drift{{Path: "workload", Kind: compute.DriftState, Expected: "running", Found: "gone"}}, nil
+	case errors.Is(err, provider.ErrTenantNotFound):
+		return []provider.Drift{{Path: "workload", Kind: provider.DriftState, Expected: "running", Found: "gone"}}, nil
 	case err != nil:
 		return nil, err
 	}
 	found := slices.Clone(in.Drift)
-	if st := in.Status; st.State != compute.StateRunning {
+	if st := in.Status; st.State != provider.StateRunning {
 		state := string(st.State)
 		if st.Message != "" {
 			state += " (" + st.Message + ")"
 		}
-		found = append(found, compute.Drift{Path: "workload", Kind: compute.DriftState, Expected: "running", Found: state})
+		found = append(found, provider.Drift{Path: "workload", Kind: provider.DriftState, Expected: "running", Found: state})
 	}
 	return found, nil
 }
@@ -119,7 +119,7 @@ func driftOf(in *compute.Inspection, err error) ([]compute.Drift, error) {
 // inSync records what a check that found no drift changes: the endpoints
 // where the workload answers now, and the end of an observed drift's
 // message.
-func (r *reconcile) inSync(ctx context.Context, st *compute.ComputeStatus) error {
+func (r *reconcile) inSync(ctx context.Context, st *provider.ComputeStatus) error {
 	t := r.t
 	moved := !slices.Equal(st.Endpoints, t.Endpoints)
 	observed := strings.HasPrefix(t.StatusMessage, observedPrefix)
@@ -143,13 +143,13 @@ func (r *reconcile) inSync(ctx context.Context, st *compute.ComputeStatus) error
 
 // observeOnly records drift under the observe policy and changes nothing
 // on the platform; a drift seen again writes nothing.
-func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport, in *compute.Inspection, running bool) error {
+func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport, in *provider.Inspection, running bool) error {
 	t := r.t
 	if !report.News(t.Drift) {
 		return nil
 	}
-	r.log.Warn("drift detected; observing only (drift policy observe)", slog.String("drift", compute.Summarize(report.Differences)))
-	obs := r.keep(tenant.StatusReady, observedPrefix+compute.Summarize(report.Differences))
+	r.log.Warn("drift detected; observing only (drift policy observe)", slog.String("drift", provider.Summarize(report.Differences)))
+	obs := r.keep(tenant.StatusReady, observedPrefix+provider.Summarize(report.Differences))
 	obs.Drift = report
 	// Only where the workload answers now: a detached network leaves a
 	// running workload with none.
@@ -158,8 +158,8 @@ func (r *reconcile) observeOnly(ctx context.Context, report *tenant.DriftReport,
 	}
 	if !running {
 		// Ready would claim endpoints that do not answer.
-		obs = tenant.Observation{Status: tenant.StatusFailed, Settles: true, Drift: report, Endpoints: []compute.Endpoint{},
-			Message: "the workload does not run, and is not repaired (drift policy observe): " + compute.Summarize(report.Differences)}
+		obs = tenant.Observation{Status: tenant.StatusFailed, Settles: true, Drift: report, Endpoints: []provider.Endpoint{},
+			Message: "the workload does not run, and is not repaired (drift policy observe): " + provider.Summarize(report.Differences)}
 	}
 	if err := r.observe(ctx, obs); err != nil {
 		return err
@@ -181,18 +181,18 @@ func (r *reconcile) unresolved(ctx context.Context, cause error) error {
 		return nil
 	}
 	r.log.Warn("the workload does not run, and the tenant's config no longer resolves; not repairing it", slog.Any("error", cause))
-	return r.observe(ctx, tenant.Observation{Status: tenant.StatusFailed, Settles: true, Endpoints: []compute.Endpoint{},
+	return r.observe(ctx, tenant.Observation{Status: tenant.StatusFailed, Settles: true, Endpoints: []provider.Endpoint{},
 		Message: fmt.Sprintf("the workload does not run (%s), and is not repaired: the tenant's config no longer resolves: %v (change the tenant to try again)",
-			compute.Summarize(found), withoutOwnID(cause.Error(), r.t.ID))})
+			provider.Summarize(found), withoutOwnID(cause.Error(), r.t.ID))})
 }
 
 // notState reports whether d is a difference from the spec rather than an
 // instance that is not running.
-func notState(d compute.Drift) bool { return !isState(d) }
+func notState(d provider.Drift) bool { return !isState(d) }
 
 // leftover is what still differs from the tenant's spec, instances not
 // running aside.
-func (r *reconcile) leftover(ctx context.Context) ([]compute.Drift, error) {
+func (r *reconcile) leftover(ctx context.Context) ([]provider.Drift, error) {
 	spec, err := r.c.desiredSpec(ctx, r.t)
 	if err != nil {
 		return nil, err
@@ -206,19 +206,19 @@ func (r *reconcile) leftover(ctx context.Context) ([]compute.Drift, error) {
 
 // isState reports whether d says the workload, or an instance of it, is
 // not running, rather than that it differs from its spec.
-func isState(d compute.Drift) bool { return d.Kind == compute.DriftState }
+func isState(d provider.Drift) bool { return d.Kind == provider.DriftState }
 
 // nonNil is endpoints, or an empty list for none: an observation's nil
 // endpoints keep the tenant's.
-func nonNil(endpoints []compute.Endpoint) []compute.Endpoint {
+func nonNil(endpoints []provider.Endpoint) []provider.Endpoint {
 	if endpoints == nil {
-		return []compute.Endpoint{}
+		return []provider.Endpoint{}
 	}
 	return endpoints
 }
 
 // count records drift for metrics.
-func (r *reconcile) count(found []compute.Drift) {
+func (r *reconcile) count(found []provider.Drift) {
 	o, ok := r.c.opts.Observer.(DriftObserver)
 	if !ok {
 		return

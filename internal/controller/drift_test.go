@@ -12,6 +12,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -29,7 +30,7 @@ type driftCounter struct {
 
 func (c *driftCounter) ObserveReconcile(string, time.Duration) {}
 
-func (c *driftCounter) ObserveDrift(provider string, kind compute.DriftKind) {
+func (c *driftCounter) ObserveDrift(provider string, kind provider.DriftKind) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.kinds == nil {
@@ -74,14 +75,14 @@ func TestFieldDriftIsRepaired(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return got.Status == tenant.StatusReady && len(in.Drift) == 0, string(got.Status) + " " + compute.Summarize(in.Drift)
+		return got.Status == tenant.StatusReady && len(in.Drift) == 0, string(got.Status) + " " + provider.Summarize(in.Drift)
 	})
 	got := e.get(t, tn.ID)
-	want := []compute.Drift{
-		{Path: "containers/app/env/MODE", Kind: compute.DriftEnv, Expected: "prod", Found: "debug"},
-		{Path: "containers/app/image", Kind: compute.DriftImage, Expected: "example.com/app:1", Found: "example.com/app:hacked"},
+	want := []provider.Drift{
+		{Path: "containers/app/env/MODE", Kind: provider.DriftEnv, Expected: "prod", Found: "debug"},
+		{Path: "containers/app/image", Kind: provider.DriftImage, Expected: "example.com/app:1", Found: "example.com/app:hacked"},
 	}
-	if got.Drift == nil || got.Drift.Policy != compute.DriftRepair || !sameDrift(got.Drift.Differences, want) {
+	if got.Drift == nil || got.Drift.Policy != provider.DriftRepair || !sameDrift(got.Drift.Differences, want) {
 		t.Errorf("recorded drift = %+v, want %v repaired", got.Drift, want)
 	}
 	events := e.events(t, tn.ID, tenant.EventDrift)
@@ -149,7 +150,7 @@ func TestObservedDriftIsLeftAsFound(t *testing.T) {
 	if n := len(e.events(t, tn.ID, tenant.EventDrift)); n != 1 {
 		t.Errorf("%d drift events for one drift seen many times, want 1", n)
 	}
-	if got := e.get(t, tn.ID); got.Status != tenant.StatusReady || got.Drift == nil || got.Drift.Policy != compute.DriftObserve {
+	if got := e.get(t, tn.ID); got.Status != tenant.StatusReady || got.Drift == nil || got.Drift.Policy != provider.DriftObserve {
 		t.Errorf("tenant %s with drift %+v, want ready with the observed drift", got.Status, got.Drift)
 	}
 	if n := e.mock.Calls(tn.ID, mock.OpUpdate); n != updates {
@@ -189,7 +190,7 @@ func TestObservedDriftIsLeftAsFound(t *testing.T) {
 }
 
 // spec resolves the tenant's current desired state, as the controller does.
-func (e *env) spec(t *testing.T, tn *tenant.Tenant) *compute.TenantComputeSpec {
+func (e *env) spec(t *testing.T, tn *tenant.Tenant) *provider.TenantComputeSpec {
 	t.Helper()
 	res, err := e.manager.Resolve(ctx, compute.ResolveRequest{TenantID: tn.ID, TenantName: tn.Name, Generation: tn.Generation,
 		ComputeConfig: tn.ComputeConfig, Provider: tn.Provider})
@@ -199,7 +200,7 @@ func (e *env) spec(t *testing.T, tn *tenant.Tenant) *compute.TenantComputeSpec {
 	return res.Spec
 }
 
-func sameDrift(a, b []compute.Drift) bool {
+func sameDrift(a, b []provider.Drift) bool {
 	if len(a) != len(b) {
 		return false
 	}

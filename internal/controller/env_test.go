@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/poll"
@@ -18,7 +19,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -82,7 +82,7 @@ func (e *env) restartProvider(t testing.TB, block string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.mock, e.manager = p, providertest.Manager(t, p, compute.ManagerOptions{})
+	e.mock, e.manager = p, computetest.Manager(t, p, compute.ManagerOptions{})
 }
 
 // run starts a controller and returns a function that stops it and waits.

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // PlanVersions gives the versions of plans (fleet.Store does).
@@ -27,14 +27,14 @@ func (c *Controller) planConfig(ctx context.Context, t *tenant.Tenant) (json.Raw
 		return nil, nil
 	}
 	if c.opts.Plans == nil {
-		return nil, fmt.Errorf("%w: the tenant follows plan %s, and this controller has no plans", compute.ErrInvalidSpec, ref)
+		return nil, fmt.Errorf("%w: the tenant follows plan %s, and this controller has no plans", provider.ErrInvalidSpec, ref)
 	}
 	// Versions never change, but a read per generation is one primary-key
 	// lookup beside the provider's calls; a cache would also have to know
 	// of a plan deleted and made again under its name.
 	v, err := c.opts.Plans.GetVersion(ctx, ref.Name, ref.Version)
 	if errors.Is(err, fleet.ErrNotFound) {
-		return nil, fmt.Errorf("%w: plan %s has no version %d", compute.ErrInvalidSpec, ref.Name, ref.Version)
+		return nil, fmt.Errorf("%w: plan %s has no version %d", provider.ErrInvalidSpec, ref.Name, ref.Version)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("controller: read plan %s version %d: %w", ref.Name, ref.Version, err)

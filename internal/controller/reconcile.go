@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 const pausedMessage = "reconciliation paused by the " + wire.PausedAnnotation + " annotation"
@@ -143,7 +143,7 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 		// Instances still starting (or restarting) are awaited, not
 		// applied again.
 		if in, err := r.c.compute.InspectTenant(ctx, t.ComputeRef(), spec); err == nil && !slices.ContainsFunc(in.Drift, notState) &&
-			in.Status.Generation == t.Generation && (in.Status.State == compute.StateRunning || in.Status.State == compute.StatePending) {
+			in.Status.Generation == t.Generation && (in.Status.State == provider.StateRunning || in.Status.State == provider.StatePending) {
 			return r.await(ctx, working, in.Status)
 		}
 	}
@@ -153,7 +153,7 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	var ids map[string]string
-	var endpoints []compute.Endpoint
+	var endpoints []provider.Endpoint
 	ctx = r.progress(ctx, working)
 	switch op {
 	case "provision":
@@ -164,11 +164,11 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 		ids, endpoints = out.ResourceIDs, out.Endpoints
 	default:
 		out, err := r.c.compute.UpdateTenant(ctx, t.ID, spec)
-		if errors.Is(err, compute.ErrTenantNotFound) {
+		if errors.Is(err, provider.ErrTenantNotFound) {
 			r.log.Info("workload missing at update; provisioning it")
 			// What fails now is a provision, and is reported as one.
 			op = "provision"
-			var p *compute.ProvisionResult
+			var p *provider.ProvisionResult
 			if p, err = r.c.compute.ProvisionTenant(ctx, spec); err == nil {
 				ids, endpoints = p.ResourceIDs, p.Endpoints
 			}
@@ -191,14 +191,14 @@ func (r *reconcile) converge(ctx context.Context) (Result, error) {
 
 // await settles a workload that has been applied: ready once it runs, a
 // poll while it starts, failed past the progress deadline.
-func (r *reconcile) await(ctx context.Context, working tenant.Status, st *compute.ComputeStatus) (Result, error) {
+func (r *reconcile) await(ctx context.Context, working tenant.Status, st *provider.ComputeStatus) (Result, error) {
 	t := r.t
 	if len(st.Endpoints) > 0 {
 		t.Endpoints = st.Endpoints
 	}
-	if st.State == compute.StateRunning && st.Health != compute.HealthUnhealthy && st.Health != compute.HealthStarting {
+	if st.State == provider.StateRunning && st.Health != provider.HealthUnhealthy && st.Health != provider.HealthStarting {
 		ready := tenant.Observation{Status: tenant.StatusReady, Settles: true, Message: st.Message, Endpoints: nonNil(st.Endpoints)}
-		if t.Drift.Open() && t.Drift.Policy == compute.DriftRepair {
+		if t.Drift.Open() && t.Drift.Policy == provider.DriftRepair {
 			// A repair is done when the drift is gone, not when the
 			// workload runs: one the provider cannot put back is a failed
 			// attempt, not a ready tenant repaired again at every check.
@@ -207,7 +207,7 @@ func (r *reconcile) await(ctx context.Context, working tenant.Status, st *comput
 				return r.attemptFailed(ctx, "repair", working, err)
 			}
 			if len(left) > 0 {
-				return r.attemptFailed(ctx, "repair", working, fmt.Errorf("%w: the workload still differs from its spec after the repair: %s", compute.ErrUpdateFailed, compute.Summarize(left)))
+				return r.attemptFailed(ctx, "repair", working, fmt.Errorf("%w: the workload still differs from its spec after the repair: %s", provider.ErrUpdateFailed, provider.Summarize(left)))
 			}
 			ready.Drift = t.Drift.Resolved(r.c.opts.Now())
 		}
@@ -253,7 +253,7 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 	}
 	t := r.t
 	attempt := t.Attempts + 1
-	terminal := compute.IsTerminal(cause)
+	terminal := provider.IsTerminal(cause)
 	maxAttempts := r.c.opts.MaxRetries + 1 // the first try and MaxRetries retries
 	msg := fmt.Sprintf("%s attempt %d of %d failed: %v", op, attempt, maxAttempts, cause)
 	if err := r.event(ctx, tenant.EventAttempt, msg); err != nil {
@@ -403,14 +403,14 @@ func (r *reconcile) keep(status tenant.Status, msg string) tenant.Observation {
 // recorded for one tenant.
 const progressInterval = time.Second
 
-// progress returns ctx with a hook (compute.WithProgress) that records what a
+// progress returns ctx with a hook (provider.WithProgress) that records what a
 // provider reports during a long step (an image pull, say) as the tenant's
 // status message, at most once per progressInterval. Progress is
 // informational: a write that fails is logged and the operation goes on.
 func (r *reconcile) progress(ctx context.Context, working tenant.Status) context.Context {
 	var mu sync.Mutex
 	var last time.Time
-	return compute.WithProgress(ctx, func(msg string) {
+	return provider.WithProgress(ctx, func(msg string) {
 		mu.Lock()
 		defer mu.Unlock()
 		now := r.c.opts.Now()
@@ -436,8 +436,8 @@ func (r *reconcile) recover(ctx context.Context) error {
 		return nil // not running as declared (a repair that failed, say)
 	}
 	st := in.Status
-	if st.Generation != r.t.Generation || st.State != compute.StateRunning ||
-		st.Health == compute.HealthUnhealthy || st.Health == compute.HealthStarting {
+	if st.Generation != r.t.Generation || st.State != provider.StateRunning ||
+		st.Health == provider.HealthUnhealthy || st.Health == provider.HealthStarting {
 		return nil
 	}
 	r.log.Info("the workload of a failed tenant runs; marking it ready")

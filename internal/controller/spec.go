@@ -6,6 +6,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // desiredSpec is the tenant's desired state resolved for its provider
@@ -15,7 +16,7 @@ import (
 // resolve its config again; a generation counts every change of the
 // desired state, and plan versions never change, so a kept spec is the one
 // Resolve would return.
-func (c *Controller) desiredSpec(ctx context.Context, t *tenant.Tenant) (*compute.TenantComputeSpec, error) {
+func (c *Controller) desiredSpec(ctx context.Context, t *tenant.Tenant) (*provider.TenantComputeSpec, error) {
 	if spec := c.specs.get(t.ID, t.Generation); spec != nil {
 		// ResourceIDs are not desired state: they change as the
 		// workload is provisioned, without a new generation.
@@ -51,7 +52,7 @@ type specCache struct {
 
 type cachedSpec struct {
 	generation int64
-	spec       *compute.TenantComputeSpec
+	spec       *provider.TenantComputeSpec
 }
 
 func newSpecCache(max int) *specCache {
@@ -59,7 +60,7 @@ func newSpecCache(max int) *specCache {
 }
 
 // get returns the kept spec of the tenant's generation, or nil.
-func (c *specCache) get(id string, generation int64) *compute.TenantComputeSpec {
+func (c *specCache) get(id string, generation int64) *provider.TenantComputeSpec {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.specs[id]; ok && e.generation == generation {
@@ -69,7 +70,7 @@ func (c *specCache) get(id string, generation int64) *compute.TenantComputeSpec 
 }
 
 // put keeps spec as the tenant's, unless a later generation is kept.
-func (c *specCache) put(id string, generation int64, spec *compute.TenantComputeSpec) {
+func (c *specCache) put(id string, generation int64, spec *provider.TenantComputeSpec) {
 	if c.max <= 0 {
 		return
 	}

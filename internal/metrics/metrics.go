@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Metrics records landlord's metrics in one registry.
@@ -94,7 +94,7 @@ func (m *Metrics) ObserveReconcile(result string, d time.Duration) {
 
 // ObserveDrift records one difference found in a tenant's workload
 // (controller).
-func (m *Metrics) ObserveDrift(provider string, kind compute.DriftKind) {
+func (m *Metrics) ObserveDrift(provider string, kind provider.DriftKind) {
 	m.drift.WithLabelValues(provider, string(kind)).Inc()
 }
 

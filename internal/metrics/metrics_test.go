@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 func TestMetrics(t *testing.T) {
@@ -57,8 +57,8 @@ func TestMetrics(t *testing.T) {
 	m.ObserveHTTP("", "GET", 404, time.Millisecond)
 	m.ObserveOperation("mock", "provision", "retryable", 10*time.Millisecond)
 	m.ObserveReconcile("done", time.Millisecond)
-	m.ObserveDrift("kubernetes", compute.DriftScale)
-	m.ObserveDrift("kubernetes", compute.DriftScale)
+	m.ObserveDrift("kubernetes", provider.DriftScale)
+	m.ObserveDrift("kubernetes", provider.DriftScale)
 
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

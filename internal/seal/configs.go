@@ -9,6 +9,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -45,13 +46,13 @@ var prefixBytes = []byte(Prefix)
 // or not, that begins with Prefix (a value copied from a database dump,
 // say) is refused with a violation of kind compute.ErrInvalidSpec at
 // its pointer, since it would read back as a sealed value.
-func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMessage, error) {
+func (c *Configs) Seal(id, providerName string, config json.RawMessage) (json.RawMessage, error) {
 	reserved := bytes.Contains(config, prefixBytes) || bytes.IndexByte(config, '\\') >= 0 // an escape may spell the prefix
 	primary := c.keys.Primary() != ""
 	var schema *compute.Schema
 	if primary {
 		var err error
-		if schema, err = c.schemas.Schema(provider); err != nil {
+		if schema, err = c.schemas.Schema(providerName); err != nil {
 			return nil, fmt.Errorf("seal: seal the secrets of tenant %s: %w", id, err)
 		}
 		primary = schema.MayHoldSecrets(config)
@@ -74,7 +75,7 @@ func (c *Configs) Seal(id, provider string, config json.RawMessage) (json.RawMes
 			}
 			return s, nil
 		})
-		if err := errs.Err(compute.ErrInvalidSpec); err != nil {
+		if err := errs.Err(provider.ErrInvalidSpec); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/seal"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -196,7 +197,7 @@ func TestConfigsRefuseReservedStrings(t *testing.T) {
 				return
 			}
 			want := []violation.Violation{{Pointer: tt.at, Message: `begins with "llsec:", which landlord keeps for the secrets it seals; a value may not begin so`}}
-			if !errors.Is(err, compute.ErrInvalidSpec) || !cmp.Equal(violation.Of(err), want) {
+			if !errors.Is(err, provider.ErrInvalidSpec) || !cmp.Equal(violation.Of(err), want) {
 				t.Errorf("Seal = %s, %v; want a violation at %s", got, err, tt.at)
 			}
 		})

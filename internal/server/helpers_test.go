@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/servetest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -19,10 +19,10 @@ import (
 // server prefers when no provider is configured, and the mock, its
 // fallback.
 var testProviders = Providers{
-	{Name: docker.Name, Summary: "Docker Engine", New: func(ctx context.Context, env ProviderEnv) (compute.Provider, error) {
+	{Name: docker.Name, Summary: "Docker Engine", New: func(ctx context.Context, env ProviderEnv) (provider.Provider, error) {
 		return docker.New(ctx, docker.Options{Block: env.Block, Logger: env.Logger, HashKey: env.HashKey})
 	}},
-	{Name: mock.Name, Summary: "memory", New: func(_ context.Context, env ProviderEnv) (compute.Provider, error) {
+	{Name: mock.Name, Summary: "memory", New: func(_ context.Context, env ProviderEnv) (provider.Provider, error) {
 		return mock.New(mock.Options{Block: env.Block, Logger: env.Logger})
 	}},
 }

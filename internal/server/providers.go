@@ -16,18 +16,19 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // ProviderFactory is one compute provider a build can enable.
 type ProviderFactory struct {
 	// Name is the provider's key under compute: and the Name of the
-	// compute.Provider that New returns.
+	// provider.Provider that New returns.
 	Name string
 	// Summary says in one line what the provider runs tenants on.
 	Summary string
 	// New makes the provider from its configuration block. Its provider is
 	// used only when the error is nil.
-	New func(ctx context.Context, env ProviderEnv) (compute.Provider, error)
+	New func(ctx context.Context, env ProviderEnv) (provider.Provider, error)
 }
 
 // ProviderEnv is what the server hands a provider's constructor.
@@ -70,7 +71,7 @@ func (ps Providers) Names() []string {
 
 // New makes the provider called name from env. A name not in ps is an
 // error that says what there is.
-func (ps Providers) New(ctx context.Context, name string, env ProviderEnv) (compute.Provider, error) {
+func (ps Providers) New(ctx context.Context, name string, env ProviderEnv) (provider.Provider, error) {
 	f, err := ps.Lookup(name)
 	if err != nil {
 		return nil, fmt.Errorf("config: compute.%s: %w", name, err)
@@ -160,8 +161,8 @@ func (ps Providers) enable(ctx context.Context, cfg config.Config, hashKey []byt
 // does not answer, or answers that the block names something it does not
 // have (a namespace, a region): landlord starts all the same, since a
 // platform may come up later, and its tenants wait for it.
-func warnUnhealthy(ctx context.Context, p compute.Provider, log *slog.Logger) {
-	hc, ok := p.(compute.HealthChecker)
+func warnUnhealthy(ctx context.Context, p provider.Provider, log *slog.Logger) {
+	hc, ok := p.(provider.HealthChecker)
 	if !ok {
 		return
 	}
@@ -178,7 +179,7 @@ const engineTimeout = 3 * time.Second
 
 // implicit is the provider of a configuration without compute blocks: the
 // one named, or Docker when an Engine answers, else the mock.
-func (ps Providers) implicit(ctx context.Context, name string, env ProviderEnv, log *slog.Logger) (compute.Provider, error) {
+func (ps Providers) implicit(ctx context.Context, name string, env ProviderEnv, log *slog.Logger) (provider.Provider, error) {
 	if name != "" {
 		return ps.New(ctx, name, env)
 	}
@@ -186,7 +187,7 @@ func (ps Providers) implicit(ctx context.Context, name string, env ProviderEnv, 
 	if err != nil {
 		return nil, err
 	}
-	hc, ok := p.(compute.HealthChecker)
+	hc, ok := p.(provider.HealthChecker)
 	if !ok {
 		return p, nil
 	}
@@ -204,7 +205,7 @@ func (ps Providers) implicit(ctx context.Context, name string, env ProviderEnv, 
 }
 
 // closeProvider releases what p holds, if anything.
-func closeProvider(p compute.Provider) {
+func closeProvider(p provider.Provider) {
 	if c, ok := p.(io.Closer); ok {
 		_ = c.Close()
 	}

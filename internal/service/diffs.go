@@ -7,8 +7,8 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Diff is one set of changes that some of a fleet plan's tenants share,
@@ -18,7 +18,7 @@ import (
 type Diff struct {
 	ID             string
 	Tenants        int
-	Changes        []compute.Change
+	Changes        []provider.Change
 	ChangesOmitted int
 }
 
@@ -37,7 +37,7 @@ func newPlanDiffs() *planDiffs {
 // add counts a tenant's changes and returns the ID of their diff, or ""
 // when there are none. Changes that differ, however far into a value,
 // are different diffs.
-func (d *planDiffs) add(changes []compute.Change) string {
+func (d *planDiffs) add(changes []provider.Change) string {
 	if len(changes) == 0 {
 		return ""
 	}
@@ -54,12 +54,12 @@ func (d *planDiffs) add(changes []compute.Change) string {
 		d.list[i].Tenants++
 		return d.list[i].ID
 	}
-	fd := Diff{ID: fmt.Sprintf("d%d", len(d.list)+1), Tenants: 1, Changes: []compute.Change{}}
+	fd := Diff{ID: fmt.Sprintf("d%d", len(d.list)+1), Tenants: 1, Changes: []provider.Change{}}
 	shown := changes[:min(len(changes), wire.MaxDiffChanges)]
-	cut := make([]compute.Change, len(shown))
+	cut := make([]provider.Change, len(shown))
 	size := 0
 	for i, c := range shown {
-		cut[i] = compute.Change{Field: cutValue(c.Field), From: cutValue(c.From), To: cutValue(c.To)}
+		cut[i] = provider.Change{Field: cutValue(c.Field), From: cutValue(c.From), To: cutValue(c.To)}
 		size += len(cut[i].Field) + len(cut[i].From) + len(cut[i].To)
 	}
 	if d.bytes+size <= wire.MaxFleetPlanDiffBytes {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // TestPlanDiffsBounded: however many different diffs a fleet plan's
@@ -19,9 +19,9 @@ func TestPlanDiffsBounded(t *testing.T) {
 	long := strings.Repeat("é", 1000) // 2,000 bytes
 	const tenants = 300
 	for i := range tenants {
-		changes := make([]compute.Change, 150)
+		changes := make([]provider.Change, 150)
 		for j := range changes {
-			changes[j] = compute.Change{Field: fmt.Sprintf("containers/app/env/K%d", j), From: long, To: fmt.Sprintf("%s%d", long, i)}
+			changes[j] = provider.Change{Field: fmt.Sprintf("containers/app/env/K%d", j), From: long, To: fmt.Sprintf("%s%d", long, i)}
 		}
 		for range 2 { // two tenants with each diff
 			if id := d.add(changes); id != fmt.Sprintf("d%d", i+1) {

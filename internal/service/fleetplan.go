@@ -14,6 +14,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // FleetPlan is what a rollout would do, tenant by tenant: the fleet
@@ -200,11 +201,11 @@ func (s *Service) resolveMoves(ctx context.Context, plan *fleet.Plan, target *fl
 		if err != nil {
 			// Its current config no longer resolves (the operator's
 			// defaults changed): everything may change.
-			changes := []compute.Change{{Field: "compute_config", From: "(does not resolve now)", To: "(resolves)"}}
+			changes := []provider.Change{{Field: "compute_config", From: "(does not resolve now)", To: "(resolves)"}}
 			out[t.ID] = Move{Diff: diffs.add(changes), Changed: true}
 			continue
 		}
-		changes := compute.Diff(from.Spec, to.Spec)
+		changes := provider.Diff(from.Spec, to.Spec)
 		out[t.ID] = Move{Diff: diffs.add(changes), Changed: len(changes) > 0, Same: from.Spec.ConfigHash == to.Spec.ConfigHash}
 	}
 	if len(broken.Tenants) > 0 {

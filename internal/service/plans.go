@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -189,7 +189,7 @@ func (s *Service) checkVersion(p *fleet.Plan, in NewVersion) error {
 		errs.Add("/message", "%s", MustNotHoldNUL)
 	}
 	if err := s.compute.CheckPlanConfig(p.Provider, in.Config); err != nil {
-		if !errors.Is(err, compute.ErrInvalidSpec) {
+		if !errors.Is(err, provider.ErrInvalidSpec) {
 			return reword(err, fmt.Sprintf("plan %s is for provider %s, which is not enabled on this server", p.Name, p.Provider))
 		}
 		for _, v := range violation.Of(err) {

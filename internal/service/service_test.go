@@ -10,13 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
 // fixture is the use cases over a SQLite store and the mock provider,
@@ -37,7 +37,7 @@ func newFixture(t *testing.T, withFleet bool) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := service.Options{Tenants: store, Compute: providertest.Manager(t, p, compute.ManagerOptions{})}
+	opts := service.Options{Tenants: store, Compute: computetest.Manager(t, p, compute.ManagerOptions{})}
 	if withFleet {
 		opts.Fleet = store
 	}

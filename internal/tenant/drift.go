@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // DriftReport is the last drift the controller found in a tenant's
@@ -17,12 +17,12 @@ type DriftReport struct {
 	DetectedAt time.Time `json:"detected_at"`
 	// Generation is the desired generation it was compared with.
 	Generation int64 `json:"generation"`
-	// Policy is what was done: compute.DriftRepair (put back) or
-	// compute.DriftObserve (reported only).
-	Policy compute.DriftPolicy `json:"policy"`
+	// Policy is what was done: provider.DriftRepair (put back) or
+	// provider.DriftObserve (reported only).
+	Policy provider.DriftPolicy `json:"policy"`
 	// Differences are the paths that differed, with the expected and found
 	// values (secrets redacted).
-	Differences []compute.Drift `json:"differences"`
+	Differences []provider.Drift `json:"differences"`
 	// ResolvedAt is when a check first found the workload as declared
 	// again (repaired, or undone by hand); nil while the drift is open.
 	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
@@ -59,7 +59,7 @@ func (r *DriftReport) Same(other *DriftReport) bool {
 // done and every difference.
 func (r *DriftReport) Describe() string {
 	what := "repairing"
-	if r.Policy == compute.DriftObserve {
+	if r.Policy == provider.DriftObserve {
 		what = "observed only (drift policy observe): not repaired"
 	}
 	parts := make([]string, len(r.Differences))

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Store persists tenants and their events. Implementations are safe for
@@ -236,7 +236,7 @@ type Observation struct {
 	Status      Status
 	Message     string
 	ResourceIDs map[string]string
-	Endpoints   []compute.Endpoint
+	Endpoints   []provider.Endpoint
 	// Settles says the controller is done with this generation: the desired
 	// state is applied (ready) or cannot be (failed). ObservedGeneration
 	// becomes Generation. Only ready, failed and deleted (which always

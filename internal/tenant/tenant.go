@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Tenant is one customer's deployment: what it should be and what it is.
@@ -40,9 +40,9 @@ type Tenant struct {
 	StatusMessage string `json:"status_message,omitempty"`
 	// ObservedGeneration is the last generation the controller settled:
 	// applied (ready), gave up on (failed) or deleted.
-	ObservedGeneration int64              `json:"observed_generation"`
-	ResourceIDs        map[string]string  `json:"resource_ids,omitempty"`
-	Endpoints          []compute.Endpoint `json:"endpoints,omitempty"`
+	ObservedGeneration int64               `json:"observed_generation"`
+	ResourceIDs        map[string]string   `json:"resource_ids,omitempty"`
+	Endpoints          []provider.Endpoint `json:"endpoints,omitempty"`
 	// StatusChangedAt is when Status last changed.
 	StatusChangedAt time.Time `json:"status_changed_at"`
 	// Attempts counts the failed attempts at the current generation; a new
@@ -72,6 +72,6 @@ func (t *Tenant) NeedsWork() bool {
 // ComputeRef is what a compute provider needs to find the tenant's
 // workload: its identity, its stored config and what the provider last
 // reported creating.
-func (t *Tenant) ComputeRef() compute.TenantRef {
-	return compute.TenantRef{ID: t.ID, Name: t.Name, Provider: t.Provider, Config: t.ComputeConfig, ResourceIDs: t.ResourceIDs}
+func (t *Tenant) ComputeRef() provider.TenantRef {
+	return provider.TenantRef{ID: t.ID, Name: t.Name, Provider: t.Provider, Config: t.ComputeConfig, ResourceIDs: t.ResourceIDs}
 }

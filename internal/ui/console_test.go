@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 func TestSignInAndRoles(t *testing.T) {
@@ -484,9 +484,9 @@ func TestLastDriftIsShown(t *testing.T) {
 	for _, status := range []tenant.Status{tenant.StatusProvisioning, tenant.StatusReady} {
 		obs := tenant.Observation{Generation: 1, Status: status, Settles: status.Settled(), Actor: "test"}
 		if status == tenant.StatusReady {
-			obs.Drift = &tenant.DriftReport{DetectedAt: time.Now(), Generation: 1, Policy: compute.DriftObserve, Differences: []compute.Drift{
-				{Path: "deployment/replicas", Kind: compute.DriftScale, Expected: "1", Found: "5"},
-				{Path: "networkpolicy", Kind: compute.DriftMissing, Expected: "present"},
+			obs.Drift = &tenant.DriftReport{DetectedAt: time.Now(), Generation: 1, Policy: provider.DriftObserve, Differences: []provider.Drift{
+				{Path: "deployment/replicas", Kind: provider.DriftScale, Expected: "1", Found: "5"},
+				{Path: "networkpolicy", Kind: provider.DriftMissing, Expected: "present"},
 			}}
 		}
 		if _, err := s.store.UpdateObserved(ctx, id, obs); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/api"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/fleet"
@@ -26,7 +27,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/ui"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 const (
@@ -50,7 +51,7 @@ type site struct {
 type siteOptions struct {
 	tokens   []api.Token
 	verifier identity.TokenVerifier
-	provider compute.Provider
+	provider provider.Provider
 }
 
 func newSite(t testing.TB, opts siteOptions) *site {
@@ -86,7 +87,7 @@ func newSiteOn(t testing.TB, store siteStore, opts siteOptions) *site {
 			t.Fatal(err)
 		}
 	}
-	m := providertest.Manager(t, p, compute.ManagerOptions{})
+	m := computetest.Manager(t, p, compute.ManagerOptions{})
 	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: m, Tokens: opts.tokens, Verifier: opts.verifier})
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -31,11 +31,11 @@ type broken struct {
 	how string
 }
 
-func (b *broken) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+func (b *broken) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
 	switch b.how {
 	case "provision-not-idempotent":
 		if _, err := b.Provider.GetStatus(ctx, spec.TenantID); err == nil {
-			return nil, fmt.Errorf("%w: workload already exists", compute.ErrProvisionFailed)
+			return nil, fmt.Errorf("%w: workload already exists", provider.ErrProvisionFailed)
 		}
 	case "provision-ignores-cancellation":
 		ctx = context.Background()
@@ -49,20 +49,20 @@ func (b *broken) Provision(ctx context.Context, spec *compute.TenantComputeSpec)
 	return b.Provider.Provision(ctx, spec)
 }
 
-func (b *broken) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+func (b *broken) Update(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error) {
 	res, err := b.Provider.Update(ctx, tenantID, spec)
 	switch b.how {
 	case "update-always-changes":
 		if res != nil && res.NoChanges() {
-			res.Changes = []compute.Change{{Field: "containers/app/image"}}
+			res.Changes = []provider.Change{{Field: "containers/app/image"}}
 		}
 	case "update-ignores-secrets":
 		if res != nil {
-			res.Changes = slices.DeleteFunc(res.Changes, func(c compute.Change) bool { return strings.Contains(c.Field, "/secrets/") })
+			res.Changes = slices.DeleteFunc(res.Changes, func(c provider.Change) bool { return strings.Contains(c.Field, "/secrets/") })
 		}
 	case "update-unknown-succeeds":
-		if errors.Is(err, compute.ErrTenantNotFound) {
-			return &compute.UpdateResult{TenantID: tenantID, ProviderType: b.Name()}, nil
+		if errors.Is(err, provider.ErrTenantNotFound) {
+			return &provider.UpdateResult{TenantID: tenantID, ProviderType: b.Name()}, nil
 		}
 	}
 	return res, err
@@ -71,7 +71,7 @@ func (b *broken) Update(ctx context.Context, tenantID string, spec *compute.Tena
 func (b *broken) Destroy(ctx context.Context, tenantID string) error {
 	switch b.how {
 	case "destroy-unknown-errors":
-		if _, err := b.Provider.GetStatus(ctx, tenantID); errors.Is(err, compute.ErrTenantNotFound) {
+		if _, err := b.Provider.GetStatus(ctx, tenantID); errors.Is(err, provider.ErrTenantNotFound) {
 			return err
 		}
 	case "destroy-stops-on-cancel":
@@ -82,19 +82,19 @@ func (b *broken) Destroy(ctx context.Context, tenantID string) error {
 	return b.Provider.Destroy(ctx, tenantID)
 }
 
-func (b *broken) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+func (b *broken) GetStatus(ctx context.Context, tenantID string) (*provider.ComputeStatus, error) {
 	st, err := b.Provider.GetStatus(ctx, tenantID)
 	switch b.how {
 	case "status-not-found-is-nil":
-		if errors.Is(err, compute.ErrTenantNotFound) {
-			return &compute.ComputeStatus{TenantID: tenantID, State: compute.StateUnknown}, nil
+		if errors.Is(err, provider.ErrTenantNotFound) {
+			return &provider.ComputeStatus{TenantID: tenantID, State: provider.StateUnknown}, nil
 		}
 	case "status-cached":
 		if st != nil {
 			for i := range st.Containers {
-				st.Containers[i].State = compute.ContainerRunning
+				st.Containers[i].State = provider.ContainerRunning
 			}
-			st.State = compute.StateRunning
+			st.State = provider.StateRunning
 		}
 	case "endpoint-nothing-listens":
 		// What the mock reported before it had listeners: a loopback port
@@ -110,7 +110,7 @@ func (b *broken) GetStatus(ctx context.Context, tenantID string) (*compute.Compu
 	return st, err
 }
 
-func stEndpoints(st *compute.ComputeStatus) []compute.Endpoint {
+func stEndpoints(st *provider.ComputeStatus) []provider.Endpoint {
 	if st == nil {
 		return nil
 	}
@@ -127,7 +127,7 @@ var closedPort = func() string {
 	return ln.Addr().String()
 }()
 
-func (b *broken) Validate(ctx context.Context, spec *compute.TenantComputeSpec) error {
+func (b *broken) Validate(ctx context.Context, spec *provider.TenantComputeSpec) error {
 	switch b.how {
 	case "validate-side-effect":
 		if spec != nil && spec.TenantID != "" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -23,7 +24,7 @@ func (s *suite) testInterface(t *testing.T) {
 	if name := s.p.Name(); !lowerAlnum.MatchString(name) {
 		t.Errorf("Name() = %q, want lowercase alphanumeric", name)
 	}
-	if hc, ok := s.p.(compute.HealthChecker); ok {
+	if hc, ok := s.p.(provider.HealthChecker); ok {
 		if err := hc.CheckHealth(context.Background()); err != nil {
 			t.Errorf("CheckHealth() = %v, want nil: the suite needs a reachable platform", err)
 		}
@@ -62,10 +63,10 @@ func (s *suite) testSchema(t *testing.T) {
 	for _, bad := range invalid {
 		t.Run(bad.Name, func(t *testing.T) {
 			_, err := s.manager.Resolve(context.Background(), compute.ResolveRequest{TenantID: tn.id, TenantName: tn.name, ComputeConfig: bad.Config})
-			if !errors.Is(err, compute.ErrInvalidSpec) {
+			if !errors.Is(err, provider.ErrInvalidSpec) {
 				t.Fatalf("config %s was accepted or failed without ErrInvalidSpec: %v", bad.Config, err)
 			}
-			if compute.IsRetryable(err) {
+			if provider.IsRetryable(err) {
 				t.Errorf("an invalid config must be terminal: %v", err)
 			}
 			var pointers []string
@@ -88,23 +89,26 @@ func (s *suite) testValidate(t *testing.T) {
 	if err := s.p.Validate(ctx, good); err != nil {
 		t.Fatalf("Validate(valid spec) = %v", err)
 	}
-	cases := map[string]func(*compute.TenantComputeSpec) *compute.TenantComputeSpec{
-		"nil spec":       func(*compute.TenantComputeSpec) *compute.TenantComputeSpec { return nil },
-		"no tenant id":   func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.TenantID = ""; return sp },
-		"other provider": func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.ProviderType = "other"; return sp },
-		"provider config of the wrong shape": func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec {
+	cases := map[string]func(*provider.TenantComputeSpec) *provider.TenantComputeSpec{
+		"nil spec":       func(*provider.TenantComputeSpec) *provider.TenantComputeSpec { return nil },
+		"no tenant id":   func(sp *provider.TenantComputeSpec) *provider.TenantComputeSpec { sp.TenantID = ""; return sp },
+		"other provider": func(sp *provider.TenantComputeSpec) *provider.TenantComputeSpec { sp.ProviderType = "other"; return sp },
+		"provider config of the wrong shape": func(sp *provider.TenantComputeSpec) *provider.TenantComputeSpec {
 			sp.ProviderConfig = json.RawMessage(`[]`)
 			return sp
 		},
-		"provider config with an unknown field": func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec {
+		"provider config with an unknown field": func(sp *provider.TenantComputeSpec) *provider.TenantComputeSpec {
 			sp.ProviderConfig = json.RawMessage(`{"landlord_conformance_unknown_field": true}`)
 			return sp
 		},
 	}
 	if len(good.Containers) > 0 {
-		cases["no containers"] = func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.Containers = nil; return sp }
-		cases["container without image"] = func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec { sp.Containers[0].Image = ""; return sp }
-		cases["container port out of range"] = func(sp *compute.TenantComputeSpec) *compute.TenantComputeSpec {
+		cases["no containers"] = func(sp *provider.TenantComputeSpec) *provider.TenantComputeSpec { sp.Containers = nil; return sp }
+		cases["container without image"] = func(sp *provider.TenantComputeSpec) *provider.TenantComputeSpec {
+			sp.Containers[0].Image = ""
+			return sp
+		}
+		cases["container port out of range"] = func(sp *provider.TenantComputeSpec) *provider.TenantComputeSpec {
 			sp.Containers[0].Ports = append(sp.Containers[0].Ports, workload.PortMapping{ContainerPort: 70000, Protocol: workload.ProtocolTCP})
 			return sp
 		}
@@ -112,10 +116,10 @@ func (s *suite) testValidate(t *testing.T) {
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
 			err := s.p.Validate(ctx, mutate(good.Clone()))
-			if !errors.Is(err, compute.ErrInvalidSpec) {
+			if !errors.Is(err, provider.ErrInvalidSpec) {
 				t.Errorf("Validate = %v, want an error wrapping ErrInvalidSpec", err)
 			}
-			if err != nil && compute.IsRetryable(err) {
+			if err != nil && provider.IsRetryable(err) {
 				t.Errorf("Validate error must be terminal: %v", err)
 			}
 		})
@@ -133,7 +137,7 @@ func (s *suite) testUnknownTenant(t *testing.T) {
 			t.Fatalf("Destroy of an unknown tenant (call %d) = %v, want nil", i+1, err)
 		}
 	}
-	if _, err := s.p.Update(ctx, tn.id, s.spec(t, tn, 0)); !errors.Is(err, compute.ErrTenantNotFound) {
+	if _, err := s.p.Update(ctx, tn.id, s.spec(t, tn, 0)); !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Errorf("Update of an unknown tenant = %v, want an error wrapping ErrTenantNotFound", err)
 	}
 	s.expectNotFound(t, tn.id, "after Destroy and Update of an unknown tenant")
@@ -219,7 +223,7 @@ func (s *suite) testProvisionCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Provision with a cancelled context = %v, %v; want an error wrapping context.Canceled", res, err)
 	}
-	if compute.IsTerminal(err) {
+	if provider.IsTerminal(err) {
 		t.Errorf("a cancelled Provision must be retryable: %v", err)
 	}
 	s.expectNotFound(t, tn.id, "after a cancelled Provision")
@@ -236,7 +240,7 @@ func (s *suite) testUpdateCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Update with a cancelled context = %v; want an error wrapping context.Canceled", err)
 	}
-	if compute.IsTerminal(err) {
+	if provider.IsTerminal(err) {
 		t.Errorf("a cancelled Update must be retryable: %v", err)
 	}
 	s.waitRunning(t, v0)
@@ -274,7 +278,7 @@ func (s *suite) testOutOfBand(t *testing.T) {
 	s.h.Disrupt(t, tn.id)
 	st, err := s.p.GetStatus(context.Background(), tn.id)
 	switch {
-	case errors.Is(err, compute.ErrTenantNotFound):
+	case errors.Is(err, provider.ErrTenantNotFound):
 	case err != nil:
 		t.Fatalf("GetStatus after a disruption: %v", err)
 	case runs(st, v0):
@@ -340,10 +344,10 @@ func (s *suite) testConflict(t *testing.T) {
 	spec := s.spec(t, tn, 0)
 	for i := range 2 {
 		_, err := s.p.Provision(context.Background(), spec)
-		if !errors.Is(err, compute.ErrProviderConflict) {
+		if !errors.Is(err, provider.ErrProviderConflict) {
 			t.Fatalf("Provision (call %d) over a resource that is not the tenant's = %v; want an error wrapping ErrProviderConflict", i+1, err)
 		}
-		if compute.IsRetryable(err) {
+		if provider.IsRetryable(err) {
 			t.Errorf("a conflict must be terminal: %v", err)
 		}
 	}
@@ -365,7 +369,7 @@ func (s *suite) testSameTenantConcurrently(t *testing.T) {
 		_, errs[i] = s.p.Provision(context.Background(), spec.Clone())
 	})
 	for i, err := range errs {
-		if err != nil && compute.IsTerminal(err) {
+		if err != nil && provider.IsTerminal(err) {
 			t.Errorf("racing Provision %d failed terminally: %v", i, err)
 		}
 	}
@@ -402,7 +406,7 @@ func (s *suite) testParallelTenants(t *testing.T) {
 // lifecycleErr is testLifecycle without t, for use off the test goroutine.
 func (s *suite) lifecycleErr(tn tenant) error {
 	ctx := context.Background()
-	specs := make([]*compute.TenantComputeSpec, 2)
+	specs := make([]*provider.TenantComputeSpec, 2)
 	for v := range specs {
 		config, err := s.configErr(v)
 		if err != nil {
@@ -430,7 +434,7 @@ func (s *suite) lifecycleErr(tn tenant) error {
 	if err := s.p.Destroy(ctx, tn.id); err != nil {
 		return fmt.Errorf("destroy: %w", err)
 	}
-	if _, err := s.p.GetStatus(ctx, tn.id); !errors.Is(err, compute.ErrTenantNotFound) {
+	if _, err := s.p.GetStatus(ctx, tn.id); !errors.Is(err, provider.ErrTenantNotFound) {
 		return fmt.Errorf("status after destroy = %v, want ErrTenantNotFound", err)
 	}
 	return nil

@@ -1,6 +1,6 @@
 // Package providertest is the conformance suite every compute provider
 // passes: one exported function, Run, that drives a provider through the
-// contracts of compute.Provider (interface compliance, validation without
+// contracts of provider.Provider (interface compliance, validation without
 // side effects, idempotent Provision, Update and Destroy, live GetStatus,
 // context cancellation, crash-safe naming, concurrency) in the spirit of
 // Nomad's driver harness.

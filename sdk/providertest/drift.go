@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -42,7 +42,7 @@ const notifyWithin = 5 * time.Second
 // the same.
 func (s *suite) testInspect(t *testing.T) {
 	d := s.detector(t)
-	if _, err := d.Inspect(context.Background(), s.spec(t, tenant{id: newID(), name: "conf-unknown"}, 0)); !errors.Is(err, compute.ErrTenantNotFound) {
+	if _, err := d.Inspect(context.Background(), s.spec(t, tenant{id: newID(), name: "conf-unknown"}, 0)); !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Errorf("Inspect of an unknown tenant = %v, want an error wrapping ErrTenantNotFound", err)
 	}
 	tn := s.newTenant(t)
@@ -60,12 +60,12 @@ func (s *suite) testInspect(t *testing.T) {
 		t.Fatalf("Inspect with another spec: %v", err)
 	}
 	s.noSecret(t, "Inspect with another spec", other)
-	if !slices.ContainsFunc(other.Drift, func(d compute.Drift) bool { return d.Kind == compute.DriftImage }) {
+	if !slices.ContainsFunc(other.Drift, func(d provider.Drift) bool { return d.Kind == provider.DriftImage }) {
 		t.Errorf("Inspect with a spec of another image reports no image drift: %v", other.Drift)
 	}
 	for _, d := range other.Drift {
-		if d.Path == "" || !slices.Contains(compute.DriftKinds, d.Kind) {
-			t.Errorf("drift %+v: want a path and one of the kinds %v", d, compute.DriftKinds)
+		if d.Path == "" || !slices.Contains(provider.DriftKinds, d.Kind) {
+			t.Errorf("drift %+v: want a path and one of the kinds %v", d, provider.DriftKinds)
 		}
 	}
 
@@ -111,9 +111,9 @@ func (s *suite) testTamper(t *testing.T) {
 			}
 			if tamper.Path != "" {
 				found := s.waitDrift(t, d, spec, tamper.Path)
-				t.Logf("drift %q seen %s after the change (the change took %s)", compute.Summarize(found), time.Since(start).Round(time.Millisecond), done.Round(time.Millisecond))
+				t.Logf("drift %q seen %s after the change (the change took %s)", provider.Summarize(found), time.Since(start).Round(time.Millisecond), done.Round(time.Millisecond))
 				again, err := d.Inspect(context.Background(), spec)
-				if err != nil && !errors.Is(err, compute.ErrTenantNotFound) {
+				if err != nil && !errors.Is(err, provider.ErrTenantNotFound) {
 					t.Fatalf("Inspect again: %v", err)
 				}
 				if err == nil && !hasDrift(again.Drift, tamper.Path) {
@@ -130,21 +130,21 @@ func (s *suite) testTamper(t *testing.T) {
 	}
 }
 
-func (s *suite) detector(t *testing.T) compute.DriftDetector {
+func (s *suite) detector(t *testing.T) provider.DriftDetector {
 	t.Helper()
-	d, ok := s.p.(compute.DriftDetector)
+	d, ok := s.p.(provider.DriftDetector)
 	if !ok {
-		t.Fatalf("provider %s does not implement compute.DriftDetector: changes made behind its back go unseen", s.p.Name())
+		t.Fatalf("provider %s does not implement provider.DriftDetector: changes made behind its back go unseen", s.p.Name())
 	}
 	return d
 }
 
 // repair does what the controller does for a drifted tenant: Update, or
 // Provision when the workload is gone.
-func (s *suite) repair(t *testing.T, spec *compute.TenantComputeSpec) {
+func (s *suite) repair(t *testing.T, spec *provider.TenantComputeSpec) {
 	t.Helper()
 	_, err := s.p.Update(context.Background(), spec.TenantID, spec)
-	if errors.Is(err, compute.ErrTenantNotFound) {
+	if errors.Is(err, provider.ErrTenantNotFound) {
 		s.provision(t, spec)
 		return
 	}
@@ -156,16 +156,16 @@ func (s *suite) repair(t *testing.T, spec *compute.TenantComputeSpec) {
 // waitDrift polls Inspect until it reports drift at path, and returns what
 // it reported. A status that says the workload runs with no drift at all
 // must have endpoints that answer.
-func (s *suite) waitDrift(t *testing.T, d compute.DriftDetector, spec *compute.TenantComputeSpec, path string) []compute.Drift {
+func (s *suite) waitDrift(t *testing.T, d provider.DriftDetector, spec *provider.TenantComputeSpec, path string) []provider.Drift {
 	t.Helper()
-	var found []compute.Drift
+	var found []provider.Drift
 	var silent time.Time // since when a clean status's endpoint has not answered
 	poll.Until(t, "Inspect reports drift at "+path, s.h.readyTimeout(), func() (bool, string) {
 		in, err := d.Inspect(context.Background(), spec)
 		switch {
-		case errors.Is(err, compute.ErrTenantNotFound):
+		case errors.Is(err, provider.ErrTenantNotFound):
 			if path == "workload" {
-				found = []compute.Drift{{Path: "workload", Kind: compute.DriftState, Expected: "running"}}
+				found = []provider.Drift{{Path: "workload", Kind: provider.DriftState, Expected: "running"}}
 				return true, ""
 			}
 			return false, "error " + err.Error()
@@ -177,7 +177,7 @@ func (s *suite) waitDrift(t *testing.T, d compute.DriftDetector, spec *compute.T
 			found = in.Drift
 			return true, ""
 		}
-		if len(in.Drift) == 0 && in.Status.State == compute.StateRunning {
+		if len(in.Drift) == 0 && in.Status.State == provider.StateRunning {
 			switch err := s.answers(in.Status); {
 			case err == nil:
 				silent = time.Time{}
@@ -194,9 +194,9 @@ func (s *suite) waitDrift(t *testing.T, d compute.DriftDetector, spec *compute.T
 
 // waitNoDrift polls Inspect until it reports no drift and a running
 // workload.
-func (s *suite) waitNoDrift(t *testing.T, d compute.DriftDetector, spec *compute.TenantComputeSpec, when string) *compute.Inspection {
+func (s *suite) waitNoDrift(t *testing.T, d provider.DriftDetector, spec *provider.TenantComputeSpec, when string) *provider.Inspection {
 	t.Helper()
-	var clean *compute.Inspection
+	var clean *provider.Inspection
 	poll.Until(t, "Inspect "+when+" reports no drift", s.h.readyTimeout(), func() (bool, string) {
 		in, err := d.Inspect(context.Background(), spec)
 		if err != nil {
@@ -205,7 +205,7 @@ func (s *suite) waitNoDrift(t *testing.T, d compute.DriftDetector, spec *compute
 		if in == nil || in.Status == nil {
 			t.Fatalf("Inspect %s returned no status", when)
 		}
-		if len(in.Drift) != 0 || in.Status.State != compute.StateRunning {
+		if len(in.Drift) != 0 || in.Status.State != provider.StateRunning {
 			return false, fmt.Sprintf("drift %v (status %s)", in.Drift, describe(in.Status))
 		}
 		clean = in
@@ -226,7 +226,7 @@ func (s *suite) answerGrace() time.Duration {
 
 // answers says which TCP endpoint of a status that claims all is well
 // does not accept a connection (with Harness.DialEndpoints).
-func (s *suite) answers(st *compute.ComputeStatus) error {
+func (s *suite) answers(st *provider.ComputeStatus) error {
 	if !s.h.DialEndpoints {
 		return nil
 	}
@@ -247,8 +247,8 @@ func (s *suite) answers(st *compute.ComputeStatus) error {
 }
 
 // hasDrift reports whether drift has an entry at path or below it.
-func hasDrift(drift []compute.Drift, path string) bool {
-	return slices.ContainsFunc(drift, func(d compute.Drift) bool {
+func hasDrift(drift []provider.Drift, path string) bool {
+	return slices.ContainsFunc(drift, func(d provider.Drift) bool {
 		return d.Path == path || strings.HasPrefix(d.Path, path+"/")
 	})
 }
@@ -262,7 +262,7 @@ type heard struct {
 // listen runs the provider's change watch for the rest of the test, or
 // returns nil when the provider is not a ChangeNotifier.
 func (s *suite) listen(t *testing.T) *heard {
-	n, ok := s.p.(compute.ChangeNotifier)
+	n, ok := s.p.(provider.ChangeNotifier)
 	if !ok {
 		t.Logf("provider %s is not a ChangeNotifier: drift is found at the controller's resync only", s.p.Name())
 		return nil

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -18,7 +18,7 @@ import (
 // provider has nothing to dial, never an address nothing answers on. With
 // Harness.DialEndpoints, every TCP host:port accepts a connection within
 // the ready timeout.
-func (s *suite) checkEndpoints(t *testing.T, st *compute.ComputeStatus) {
+func (s *suite) checkEndpoints(t *testing.T, st *provider.ComputeStatus) {
 	t.Helper()
 	for _, e := range st.Endpoints {
 		host, port, err := net.SplitHostPort(e.Address)

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Harness describes a provider to the conformance suite.
 type Harness struct {
 	// Provider is the provider under test. Its configuration must let the
 	// suite create, update and destroy workloads.
-	Provider compute.Provider
+	Provider provider.Provider
 
 	// Config returns a valid compute_config for a new tenant. Variants 0 and
 	// 1 must differ in a way that Update applies and GetStatus shows: at
@@ -65,7 +65,7 @@ type Harness struct {
 	// restarted landlord process would create, so that the suite can check
 	// that workloads are found again (adopted, never duplicated) and that
 	// nothing the provider needs lived only in the old one's memory.
-	Restart func(t *testing.T) compute.Provider
+	Restart func(t *testing.T) provider.Provider
 
 	// Logs, if set, returns what the provider has logged so far as JSON lines
 	// (slog.JSONHandler). The suite checks that every line carries a

@@ -5,25 +5,25 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // testLocate: a Locator finds a workload from the tenant as landlord records
 // it, with or without the resource ids of the last Provision (a crash may
 // lose them), and DestroyOf removes it even with a cancelled context.
 func (s *suite) testLocate(t *testing.T) {
-	l, ok := s.p.(compute.Locator)
+	l, ok := s.p.(provider.Locator)
 	if !ok {
-		t.Skip("the provider finds workloads by tenant id alone (not a compute.Locator)")
+		t.Skip("the provider finds workloads by tenant id alone (not a provider.Locator)")
 	}
 	tn := s.newTenant(t)
 	v0 := s.spec(t, tn, 0)
 	first := s.provision(t, v0)
 	s.waitRunning(t, v0)
-	recorded := compute.TenantRef{ID: tn.id, Name: tn.name, Provider: s.p.Name(), Config: s.config(t, 0), ResourceIDs: first.ResourceIDs}
+	recorded := provider.TenantRef{ID: tn.id, Name: tn.name, Provider: s.p.Name(), Config: s.config(t, 0), ResourceIDs: first.ResourceIDs}
 	lost := recorded
 	lost.ResourceIDs = nil
-	for name, ref := range map[string]compute.TenantRef{"with resource ids": recorded, "without resource ids": lost} {
+	for name, ref := range map[string]provider.TenantRef{"with resource ids": recorded, "without resource ids": lost} {
 		st, err := l.GetStatusOf(context.Background(), ref)
 		if err != nil || !runs(st, v0) {
 			t.Errorf("GetStatusOf %s = %s, %v; want the running workload", name, describe(st), err)
@@ -34,8 +34,8 @@ func (s *suite) testLocate(t *testing.T) {
 		if err := l.DestroyOf(cancelled(), lost); err != nil {
 			t.Fatalf("DestroyOf with a cancelled context (call %d) = %v, want nil", i+1, err)
 		}
-		for name, ref := range map[string]compute.TenantRef{"with resource ids": recorded, "without resource ids": lost} {
-			if st, err := l.GetStatusOf(context.Background(), ref); !errors.Is(err, compute.ErrTenantNotFound) {
+		for name, ref := range map[string]provider.TenantRef{"with resource ids": recorded, "without resource ids": lost} {
+			if st, err := l.GetStatusOf(context.Background(), ref); !errors.Is(err, provider.ErrTenantNotFound) {
 				t.Errorf("GetStatusOf %s after DestroyOf = %s, %v; want an error wrapping ErrTenantNotFound", name, describe(st), err)
 			}
 		}

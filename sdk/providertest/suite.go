@@ -14,10 +14,11 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
-// Run drives h.Provider through every contract of compute.Provider, each as a
+// Run drives h.Provider through every contract of provider.Provider, each as a
 // named subtest. Workloads it creates are destroyed when it ends.
 func Run(t *testing.T, h Harness) {
 	t.Helper()
@@ -49,7 +50,7 @@ func Run(t *testing.T, h Harness) {
 
 type suite struct {
 	h       *Harness
-	p       compute.Provider
+	p       provider.Provider
 	manager *compute.Manager
 	secret  string // injected into configs when the schema has "secrets"
 }
@@ -121,7 +122,7 @@ func (s *suite) newTenant(t *testing.T) tenant {
 }
 
 // specWith resolves config variant v after edit changes it.
-func (s *suite) specWith(t *testing.T, tn tenant, v int, edit func(map[string]any)) *compute.TenantComputeSpec {
+func (s *suite) specWith(t *testing.T, tn tenant, v int, edit func(map[string]any)) *provider.TenantComputeSpec {
 	t.Helper()
 	var config map[string]any
 	if err := json.Unmarshal(s.config(t, v), &config); err != nil {
@@ -138,7 +139,7 @@ func (s *suite) specWith(t *testing.T, tn tenant, v int, edit func(map[string]an
 
 // spec resolves config variant v for the tenant through the Manager, as the
 // controller does.
-func (s *suite) spec(t *testing.T, tn tenant, v int) *compute.TenantComputeSpec {
+func (s *suite) spec(t *testing.T, tn tenant, v int) *provider.TenantComputeSpec {
 	t.Helper()
 	res, err := s.manager.Resolve(context.Background(), compute.ResolveRequest{
 		TenantID:      tn.id,
@@ -152,7 +153,7 @@ func (s *suite) spec(t *testing.T, tn tenant, v int) *compute.TenantComputeSpec 
 	return res.Spec
 }
 
-func (s *suite) provision(t *testing.T, spec *compute.TenantComputeSpec) *compute.ProvisionResult {
+func (s *suite) provision(t *testing.T, spec *provider.TenantComputeSpec) *provider.ProvisionResult {
 	t.Helper()
 	res, err := s.p.Provision(context.Background(), spec)
 	if err != nil {
@@ -164,13 +165,13 @@ func (s *suite) provision(t *testing.T, spec *compute.TenantComputeSpec) *comput
 	if res.TenantID != spec.TenantID || res.ProviderType != s.p.Name() {
 		t.Errorf("Provision result is for tenant %q on %q, want %q on %q", res.TenantID, res.ProviderType, spec.TenantID, s.p.Name())
 	}
-	if res.Status != compute.ProvisionStatusSuccess && res.Status != compute.ProvisionStatusInProgress {
+	if res.Status != provider.ProvisionStatusSuccess && res.Status != provider.ProvisionStatusInProgress {
 		t.Errorf("Provision result status = %q, want success or in_progress", res.Status)
 	}
 	return res
 }
 
-func (s *suite) update(t *testing.T, spec *compute.TenantComputeSpec) *compute.UpdateResult {
+func (s *suite) update(t *testing.T, spec *provider.TenantComputeSpec) *provider.UpdateResult {
 	t.Helper()
 	res, err := s.p.Update(context.Background(), spec.TenantID, spec)
 	if err != nil {
@@ -183,9 +184,9 @@ func (s *suite) update(t *testing.T, spec *compute.TenantComputeSpec) *compute.U
 }
 
 // waitRunning polls GetStatus until every container of spec runs its image.
-func (s *suite) waitRunning(t *testing.T, spec *compute.TenantComputeSpec) *compute.ComputeStatus {
+func (s *suite) waitRunning(t *testing.T, spec *provider.TenantComputeSpec) *provider.ComputeStatus {
 	t.Helper()
-	var running *compute.ComputeStatus
+	var running *provider.ComputeStatus
 	poll.Until(t, fmt.Sprintf("tenant %s runs its spec", spec.TenantID), s.h.readyTimeout(), func() (bool, string) {
 		st, err := s.p.GetStatus(context.Background(), spec.TenantID)
 		if err != nil {
@@ -201,15 +202,15 @@ func (s *suite) waitRunning(t *testing.T, spec *compute.TenantComputeSpec) *comp
 }
 
 // runs reports whether st shows every container of spec running its image.
-func runs(st *compute.ComputeStatus, spec *compute.TenantComputeSpec) bool {
+func runs(st *provider.ComputeStatus, spec *provider.TenantComputeSpec) bool {
 	if st == nil || st.TenantID != spec.TenantID || st.ProviderType != spec.ProviderType ||
-		st.State != compute.StateRunning || len(st.Containers) != len(spec.Containers) {
+		st.State != provider.StateRunning || len(st.Containers) != len(spec.Containers) {
 		return false
 	}
 	for _, want := range spec.Containers {
 		found := false
 		for _, c := range st.Containers {
-			if c.Name == want.Name && c.Image == want.Image && c.State == compute.ContainerRunning {
+			if c.Name == want.Name && c.Image == want.Image && c.State == provider.ContainerRunning {
 				found = true
 			}
 		}
@@ -220,7 +221,7 @@ func runs(st *compute.ComputeStatus, spec *compute.TenantComputeSpec) bool {
 	return true
 }
 
-func describe(st *compute.ComputeStatus) string {
+func describe(st *provider.ComputeStatus) string {
 	if st == nil {
 		return "<nil>"
 	}
@@ -231,7 +232,7 @@ func describe(st *compute.ComputeStatus) string {
 func (s *suite) expectNotFound(t *testing.T, tenantID, when string) {
 	t.Helper()
 	st, err := s.p.GetStatus(context.Background(), tenantID)
-	if !errors.Is(err, compute.ErrTenantNotFound) {
+	if !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Fatalf("%s: GetStatus(%s) = %s, %v; want an error wrapping ErrTenantNotFound", when, tenantID, describe(st), err)
 	}
 	if !strings.Contains(err.Error(), tenantID) {

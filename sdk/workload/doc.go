@@ -7,6 +7,7 @@
 // provider's configuration block into its settings and tenant defaults;
 // keyed fingerprints; and durations written as text.
 //
-// It imports nothing of landlord but package violation, so that the compute
-// contract (package compute) and every provider can use it.
+// It is part of landlord's provider SDK (see package sdk for the
+// compatibility promise): the compute contract (package provider) and every
+// provider, in tree or out, build on it.
 package workload

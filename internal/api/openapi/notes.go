@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // This is the one file that names the wire types: what each means, and what
@@ -103,8 +103,8 @@ func rolloutEventTypes() []string {
 }
 
 func driftKinds() []string {
-	out := make([]string, len(compute.DriftKinds))
-	for i, k := range compute.DriftKinds {
+	out := make([]string, len(provider.DriftKinds))
+	for i, k := range provider.DriftKinds {
 		out[i] = string(k)
 	}
 	return out
@@ -129,7 +129,7 @@ var fieldNotes = map[fieldKey]fieldNote{
 	{tenantType, "attempts"}:                                       {doc: "Failed attempts at the current generation."},
 	{tenantType, "retry_at"}:                                       {doc: "When the next attempt is due, after a failed one."},
 	{tenantType, "resource_ids"}:                                   {doc: "The provider's ids of what it created, for operators."},
-	{reflect.TypeFor[wire.Drift](), "policy"}:                      {doc: "What was done: repair put the declared state back; observe only reported it (the drift field of the compute_config).", enum: []string{string(compute.DriftRepair), string(compute.DriftObserve)}},
+	{reflect.TypeFor[wire.Drift](), "policy"}:                      {doc: "What was done: repair put the declared state back; observe only reported it (the drift field of the compute_config).", enum: []string{string(provider.DriftRepair), string(provider.DriftObserve)}},
 	{reflect.TypeFor[wire.Drift](), "generation"}:                  {doc: "The generation the workload was compared with."},
 	{reflect.TypeFor[wire.Drift](), "resolved_at"}:                 {doc: "When a check found the workload as declared again (repaired, or undone by hand); absent while the drift is open."},
 	{reflect.TypeFor[wire.DriftDifference](), "kind"}:              {doc: "What sort of difference it is.", enum: driftKinds()},

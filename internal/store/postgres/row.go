@@ -11,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // tenantColumns are the columns of a tenant's row, in the order of
@@ -282,11 +282,11 @@ func decodeMap(raw []byte) (map[string]string, error) {
 }
 
 // decodeEndpoints returns nil for [].
-func decodeEndpoints(raw []byte) ([]compute.Endpoint, error) {
+func decodeEndpoints(raw []byte) ([]provider.Endpoint, error) {
 	if len(raw) == 0 || string(raw) == "[]" {
 		return nil, nil
 	}
-	var eps []compute.Endpoint
+	var eps []provider.Endpoint
 	if err := json.Unmarshal(raw, &eps); err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // testDrift: an observation's drift report is stored with the tenant,
@@ -23,10 +23,10 @@ func testDrift(t *testing.T, s tenant.Store) {
 	report := &tenant.DriftReport{
 		DetectedAt: time.Date(2026, 11, 27, 10, 0, 0, 123456000, time.UTC),
 		Generation: ready.Generation,
-		Policy:     compute.DriftObserve,
-		Differences: []compute.Drift{
-			{Path: "deployment/replicas", Kind: compute.DriftScale, Expected: "1", Found: "5"},
-			{Path: "service", Kind: compute.DriftMissing, Expected: "present"},
+		Policy:     provider.DriftObserve,
+		Differences: []provider.Drift{
+			{Path: "deployment/replicas", Kind: provider.DriftScale, Expected: "1", Found: "5"},
+			{Path: "service", Kind: provider.DriftMissing, Expected: "present"},
 		},
 	}
 	observe := func(d *tenant.DriftReport, msg string) *tenant.Tenant {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // testForget: a tenant is deleted at once from any status, keeps its
@@ -19,7 +19,7 @@ func testForget(t *testing.T, s tenant.Store) {
 	}
 	ready := mustObserve(t, s, mustCreate(t, s, newTenant("ready")), tenant.StatusProvisioning)
 	ready, err := s.UpdateObserved(ctx, ready.ID, tenant.Observation{Generation: ready.Generation, Status: tenant.StatusReady, Settles: true,
-		ResourceIDs: map[string]string{"container/app": "c1"}, Endpoints: []compute.Endpoint{{Container: "app", ContainerPort: 80, Protocol: "tcp", Address: "127.0.0.1:32768"}}})
+		ResourceIDs: map[string]string{"container/app": "c1"}, Endpoints: []provider.Endpoint{{Container: "app", ContainerPort: 80, Protocol: "tcp", Address: "127.0.0.1:32768"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

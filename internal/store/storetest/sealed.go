@@ -17,6 +17,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -201,7 +202,7 @@ func testNoSecretAtRest(t *testing.T, db SealedDB) {
 	// pointer.
 	bad := newTenant("gamma")
 	bad.ComputeConfig = json.RawMessage(`{"image":"a","env":{"X":"llsec:v1:k1:AAAA"}}`)
-	if _, err := s.Create(ctx, bad, "test"); !errors.Is(err, compute.ErrInvalidSpec) || !strings.Contains(err.Error(), "/env/X") {
+	if _, err := s.Create(ctx, bad, "test"); !errors.Is(err, provider.ErrInvalidSpec) || !strings.Contains(err.Error(), "/env/X") {
 		t.Errorf("Create of a config holding a sealed-looking string = %v, want ErrInvalidSpec at /env/X", err)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -91,7 +91,7 @@ func testJSONFidelity(t *testing.T, s tenant.Store) {
 	obs := tenant.Observation{
 		Generation: 1, Status: tenant.StatusProvisioning,
 		ResourceIDs: map[string]string{"container/app": "3f2a", "network": "net-ü"},
-		Endpoints:   []compute.Endpoint{{Container: "app", Name: "http", ContainerPort: 8080, Protocol: "tcp", Address: "127.0.0.1:30001"}},
+		Endpoints:   []provider.Endpoint{{Container: "app", Name: "http", ContainerPort: 8080, Protocol: "tcp", Address: "127.0.0.1:30001"}},
 	}
 	updated, err := s.UpdateObserved(ctx, created.ID, obs)
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -75,7 +75,7 @@ func TestAddressPoolSettings(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(context.Background(), Options{Block: json.RawMessage(`{"address_pool": ` + tt.pool + `}`), HashKey: testHashKey})
-			if !errors.Is(err, compute.ErrInvalidSpec) && !errors.Is(err, workload.ErrInvalid) {
+			if !errors.Is(err, provider.ErrInvalidSpec) && !errors.Is(err, workload.ErrInvalid) {
 				t.Fatalf("New = %v, want an invalid configuration", err)
 			}
 			for _, want := range tt.want {
@@ -160,7 +160,7 @@ func TestTestSettingsNeedNoEnginePool(t *testing.T) {
 		spec := benchSpec("a001ffff-0000-4000-8000-000000000000", image)
 		t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
 		_, err := p.Provision(context.Background(), spec)
-		if err == nil || compute.IsTerminal(err) {
+		if err == nil || provider.IsTerminal(err) {
 			t.Fatalf("Provision = %v, want a retryable error", err)
 		}
 		for _, want := range []string{"no free address pool", "address_pool", "network_name", "docker network prune"} {
@@ -254,7 +254,7 @@ func TestAddressPool(t *testing.T) {
 		spec := benchSpec("a0030000-0000-4000-8000-000000000001", image)
 		t.Cleanup(func() { _ = p.Destroy(context.Background(), spec.TenantID) })
 		_, err = p.Provision(ctx, spec)
-		if err == nil || compute.IsTerminal(err) || !errors.Is(err, compute.ErrProvisionFailed) {
+		if err == nil || provider.IsTerminal(err) || !errors.Is(err, provider.ErrProvisionFailed) {
 			t.Fatalf("Provision = %v, want a retryable failed provision", err)
 		}
 		for _, want := range []string{"address_pool " + full.String(), "no /24 left", "docker network prune"} {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -49,8 +49,8 @@ func removeManaged(cli *client.Client) {
 	}
 }
 
-func benchSpec(id, image string) *compute.TenantComputeSpec {
-	return &compute.TenantComputeSpec{TenantID: id, TenantName: "bench", ProviderType: Name, Generation: 1,
+func benchSpec(id, image string) *provider.TenantComputeSpec {
+	return &provider.TenantComputeSpec{TenantID: id, TenantName: "bench", ProviderType: Name, Generation: 1,
 		Workload: workload.Workload{Containers: []workload.ContainerSpec{{Name: "app", Image: image, Env: map[string]string{"GREETING": "bench"},
 			Ports: []workload.PortMapping{{ContainerPort: 8080, Protocol: workload.ProtocolTCP}}}}}}
 }
@@ -65,7 +65,7 @@ func provisionRunning(ctx context.Context, p *Provider, id, image string) error 
 		if err != nil {
 			return err
 		}
-		if st.State == compute.StateRunning {
+		if st.State == provider.StateRunning {
 			return nil
 		}
 		select {

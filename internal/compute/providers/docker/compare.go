@@ -10,7 +10,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -29,33 +29,33 @@ type live struct {
 // (environment, entrypoint, command, health check, labels: moby's
 // daemon/commit.go merge, applied at create) is expected as it fills it in.
 // The container's state is compared unless withState is false.
-func (pl *plan) compareContainer(col *compute.DriftCollector, d desired, l live, netID string, withState bool) {
+func (pl *plan) compareContainer(col *provider.DriftCollector, d desired, l live, netID string, withState bool) {
 	at := "containers/" + d.spec.Name
 	c := l.c
 	cfg, host := c.Config, c.HostConfig
 	if cfg == nil || host == nil {
-		col.Add(compute.Drift{Path: at, Kind: compute.DriftSettings, Expected: "a configured container", Found: "no configuration"})
+		col.Add(provider.Drift{Path: at, Kind: provider.DriftSettings, Expected: "a configured container", Found: "no configuration"})
 		return
 	}
-	col.Compare(at+"/image", compute.DriftImage, d.spec.Image, cfg.Image)
+	col.Compare(at+"/image", provider.DriftImage, d.spec.Image, cfg.Image)
 	entrypoint, cmd := expectedCommand(d.spec, l.image)
-	col.Compare(at+"/command", compute.DriftCommand, words(entrypoint), words(cfg.Entrypoint))
-	col.Compare(at+"/args", compute.DriftCommand, words(cmd), words(cfg.Cmd))
+	col.Compare(at+"/command", provider.DriftCommand, words(entrypoint), words(cfg.Entrypoint))
+	col.Compare(at+"/args", provider.DriftCommand, words(cmd), words(cfg.Cmd))
 	pl.compareEnv(col, at, d.spec, cfg.Env, l.image.env)
-	col.Compare(at+"/port_bindings", compute.DriftPorts, bindings(d.create.HostConfig.PortBindings, nil), bindings(host.PortBindings, d.create.HostConfig.PortBindings))
-	col.Compare(at+"/resources/cpu_millicores", compute.DriftResources, millicores(d.create.HostConfig.NanoCPUs), millicores(host.NanoCPUs))
-	col.Compare(at+"/resources/memory_mib", compute.DriftResources, mebibytes(d.create.HostConfig.Memory), mebibytes(host.Memory))
+	col.Compare(at+"/port_bindings", provider.DriftPorts, bindings(d.create.HostConfig.PortBindings, nil), bindings(host.PortBindings, d.create.HostConfig.PortBindings))
+	col.Compare(at+"/resources/cpu_millicores", provider.DriftResources, millicores(d.create.HostConfig.NanoCPUs), millicores(host.NanoCPUs))
+	col.Compare(at+"/resources/memory_mib", provider.DriftResources, mebibytes(d.create.HostConfig.Memory), mebibytes(host.Memory))
 	wantHealth := healthString(mergeHealth(d.create.Config.Healthcheck, l.image.health), d.create.Config.Labels[pl.n.label(labelProbe)])
-	col.Compare(at+"/health_check", compute.DriftHealth, wantHealth, healthString(cfg.Healthcheck, cfg.Labels[pl.n.label(labelProbe)]))
-	col.Compare(at+"/restart_policy", compute.DriftSettings, string(d.create.HostConfig.RestartPolicy.Name), string(host.RestartPolicy.Name))
-	col.Compare(at+"/privileged", compute.DriftSettings, strconv.FormatBool(d.create.HostConfig.Privileged), strconv.FormatBool(host.Privileged))
-	col.Compare(at+"/binds", compute.DriftSettings, strings.Join(d.create.HostConfig.Binds, ","), strings.Join(host.Binds, ","))
+	col.Compare(at+"/health_check", provider.DriftHealth, wantHealth, healthString(cfg.Healthcheck, cfg.Labels[pl.n.label(labelProbe)]))
+	col.Compare(at+"/restart_policy", provider.DriftSettings, string(d.create.HostConfig.RestartPolicy.Name), string(host.RestartPolicy.Name))
+	col.Compare(at+"/privileged", provider.DriftSettings, strconv.FormatBool(d.create.HostConfig.Privileged), strconv.FormatBool(host.Privileged))
+	col.Compare(at+"/binds", provider.DriftSettings, strings.Join(d.create.HostConfig.Binds, ","), strings.Join(host.Binds, ","))
 	// The labels the provider finds and sorts containers by; the generation
 	// label lags by design (an unchanged container is not re-created for a
 	// new generation) and is not compared.
 	for _, key := range []string{labelManagedBy, labelContainer, labelConfigHash} {
 		k := pl.n.label(key)
-		col.Compare(at+"/labels/"+k, compute.DriftSettings, d.create.Config.Labels[k], cfg.Labels[k])
+		col.Compare(at+"/labels/"+k, provider.DriftSettings, d.create.Config.Labels[k], cfg.Labels[k])
 	}
 	pl.compareNetworks(col, at, d.spec.Name, c, netID)
 	if withState {
@@ -63,14 +63,14 @@ func (pl *plan) compareContainer(col *compute.DriftCollector, d desired, l live,
 		if c.State != nil {
 			state = string(c.State.Status)
 		}
-		col.Compare(at+"/state", compute.DriftState, string(container.StateRunning), state)
+		col.Compare(at+"/state", provider.DriftState, string(container.StateRunning), state)
 	}
 }
 
 // compareEnv compares the environment: the spec's env, then its secrets
 // (their values never leave this function: CompareMap redacts them), then
 // what the image sets and the spec does not, which the Engine appends.
-func (pl *plan) compareEnv(col *compute.DriftCollector, at string, c workload.ContainerSpec, env, imageEnv []string) {
+func (pl *plan) compareEnv(col *provider.DriftCollector, at string, c workload.ContainerSpec, env, imageEnv []string) {
 	secret := map[string]bool{}
 	wantSecrets := map[string]string{}
 	for _, s := range pl.spec.Secrets {
@@ -98,15 +98,15 @@ func (pl *plan) compareEnv(col *compute.DriftCollector, at string, c workload.Co
 			found[k] = v
 		}
 	}
-	col.CompareMap(at+"/env", compute.DriftEnv, want, found, nil)
-	col.CompareMap(at+"/secrets", compute.DriftEnv, wantSecrets, foundSecrets, func(string) bool { return true })
+	col.CompareMap(at+"/env", provider.DriftEnv, want, found, nil)
+	col.CompareMap(at+"/secrets", provider.DriftEnv, wantSecrets, foundSecrets, func(string) bool { return true })
 }
 
 // compareNetworks compares the container's attachments: to the tenant's
 // network (by id, with its alias), and to no other; or host networking.
-func (pl *plan) compareNetworks(col *compute.DriftCollector, at, name string, c container.InspectResponse, netID string) {
+func (pl *plan) compareNetworks(col *provider.DriftCollector, at, name string, c container.InspectResponse, netID string) {
 	if pl.network == "" {
-		col.Compare(at+"/network_mode", compute.DriftNetwork, "host", string(c.HostConfig.NetworkMode))
+		col.Compare(at+"/network_mode", provider.DriftNetwork, "host", string(c.HostConfig.NetworkMode))
 		return
 	}
 	var eps map[string]*network.EndpointSettings
@@ -120,7 +120,7 @@ func (pl *plan) compareNetworks(col *compute.DriftCollector, at, name string, c 
 		case netID != "" && ep.NetworkID == netID:
 			found = "attached"
 			if want := pl.aliases(name); len(want) > 0 && !slices.Contains(ep.Aliases, name) {
-				col.Compare(at+"/networks/"+pl.network+"/aliases", compute.DriftNetwork, strings.Join(want, ","), strings.Join(ep.Aliases, ","))
+				col.Compare(at+"/networks/"+pl.network+"/aliases", provider.DriftNetwork, strings.Join(want, ","), strings.Join(ep.Aliases, ","))
 			}
 		case netName == pl.network:
 			// A duplicate of the tenant's network that lost (see
@@ -129,10 +129,10 @@ func (pl *plan) compareNetworks(col *compute.DriftCollector, at, name string, c 
 		default:
 			// Another network: the tenant's isolation is not what was
 			// declared.
-			col.Add(compute.Drift{Path: at + "/networks/" + netName, Kind: compute.DriftNetwork, Found: "attached"})
+			col.Add(provider.Drift{Path: at + "/networks/" + netName, Kind: provider.DriftNetwork, Found: "attached"})
 		}
 	}
-	col.Compare(at+"/networks/"+pl.network, compute.DriftNetwork, "attached", found)
+	col.Compare(at+"/networks/"+pl.network, provider.DriftNetwork, "attached", found)
 }
 
 // expectedCommand is the entrypoint and command the Engine gives a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/distribution/reference"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -121,7 +121,7 @@ func (s *Settings) check() error {
 	if s.AddressPool != nil {
 		s.AddressPool.check("/address_pool", errs.Add)
 	}
-	if err := errs.Err(compute.ErrInvalidSpec); err != nil {
+	if err := errs.Err(provider.ErrInvalidSpec); err != nil {
 		return fmt.Errorf("compute.%s: %w", Name, err)
 	}
 	return nil
@@ -154,7 +154,7 @@ func configSchema() (json.RawMessage, error) {
 
 // optionsOf returns the Docker-specific fields of a resolved spec (see
 // DecodeConfig); a spec built without a config has none.
-func optionsOf(spec *compute.TenantComputeSpec) tenantOptions {
+func optionsOf(spec *provider.TenantComputeSpec) tenantOptions {
 	o, _ := spec.Options.(tenantOptions)
 	return o
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -27,7 +27,7 @@ type desired struct {
 // plan is a tenant's workload as the spec wants it.
 type plan struct {
 	n          naming
-	spec       *compute.TenantComputeSpec
+	spec       *provider.TenantComputeSpec
 	options    tenantOptions
 	pullPolicy PullPolicy
 	network    string // "" with host networking
@@ -35,7 +35,7 @@ type plan struct {
 	containers []desired
 }
 
-func (p *Provider) plan(spec *compute.TenantComputeSpec) *plan {
+func (p *Provider) plan(spec *provider.TenantComputeSpec) *plan {
 	o := optionsOf(spec)
 	pl := &plan{n: p.naming(spec.TenantID, spec.TenantName), spec: spec, options: o, pullPolicy: p.settings.PullPolicy}
 	if o.PullPolicy != "" {

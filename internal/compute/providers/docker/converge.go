@@ -13,7 +13,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // replaced is a container renamed aside while its successor starts.
@@ -33,7 +33,7 @@ type run struct {
 	created    []string // ids of containers created for missing ones
 	replaced   []*replaced
 	netCreated bool
-	changes    []compute.Change
+	changes    []provider.Change
 	ids        map[string]string
 	// inspected holds the inspections of containers kept as they were,
 	// which are still current once the run ends.
@@ -147,7 +147,7 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 			case gone:
 				missing = append(missing, d)
 			case len(drift) > 0:
-				r.log.Info("docker container differs from its spec; replacing it", slog.String("container", d.spec.Name), slog.String("drift", compute.Summarize(drift)))
+				r.log.Info("docker container differs from its spec; replacing it", slog.String("container", d.spec.Name), slog.String("drift", provider.Summarize(drift)))
 				if err := r.replace(ctx, cur, d); err != nil {
 					return err
 				}
@@ -178,7 +178,7 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 			r.created = append(r.created, ids[i])
 			r.ids["container/"+d.spec.Name] = ids[i]
 		}
-		r.changes = append(r.changes, compute.Change{Field: "containers/" + d.spec.Name, To: d.spec.Image})
+		r.changes = append(r.changes, provider.Change{Field: "containers/" + d.spec.Name, To: d.spec.Image})
 	}
 	if err := firstError(errs); err != nil {
 		return err
@@ -196,7 +196,7 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 		if !wanted[name] {
 			// Removed last, once everything else converged: nothing to undo.
 			ex.stale = append(ex.stale, ex.current[name])
-			r.changes = append(r.changes, compute.Change{Field: "containers/" + name, From: ex.current[name].Image})
+			r.changes = append(r.changes, provider.Change{Field: "containers/" + name, From: ex.current[name].Image})
 		}
 	}
 	return nil
@@ -204,7 +204,7 @@ func (r *run) apply(ctx context.Context, ex *existing) error {
 
 // liveDrift compares a container whose labels match the plan with the plan,
 // its state aside; gone reports that it was removed since it was listed.
-func (r *run) liveDrift(ctx context.Context, d desired, cur container.Summary, netID string) (drift []compute.Drift, gone bool, err error) {
+func (r *run) liveDrift(ctx context.Context, d desired, cur container.Summary, netID string) (drift []provider.Drift, gone bool, err error) {
 	res, err := r.p.client.ContainerInspect(ctx, cur.ID, client.ContainerInspectOptions{})
 	if isNotFound(err) {
 		return nil, true, nil
@@ -216,7 +216,7 @@ func (r *run) liveDrift(ctx context.Context, d desired, cur container.Summary, n
 	if err != nil {
 		return nil, false, err
 	}
-	var col compute.DriftCollector
+	var col provider.DriftCollector
 	r.pl.compareContainer(&col, d, live{c: res.Container, image: img}, netID, false)
 	r.inspected[d.spec.Name] = res.Container
 	return col.Drift(), false, nil
@@ -239,13 +239,13 @@ func (r *run) resume(ctx context.Context, cur container.Summary, name string) (b
 	default:
 		return false, nil
 	}
-	r.changes = append(r.changes, compute.Change{Field: "containers/" + name + "/state", From: string(cur.State), To: string(container.StateRunning)})
+	r.changes = append(r.changes, provider.Change{Field: "containers/" + name + "/state", From: string(cur.State), To: string(container.StateRunning)})
 	return true, nil
 }
 
 // status is the workload's status once the run has converged it: the
 // containers it kept as they were are not inspected again.
-func (r *run) status(ctx context.Context) (*compute.ComputeStatus, error) {
+func (r *run) status(ctx context.Context) (*provider.ComputeStatus, error) {
 	ids := r.containerIDs()
 	inspected := make(map[string]container.InspectResponse, len(ids))
 	rest := map[string]string{}
@@ -333,9 +333,9 @@ func (r *run) replace(ctx context.Context, cur container.Summary, d desired) err
 		return err
 	}
 	r.ids["container/"+d.spec.Name] = id
-	change := compute.Change{Field: "containers/" + d.spec.Name}
+	change := provider.Change{Field: "containers/" + d.spec.Name}
 	if cur.Image != d.spec.Image {
-		change = compute.Change{Field: "containers/" + d.spec.Name + "/image", From: cur.Image, To: d.spec.Image}
+		change = provider.Change{Field: "containers/" + d.spec.Name + "/image", From: cur.Image, To: d.spec.Image}
 	}
 	r.changes = append(r.changes, change)
 	return nil

@@ -9,7 +9,7 @@ import (
 
 	"github.com/moby/moby/api/types/network"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Destroy stops the tenant's containers with the configured grace period
@@ -22,7 +22,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	n := p.naming(tenantID, "")
 	ex, err := p.find(dctx, n)
 	if err != nil {
-		return compute.Retryable(fmt.Errorf("docker: destroy tenant %s: find containers: %w", tenantID, err))
+		return provider.Retryable(fmt.Errorf("docker: destroy tenant %s: find containers: %w", tenantID, err))
 	}
 	all := append(ex.stale, mapValues(ex.current)...)
 	errs := make([]error, len(all))
@@ -42,7 +42,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	errs = append(errs, netErr)
 	if err := errors.Join(errs...); err != nil {
 		p.log(tenantID).Warn("docker destroy incomplete", slog.String("error", err.Error()))
-		return compute.Retryable(fmt.Errorf("docker: destroy tenant %s: %w", tenantID, err))
+		return provider.Retryable(fmt.Errorf("docker: destroy tenant %s: %w", tenantID, err))
 	}
 	p.log(tenantID).Info("docker destroy", slog.Int("containers", len(all)))
 	return nil

@@ -34,7 +34,7 @@
 // GetStatus probes the published host port from landlord's host, and reports
 // the health as unknown when the probed port is not published.
 //
-// Drift: Inspect (compute.DriftDetector) reads the tenant's containers and
+// Drift: Inspect (provider.DriftDetector) reads the tenant's containers and
 // network live and compares every field the provider writes with the spec:
 // image, entrypoint and command, environment, secrets (by value, reported
 // redacted), port bindings (a host port the Engine chose is not compared),
@@ -48,7 +48,7 @@
 // (docker update), re-created by hand with copied labels, or disconnected
 // is replaced; a stopped or paused one is started or unpaused.
 //
-// Changes: WatchChanges (compute.ChangeNotifier) follows the Engine's
+// Changes: WatchChanges (provider.ChangeNotifier) follows the Engine's
 // events API, one stream of landlord's container events (by label) and one
 // of network events (which carry no labels: a connect or disconnect is
 // mapped to its tenant through the container's labels, a removed network

@@ -10,8 +10,8 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -90,7 +90,7 @@ func TestConformance(t *testing.T) {
 	cleanupByLabel(t, cli)
 	t.Run("network per tenant", func(t *testing.T) {
 		logs := &providertest.LogBuffer{}
-		newProvider := func(t *testing.T) compute.Provider { return mustProvider(t, logs) }
+		newProvider := func(t *testing.T) provider.Provider { return mustProvider(t, logs) }
 		conformance(t, cli, newProvider, logs, func(t *testing.T, tenantID string) string { return tenantNetwork(t, cli, tenantID) })
 	})
 	t.Run("shared network", func(t *testing.T) {
@@ -98,7 +98,7 @@ func TestConformance(t *testing.T) {
 		t.Cleanup(func() { removeNetworkNamed(cli, shared) })
 		block := json.RawMessage(`{"label_prefix": "` + testPrefix + `", "stop_timeout": "2s", "network_name": "` + shared + `", "address_pool": ` + dockertest.AddressPool + `}`)
 		logs := &providertest.LogBuffer{}
-		newProvider := func(t *testing.T) compute.Provider {
+		newProvider := func(t *testing.T) provider.Provider {
 			p, err := New(context.Background(), Options{Block: block, HashKey: testHashKey, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 			if err != nil {
 				t.Fatalf("New: %v", err)
@@ -119,7 +119,7 @@ func TestConformance(t *testing.T) {
 
 // conformance runs the suite on the providers newProvider makes, whose
 // tenants' containers join the network tenantNet names.
-func conformance(t *testing.T, cli *client.Client, newProvider func(t *testing.T) compute.Provider, logs *providertest.LogBuffer, tenantNet func(t *testing.T, tenantID string) string) {
+func conformance(t *testing.T, cli *client.Client, newProvider func(t *testing.T) provider.Provider, logs *providertest.LogBuffer, tenantNet func(t *testing.T, tenantID string) string) {
 	images := dockertest.EchoImage(t)
 	providertest.Run(t, providertest.Harness{
 		Provider: newProvider(t),

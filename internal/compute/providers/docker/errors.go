@@ -7,7 +7,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // fail wraps err, from step of an operation on tenantID, with the
@@ -22,18 +22,18 @@ func fail(ctx context.Context, sentinel error, tenantID, step string, err error)
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if err == nil || errors.Is(err, ctxErr) {
-			return compute.Retryable(fmt.Errorf(format+": %w", append(args, ctxErr)...))
+			return provider.Retryable(fmt.Errorf(format+": %w", append(args, ctxErr)...))
 		}
-		return compute.Retryable(fmt.Errorf(format+": %w: %w", append(args, ctxErr, err)...))
+		return provider.Retryable(fmt.Errorf(format+": %w: %w", append(args, ctxErr, err)...))
 	}
 	wrapped := fmt.Errorf(format+": %w", append(args, err)...)
 	switch {
-	case compute.IsTerminal(err) && !errors.Is(err, compute.ErrInvalidSpec):
-		return compute.Terminal(wrapped)
+	case provider.IsTerminal(err) && !errors.Is(err, provider.ErrInvalidSpec):
+		return provider.Terminal(wrapped)
 	case cerrdefs.IsInvalidArgument(err):
-		return compute.Terminal(wrapped)
+		return provider.Terminal(wrapped)
 	default:
-		return compute.Retryable(wrapped)
+		return provider.Retryable(wrapped)
 	}
 }
 

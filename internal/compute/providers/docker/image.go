@@ -13,7 +13,7 @@ import (
 	"github.com/moby/moby/api/types/jsonstream"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Why a pull failed, for callers and tests to branch on with errors.Is.
@@ -55,7 +55,7 @@ func (p *Provider) ensureImage(ctx context.Context, log *slog.Logger, image stri
 		return nil
 	}
 	if policy == PullNever {
-		return compute.Terminal(fmt.Errorf("%w: %s is not on the engine and pull_policy is never: load it onto the engine or allow pulls", errImageMissing, image))
+		return provider.Terminal(fmt.Errorf("%w: %s is not on the engine and pull_policy is never: load it onto the engine or allow pulls", errImageMissing, image))
 	}
 	start := p.now()
 	for attempt := 1; ; attempt++ {
@@ -80,7 +80,7 @@ func (p *Provider) ensureImage(ctx context.Context, log *slog.Logger, image stri
 		wait := min(time.Second<<min(attempt-1, 4), p.registryGrace-elapsed)
 		log.Warn("docker pull: the engine cannot reach the registry; trying again", slog.String("image", image),
 			slog.Duration("retry_in", wait), slog.String("error", pullErr.Error()))
-		compute.ReportProgress(ctx, "the engine cannot resolve or reach the registry %s to pull %s; pulling again in %s (gives up %s after the first pull)",
+		provider.ReportProgress(ctx, "the engine cannot resolve or reach the registry %s to pull %s; pulling again in %s (gives up %s after the first pull)",
 			registryOf(image), image, wait.Round(100*time.Millisecond), p.registryGrace)
 		t := time.NewTimer(wait)
 		select {
@@ -93,10 +93,10 @@ func (p *Provider) ensureImage(ctx context.Context, log *slog.Logger, image stri
 }
 
 // pull pulls image, reporting its progress through ctx (see
-// compute.WithProgress) at most about once a second. An error the Engine
+// provider.WithProgress) at most about once a second. An error the Engine
 // reports inside the progress stream is returned.
 func (p *Provider) pull(ctx context.Context, image string) error {
-	compute.ReportProgress(ctx, "pulling image %s", image)
+	provider.ReportProgress(ctx, "pulling image %s", image)
 	resp, err := p.client.ImagePull(ctx, image, client.ImagePullOptions{})
 	if err != nil {
 		return err
@@ -111,10 +111,10 @@ func (p *Provider) pull(ctx context.Context, image string) error {
 			return m.Error
 		}
 		if msg, ok := progress.observe(m, p.now()); ok {
-			compute.ReportProgress(ctx, "%s", msg)
+			provider.ReportProgress(ctx, "%s", msg)
 		}
 	}
-	compute.ReportProgress(ctx, "pulled image %s", image)
+	provider.ReportProgress(ctx, "pulled image %s", image)
 	return nil
 }
 
@@ -132,19 +132,19 @@ func pullFailure(image string, err error) error {
 	switch {
 	case cerrdefs.IsNotFound(err) || code == 404 ||
 		containsAny(msg, "manifest unknown", "name unknown", "not found", "does not exist"):
-		return compute.Terminal(fmt.Errorf("%w: the registry has no repository or tag %s: check the image name and tag, or push the image: %w",
+		return provider.Terminal(fmt.Errorf("%w: the registry has no repository or tag %s: check the image name and tag, or push the image: %w",
 			errImageMissing, image, err))
 	case cerrdefs.IsUnauthorized(err) || cerrdefs.IsPermissionDenied(err) || code == 401 || code == 403 ||
 		// Registries' words, not a local "permission denied" of the Engine.
 		containsAny(msg, "access denied", "access to the resource is denied", "unauthorized", "authentication required", "no basic auth credentials"):
-		return compute.Terminal(fmt.Errorf("%w: %w to %s: log the engine in to the registry (docker login on the engine's host) or make the repository public: %w",
+		return provider.Terminal(fmt.Errorf("%w: %w to %s: log the engine in to the registry (docker login on the engine's host) or make the repository public: %w",
 			errImageMissing, errRegistryDenied, image, err))
 	case cerrdefs.IsInvalidArgument(err):
-		return compute.Terminal(fmt.Errorf("%w: the engine refused to pull %s: %w", errImageMissing, image, err))
+		return provider.Terminal(fmt.Errorf("%w: the engine refused to pull %s: %w", errImageMissing, image, err))
 	default:
 		// Retryable: the controller decides whether and when to pull again,
 		// and says so; the cause does not.
-		return compute.Retryable(fmt.Errorf("%w to hand over %s, which is not on the engine: %w",
+		return provider.Retryable(fmt.Errorf("%w to hand over %s, which is not on the engine: %w",
 			errRegistryFailed, image, err))
 	}
 }
@@ -171,7 +171,7 @@ func offline(err error) bool {
 // Engine could not resolve or reach for the whole grace: it says so and
 // what to do.
 func registryOffline(image string, attempts int, elapsed time.Duration, err error) error {
-	return compute.Terminal(fmt.Errorf("%w: %s is not on the engine, and %w %s (%d pulls over %s): "+
+	return provider.Terminal(fmt.Errorf("%w: %s is not on the engine, and %w %s (%d pulls over %s): "+
 		"put the image on the engine (docker pull, or docker save where a registry is reachable and docker load here) and use pull_policy: never or if-not-present, "+
 		"or give the engine a registry mirror or proxy it can reach (registry-mirrors, proxies in its daemon.json): %w",
 		errImageMissing, image, errRegistryOffline, registryOf(image), attempts, elapsed.Round(time.Second), err))

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 func TestMain(m *testing.M) { os.Exit(dockertest.Main(m, testBase)) }
@@ -27,7 +27,7 @@ func TestPullFailureClasses(t *testing.T) {
 		"Get \"https://registry.example/v2/\": net/http: request canceled (Client.Timeout exceeded)": false,
 	} {
 		err := pullFailure("acme/app:1", errors.New(msg))
-		if got := compute.IsTerminal(err); got != terminal {
+		if got := provider.IsTerminal(err); got != terminal {
 			t.Errorf("pullFailure(%q): terminal = %v, want %v", msg, got, terminal)
 		}
 	}
@@ -57,7 +57,7 @@ func TestPullOffline(t *testing.T) {
 		}
 	}
 	err := registryOffline("nginx:1.27-alpine", 5, 15*time.Second, errors.New("no such host"))
-	if !errors.Is(err, errImageMissing) || !errors.Is(err, errRegistryOffline) || !compute.IsTerminal(err) {
+	if !errors.Is(err, errImageMissing) || !errors.Is(err, errRegistryOffline) || !provider.IsTerminal(err) {
 		t.Errorf("registryOffline = %v, want terminal, errImageMissing and errRegistryOffline", err)
 	}
 	for _, says := range []string{"nginx:1.27-alpine is not on the engine", "registry docker.io", "5 pulls over 15s", "docker pull", "docker load", "pull_policy", "registry mirror"} {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Inspect compares the tenant's containers and network, found by label and
@@ -19,7 +19,7 @@ import (
 // its state; the tenant's network; and containers the spec does not have.
 // It changes nothing. It returns an error wrapping ErrTenantNotFound when
 // the tenant has no container.
-func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.Inspection, error) {
+func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.Inspection, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
@@ -32,9 +32,9 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 		return nil, fail(ctx, nil, spec.TenantID, "inspect: find containers", err)
 	}
 	if len(ex.current) == 0 {
-		return nil, fmt.Errorf("docker: inspect tenant %s: %w", spec.TenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("docker: inspect tenant %s: %w", spec.TenantID, provider.ErrTenantNotFound)
 	}
-	var col compute.DriftCollector
+	var col provider.DriftCollector
 	netID, err := p.liveNetwork(ctx, pl, &col)
 	if err != nil {
 		return nil, fail(ctx, nil, spec.TenantID, "inspect: network", err)
@@ -70,19 +70,19 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 	// replacement.
 	for name, c := range ex.current {
 		if !wanted[name] {
-			col.Add(compute.Drift{Path: "containers/" + name, Kind: compute.DriftScale, Found: string(c.State)})
+			col.Add(provider.Drift{Path: "containers/" + name, Kind: provider.DriftScale, Found: string(c.State)})
 		}
 	}
 	for _, c := range ex.stale {
-		col.Add(compute.Drift{Path: "containers/" + dockerName(c), Kind: compute.DriftScale, Found: string(c.State)})
+		col.Add(provider.Drift{Path: "containers/" + dockerName(c), Kind: provider.DriftScale, Found: string(c.State)})
 	}
-	return &compute.Inspection{Status: st, Drift: col.Drift()}, nil
+	return &provider.Inspection{Status: st, Drift: col.Drift()}, nil
 }
 
 // liveNetwork returns the id of the network the plan's containers join, the
 // one ensureNetwork would keep, recording its absence in col; "" with host
 // networking or when it is missing.
-func (p *Provider) liveNetwork(ctx context.Context, pl *plan, col *compute.DriftCollector) (string, error) {
+func (p *Provider) liveNetwork(ctx context.Context, pl *plan, col *provider.DriftCollector) (string, error) {
 	if pl.network == "" {
 		return "", nil
 	}

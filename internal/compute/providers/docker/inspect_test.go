@@ -15,9 +15,9 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -66,16 +66,16 @@ func imageWithDefaults(t *testing.T, cli *client.Client, from string) string {
 
 // waitInspect polls Inspect until the workload runs, and returns what it
 // found then.
-func waitInspect(t *testing.T, p *Provider, spec *compute.TenantComputeSpec) *compute.Inspection {
+func waitInspect(t *testing.T, p *Provider, spec *provider.TenantComputeSpec) *provider.Inspection {
 	t.Helper()
-	var in *compute.Inspection
+	var in *provider.Inspection
 	eventually(t, "the workload to run", func() bool {
 		var err error
 		in, err = p.Inspect(context.Background(), spec)
 		if err != nil {
 			t.Fatalf("Inspect: %v", err)
 		}
-		return in.Status.State == compute.StateRunning
+		return in.Status.State == provider.StateRunning
 	})
 	return in
 }
@@ -150,9 +150,9 @@ func TestInspectComparesSecretsWithoutRevealingThem(t *testing.T) {
 	if bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte(other)) {
 		t.Fatalf("the inspection reveals a secret value: %s", b)
 	}
-	want := []compute.Drift{
-		{Path: "containers/app/env/DEBUG", Kind: compute.DriftEnv, Found: "1"},
-		{Path: "containers/app/secrets/API_KEY", Kind: compute.DriftEnv, Expected: workload.RedactedValue, Found: workload.RedactedValue},
+	want := []provider.Drift{
+		{Path: "containers/app/env/DEBUG", Kind: provider.DriftEnv, Found: "1"},
+		{Path: "containers/app/secrets/API_KEY", Kind: provider.DriftEnv, Expected: workload.RedactedValue, Found: workload.RedactedValue},
 	}
 	if !slices.Equal(in.Drift, want) {
 		t.Errorf("drift = %v, want %v", in.Drift, want)
@@ -171,11 +171,11 @@ func TestInspectUnknownTenant(t *testing.T) {
 	dockertest.Engine(t)
 	p := mustProvider(t, &providertest.LogBuffer{})
 	_, err := p.Inspect(context.Background(), benchSpec(benchID(0x404), "example/unused:1"))
-	if !errors.Is(err, compute.ErrTenantNotFound) {
+	if !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Errorf("Inspect of an unknown tenant = %v, want ErrTenantNotFound", err)
 	}
 	bad := benchSpec(benchID(0x405), "Not/An:Image:Ref")
-	if _, err := p.Inspect(context.Background(), bad); !errors.Is(err, compute.ErrInvalidSpec) {
+	if _, err := p.Inspect(context.Background(), bad); !errors.Is(err, provider.ErrInvalidSpec) {
 		t.Errorf("Inspect of an invalid spec = %v, want ErrInvalidSpec", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -109,5 +109,5 @@ func containerHash(key []byte, c workload.ContainerSpec, secrets []workload.Secr
 		Network   string
 		Options   tenantOptions
 	}{c, own, hostIP, network, o})
-	return compute.Fingerprint(key, b)
+	return provider.Fingerprint(key, b)
 }

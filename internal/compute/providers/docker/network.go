@@ -13,7 +13,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // ensureNetwork makes sure the plan's network exists and returns its id and
@@ -98,7 +98,7 @@ func (p *Provider) ensureNetworkOnce(ctx context.Context, pl *plan, refused *[]n
 		case isNotFound(err):
 			// The Engine has no such driver: retrying cannot help until the
 			// operator changes network_driver or installs the driver's plugin.
-			return "", false, compute.Terminal(fmt.Errorf("create network %s: the Engine has no network driver %q; set network_driver to one it has, such as bridge: %w", pl.network, opts.Driver, err))
+			return "", false, provider.Terminal(fmt.Errorf("create network %s: the Engine has no network driver %q; set network_driver to one it has, such as bridge: %w", pl.network, opts.Driver, err))
 		}
 		return "", false, fmt.Errorf("create network %s with driver %s: %w", pl.network, opts.Driver, err)
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // The networks the provider creates use the network_driver setting: a
@@ -82,7 +82,7 @@ func TestNetworkDriver(t *testing.T) {
 		if err == nil {
 			t.Fatal("Provision succeeded with a network driver the Engine does not have")
 		}
-		if !errors.Is(err, compute.ErrProvisionFailed) || !compute.IsTerminal(err) {
+		if !errors.Is(err, provider.ErrProvisionFailed) || !provider.IsTerminal(err) {
 			t.Errorf("Provision = %v; want a terminal error wrapping ErrProvisionFailed", err)
 		}
 		for _, want := range []string{`network driver "` + driver + `"`, "network_driver"} {
@@ -137,7 +137,7 @@ func TestNetworkPoolsExhausted(t *testing.T) {
 	if err == nil {
 		t.Fatal("Provision succeeded with no address pool for its network")
 	}
-	if compute.IsTerminal(err) {
+	if provider.IsTerminal(err) {
 		t.Errorf("Provision = %v; want a retryable error: the pools free up when networks are removed", err)
 	}
 	for _, want := range []string{"no free address pool", "docker network prune"} {
@@ -159,7 +159,7 @@ func TestStatusReadFails(t *testing.T) {
 		return true
 	})
 	_, err := p.GetStatus(context.Background(), "d21fe000-0000-4000-8000-000000000004")
-	if err == nil || compute.IsTerminal(err) || errors.Is(err, compute.ErrProvisionFailed) || errors.Is(err, compute.ErrUpdateFailed) {
+	if err == nil || provider.IsTerminal(err) || errors.Is(err, provider.ErrProvisionFailed) || errors.Is(err, provider.ErrUpdateFailed) {
 		t.Fatalf("GetStatus = %v; want a retryable error that is neither a failed provision nor a failed update", err)
 	}
 	if !strings.Contains(err.Error(), "status") || !strings.Contains(err.Error(), "the engine is busy") {

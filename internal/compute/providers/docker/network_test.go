@@ -13,8 +13,8 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -230,7 +230,7 @@ func TestContainersOnADuplicateNetworkMoveToTheOldest(t *testing.T) {
 	spec := benchSpec("4ea10000-0000-4000-8000-0000000000a1", image)
 	pl := p.plan(spec)
 	pl.attach(nets[1])
-	r := &run{p: p, pl: pl, log: p.log(spec.TenantID), sentinel: compute.ErrProvisionFailed, ids: map[string]string{}}
+	r := &run{p: p, pl: pl, log: p.log(spec.TenantID), sentinel: provider.ErrProvisionFailed, ids: map[string]string{}}
 	if _, err := r.create(ctx, pl.containers[0]); err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/servetest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -21,14 +21,14 @@ import (
 // portSpec is a one-container echo tenant whose server listens on
 // containerPort (PORT) published on hostPort (0: chosen by Docker), with
 // more fixed host ports published for extra container ports.
-func portSpec(id, image, greeting string, containerPort, hostPort int, extra ...int) *compute.TenantComputeSpec {
+func portSpec(id, image, greeting string, containerPort, hostPort int, extra ...int) *provider.TenantComputeSpec {
 	c := workload.ContainerSpec{Name: "app", Image: image,
 		Env:   map[string]string{"GREETING": greeting, "PORT": strconv.Itoa(containerPort)},
 		Ports: []workload.PortMapping{{ContainerPort: containerPort, HostPort: hostPort, Protocol: workload.ProtocolTCP}}}
 	for i, hp := range extra {
 		c.Ports = append(c.Ports, workload.PortMapping{ContainerPort: 7000 + i, HostPort: hp, Protocol: workload.ProtocolTCP})
 	}
-	return &compute.TenantComputeSpec{TenantID: id, TenantName: "ports", ProviderType: Name, Generation: 1, Workload: workload.Workload{Containers: []workload.ContainerSpec{c}}}
+	return &provider.TenantComputeSpec{TenantID: id, TenantName: "ports", ProviderType: Name, Generation: 1, Workload: workload.Workload{Containers: []workload.ContainerSpec{c}}}
 }
 
 func portID(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-0000000b0a70", 0x7a000000+n) }
@@ -84,7 +84,7 @@ func TestHostPortTakenByAnotherProcess(t *testing.T) {
 		t.Fatalf("Provision publishing the taken port %d succeeded", taken)
 	}
 	t.Logf("%v", err)
-	if !errors.Is(err, compute.ErrProvisionFailed) || !strings.Contains(err.Error(), "start container app") {
+	if !errors.Is(err, provider.ErrProvisionFailed) || !strings.Contains(err.Error(), "start container app") {
 		t.Errorf("Provision = %v, want ErrProvisionFailed naming the step (start container app)", err)
 	}
 	if left := tenantContainers(t, cli, id); len(left) != 0 {
@@ -157,7 +157,7 @@ func TestFailedUpdateRollsBack(t *testing.T) {
 		t.Fatal("Update publishing a taken port succeeded")
 	}
 	t.Logf("%v", err)
-	if !errors.Is(err, compute.ErrUpdateFailed) || !strings.Contains(err.Error(), "start container app") || strings.Contains(err.Error(), "rollback") {
+	if !errors.Is(err, provider.ErrUpdateFailed) || !strings.Contains(err.Error(), "start container app") || strings.Contains(err.Error(), "rollback") {
 		t.Errorf("Update = %v, want ErrUpdateFailed naming the step, with a complete rollback", err)
 	}
 	after := tenantContainers(t, cli, id)
@@ -170,7 +170,7 @@ func TestFailedUpdateRollsBack(t *testing.T) {
 	}
 	waitGreeting(t, hostPort, "old")
 	st, err := p.GetStatus(ctx, id)
-	if err != nil || st.State != compute.StateRunning {
+	if err != nil || st.State != provider.StateRunning {
 		t.Errorf("GetStatus after the rollback = %+v, %v; want running", st, err)
 	}
 	// The same spec again is a no-op: the rollback left no trace.

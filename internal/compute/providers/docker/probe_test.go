@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // waitHealth polls GetStatus until the tenant's health is want.
-func waitHealth(t *testing.T, p *Provider, id string, want compute.HealthStatus) *compute.ComputeStatus {
+func waitHealth(t *testing.T, p *Provider, id string, want provider.HealthStatus) *provider.ComputeStatus {
 	t.Helper()
-	var st *compute.ComputeStatus
+	var st *provider.ComputeStatus
 	poll.Until(t, fmt.Sprintf("health of %s becomes %s", id, want), 20*time.Second, func() (bool, string) {
 		var err error
 		st, err = p.GetStatus(context.Background(), id)
@@ -40,7 +40,7 @@ func TestHostSideProbes(t *testing.T) {
 		"tcp":         {TCP: &workload.TCPProbe{Port: 8080}},
 		"unpublished": {HTTP: &workload.HTTPProbe{Path: "/healthz", Port: 9999}},
 	}
-	want := map[string]compute.HealthStatus{"http": compute.HealthHealthy, "tcp": compute.HealthHealthy, "unpublished": compute.HealthUnknown}
+	want := map[string]provider.HealthStatus{"http": provider.HealthHealthy, "tcp": provider.HealthHealthy, "unpublished": provider.HealthUnknown}
 	ids := map[string]string{}
 	n := 0
 	for name, hc := range probes {
@@ -59,7 +59,7 @@ func TestHostSideProbes(t *testing.T) {
 	}
 
 	// Tell the HTTP-probed server to fail its health check.
-	st := waitHealth(t, p, ids["http"], compute.HealthHealthy)
+	st := waitHealth(t, p, ids["http"], provider.HealthHealthy)
 	if len(st.Endpoints) != 1 {
 		t.Fatalf("endpoints %+v, want one", st.Endpoints)
 	}
@@ -68,8 +68,8 @@ func TestHostSideProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = res.Body.Close()
-	st = waitHealth(t, p, ids["http"], compute.HealthUnhealthy)
-	if st.State != compute.StateRunning || st.Containers[0].Health != compute.HealthUnhealthy {
+	st = waitHealth(t, p, ids["http"], provider.HealthUnhealthy)
+	if st.State != provider.StateRunning || st.Containers[0].Health != provider.HealthUnhealthy {
 		t.Errorf("status %+v, want a running workload whose container is unhealthy", st)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/tenantlock"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
@@ -29,7 +29,7 @@ type Options struct {
 	// HashKey keys the HMAC-SHA256 in each container's config-hash label,
 	// so that the label, readable by anyone who can list containers, does
 	// not let them test guesses of a secret. It must be at least
-	// compute.MinHashKeyLen bytes and stay the same across restarts: a different
+	// provider.MinHashKeyLen bytes and stay the same across restarts: a different
 	// key makes every container look changed, and the next Provision or
 	// Update replaces them all.
 	HashKey []byte
@@ -58,7 +58,7 @@ type Provider struct {
 // New returns a provider configured by opts. It does not contact the Engine;
 // CheckHealth does.
 func New(_ context.Context, opts Options) (*Provider, error) {
-	if err := compute.CheckHashKey(Name, opts.HashKey); err != nil {
+	if err := provider.CheckHashKey(Name, opts.HashKey); err != nil {
 		return nil, err
 	}
 	schema, err := configSchema()
@@ -115,24 +115,24 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 // Capabilities: containers are replaced, not changed in place, and one
 // container runs per workload container (no replicas); host bind mounts are
 // volumes, where the operator allows them.
-func (p *Provider) Capabilities() compute.Capabilities {
-	return compute.Capabilities{MultipleContainers: true, Secrets: true, PublishedPorts: true,
+func (p *Provider) Capabilities() provider.Capabilities {
+	return provider.Capabilities{MultipleContainers: true, Secrets: true, PublishedPorts: true,
 		PublicNetworking: true, HealthChecks: true, Volumes: true}
 }
 
 // ValidateConfig checks the workload rules, image references and the
 // operator's policy on privileged mode, host networking and bind mounts.
 func (p *Provider) ValidateConfig(config json.RawMessage) error {
-	return compute.CheckConfig(p, config)
+	return provider.CheckConfig(p, config)
 }
 
 // DecodeConfig reads the Docker options of a config (pull_policy,
 // privileged, host_network, binds), which Provision and Update find again
 // in the spec's Options, and checks them against the operator's policy and
 // the workload's image references.
-func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+func (p *Provider) DecodeConfig(config json.RawMessage, spec *provider.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := compute.DecodeOptions(config, &o, "docker options"); err != nil {
+	if err := provider.DecodeOptions(config, &o, "docker options"); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -141,12 +141,12 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 		checkImage(workload.ContainerPointer(i)+"/image", c.Image, &errs)
 	}
 	spec.Options = o
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // Validate checks spec without side effects.
-func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
-	if err := compute.ValidateSpec(spec, Name); err != nil {
+func (p *Provider) Validate(_ context.Context, spec *provider.TenantComputeSpec) error {
+	if err := provider.ValidateSpec(spec, Name); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -157,7 +157,7 @@ func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) 
 			errs.Add(at+"/resources/memory_mib", "%d MiB is below Docker's minimum of 6 MiB", m)
 		}
 	}
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // lock serializes operations on one tenant within this process; the
@@ -170,12 +170,12 @@ func (p *Provider) log(tenantID string) *slog.Logger {
 }
 
 var (
-	_ compute.Provider           = (*Provider)(nil)
-	_ compute.HealthChecker      = (*Provider)(nil)
-	_ compute.ConfigDecoder      = (*Provider)(nil)
-	_ compute.CapabilityReporter = (*Provider)(nil)
-	_ compute.DriftDetector      = (*Provider)(nil)
-	_ compute.ChangeNotifier     = (*Provider)(nil)
+	_ provider.Provider           = (*Provider)(nil)
+	_ provider.HealthChecker      = (*Provider)(nil)
+	_ provider.ConfigDecoder      = (*Provider)(nil)
+	_ provider.CapabilityReporter = (*Provider)(nil)
+	_ provider.DriftDetector      = (*Provider)(nil)
+	_ provider.ChangeNotifier     = (*Provider)(nil)
 )
 
 func (p *Provider) stopTimeout() time.Duration { return time.Duration(p.settings.StopTimeout) }

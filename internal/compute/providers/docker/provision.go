@@ -5,27 +5,27 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Provision creates the tenant's containers and network, or converges the
 // ones that exist (found by label) to spec. A matching, running workload is
 // left alone.
-func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+func (p *Provider) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
 	defer p.lock(spec.TenantID)()
 	log := p.log(spec.TenantID)
 	if err := ctx.Err(); err != nil {
-		return nil, fail(ctx, compute.ErrProvisionFailed, spec.TenantID, "provision", err)
+		return nil, fail(ctx, provider.ErrProvisionFailed, spec.TenantID, "provision", err)
 	}
 	pl := p.plan(spec)
 	ex, err := p.find(ctx, pl.n)
 	if err != nil {
-		return nil, fail(ctx, compute.ErrProvisionFailed, spec.TenantID, "find containers", err)
+		return nil, fail(ctx, provider.ErrProvisionFailed, spec.TenantID, "find containers", err)
 	}
-	r, err := p.converge(ctx, pl, ex, compute.ErrProvisionFailed)
+	r, err := p.converge(ctx, pl, ex, provider.ErrProvisionFailed)
 	if err != nil {
 		log.Warn("docker provision failed", slog.String("error", err.Error()))
 		return nil, err
@@ -38,10 +38,10 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 		message = fmt.Sprintf("adopted the existing workload and applied %d changes", len(r.changes))
 	}
 	log.Info("docker provision", slog.String("result", message), slog.Int64("generation", spec.Generation))
-	res := &compute.ProvisionResult{
+	res := &provider.ProvisionResult{
 		TenantID:      spec.TenantID,
 		ProviderType:  Name,
-		Status:        compute.ProvisionStatusSuccess,
+		Status:        provider.ProvisionStatusSuccess,
 		ResourceIDs:   r.ids,
 		Message:       message,
 		ProvisionedAt: p.now(),
@@ -54,36 +54,36 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 
 // Update converges the tenant's existing containers to spec, recreating only
 // those whose configuration changed.
-func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
 	if spec.TenantID != tenantID {
-		return nil, compute.Invalid("/tenant_id", "spec is for tenant %q, not %q", spec.TenantID, tenantID)
+		return nil, provider.Invalid("/tenant_id", "spec is for tenant %q, not %q", spec.TenantID, tenantID)
 	}
 	defer p.lock(tenantID)()
 	log := p.log(tenantID)
 	if err := ctx.Err(); err != nil {
-		return nil, fail(ctx, compute.ErrUpdateFailed, tenantID, "update", err)
+		return nil, fail(ctx, provider.ErrUpdateFailed, tenantID, "update", err)
 	}
 	pl := p.plan(spec)
 	ex, err := p.find(ctx, pl.n)
 	if err != nil {
-		return nil, fail(ctx, compute.ErrUpdateFailed, tenantID, "find containers", err)
+		return nil, fail(ctx, provider.ErrUpdateFailed, tenantID, "find containers", err)
 	}
 	if ex.empty() {
-		return nil, fmt.Errorf("docker: update tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("docker: update tenant %s: %w", tenantID, provider.ErrTenantNotFound)
 	}
-	r, err := p.converge(ctx, pl, ex, compute.ErrUpdateFailed)
+	r, err := p.converge(ctx, pl, ex, provider.ErrUpdateFailed)
 	if err != nil {
 		log.Warn("docker update failed", slog.String("error", err.Error()))
 		return nil, err
 	}
 	log.Info("docker update", slog.Int("changes", len(r.changes)), slog.Int64("generation", spec.Generation))
-	res := &compute.UpdateResult{
+	res := &provider.UpdateResult{
 		TenantID:     tenantID,
 		ProviderType: Name,
-		Status:       compute.ProvisionStatusSuccess,
+		Status:       provider.ProvisionStatusSuccess,
 		Changes:      r.changes,
 		ResourceIDs:  r.ids,
 		UpdatedAt:    p.now(),

@@ -15,8 +15,8 @@ import (
 	"github.com/moby/moby/api/types/jsonstream"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -25,7 +25,7 @@ import (
 // pullsOver finds how many pulls an offline registry's error counts.
 var pullsOver = regexp.MustCompile(`\((\d+) pulls over `)
 
-func pullSpec(id, image string, policy PullPolicy) *compute.TenantComputeSpec {
+func pullSpec(id, image string, policy PullPolicy) *provider.TenantComputeSpec {
 	spec := benchSpec(id, image)
 	spec.TenantName = "pull"
 	spec.Options = tenantOptions{PullPolicy: policy}
@@ -91,10 +91,10 @@ func TestPullPolicies(t *testing.T) {
 				t.Errorf("the registry was asked for the image: %v, want %v", pulled, s.pulls)
 			}
 			if s.wantErr {
-				if !errors.Is(err, errImageMissing) || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "pull_policy is never") {
+				if !errors.Is(err, errImageMissing) || !provider.IsTerminal(err) || !strings.Contains(err.Error(), "pull_policy is never") {
 					t.Fatalf("Provision = %v, want a terminal error saying the image is missing and pull_policy is never", err)
 				}
-				if _, err := p.GetStatus(ctx, id); !errors.Is(err, compute.ErrTenantNotFound) {
+				if _, err := p.GetStatus(ctx, id); !errors.Is(err, provider.ErrTenantNotFound) {
 					t.Errorf("after the failed Provision GetStatus = %v, want ErrTenantNotFound", err)
 				}
 				return
@@ -125,7 +125,7 @@ func TestPullReportsProgress(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var reports []report
-	ctx := compute.WithProgress(context.Background(), func(msg string) {
+	ctx := provider.WithProgress(context.Background(), func(msg string) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, report{time.Now(), msg})
@@ -227,7 +227,7 @@ func TestPullFailures(t *testing.T) {
 				_ = p.Destroy(context.Background(), id)
 				t.Fatalf("Provision of %s succeeded", c.image)
 			}
-			if !errors.Is(err, c.is) || !errors.Is(err, compute.ErrProvisionFailed) || compute.IsTerminal(err) != c.terminal || !strings.Contains(err.Error(), c.says) {
+			if !errors.Is(err, c.is) || !errors.Is(err, provider.ErrProvisionFailed) || provider.IsTerminal(err) != c.terminal || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("Provision of %s = %v\nwant ErrProvisionFailed and %v, terminal %v, saying %q", c.image, err, c.is, c.terminal, c.says)
 			}
 			t.Logf("after %s: %v", took.Round(time.Millisecond), err)
@@ -247,7 +247,7 @@ func TestPullFailures(t *testing.T) {
 			if !strings.Contains(err.Error(), "image of container app") {
 				t.Errorf("error %q does not name the failed step", err)
 			}
-			if _, err := p.GetStatus(context.Background(), id); !errors.Is(err, compute.ErrTenantNotFound) {
+			if _, err := p.GetStatus(context.Background(), id); !errors.Is(err, provider.ErrTenantNotFound) {
 				t.Errorf("after the failed Provision GetStatus = %v, want ErrTenantNotFound", err)
 			}
 			ns, err := cli.NetworkList(context.Background(), client.NetworkListOptions{Filters: tenantFilter(id)})
@@ -291,7 +291,7 @@ func TestPullRegistryBackWithinGrace(t *testing.T) {
 	}()
 	var mu sync.Mutex
 	var reports []string
-	ctx := compute.WithProgress(context.Background(), func(msg string) {
+	ctx := provider.WithProgress(context.Background(), func(msg string) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, msg)
@@ -341,7 +341,7 @@ func TestPullErrorInStream(t *testing.T) {
 		t.Fatal("Provision succeeded although no blob could be downloaded")
 	}
 	var streamErr *jsonstream.Error
-	if !errors.As(err, &streamErr) || !errors.Is(err, errRegistryFailed) || !compute.IsRetryable(err) {
+	if !errors.As(err, &streamErr) || !errors.Is(err, errRegistryFailed) || !provider.IsRetryable(err) {
 		t.Errorf("Provision = %v (%T), want the stream's error, retryable, saying the registry failed", err, err)
 	}
 }

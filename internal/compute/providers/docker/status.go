@@ -14,7 +14,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -22,7 +22,7 @@ import (
 const probeTimeout = 2 * time.Second
 
 // GetStatus inspects every container of the tenant live.
-func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*provider.ComputeStatus, error) {
 	st, err := p.status(ctx, p.naming(tenantID, ""))
 	if err != nil {
 		return nil, err
@@ -30,13 +30,13 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 	return st, nil
 }
 
-func (p *Provider) status(ctx context.Context, n naming) (*compute.ComputeStatus, error) {
+func (p *Provider) status(ctx context.Context, n naming) (*provider.ComputeStatus, error) {
 	ex, err := p.find(ctx, n)
 	if err != nil {
 		return nil, fail(ctx, nil, n.tenantID, "status: find containers", err)
 	}
 	if len(ex.current) == 0 {
-		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, provider.ErrTenantNotFound)
 	}
 	ids := make(map[string]string, len(ex.current))
 	for name, c := range ex.current {
@@ -46,7 +46,7 @@ func (p *Provider) status(ctx context.Context, n naming) (*compute.ComputeStatus
 }
 
 // describe inspects the containers ids (spec container name → id) live.
-func (p *Provider) describe(ctx context.Context, n naming, ids map[string]string) (*compute.ComputeStatus, error) {
+func (p *Provider) describe(ctx context.Context, n naming, ids map[string]string) (*provider.ComputeStatus, error) {
 	inspected, err := p.inspectContainers(ctx, n, ids)
 	if err != nil {
 		return nil, err
@@ -73,8 +73,8 @@ func (p *Provider) inspectContainers(ctx context.Context, n naming, ids map[stri
 
 // statusOf is the status of the inspected containers (spec container name →
 // inspection): their states now, and the endpoints they publish now.
-func (p *Provider) statusOf(ctx context.Context, n naming, inspected map[string]container.InspectResponse) (*compute.ComputeStatus, error) {
-	st := &compute.ComputeStatus{TenantID: n.tenantID, ProviderType: Name, LastUpdated: p.now()}
+func (p *Provider) statusOf(ctx context.Context, n naming, inspected map[string]container.InspectResponse) (*provider.ComputeStatus, error) {
+	st := &provider.ComputeStatus{TenantID: n.tenantID, ProviderType: Name, LastUpdated: p.now()}
 	names := make([]string, 0, len(inspected))
 	for name := range inspected {
 		names = append(names, name)
@@ -90,25 +90,25 @@ func (p *Provider) statusOf(ctx context.Context, n naming, inspected map[string]
 		}
 	}
 	if len(st.Containers) == 0 {
-		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("docker: status of tenant %s: %w", n.tenantID, provider.ErrTenantNotFound)
 	}
 	st.State, st.Message = overallState(st.Containers)
 	st.Health = overallHealth(st.Containers)
 	return st, nil
 }
 
-func (p *Provider) containerStatus(ctx context.Context, n naming, name string, c container.InspectResponse) (compute.ContainerStatus, []compute.Endpoint) {
-	cs := compute.ContainerStatus{Name: name, Image: c.Config.Image, ID: c.ID, RestartCount: c.RestartCount, Health: compute.HealthUnknown, State: compute.ContainerUnknown}
+func (p *Provider) containerStatus(ctx context.Context, n naming, name string, c container.InspectResponse) (provider.ContainerStatus, []provider.Endpoint) {
+	cs := provider.ContainerStatus{Name: name, Image: c.Config.Image, ID: c.ID, RestartCount: c.RestartCount, Health: provider.HealthUnknown, State: provider.ContainerUnknown}
 	s := c.State
 	switch s.Status {
 	case container.StateRunning:
-		cs.State = compute.ContainerRunning
+		cs.State = provider.ContainerRunning
 	case container.StateRestarting:
-		cs.State = compute.ContainerRestarting
+		cs.State = provider.ContainerRestarting
 	case container.StateCreated:
-		cs.State = compute.ContainerCreated
+		cs.State = provider.ContainerCreated
 	case container.StateExited, container.StateDead, container.StateRemoving:
-		cs.State = compute.ContainerExited
+		cs.State = provider.ContainerExited
 		code := s.ExitCode
 		cs.ExitCode = &code
 	}
@@ -117,14 +117,14 @@ func (p *Provider) containerStatus(ctx context.Context, n naming, name string, c
 	} else if s.OOMKilled {
 		cs.Message = "killed: out of memory"
 	}
-	var endpoints []compute.Endpoint
+	var endpoints []provider.Endpoint
 	if c.NetworkSettings != nil {
 		for port, bindings := range c.NetworkSettings.Ports {
 			for _, b := range bindings {
 				if b.HostPort == "" {
 					continue
 				}
-				endpoints = append(endpoints, compute.Endpoint{
+				endpoints = append(endpoints, provider.Endpoint{
 					Container:     name,
 					ContainerPort: int(port.Num()),
 					Protocol:      workload.Protocol(port.Proto()),
@@ -138,13 +138,13 @@ func (p *Provider) containerStatus(ctx context.Context, n naming, name string, c
 	case s.Health != nil:
 		switch s.Health.Status {
 		case container.Healthy:
-			cs.Health = compute.HealthHealthy
+			cs.Health = provider.HealthHealthy
 		case container.Unhealthy:
-			cs.Health = compute.HealthUnhealthy
+			cs.Health = provider.HealthUnhealthy
 		case container.Starting:
-			cs.Health = compute.HealthStarting
+			cs.Health = provider.HealthStarting
 		}
-	case cs.State == compute.ContainerRunning && c.Config.Labels[n.label(labelProbe)] != "":
+	case cs.State == provider.ContainerRunning && c.Config.Labels[n.label(labelProbe)] != "":
 		cs.Health = probe(ctx, c.Config.Labels[n.label(labelProbe)], c.NetworkSettings)
 	}
 	return cs, endpoints
@@ -152,16 +152,16 @@ func (p *Provider) containerStatus(ctx context.Context, n naming, name string, c
 
 // probe runs an "http:<port>:<path>" or "tcp:<port>" probe against the
 // port's published address from this host.
-func probe(ctx context.Context, spec string, ns *container.NetworkSettings) compute.HealthStatus {
+func probe(ctx context.Context, spec string, ns *container.NetworkSettings) provider.HealthStatus {
 	kind, rest, _ := strings.Cut(spec, ":")
 	portText, path, _ := strings.Cut(rest, ":")
 	num, err := strconv.Atoi(portText)
 	if err != nil || ns == nil {
-		return compute.HealthUnknown
+		return provider.HealthUnknown
 	}
 	port, ok := network.PortFrom(uint16(num), network.TCP)
 	if !ok || len(ns.Ports[port]) == 0 || ns.Ports[port][0].HostPort == "" {
-		return compute.HealthUnknown // not published: cannot be probed from here
+		return provider.HealthUnknown // not published: cannot be probed from here
 	}
 	b := ns.Ports[port][0]
 	host := b.HostIP.String()
@@ -174,76 +174,76 @@ func probe(ctx context.Context, spec string, ns *container.NetworkSettings) comp
 	if kind == "tcp" {
 		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 		if err != nil {
-			return compute.HealthUnhealthy
+			return provider.HealthUnhealthy
 		}
 		_ = conn.Close()
-		return compute.HealthHealthy
+		return provider.HealthHealthy
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
-		return compute.HealthUnknown
+		return provider.HealthUnknown
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return compute.HealthUnhealthy
+		return provider.HealthUnhealthy
 	}
 	_ = resp.Body.Close()
 	if resp.StatusCode >= 200 && resp.StatusCode < 400 {
-		return compute.HealthHealthy
+		return provider.HealthHealthy
 	}
-	return compute.HealthUnhealthy
+	return provider.HealthUnhealthy
 }
 
-func overallState(cs []compute.ContainerStatus) (compute.ComputeState, string) {
+func overallState(cs []provider.ContainerStatus) (provider.ComputeState, string) {
 	var running, failed, created int
 	for _, c := range cs {
 		switch {
-		case c.State == compute.ContainerRunning:
+		case c.State == provider.ContainerRunning:
 			running++
-		case c.State == compute.ContainerRestarting, c.ExitCode != nil && *c.ExitCode != 0:
+		case c.State == provider.ContainerRestarting, c.ExitCode != nil && *c.ExitCode != 0:
 			failed++
-		case c.State == compute.ContainerCreated:
+		case c.State == provider.ContainerCreated:
 			created++
 		}
 	}
 	switch {
 	case running == len(cs):
-		return compute.StateRunning, ""
+		return provider.StateRunning, ""
 	case running > 0:
-		return compute.StateDegraded, fmt.Sprintf("%d of %d containers running", running, len(cs))
+		return provider.StateDegraded, fmt.Sprintf("%d of %d containers running", running, len(cs))
 	case failed > 0:
-		return compute.StateFailed, fmt.Sprintf("%d of %d containers failed or restarting", failed, len(cs))
+		return provider.StateFailed, fmt.Sprintf("%d of %d containers failed or restarting", failed, len(cs))
 	case created == len(cs):
 		// Provision creates and starts in one call, so containers that were
 		// created and never started are a call that was cut off (a crash),
 		// not a start in progress: stopped, for Provision to finish.
-		return compute.StateStopped, "containers created, not started"
+		return provider.StateStopped, "containers created, not started"
 	default:
-		return compute.StateStopped, "no container is running"
+		return provider.StateStopped, "no container is running"
 	}
 }
 
-func overallHealth(cs []compute.ContainerStatus) compute.HealthStatus {
+func overallHealth(cs []provider.ContainerStatus) provider.HealthStatus {
 	checked, healthy := 0, 0
 	starting := false
 	for _, c := range cs {
 		switch c.Health {
-		case compute.HealthUnhealthy:
-			return compute.HealthUnhealthy
-		case compute.HealthStarting:
+		case provider.HealthUnhealthy:
+			return provider.HealthUnhealthy
+		case provider.HealthStarting:
 			starting = true
 			checked++
-		case compute.HealthHealthy:
+		case provider.HealthHealthy:
 			checked++
 			healthy++
 		}
 	}
 	switch {
 	case starting:
-		return compute.HealthStarting
+		return provider.HealthStarting
 	case checked > 0 && healthy == checked:
-		return compute.HealthHealthy
+		return provider.HealthHealthy
 	default:
-		return compute.HealthUnknown
+		return provider.HealthUnknown
 	}
 }

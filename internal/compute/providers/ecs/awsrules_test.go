@@ -20,10 +20,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
 	"github.com/jaxxstorm/landlord/internal/poll"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -79,7 +80,7 @@ func newRecordedEnv(t *testing.T, opts ecsfake.Options, block string) (*env, *bo
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{srv: srv, p: p, manager: providertest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})}, rec
+	return &env{srv: srv, p: p, manager: computetest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})}, rec
 }
 
 // A change of the count is an UpdateService of the count alone: nothing
@@ -91,7 +92,7 @@ func TestScaleOnlyUpdateSendsTheCount(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	rec.requests("")
 	if _, err := e.p.Update(context.Background(), spec.TenantID, e.next(t, spec, `{"image": "ghcr.io/example/app:1", "desired_count": 3}`)); err != nil {
 		t.Fatal(err)
@@ -137,13 +138,13 @@ func TestPreviousRevisionOutlivesTheRollout(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	second := e.next(t, spec, `{"image": "ghcr.io/example/app:2"}`)
 	if _, err := e.p.Update(context.Background(), spec.TenantID, second); err != nil {
 		t.Fatal(err)
 	}
 	checkStatuses(t, e.srv, "landlord-rolling", types.TaskDefinitionStatusActive, types.TaskDefinitionStatusActive)
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	if _, err := e.p.Update(context.Background(), spec.TenantID, e.next(t, second, `{"image": "ghcr.io/example/app:3"}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestRecreateAfterPurgeTakesANewToken(t *testing.T) {
 	if first[0]["clientToken"] == again[0]["clientToken"] {
 		t.Errorf("the service made again after a purge reused the first create's client token %v", first[0]["clientToken"])
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 }
 
 // A task execution role in the config reaches the task definition, and with
@@ -226,7 +227,7 @@ func TestExecutionRoleAndDefaultLogs(t *testing.T) {
 	if logs == nil || logs.LogDriver != types.LogDriverAwslogs || !maps.Equal(logs.Options, want) {
 		t.Errorf("log configuration %+v, want awslogs with %v", logs, want)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	in, err := e.p.Inspect(context.Background(), spec)
 	if err != nil || len(in.Drift) != 0 {
 		t.Errorf("Inspect after Provision = %+v, %v; want no drift", in, err)
@@ -249,7 +250,7 @@ func TestBaseWithoutExecutionRoleIsRefused(t *testing.T) {
 	spec := e.spec(t, "based", fmt.Sprintf(`{"task_definition_arn": %q, "image": "ghcr.io/example/app:2", "secrets": {"DB": "arn:aws:ssm:us-west-2:123456789012:parameter/db"}}`,
 		aws.ToString(td.TaskDefinition.TaskDefinitionArn)))
 	_, err = e.p.Provision(context.Background(), spec)
-	if !errors.Is(err, compute.ErrInvalidSpec) || !compute.IsTerminal(err) {
+	if !errors.Is(err, provider.ErrInvalidSpec) || !provider.IsTerminal(err) {
 		t.Fatalf("Provision over a base without an execution role = %v, want a terminal ErrInvalidSpec", err)
 	}
 	var at []string
@@ -273,13 +274,13 @@ func TestUnreadableAnswerIsTerminal(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	e.srv.MalformNext("DescribeTasks", 1)
 	_, err := e.p.GetStatus(context.Background(), spec.TenantID)
-	if err == nil || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "cannot read the endpoint's answer") {
+	if err == nil || !provider.IsTerminal(err) || !strings.Contains(err.Error(), "cannot read the endpoint's answer") {
 		t.Errorf("GetStatus with an answer the SDK cannot read = %v; want a terminal error saying so", err)
 	}
-	if st, err := e.p.GetStatus(context.Background(), spec.TenantID); err != nil || st.State != compute.StateRunning {
+	if st, err := e.p.GetStatus(context.Background(), spec.TenantID); err != nil || st.State != provider.StateRunning {
 		t.Errorf("GetStatus once the answers are ECS's again = %+v, %v", st, err)
 	}
 }
@@ -292,7 +293,7 @@ func TestDestroyForgetsTheTaskListing(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	if n := ecs.RememberedServices(e.p); n != 1 {
 		t.Fatalf("%d task listings kept for a running service, want 1", n)
 	}

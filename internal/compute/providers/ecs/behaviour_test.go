@@ -14,10 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
 	"github.com/jaxxstorm/landlord/internal/poll"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // env is a provider on a fake ECS, with a Manager to resolve configs.
@@ -36,11 +37,11 @@ func newEnv(t *testing.T, opts ecsfake.Options, block string) *env {
 	}
 	block = strings.ReplaceAll(block, "FAKE_URL", srv.URL)
 	p := newProvider(t, block, nil)
-	return &env{srv: srv, p: p, manager: providertest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})}
+	return &env{srv: srv, p: p, manager: computetest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})}
 }
 
 // spec resolves config for a new tenant called name.
-func (e *env) spec(t *testing.T, name, config string) *compute.TenantComputeSpec {
+func (e *env) spec(t *testing.T, name, config string) *provider.TenantComputeSpec {
 	t.Helper()
 	e.n++
 	res, err := e.manager.Resolve(context.Background(), compute.ResolveRequest{
@@ -52,7 +53,7 @@ func (e *env) spec(t *testing.T, name, config string) *compute.TenantComputeSpec
 }
 
 // next resolves config as the next generation of spec's tenant.
-func (e *env) next(t *testing.T, spec *compute.TenantComputeSpec, config string) *compute.TenantComputeSpec {
+func (e *env) next(t *testing.T, spec *provider.TenantComputeSpec, config string) *provider.TenantComputeSpec {
 	t.Helper()
 	res, err := e.manager.Resolve(context.Background(), compute.ResolveRequest{
 		TenantID: spec.TenantID, TenantName: spec.TenantName, Generation: spec.Generation + 1, ComputeConfig: json.RawMessage(config)})
@@ -63,9 +64,9 @@ func (e *env) next(t *testing.T, spec *compute.TenantComputeSpec, config string)
 }
 
 // waitState polls GetStatus until the workload is in state.
-func (e *env) waitState(t *testing.T, tenantID string, state compute.ComputeState) *compute.ComputeStatus {
+func (e *env) waitState(t *testing.T, tenantID string, state provider.ComputeState) *provider.ComputeStatus {
 	t.Helper()
-	var last *compute.ComputeStatus
+	var last *provider.ComputeStatus
 	poll.Until(t, fmt.Sprintf("tenant %s reaches %s", tenantID, state), 20*time.Second, func() (bool, string) {
 		var err error
 		last, err = e.p.GetStatus(context.Background(), tenantID)
@@ -94,7 +95,7 @@ func TestTaskDefinitionAsGiven(t *testing.T) {
 	if res.ResourceIDs["task_definition"] != arn {
 		t.Errorf("resource ids %v, want the given task definition", res.ResourceIDs)
 	}
-	st := e.waitState(t, spec.TenantID, compute.StateRunning)
+	st := e.waitState(t, spec.TenantID, provider.StateRunning)
 	if len(st.Containers) != 1 || st.Containers[0].Name != "web" || st.Containers[0].Image != "ghcr.io/example/web:7" {
 		t.Errorf("containers %+v, want the task definition's web", st.Containers)
 	}
@@ -141,7 +142,7 @@ func TestFailingTasks(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	st := e.waitState(t, spec.TenantID, compute.StateFailed)
+	st := e.waitState(t, spec.TenantID, provider.StateFailed)
 	if !strings.Contains(st.Message, "circuit breaker") || !strings.Contains(st.Message, reason) {
 		t.Errorf("message %q does not say the circuit breaker stopped the rollout and why the task stopped", st.Message)
 	}
@@ -153,7 +154,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	e.srv.ResetCalls()
 	again := e.next(t, spec, `{"image": "ghcr.io/example/app:1", "desired_count": 2}`)
 	res, err := e.p.Update(context.Background(), spec.TenantID, again)
@@ -184,7 +185,7 @@ func TestForeignServiceIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := e.p.Provision(context.Background(), spec)
-	if !errors.Is(err, compute.ErrProviderConflict) || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "not this tenant's") {
+	if !errors.Is(err, provider.ErrProviderConflict) || !provider.IsTerminal(err) || !strings.Contains(err.Error(), "not this tenant's") {
 		t.Fatalf("Provision over another tenant's service = %v; want a terminal conflict", err)
 	}
 	if n := len(tenantServices(e.srv, other.TenantID)); n != 1 {
@@ -202,7 +203,7 @@ func TestPlacementCannotMove(t *testing.T) {
 	moved := e.next(t, spec, fmt.Sprintf(`{"image": "ghcr.io/example/app:1", "cluster_arn": %q}`, e.srv.ClusterARN("other")))
 	moved.ResourceIDs = res.ResourceIDs
 	_, err = e.p.Update(context.Background(), spec.TenantID, moved)
-	if !errors.Is(err, compute.ErrInvalidSpec) || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "cannot move") {
+	if !errors.Is(err, provider.ErrInvalidSpec) || !provider.IsTerminal(err) || !strings.Contains(err.Error(), "cannot move") {
 		t.Errorf("Update to another cluster = %v; want a terminal ErrInvalidSpec saying the service cannot move", err)
 	}
 	if svcs := e.srv.Services("other"); len(svcs) != 0 {
@@ -220,7 +221,7 @@ func TestErrors(t *testing.T) {
 	e.srv.FailNext("CreateService", "AccessDeniedException", 1)
 	denied := e.spec(t, "denied", `{"image": "ghcr.io/example/app:1"}`)
 	_, err := e.p.Provision(context.Background(), denied)
-	if !errors.Is(err, compute.ErrProvisionFailed) || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "AccessDeniedException") || !strings.Contains(err.Error(), "request id") {
+	if !errors.Is(err, provider.ErrProvisionFailed) || !provider.IsTerminal(err) || !strings.Contains(err.Error(), "AccessDeniedException") || !strings.Contains(err.Error(), "request id") {
 		t.Errorf("Provision denied = %v; want a terminal ErrProvisionFailed with AWS's code and request id", err)
 	}
 	if n := e.srv.TaskDefinitions("landlord-denied"); len(n) != 1 || n[0].Status != types.TaskDefinitionStatusInactive {
@@ -228,7 +229,7 @@ func TestErrors(t *testing.T) {
 	}
 	e.srv.FailNext("*", "ServerException", 50)
 	_, err = e.p.Provision(context.Background(), e.spec(t, "down", `{"image": "ghcr.io/example/app:1"}`))
-	if err == nil || compute.IsTerminal(err) {
+	if err == nil || provider.IsTerminal(err) {
 		t.Errorf("Provision while ECS fails = %v; want a retryable error", err)
 	}
 }
@@ -236,7 +237,7 @@ func TestErrors(t *testing.T) {
 func TestClusterNotFound(t *testing.T) {
 	e := newEnv(t, ecsfake.Options{}, `{"cluster_arn": "arn:aws:ecs:us-west-2:123456789012:cluster/nowhere", "endpoint": "FAKE_URL"}`)
 	_, err := e.p.Provision(context.Background(), e.spec(t, "lost", `{"image": "ghcr.io/example/app:1"}`))
-	if !errors.Is(err, compute.ErrInvalidSpec) || !compute.IsTerminal(err) || !strings.Contains(err.Error(), "cluster_arn") {
+	if !errors.Is(err, provider.ErrInvalidSpec) || !provider.IsTerminal(err) || !strings.Contains(err.Error(), "cluster_arn") {
 		t.Errorf("Provision in a missing cluster = %v; want a terminal config error naming cluster_arn", err)
 	}
 	if err := e.p.CheckHealth(context.Background()); err == nil || !strings.Contains(err.Error(), "nowhere") {
@@ -252,7 +253,7 @@ func TestEventualConsistencyMakesOneService(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	if n := len(tenantServices(e.srv, spec.TenantID)); n != 1 {
 		t.Errorf("%d services after Provisions a describe could not yet see, want 1", n)
 	}
@@ -272,7 +273,7 @@ func TestRecreateWhileDraining(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), fresh); err != nil {
 		t.Fatalf("Provision while an earlier service of the name drains = %v; want it waited out", err)
 	}
-	e.waitState(t, fresh.TenantID, compute.StateRunning)
+	e.waitState(t, fresh.TenantID, provider.StateRunning)
 }
 
 func TestLongTenantName(t *testing.T) {
@@ -287,5 +288,5 @@ func TestLongTenantName(t *testing.T) {
 	if len(name) != 255 || !strings.HasPrefix(name, prefix) {
 		t.Errorf("service name %q (%d characters); want the prefix, shortened to 255 with a hash", name, len(name))
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 }

@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 var (
@@ -77,9 +78,9 @@ func BenchmarkFleetResync(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	manager := providertest.Manager(b, p, compute.ManagerOptions{DefaultProvider: ecs.Name})
+	manager := computetest.Manager(b, p, compute.ManagerOptions{DefaultProvider: ecs.Name})
 	ctx := context.Background()
-	specs := make([]*compute.TenantComputeSpec, n)
+	specs := make([]*provider.TenantComputeSpec, n)
 	for i := range specs {
 		res, err := manager.Resolve(ctx, compute.ResolveRequest{
 			TenantID: fmt.Sprintf("0190d3c2-0000-7000-8000-%012d", i), TenantName: fmt.Sprintf("fleet-%05d", i), Generation: 1,
@@ -151,7 +152,7 @@ func (r fleetResult) String() string {
 
 // fleetInspect inspects every tenant, workers at a time, the starts spread
 // evenly over spread.
-func fleetInspect(ctx context.Context, p *ecs.Provider, specs []*compute.TenantComputeSpec, workers int, spread time.Duration) fleetResult {
+func fleetInspect(ctx context.Context, p *ecs.Provider, specs []*provider.TenantComputeSpec, workers int, spread time.Duration) fleetResult {
 	var mu sync.Mutex
 	var r fleetResult
 	fleetParallel(workers, len(specs), spread, func(i int) {
@@ -161,10 +162,10 @@ func fleetInspect(ctx context.Context, p *ecs.Provider, specs []*compute.TenantC
 		switch {
 		case err != nil:
 			r.failed++
-			if r.firstErr == nil || errors.Is(r.firstErr, compute.ErrTenantNotFound) {
+			if r.firstErr == nil || errors.Is(r.firstErr, provider.ErrTenantNotFound) {
 				r.firstErr = err
 			}
-		case in.Status.State == compute.StateRunning && len(in.Drift) == 0:
+		case in.Status.State == provider.StateRunning && len(in.Drift) == 0:
 			r.running++
 		case len(in.Drift) > 0:
 			r.drifted++

@@ -9,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -41,7 +42,7 @@ func resolver(t testing.TB, block string) *compute.Manager {
 	if err != nil {
 		t.Fatalf("ecs.New: %v", err)
 	}
-	return providertest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})
+	return computetest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})
 }
 
 func resolve(m *compute.Manager, config string) (*compute.Resolution, error) {
@@ -120,7 +121,7 @@ func TestConfigViolations(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, compute.ErrInvalidSpec) {
+			if !errors.Is(err, provider.ErrInvalidSpec) {
 				t.Fatalf("Resolve = %v, want ErrInvalidSpec", err)
 			}
 			for _, v := range violation.Of(err) {

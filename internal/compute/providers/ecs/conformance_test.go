@@ -13,9 +13,9 @@ import (
 	awsecs "github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -166,7 +166,7 @@ func TestConformance(t *testing.T) {
 			}
 			return n
 		},
-		Restart:      func(t *testing.T) compute.Provider { return newProvider(t, block, logs) },
+		Restart:      func(t *testing.T) provider.Provider { return newProvider(t, block, logs) },
 		Logs:         logs.Bytes,
 		ReadyTimeout: 30 * time.Second,
 		Parallel:     20,

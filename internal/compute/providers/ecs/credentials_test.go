@@ -15,7 +15,7 @@ import (
 
 	"github.com/aws/smithy-go"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Without AWS credentials, the health check (which landlord serve logs at
@@ -96,7 +96,7 @@ func TestMissingCredentialsSayHowToConfigureThem(t *testing.T) {
 					t.Errorf("the error says %q: %s", noise, msg)
 				}
 			}
-			if compute.IsTerminal(err) {
+			if provider.IsTerminal(err) {
 				t.Errorf("the error is terminal; credentials may be configured later: %s", msg)
 			}
 			var sdk *smithy.OperationError

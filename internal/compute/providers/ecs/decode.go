@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -22,9 +22,9 @@ var secretRef = regexp.MustCompile(`^arn:aws[a-z-]*:(ssm:[a-z0-9-]+:[0-9]{12}:pa
 // ARNs that agree on partition, region and account, launch type against
 // networking, Fargate's cpu and memory sizes, health checks ECS can run,
 // and secrets given as references.
-func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+func (p *Provider) DecodeConfig(config json.RawMessage, spec *provider.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := compute.DecodeOptions(config, &o, "ecs options"); err != nil {
+	if err := provider.DecodeOptions(config, &o, "ecs options"); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -76,7 +76,7 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 		checkRegistration(in, workloadPointers(spec), o.TaskDefinitionARN != "", &errs)
 	}
 	spec.Options = o
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // maxGracePeriod is ECS's limit on healthCheckGracePeriodSeconds.
@@ -116,7 +116,7 @@ func checkPlacement(o *tenantOptions, errs *violation.List) {
 }
 
 // checkWorkload checks what ECS cannot run of the portable workload.
-func (p *Provider) checkWorkload(o *tenantOptions, spec *compute.TenantComputeSpec, errs *violation.List) {
+func (p *Provider) checkWorkload(o *tenantOptions, spec *provider.TenantComputeSpec, errs *violation.List) {
 	at := map[string]string{}
 	for i, c := range spec.Containers {
 		at[c.Name] = workload.ContainerPointer(i)
@@ -151,7 +151,7 @@ func (p *Provider) checkWorkload(o *tenantOptions, spec *compute.TenantComputeSp
 
 // workloadPointers says where each container and secret of spec is in its
 // config.
-func workloadPointers(spec *compute.TenantComputeSpec) pointers {
+func workloadPointers(spec *provider.TenantComputeSpec) pointers {
 	at := pointers{container: map[string]string{}, secret: map[string]string{}}
 	for i, c := range spec.Containers {
 		at.container[c.Name] = workload.ContainerPointer(i)

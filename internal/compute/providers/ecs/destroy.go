@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Destroy removes the tenant's service and the task definition revisions
@@ -29,7 +29,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 // definition revisions registered for it. It finishes even when ctx is
 // cancelled, and is done when the service is deleted (ECS drains it) or
 // was never there.
-func (p *Provider) DestroyOf(ctx context.Context, t compute.TenantRef) error {
+func (p *Provider) DestroyOf(ctx context.Context, t provider.TenantRef) error {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	defer p.lock(t.ID)()

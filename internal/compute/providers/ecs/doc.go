@@ -33,7 +33,7 @@
 // ({"min", "max"}) leaves the count to ECS service auto scaling: the
 // service starts at min and desiredCount is never sent again.
 //
-// The provider is a compute.DriftDetector: Inspect reports every field
+// The provider is a provider.DriftDetector: Inspect reports every field
 // that differs from the spec (see drift.go for the paths) and changes
 // nothing. It is not a ChangeNotifier; drift is found at the controller's
 // resync (see drift.go for what an EventBridge notifier would need).
@@ -52,7 +52,7 @@
 //
 // Tenants may each name their own cluster, region, endpoint or role, and
 // ECS cannot search services by tag across them, so the provider is a
-// compute.Locator: the Manager hands it the tenant as recorded (name,
+// provider.Locator: the Manager hands it the tenant as recorded (name,
 // config, the service ARN of the last result). GetStatus and Destroy by id
 // alone look where the tenant was last seen, then scan the default
 // cluster.

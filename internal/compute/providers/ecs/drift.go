@@ -6,10 +6,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
-// The provider is not a compute.ChangeNotifier: ECS offers no change
+// The provider is not a provider.ChangeNotifier: ECS offers no change
 // stream on its own API, so drift is found when the controller resyncs a
 // tenant and calls Inspect. A notifier would fit ECS's events on Amazon
 // EventBridge: "ECS Service Action" events (SERVICE_STEADY_STATE,
@@ -35,11 +35,11 @@ import (
 // It changes nothing. It returns an error wrapping ErrTenantNotFound when
 // the tenant has no live service, and ErrProviderConflict when the
 // service of its name is someone else's.
-func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.Inspection, error) {
+func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.Inspection, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.Inspection, error) {
+	fail := func(err error) (*provider.Inspection, error) {
 		return nil, fmt.Errorf("ecs: inspect tenant %s: %w", spec.TenantID, err)
 	}
 	o := optionsOf(spec)
@@ -48,7 +48,7 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 		return fail(err)
 	}
 	if !f.live() {
-		return fail(fmt.Errorf("no live service %s in %s: %w", f.pl.service, f.pl.cluster, compute.ErrTenantNotFound))
+		return fail(fmt.Errorf("no live service %s in %s: %w", f.pl.service, f.pl.cluster, provider.ErrTenantNotFound))
 	}
 	p.hints.Store(spec.TenantID, f.pl)
 	st, err := p.status(ctx, f, spec.TenantID)
@@ -56,7 +56,7 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 		return nil, err
 	}
 	s := f.service
-	var c compute.DriftCollector
+	var c provider.DriftCollector
 	if len(spec.Containers) > 0 {
 		base, err := p.baseTaskDefinition(ctx, f, o)
 		if err != nil {
@@ -69,9 +69,9 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 		}
 		p.compareTaskDefinition(&c, taskDefinition(spec, o, f.pl.family(), base), live)
 	} else {
-		c.Compare("service/task_definition", compute.DriftImage, o.TaskDefinitionARN, aws.ToString(s.TaskDefinition))
+		c.Compare("service/task_definition", provider.DriftImage, o.TaskDefinitionARN, aws.ToString(s.TaskDefinition))
 	}
 	newDesiredService(o, "").compare(&c, s)
 	compareTags(&c, serviceTags(o, spec.TenantID, spec.TenantName, spec.Generation, ""), s.Tags)
-	return &compute.Inspection{Status: st, Drift: c.Drift()}, nil
+	return &provider.Inspection{Status: st, Drift: c.Drift()}, nil
 }

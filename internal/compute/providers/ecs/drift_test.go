@@ -12,12 +12,12 @@ import (
 	awsecs "github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // handUpdate is `aws ecs update-service` on the tenant's service.
-func (e *env) handUpdate(t *testing.T, spec *compute.TenantComputeSpec, in awsecs.UpdateServiceInput) {
+func (e *env) handUpdate(t *testing.T, spec *provider.TenantComputeSpec, in awsecs.UpdateServiceInput) {
 	t.Helper()
 	in.Cluster, in.Service = aws.String(e.srv.ClusterARN("landlord")), aws.String("landlord-"+spec.TenantName)
 	if _, err := e.srv.Client(context.Background()).UpdateService(context.Background(), &in); err != nil {
@@ -26,7 +26,7 @@ func (e *env) handUpdate(t *testing.T, spec *compute.TenantComputeSpec, in awsec
 }
 
 // service is the tenant's service as the fake holds it.
-func (e *env) service(t *testing.T, spec *compute.TenantComputeSpec) types.Service {
+func (e *env) service(t *testing.T, spec *provider.TenantComputeSpec) types.Service {
 	t.Helper()
 	svcs := tenantServices(e.srv, spec.TenantID)
 	if len(svcs) != 1 {
@@ -36,7 +36,7 @@ func (e *env) service(t *testing.T, spec *compute.TenantComputeSpec) types.Servi
 }
 
 // inspect returns the paths Inspect reports for spec.
-func (e *env) inspect(t *testing.T, spec *compute.TenantComputeSpec) []compute.Drift {
+func (e *env) inspect(t *testing.T, spec *provider.TenantComputeSpec) []provider.Drift {
 	t.Helper()
 	in, err := e.p.Inspect(context.Background(), spec)
 	if err != nil {
@@ -45,7 +45,7 @@ func (e *env) inspect(t *testing.T, spec *compute.TenantComputeSpec) []compute.D
 	return in.Drift
 }
 
-func paths(drift []compute.Drift) []string {
+func paths(drift []provider.Drift) []string {
 	out := make([]string, len(drift))
 	for i, d := range drift {
 		out[i] = d.Path
@@ -65,7 +65,7 @@ func TestUpdateRemovesOmittedLists(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	if s := e.service(t, spec); len(s.LoadBalancers) != 1 || len(s.ServiceRegistries) != 1 {
 		t.Fatalf("created with load balancers %v and registries %v, want one of each", s.LoadBalancers, s.ServiceRegistries)
 	}
@@ -80,13 +80,13 @@ func TestUpdateRemovesOmittedLists(t *testing.T) {
 	if s := e.service(t, spec); len(s.LoadBalancers) != 0 || len(s.ServiceRegistries) != 0 {
 		t.Errorf("after a set without them the service keeps load balancers %v and registries %v", s.LoadBalancers, s.ServiceRegistries)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	if d := e.inspect(t, without); len(d) != 0 {
 		t.Errorf("Inspect after the update: %v", d)
 	}
 }
 
-func changeFields(cs []compute.Change) []string {
+func changeFields(cs []provider.Change) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Field
@@ -157,7 +157,7 @@ func TestUpdateConvergesWhatTheHashTagHides(t *testing.T) {
 			if _, err := e.p.Provision(context.Background(), spec); err != nil {
 				t.Fatal(err)
 			}
-			e.waitState(t, spec.TenantID, compute.StateRunning)
+			e.waitState(t, spec.TenantID, provider.StateRunning)
 			if d := e.inspect(t, spec); len(d) != 0 {
 				t.Fatalf("Inspect after Provision: %v", d)
 			}
@@ -173,7 +173,7 @@ func TestUpdateConvergesWhatTheHashTagHides(t *testing.T) {
 				t.Errorf("Update's changes %v, want %s", changeFields(res.Changes), tt.path)
 			}
 			tt.check(t, e.service(t, spec))
-			e.waitState(t, spec.TenantID, compute.StateRunning)
+			e.waitState(t, spec.TenantID, provider.StateRunning)
 			if d := e.inspect(t, spec); len(d) != 0 {
 				t.Errorf("Inspect after the repair: %v", d)
 			}
@@ -193,7 +193,7 @@ func TestScalingRange(t *testing.T) {
 	if got := e.service(t, spec).DesiredCount; got != 2 {
 		t.Fatalf("created with %d tasks, want min 2", got)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	e.handUpdate(t, spec, awsecs.UpdateServiceInput{DesiredCount: aws.Int32(5)}) // as Application Auto Scaling does
 	if d := e.inspect(t, spec); len(d) != 0 {
 		t.Errorf("Inspect after the scaler's change reports %v; the count is the scaler's", d)
@@ -237,7 +237,7 @@ func TestInspectGivenTaskDefinition(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	if d := e.inspect(t, spec); len(d) != 0 {
 		t.Fatalf("Inspect after Provision: %v", d)
 	}
@@ -258,7 +258,7 @@ func TestInspectNamesNoSecret(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	s := e.service(t, spec)
 	const other = "arn:aws:ssm:us-west-2:123456789012:parameter/someone/else"
 	out, err := e.srv.Client(context.Background()).DescribeTaskDefinition(context.Background(), &awsecs.DescribeTaskDefinitionInput{TaskDefinition: s.TaskDefinition})
@@ -292,7 +292,7 @@ func TestInspectReadsOnly(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	e.inspect(t, spec)
 	e.srv.ResetCalls()
 	if d := e.inspect(t, spec); len(d) != 0 {

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/smithy-go"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // apiError is an error ECS answered, worded for a tenant's status message;
@@ -49,10 +49,10 @@ func awsError(op string, err error) error {
 		// No request was sent: the SDK found no credentials, or could not
 		// load those configured (the lookup may also have run out of time).
 		// Credentials may be configured later, so it stays retryable.
-		return compute.Retryable(&credentialsError{msg: fmt.Sprintf("ecs: %s: %s: %s", op, why, configureCredentials), err: err})
+		return provider.Retryable(&credentialsError{msg: fmt.Sprintf("ecs: %s: %s: %s", op, why, configureCredentials), err: err})
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return compute.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
+		return provider.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
 	}
 	var unreadable *smithy.DeserializationError
 	var netErr net.Error
@@ -60,13 +60,13 @@ func awsError(op string, err error) error {
 		// ECS answered, and the SDK cannot read the answer: the endpoint does
 		// not speak ECS's API as AWS defines it (an emulator, a proxy that
 		// rewrites bodies). Asking again gets the same answer.
-		return compute.Terminal(fmt.Errorf("ecs: %s: the AWS SDK cannot read the endpoint's answer (%w); landlord speaks ECS's API as AWS documents it: check the endpoint key, or the proxy or emulator behind it", op, err))
+		return provider.Terminal(fmt.Errorf("ecs: %s: the AWS SDK cannot read the endpoint's answer (%w); landlord speaks ECS's API as AWS documents it: check the endpoint key, or the proxy or emulator behind it", op, err))
 	}
 	var api smithy.APIError
 	if !errors.As(err, &api) {
 		// No answer from ECS: a network problem, or credentials that could not
 		// be loaded.
-		return compute.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
+		return provider.Retryable(fmt.Errorf("ecs: %s: %w", op, err))
 	}
 	detail := fmt.Sprintf("%s: %s", api.ErrorCode(), api.ErrorMessage())
 	var resp *awshttp.ResponseError
@@ -80,13 +80,13 @@ func awsError(op string, err error) error {
 	wrapped := &apiError{msg: fmt.Sprintf("ecs: %s: %s", op, detail), err: err}
 	switch code := api.ErrorCode(); {
 	case retryableCodes[code] || status >= http.StatusInternalServerError:
-		return compute.Retryable(wrapped)
+		return provider.Retryable(wrapped)
 	case code == "ClusterNotFoundException":
-		return compute.Terminal(fmt.Errorf("%w: check cluster_arn and region: %w", wrapped, compute.ErrInvalidSpec))
+		return provider.Terminal(fmt.Errorf("%w: check cluster_arn and region: %w", wrapped, provider.ErrInvalidSpec))
 	case code == "AccessDeniedException" || code == "UnrecognizedClientException" || code == "InvalidSignatureException" || code == "ExpiredTokenException":
-		return compute.Terminal(fmt.Errorf("%w: landlord's AWS identity may not do this; see the IAM policy in docs/compute-providers.md", wrapped))
+		return provider.Terminal(fmt.Errorf("%w: landlord's AWS identity may not do this; see the IAM policy in docs/compute-providers.md", wrapped))
 	default:
-		return compute.Terminal(wrapped)
+		return provider.Terminal(wrapped)
 	}
 }
 

@@ -14,10 +14,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // A service of more tasks than a ListTasks page (100) runs when all its
@@ -28,7 +28,7 @@ func TestServiceOfManyTasksRuns(t *testing.T) {
 	if _, err := e.p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	st := e.waitState(t, spec.TenantID, compute.StateRunning)
+	st := e.waitState(t, spec.TenantID, provider.StateRunning)
 	if len(st.Endpoints) != 150 {
 		t.Errorf("%d endpoints, want one for each of the 150 tasks", len(st.Endpoints))
 	}
@@ -50,9 +50,9 @@ func TestForgottenServiceIsNone(t *testing.T) {
 
 	ghost := e.spec(t, "ghost", `{"image": "ghcr.io/example/app:1"}`)
 	e.srv.FailNext("DescribeServices", ecsfake.CodeServiceNotFound, 1)
-	_, err := e.p.GetStatusOf(context.Background(), compute.TenantRef{ID: ghost.TenantID, Name: ghost.TenantName, Provider: ecs.Name,
+	_, err := e.p.GetStatusOf(context.Background(), provider.TenantRef{ID: ghost.TenantID, Name: ghost.TenantName, Provider: ecs.Name,
 		Config: json.RawMessage(`{"image": "ghcr.io/example/app:1"}`)})
-	if !errors.Is(err, compute.ErrTenantNotFound) || compute.IsTerminal(err) {
+	if !errors.Is(err, provider.ErrTenantNotFound) || provider.IsTerminal(err) {
 		t.Errorf("GetStatusOf when DescribeServices says ServiceNotFoundException = %v; want ErrTenantNotFound", err)
 	}
 }
@@ -92,26 +92,26 @@ func (g *gate) waitSeen(t *testing.T, n int32) {
 // calls of up to 10 services, each caller getting its own tenant's.
 func TestStatusReadsAreBatched(t *testing.T) {
 	e := newEnv(t, ecsfake.Options{}, "")
-	var refs []compute.TenantRef
+	var refs []provider.TenantRef
 	for i := range 21 {
 		spec := e.spec(t, fmt.Sprintf("batched-%02d", i), `{"image": "ghcr.io/example/app:1", "ports": [{"container_port": 8080}]}`)
 		res, err := e.p.Provision(context.Background(), spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		refs = append(refs, compute.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: ecs.Name,
+		refs = append(refs, provider.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: ecs.Name,
 			Config: json.RawMessage(`{"image": "ghcr.io/example/app:1"}`), ResourceIDs: res.ResourceIDs})
 	}
 	for _, r := range refs {
-		e.waitState(t, r.ID, compute.StateRunning)
+		e.waitState(t, r.ID, provider.StateRunning)
 	}
 	ghost := e.spec(t, "batched-ghost", `{"image": "ghcr.io/example/app:1"}`)
-	ghostRef := compute.TenantRef{ID: ghost.TenantID, Name: ghost.TenantName, Provider: ecs.Name, Config: json.RawMessage(`{"image": "ghcr.io/example/app:1"}`)}
+	ghostRef := provider.TenantRef{ID: ghost.TenantID, Name: ghost.TenantName, Provider: ecs.Name, Config: json.RawMessage(`{"image": "ghcr.io/example/app:1"}`)}
 
 	// statuses reads refs at once through a new provider whose first
 	// DescribeServices is held until held more have been made, and checks that each caller got its own
 	// tenant's service.
-	statuses := func(t *testing.T, refs []compute.TenantRef, held int32, whileHeld func()) {
+	statuses := func(t *testing.T, refs []provider.TenantRef, held int32, whileHeld func()) {
 		t.Helper()
 		// The SDK adds a CA bundle from the environment to its own HTTP
 		// client only; this machine sets one.
@@ -123,7 +123,7 @@ func TestStatusReadsAreBatched(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, len(refs))
-		got := make([]*compute.ComputeStatus, len(refs))
+		got := make([]*provider.ComputeStatus, len(refs))
 		read := func(i int) { got[i], errs[i] = p.GetStatusOf(context.Background(), refs[i]) }
 		first := make(chan struct{})
 		wg.Go(func() { defer close(first); read(0) })
@@ -142,12 +142,12 @@ func TestStatusReadsAreBatched(t *testing.T) {
 		for i, r := range refs {
 			switch {
 			case r.ID == ghost.TenantID:
-				if !errors.Is(errs[i], compute.ErrTenantNotFound) {
+				if !errors.Is(errs[i], provider.ErrTenantNotFound) {
 					t.Errorf("status of a tenant without a service = %v, %v; want ErrTenantNotFound", got[i], errs[i])
 				}
 			case errs[i] != nil:
 				t.Errorf("status of %s: %v", r.Name, errs[i])
-			case got[i].TenantID != r.ID || got[i].Metadata["service"] != r.ResourceIDs["service"] || got[i].State != compute.StateRunning || len(got[i].Endpoints) != 1:
+			case got[i].TenantID != r.ID || got[i].Metadata["service"] != r.ResourceIDs["service"] || got[i].State != provider.StateRunning || len(got[i].Endpoints) != 1:
 				t.Errorf("status of %s = %+v; want its own service running", r.Name, got[i])
 			}
 		}
@@ -169,7 +169,7 @@ func TestStatusReadsAreBatched(t *testing.T) {
 		// A call of ten, one of them a service ECS forgot, is refused
 		// whole; each is then asked alone.
 		e.srv.ResetCalls()
-		batch := append([]compute.TenantRef{}, refs[:10]...)
+		batch := append([]provider.TenantRef{}, refs[:10]...)
 		batch = append(batch, ghostRef)
 		statuses(t, batch, 11, func() { e.srv.FailNext("DescribeServices", ecsfake.CodeServiceNotFound, 1) })
 		if n := e.srv.Calls()["DescribeServices"]; n != 12 {
@@ -188,9 +188,9 @@ func TestSteadyStatusListsNoTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
-	ref := compute.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: ecs.Name, Config: json.RawMessage(`{"image": "ghcr.io/example/app:1"}`), ResourceIDs: res.ResourceIDs}
-	status := func() *compute.ComputeStatus {
+	e.waitState(t, spec.TenantID, provider.StateRunning)
+	ref := provider.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: ecs.Name, Config: json.RawMessage(`{"image": "ghcr.io/example/app:1"}`), ResourceIDs: res.ResourceIDs}
+	status := func() *provider.ComputeStatus {
 		t.Helper()
 		st, err := e.p.GetStatusOf(context.Background(), ref)
 		if err != nil {
@@ -201,7 +201,7 @@ func TestSteadyStatusListsNoTasks(t *testing.T) {
 	status()
 	e.srv.ResetCalls()
 	before := status()
-	if got := e.srv.Calls(); got["ListTasks"] != 0 || got["DescribeTasks"] != 1 || before.State != compute.StateRunning || len(before.Endpoints) != 2 {
+	if got := e.srv.Calls(); got["ListTasks"] != 0 || got["DescribeTasks"] != 1 || before.State != provider.StateRunning || len(before.Endpoints) != 2 {
 		t.Fatalf("a steady service's status: %v, %d endpoints, calls %v; want it running at two endpoints without ListTasks", before.State, len(before.Endpoints), got)
 	}
 
@@ -213,7 +213,7 @@ func TestSteadyStatusListsNoTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.srv.ResetCalls()
-	after := e.waitState(t, spec.TenantID, compute.StateRunning)
+	after := e.waitState(t, spec.TenantID, provider.StateRunning)
 	if e.srv.Calls()["ListTasks"] == 0 {
 		t.Errorf("the status after a task stopped listed no task: %v", e.srv.Calls())
 	}

@@ -20,9 +20,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/ecs/ecsfake"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // The IAM policy landlord documents is checked here against the requests
@@ -372,7 +373,7 @@ func iamLifecycleCalls(t *testing.T) []iamCall {
 	t.Cleanup(proxy.Close)
 	block := strings.ReplaceAll(fargateBlock(srv), srv.URL, proxy.URL)
 	p := newProvider(t, block, nil)
-	e := &env{srv: srv, p: p, manager: providertest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})}
+	e := &env{srv: srv, p: p, manager: computetest.Manager(t, p, compute.ManagerOptions{DefaultProvider: ecs.Name})}
 
 	base, err := srv.Client(ctx).RegisterTaskDefinition(ctx, &awsecs.RegisterTaskDefinitionInput{
 		Family: aws.String("tenant-base"), NetworkMode: types.NetworkModeAwsvpc, RequiresCompatibilities: []types.Compatibility{types.CompatibilityFargate},
@@ -393,7 +394,7 @@ func iamLifecycleCalls(t *testing.T) []iamCall {
 	if _, err := p.Provision(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
-	e.waitState(t, spec.TenantID, compute.StateRunning)
+	e.waitState(t, spec.TenantID, provider.StateRunning)
 	if _, err := p.Update(ctx, spec.TenantID, e.next(t, spec, config("ghcr.io/example/app:2"))); err != nil {
 		t.Fatal(err)
 	}

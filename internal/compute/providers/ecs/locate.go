@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -45,7 +45,7 @@ func (p *Provider) placementOf(o tenantOptions, tenantName string) (placement, e
 // check refuses a placement without a cluster.
 func (pl placement) check() error {
 	if pl.cluster == "" {
-		return fmt.Errorf("ecs: no cluster_arn in the tenant's config or the ecs block: %w", compute.ErrInvalidSpec)
+		return fmt.Errorf("ecs: no cluster_arn in the tenant's config or the ecs block: %w", provider.ErrInvalidSpec)
 	}
 	return nil
 }
@@ -54,7 +54,7 @@ func (pl placement) check() error {
 // service ARN says, else where its stored config (over the block's
 // defaults) puts it. A stored config always decodes; should it not, the
 // defaults stand in, rather than fail a destroy.
-func (p *Provider) placementOfRef(t compute.TenantRef) (placement, error) {
+func (p *Provider) placementOfRef(t provider.TenantRef) (placement, error) {
 	o := p.base
 	if merged, err := workload.Merge(p.defaults, t.Config); err == nil {
 		var stored tenantOptions

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Tag keys landlord sets on what it creates.
@@ -59,7 +59,7 @@ func (p *Provider) fingerprint(v any) string {
 	if err != nil {
 		panic(fmt.Sprintf("ecs: fingerprint: %v", err)) // SDK input types always marshal
 	}
-	return compute.Fingerprint(p.hashKey, b)
+	return provider.Fingerprint(p.hashKey, b)
 }
 
 // tagsOf turns a map into ECS tags, sorted by key.

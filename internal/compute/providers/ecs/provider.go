@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/tenantlock"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
@@ -30,7 +30,7 @@ type Options struct {
 	Now func() time.Time
 	// HashKey keys the HMAC-SHA256 fingerprints recorded in tags, so that a
 	// tag, readable by whoever may describe the service, does not let anyone
-	// test guesses of the config. It must be at least compute.MinHashKeyLen bytes
+	// test guesses of the config. It must be at least provider.MinHashKeyLen bytes
 	// and stay the same across restarts.
 	HashKey []byte
 	// Credentials, if set, replace the SDK's default credential chain
@@ -75,7 +75,7 @@ type Provider struct {
 // New returns a provider configured by opts. It does not contact AWS;
 // CheckHealth does.
 func New(_ context.Context, opts Options) (*Provider, error) {
-	if err := compute.CheckHashKey(Name, opts.HashKey); err != nil {
+	if err := provider.CheckHashKey(Name, opts.HashKey); err != nil {
 		return nil, err
 	}
 	schema, err := configSchema()
@@ -118,8 +118,8 @@ func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
 // Capabilities: a service is updated in place by a rolling deployment and
 // runs desired_count tasks; secrets are references to SSM or Secrets
 // Manager; health checks are container commands.
-func (p *Provider) Capabilities() compute.Capabilities {
-	return compute.Capabilities{InPlaceUpdate: true, MultipleContainers: true, Secrets: true, PublishedPorts: true,
+func (p *Provider) Capabilities() provider.Capabilities {
+	return provider.Capabilities{InPlaceUpdate: true, MultipleContainers: true, Secrets: true, PublishedPorts: true,
 		PublicNetworking: true, HealthChecks: true, Scaling: true}
 }
 
@@ -141,12 +141,12 @@ func (p *Provider) CheckHealth(ctx context.Context) error {
 
 // ValidateConfig checks a merged config as DecodeConfig does.
 func (p *Provider) ValidateConfig(config json.RawMessage) error {
-	return compute.CheckConfig(p, config)
+	return provider.CheckConfig(p, config)
 }
 
 // Validate checks spec without side effects.
-func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
-	if err := compute.ValidateSpecMayOmitContainers(spec, Name); err != nil {
+func (p *Provider) Validate(_ context.Context, spec *provider.TenantComputeSpec) error {
+	if err := provider.ValidateSpecMayOmitContainers(spec, Name); err != nil {
 		return err
 	}
 	o := optionsOf(spec)
@@ -160,11 +160,11 @@ func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) 
 	if spec.TenantName == "" {
 		errs.Add("/tenant_name", "is required: the service is named after the tenant")
 	}
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // optionsOf returns the ECS fields of a resolved spec (see DecodeConfig).
-func optionsOf(spec *compute.TenantComputeSpec) tenantOptions {
+func optionsOf(spec *provider.TenantComputeSpec) tenantOptions {
 	o, _ := spec.Options.(tenantOptions)
 	return o
 }
@@ -184,10 +184,10 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 var (
-	_ compute.Provider           = (*Provider)(nil)
-	_ compute.Locator            = (*Provider)(nil)
-	_ compute.HealthChecker      = (*Provider)(nil)
-	_ compute.ConfigDecoder      = (*Provider)(nil)
-	_ compute.CapabilityReporter = (*Provider)(nil)
-	_ compute.DriftDetector      = (*Provider)(nil)
+	_ provider.Provider           = (*Provider)(nil)
+	_ provider.Locator            = (*Provider)(nil)
+	_ provider.HealthChecker      = (*Provider)(nil)
+	_ provider.ConfigDecoder      = (*Provider)(nil)
+	_ provider.CapabilityReporter = (*Provider)(nil)
+	_ provider.DriftDetector      = (*Provider)(nil)
 )

@@ -10,22 +10,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // Provision creates the tenant's service, or converges the one that exists
 // (adopting it after a crash: it is found by name and tag). It returns as
 // soon as ECS has the request; GetStatus follows the rollout.
-func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+func (p *Provider) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.ProvisionResult, error) {
-		return nil, fmt.Errorf("ecs: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err)
+	fail := func(err error) (*provider.ProvisionResult, error) {
+		return nil, fmt.Errorf("ecs: provision tenant %s: %w: %w", spec.TenantID, provider.ErrProvisionFailed, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return fail(compute.Retryable(err))
+		return fail(provider.Retryable(err))
 	}
 	defer p.lock(spec.TenantID)()
 	o := optionsOf(spec)
@@ -47,8 +47,8 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 		return fail(err)
 	}
 	p.hints.Store(spec.TenantID, f.pl)
-	return &compute.ProvisionResult{
-		TenantID: spec.TenantID, ProviderType: Name, Status: compute.ProvisionStatusInProgress,
+	return &provider.ProvisionResult{
+		TenantID: spec.TenantID, ProviderType: Name, Status: provider.ProvisionStatusInProgress,
 		ResourceIDs: resourceIDs(f.pl, taskARN), Message: "ECS is rolling out service " + f.pl.service, ProvisionedAt: p.now(),
 	}, nil
 }
@@ -56,18 +56,18 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 // Update converges the tenant's service to spec: a new task definition
 // revision only when the task definition changes, then one UpdateService.
 // A spec the service already matches makes no call that writes.
-func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.UpdateResult, error) {
-		return nil, fmt.Errorf("ecs: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err)
+	fail := func(err error) (*provider.UpdateResult, error) {
+		return nil, fmt.Errorf("ecs: update tenant %s: %w: %w", tenantID, provider.ErrUpdateFailed, err)
 	}
 	if spec.TenantID != tenantID {
-		return nil, compute.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
+		return nil, provider.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
 	}
 	if err := ctx.Err(); err != nil {
-		return fail(compute.Retryable(err))
+		return fail(provider.Retryable(err))
 	}
 	defer p.lock(tenantID)()
 	o := optionsOf(spec)
@@ -76,17 +76,17 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		return fail(err)
 	}
 	if !f.live() {
-		return nil, fmt.Errorf("ecs: update tenant %s: no service %s in %s: %w", tenantID, f.pl.service, f.pl.cluster, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("ecs: update tenant %s: no service %s in %s: %w", tenantID, f.pl.service, f.pl.cluster, provider.ErrTenantNotFound)
 	}
 	changes, taskARN, err := p.converge(ctx, f, spec, o)
 	if err != nil {
 		return fail(err)
 	}
 	p.hints.Store(tenantID, f.pl)
-	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess,
+	res := &provider.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: provider.ProvisionStatusSuccess,
 		Changes: changes, ResourceIDs: resourceIDs(f.pl, taskARN), UpdatedAt: p.now()}
 	if len(changes) > 0 {
-		res.Status, res.Message = compute.ProvisionStatusInProgress, "ECS is rolling out service "+f.pl.service
+		res.Status, res.Message = provider.ProvisionStatusInProgress, "ECS is rolling out service "+f.pl.service
 	}
 	return res, nil
 }
@@ -94,22 +94,22 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 // find describes the tenant's service where spec places it, refusing a
 // placement that is not where the tenant's recorded service runs and a
 // service of the name that is someone else's.
-func (p *Provider) find(ctx context.Context, spec *compute.TenantComputeSpec, o tenantOptions) (*found, error) {
+func (p *Provider) find(ctx context.Context, spec *provider.TenantComputeSpec, o tenantOptions) (*found, error) {
 	pl, err := p.placementOf(o, spec.TenantName)
 	if err != nil {
-		return nil, compute.Terminal(err)
+		return nil, provider.Terminal(err)
 	}
 	if recorded := spec.ResourceIDs[resourceService]; recorded != "" && recorded != pl.serviceARN() {
-		return nil, compute.Terminal(fmt.Errorf("the tenant's service is %s, and its config now places it at %s: an ECS service cannot move between clusters, regions or names; "+
-			"put cluster_arn, region and service_name_prefix back, or delete the tenant and create it again: %w", recorded, pl.serviceARN(), compute.ErrInvalidSpec))
+		return nil, provider.Terminal(fmt.Errorf("the tenant's service is %s, and its config now places it at %s: an ECS service cannot move between clusters, regions or names; "+
+			"put cluster_arn, region and service_name_prefix back, or delete the tenant and create it again: %w", recorded, pl.serviceARN(), provider.ErrInvalidSpec))
 	}
 	f, err := p.describe(ctx, pl, spec.TenantID)
 	if err != nil {
 		return nil, err
 	}
 	if f.foreign != "" {
-		return nil, compute.Terminal(fmt.Errorf("a service named %s already exists in %s and is not this tenant's (its %s tag: %s); landlord never takes over a service: remove or rename it, or choose another service_name_prefix: %w",
-			pl.service, pl.cluster, tagTenantID, f.foreign, compute.ErrProviderConflict))
+		return nil, provider.Terminal(fmt.Errorf("a service named %s already exists in %s and is not this tenant's (its %s tag: %s); landlord never takes over a service: remove or rename it, or choose another service_name_prefix: %w",
+			pl.service, pl.cluster, tagTenantID, f.foreign, provider.ErrProviderConflict))
 	}
 	return f, nil
 }
@@ -121,11 +121,11 @@ func (p *Provider) waitDrained(ctx context.Context, f *found, tenantID string) (
 	deadline := p.now().Add(time.Duration(p.settings.DrainWait))
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
 		if p.now().After(deadline) {
-			return nil, compute.Retryable(fmt.Errorf("an earlier service named %s is still draining after %s; it is retried", f.pl.service, time.Duration(p.settings.DrainWait)))
+			return nil, provider.Retryable(fmt.Errorf("an earlier service named %s is still draining after %s; it is retried", f.pl.service, time.Duration(p.settings.DrainWait)))
 		}
 		select {
 		case <-ctx.Done():
-			return nil, compute.Retryable(ctx.Err())
+			return nil, provider.Retryable(ctx.Err())
 		case <-time.After(wait):
 		}
 		next, err := p.describe(ctx, f.pl, tenantID)
@@ -141,7 +141,7 @@ func (p *Provider) waitDrained(ctx context.Context, f *found, tenantID string) (
 // create registers the tenant's task definition when it has a workload and
 // creates its service. On failure it deregisters the revision it
 // registered.
-func (p *Provider) create(ctx context.Context, f *found, spec *compute.TenantComputeSpec, o tenantOptions) (string, error) {
+func (p *Provider) create(ctx context.Context, f *found, spec *provider.TenantComputeSpec, o tenantOptions) (string, error) {
 	taskARN, registered, err := p.taskDefinitionFor(ctx, f, spec, o)
 	if err != nil {
 		return "", err
@@ -168,7 +168,7 @@ func (p *Provider) create(ctx context.Context, f *found, spec *compute.TenantCom
 	if status := aws.ToString(out.Service.Status); status != "ACTIVE" {
 		// An answer to an earlier create with the same token, whose service
 		// has since been deleted: not a service to run the tenant on.
-		return "", compute.Retryable(fmt.Errorf("ECS answered the create of service %s with a service that is %s (an earlier create's client token?); it is retried with a new one", f.pl.service, status))
+		return "", provider.Retryable(fmt.Errorf("ECS answered the create of service %s with a service that is %s (an earlier create's client token?); it is retried with a new one", f.pl.service, status))
 	}
 	f.service = out.Service
 	p.log(spec.TenantID).Info("service created", "service", aws.ToString(out.Service.ServiceArn), "task_definition", taskARN, "generation", spec.Generation)
@@ -184,7 +184,7 @@ func (p *Provider) create(ctx context.Context, f *found, spec *compute.TenantCom
 // ARN says so) takes a token new every ten minutes, far shorter than that
 // hour: a retry that lands in the next window is refused as a second
 // service of the name, and the service is found and adopted instead.
-func (p *Provider) createToken(spec *compute.TenantComputeSpec, f *found) string {
+func (p *Provider) createToken(spec *provider.TenantComputeSpec, f *found) string {
 	previous := f.inactive
 	if previous == "" && spec.ResourceIDs[resourceService] != "" {
 		previous = "re-created " + p.now().UTC().Truncate(recreateWindow).Format(time.RFC3339)
@@ -201,11 +201,11 @@ const recreateWindow = 10 * time.Minute
 // field, with what landlord sets (not the config hash landlord tagged it
 // with, which a change made by hand leaves in place): UpdateService when a
 // field differs, TagResource when only tags do.
-func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantComputeSpec, o tenantOptions) ([]compute.Change, string, error) {
+func (p *Provider) converge(ctx context.Context, f *found, spec *provider.TenantComputeSpec, o tenantOptions) ([]provider.Change, string, error) {
 	s := f.service
 	if o.LaunchType != "" && s.LaunchType != "" && string(s.LaunchType) != o.LaunchType {
-		return nil, "", compute.Terminal(fmt.Errorf("service %s runs on %s and cannot change to launch_type %s: ECS cannot change an existing service's launch type; delete the tenant and create it again: %w",
-			f.pl.service, s.LaunchType, o.LaunchType, compute.ErrInvalidSpec))
+		return nil, "", provider.Terminal(fmt.Errorf("service %s runs on %s and cannot change to launch_type %s: ECS cannot change an existing service's launch type; delete the tenant and create it again: %w",
+			f.pl.service, s.LaunchType, o.LaunchType, provider.ErrInvalidSpec))
 	}
 	taskARN, registered, err := p.taskDefinitionFor(ctx, f, spec, o)
 	if err != nil {
@@ -214,8 +214,8 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 	d := newDesiredService(o, taskARN)
 	hash := p.fingerprint(d)
 	tags := serviceTags(o, spec.TenantID, spec.TenantName, spec.Generation, hash)
-	var fields, tagged compute.DriftCollector
-	fields.Compare("service/task_definition", compute.DriftImage, taskARN, aws.ToString(s.TaskDefinition))
+	var fields, tagged provider.DriftCollector
+	fields.Compare("service/task_definition", provider.DriftImage, taskARN, aws.ToString(s.TaskDefinition))
 	d.compare(&fields, s)
 	compareTags(&tagged, tags, s.Tags)
 	fieldDrift := fields.Drift()
@@ -255,12 +255,12 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 			p.log(spec.TenantID).Warn("cannot deregister the tenant's earlier task definitions", "error", err)
 		}
 	}
-	changes := make([]compute.Change, 0, len(diff)+1)
+	changes := make([]provider.Change, 0, len(diff)+1)
 	for _, d := range diff {
-		changes = append(changes, compute.Change{Field: d.Path, From: d.Found, To: d.Expected})
+		changes = append(changes, provider.Change{Field: d.Path, From: d.Found, To: d.Expected})
 	}
 	if len(changes) == 0 {
-		changes = append(changes, compute.Change{Field: "service/tags"})
+		changes = append(changes, provider.Change{Field: "service/tags"})
 	}
 	p.log(spec.TenantID).Info("service updated", "service", aws.ToString(s.ServiceArn), "changes", len(changes), "generation", spec.Generation)
 	return changes, taskARN, nil
@@ -268,7 +268,7 @@ func (p *Provider) converge(ctx context.Context, f *found, spec *compute.TenantC
 
 // taskDefinitionFor is the task definition the tenant's service runs: its
 // own revision built from the workload, or task_definition_arn as it is.
-func (p *Provider) taskDefinitionFor(ctx context.Context, f *found, spec *compute.TenantComputeSpec, o tenantOptions) (string, bool, error) {
+func (p *Provider) taskDefinitionFor(ctx context.Context, f *found, spec *provider.TenantComputeSpec, o tenantOptions) (string, bool, error) {
 	if len(spec.Containers) == 0 {
 		return o.TaskDefinitionARN, false, nil
 	}
@@ -289,7 +289,7 @@ func (p *Provider) taskDefinitionFor(ctx context.Context, f *found, spec *comput
 				"Network Configuration must be provided when networkMode 'awsvpc' is specified.")
 		}
 		if err := refusal(errs, o.TaskDefinitionARN); err != nil {
-			return "", false, compute.Terminal(err)
+			return "", false, provider.Terminal(err)
 		}
 	}
 	tags := map[string]string{tagTenantID: spec.TenantID, tagManagedBy: managedBy}

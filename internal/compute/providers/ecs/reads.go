@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // ECS's describe calls take many names at once, and its request rates are
@@ -174,7 +174,7 @@ func failure(op string, f types.Failure) error {
 	if d := aws.ToString(f.Detail); d != "" {
 		msg += ": " + d
 	}
-	return compute.Retryable(errors.New(msg))
+	return provider.Retryable(errors.New(msg))
 }
 
 // lastSegment is a service's name in its ARN (either format).

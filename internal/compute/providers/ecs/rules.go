@@ -13,8 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -122,10 +121,10 @@ func checkLogs(o *tenantOptions, errs *violation.List) {
 		// out, landlord fills them in (see logConfigurationOf); given, they
 		// must be usable.
 		if g, ok := l.Options[awslogsGroup]; ok && !logGroupName.MatchString(g) {
-			errs.Add("/log_configuration/options/"+awslogsGroup, "%s is not a CloudWatch Logs group name: 1 to 512 letters, digits and . - _ / #", wire.Quote(g))
+			errs.Add("/log_configuration/options/"+awslogsGroup, "%s is not a CloudWatch Logs group name: 1 to 512 letters, digits and . - _ / #", violation.Quote(g))
 		}
 		if r, ok := l.Options[awslogsRegion]; ok && !regionName.MatchString(r) {
-			errs.Add("/log_configuration/options/"+awslogsRegion, "%s is not a region name such as us-west-2", wire.Quote(r))
+			errs.Add("/log_configuration/options/"+awslogsRegion, "%s is not a region name such as us-west-2", violation.Quote(r))
 		}
 		if p, ok := l.Options[awslogsStreamPrefix]; ok && (p == "" || strings.ContainsAny(p, ":*")) {
 			// CloudWatch Logs, CreateLogStream: "The ':' (colon) and '*'
@@ -234,7 +233,7 @@ func streamPrefix(tenantName string) string {
 // refusal words the rules a task definition built over base breaks, found
 // at Provision once the base is read.
 func refusal(errs violation.List, base string) error {
-	err := errs.Err(compute.ErrInvalidSpec)
+	err := errs.Err(provider.ErrInvalidSpec)
 	if err == nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // desiredService is what the tenant's service should be: every field
@@ -133,7 +133,7 @@ func (d desiredService) create(pl placement, token string, tags map[string]strin
 // existing loadBalancers by passing an empty list", API_UpdateService), an
 // empty capacity provider strategy to go back to the launch type, a grace
 // period of 0.
-func (d desiredService) update(pl placement, drift []compute.Drift) *ecs.UpdateServiceInput {
+func (d desiredService) update(pl placement, drift []provider.Drift) *ecs.UpdateServiceInput {
 	changed := func(paths ...string) bool {
 		for _, f := range drift {
 			for _, p := range paths {

@@ -12,13 +12,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // GetStatus reads the tenant's service live, finding it by the tenant id
 // alone (see Destroy). The Manager calls GetStatusOf.
-func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*provider.ComputeStatus, error) {
 	f, err := p.locate(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("ecs: status of tenant %s: %w", tenantID, err)
@@ -29,10 +29,10 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 // GetStatusOf reads the tenant's service live, where it runs: the primary
 // deployment's rollout, its running tasks, their containers and addresses,
 // and why tasks stopped when they fail to start.
-func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatusOf(ctx context.Context, t provider.TenantRef) (*provider.ComputeStatus, error) {
 	pl, err := p.placementOfRef(t)
 	if err != nil {
-		return nil, fmt.Errorf("ecs: status of tenant %s: %w: %w", t.ID, compute.ErrTenantNotFound, err)
+		return nil, fmt.Errorf("ecs: status of tenant %s: %w: %w", t.ID, provider.ErrTenantNotFound, err)
 	}
 	f, err := p.describe(ctx, pl, t.ID)
 	if err != nil {
@@ -44,7 +44,7 @@ func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compu
 	return p.status(ctx, f, t.ID)
 }
 
-func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*compute.ComputeStatus, error) {
+func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*provider.ComputeStatus, error) {
 	if !f.live() {
 		if f.client != nil {
 			p.reads(f.client, f.pl.cluster).remember(f.pl.service, nil)
@@ -53,12 +53,12 @@ func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*comp
 		if f.pl.cluster != "" {
 			where = f.pl.cluster
 		}
-		return nil, fmt.Errorf("ecs: no live service of tenant %s in %s: %w", tenantID, where, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("ecs: no live service of tenant %s in %s: %w", tenantID, where, provider.ErrTenantNotFound)
 	}
 	s := f.service
 	primary := primaryDeployment(s)
-	st := &compute.ComputeStatus{
-		TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown, LastUpdated: changedAt(primary, p.now()),
+	st := &provider.ComputeStatus{
+		TenantID: tenantID, ProviderType: Name, Health: provider.HealthUnknown, LastUpdated: changedAt(primary, p.now()),
 		Metadata: map[string]string{"service": aws.ToString(s.ServiceArn), "task_definition": aws.ToString(s.TaskDefinition)},
 	}
 	st.Generation, _ = strconv.ParseInt(tagMap(s.Tags)[tagGeneration], 10, 64)
@@ -84,18 +84,18 @@ func (p *Provider) status(ctx context.Context, f *found, tenantID string) (*comp
 	}
 	switch {
 	case primary.RolloutState == types.DeploymentRolloutStateFailed:
-		st.State = compute.StateFailed
+		st.State = provider.StateFailed
 		st.Message = "the rollout failed: " + aws.ToString(primary.RolloutStateReason) + p.stoppedReason(ctx, f)
 	case s.DesiredCount == 0:
-		st.State = compute.StateStopped
+		st.State = provider.StateStopped
 		st.Message = "the service runs no tasks (desired_count 0)"
 	case settled(s, primary) && int32(len(running)) >= primary.DesiredCount:
-		st.State = compute.StateRunning
+		st.State = provider.StateRunning
 	case settled(s, primary) && len(running) > 0:
-		st.State = compute.StateDegraded
+		st.State = provider.StateDegraded
 		st.Message = fmt.Sprintf("%d of %d tasks run", len(running), primary.DesiredCount)
 	default:
-		st.State = compute.StatePending
+		st.State = provider.StatePending
 		st.Message = fmt.Sprintf("ECS is rolling out %s: %d of %d tasks run", aws.ToString(primary.TaskDefinition), primary.RunningCount, primary.DesiredCount)
 		if primary.FailedTasks > 0 {
 			st.Message += fmt.Sprintf("; %d failed to start", primary.FailedTasks) + p.stoppedReason(ctx, f)
@@ -250,59 +250,59 @@ func pick(all, running []types.Task) types.Task {
 	return all[len(all)-1]
 }
 
-func containerStatuses(t types.Task) []compute.ContainerStatus {
-	var out []compute.ContainerStatus
+func containerStatuses(t types.Task) []provider.ContainerStatus {
+	var out []provider.ContainerStatus
 	for _, c := range t.Containers {
-		cs := compute.ContainerStatus{Name: aws.ToString(c.Name), Image: aws.ToString(c.Image), ID: aws.ToString(c.RuntimeId),
+		cs := provider.ContainerStatus{Name: aws.ToString(c.Name), Image: aws.ToString(c.Image), ID: aws.ToString(c.RuntimeId),
 			Health: containerHealth(c.HealthStatus), Message: aws.ToString(c.Reason)}
 		switch aws.ToString(c.LastStatus) {
 		case "RUNNING":
-			cs.State = compute.ContainerRunning
+			cs.State = provider.ContainerRunning
 		case "STOPPED":
-			cs.State = compute.ContainerExited
+			cs.State = provider.ContainerExited
 			if c.ExitCode != nil {
 				code := int(*c.ExitCode)
 				cs.ExitCode = &code
 			}
 		case "":
-			cs.State = compute.ContainerUnknown
+			cs.State = provider.ContainerUnknown
 		default:
-			cs.State = compute.ContainerCreated
+			cs.State = provider.ContainerCreated
 		}
 		out = append(out, cs)
 	}
 	return out
 }
 
-func containerHealth(h types.HealthStatus) compute.HealthStatus {
+func containerHealth(h types.HealthStatus) provider.HealthStatus {
 	switch h {
 	case types.HealthStatusHealthy:
-		return compute.HealthHealthy
+		return provider.HealthHealthy
 	case types.HealthStatusUnhealthy:
-		return compute.HealthUnhealthy
+		return provider.HealthUnhealthy
 	default:
-		return compute.HealthUnknown
+		return provider.HealthUnknown
 	}
 }
 
 // health is the tasks' health: unhealthy if one is, healthy if all are.
-func health(tasks []types.Task) compute.HealthStatus {
+func health(tasks []types.Task) provider.HealthStatus {
 	if len(tasks) == 0 {
-		return compute.HealthUnknown
+		return provider.HealthUnknown
 	}
 	healthy := 0
 	for _, t := range tasks {
 		switch t.HealthStatus {
 		case types.HealthStatusUnhealthy:
-			return compute.HealthUnhealthy
+			return provider.HealthUnhealthy
 		case types.HealthStatusHealthy:
 			healthy++
 		}
 	}
 	if healthy == len(tasks) {
-		return compute.HealthHealthy
+		return provider.HealthHealthy
 	}
-	return compute.HealthUnknown
+	return provider.HealthUnknown
 }
 
 // portMapping is a container port of a task definition.
@@ -335,14 +335,14 @@ func (p *Provider) ports(ctx context.Context, f *found, taskARN string) []portMa
 }
 
 // endpoints are the task's private address with each container port.
-func endpoints(t types.Task, ports []portMapping) []compute.Endpoint {
+func endpoints(t types.Task, ports []portMapping) []provider.Endpoint {
 	ip := taskIP(t)
 	if ip == "" {
 		return nil
 	}
-	var out []compute.Endpoint
+	var out []provider.Endpoint
 	for _, m := range ports {
-		out = append(out, compute.Endpoint{Container: m.container, Name: m.name, ContainerPort: m.port, Protocol: m.protocol,
+		out = append(out, provider.Endpoint{Container: m.container, Name: m.name, ContainerPort: m.port, Protocol: m.protocol,
 			Address: net.JoinHostPort(ip, strconv.Itoa(m.port))})
 	}
 	return out

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -20,7 +20,7 @@ import (
 // workload, over base (the task_definition_arn's revision, or nil): the
 // base's volumes, platform and network mode stay, and its roles unless the
 // config gives its own. Every container logs as logConfigurationOf says.
-func taskDefinition(spec *compute.TenantComputeSpec, o tenantOptions, family string, base *types.TaskDefinition) *ecs.RegisterTaskDefinitionInput {
+func taskDefinition(spec *provider.TenantComputeSpec, o tenantOptions, family string, base *types.TaskDefinition) *ecs.RegisterTaskDefinitionInput {
 	in := &ecs.RegisterTaskDefinitionInput{Family: aws.String(family)}
 	var baseLogs *types.LogConfiguration
 	if base != nil {
@@ -196,7 +196,7 @@ func (p *Provider) ensureTaskDefinition(ctx context.Context, f *found, tenantID 
 // sameTaskDefinition reports whether the revision got is what in
 // registers.
 func (p *Provider) sameTaskDefinition(in *ecs.RegisterTaskDefinitionInput, got *types.TaskDefinition) bool {
-	var c compute.DriftCollector
+	var c provider.DriftCollector
 	p.compareTaskDefinition(&c, in, got)
 	return len(c.Drift()) == 0
 }

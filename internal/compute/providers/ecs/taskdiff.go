@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	"github.com/aws/aws-sdk-go-v2/service/ecs/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // ECS's defaults for what a container definition leaves out, from the API
@@ -34,14 +34,14 @@ const (
 // container's image, command, args, environment, secrets (as references,
 // redacted), ports, resources, health check and log configuration. A
 // default ECS fills in reads as what landlord would get.
-func (p *Provider) compareTaskDefinition(c *compute.DriftCollector, want *ecs.RegisterTaskDefinitionInput, got *types.TaskDefinition) {
-	c.Compare("task_definition/cpu", compute.DriftResources, units(want.Cpu), units(got.Cpu))
-	c.Compare("task_definition/memory", compute.DriftResources, units(want.Memory), units(got.Memory))
-	c.Compare("task_definition/network_mode", compute.DriftNetwork, string(want.NetworkMode), cmp.Or(string(got.NetworkMode), string(types.NetworkModeBridge)))
-	c.Compare("task_definition/requires_compatibilities", compute.DriftPlacement, compatibilities(want.RequiresCompatibilities), compatibilities(got.RequiresCompatibilities))
-	c.Compare("task_definition/execution_role", compute.DriftSettings, aws.ToString(want.ExecutionRoleArn), aws.ToString(got.ExecutionRoleArn))
-	c.Compare("task_definition/task_role", compute.DriftSettings, aws.ToString(want.TaskRoleArn), aws.ToString(got.TaskRoleArn))
-	c.Compare("task_definition/volumes", compute.DriftSettings, volumeNames(want.Volumes), volumeNames(got.Volumes))
+func (p *Provider) compareTaskDefinition(c *provider.DriftCollector, want *ecs.RegisterTaskDefinitionInput, got *types.TaskDefinition) {
+	c.Compare("task_definition/cpu", provider.DriftResources, units(want.Cpu), units(got.Cpu))
+	c.Compare("task_definition/memory", provider.DriftResources, units(want.Memory), units(got.Memory))
+	c.Compare("task_definition/network_mode", provider.DriftNetwork, string(want.NetworkMode), cmp.Or(string(got.NetworkMode), string(types.NetworkModeBridge)))
+	c.Compare("task_definition/requires_compatibilities", provider.DriftPlacement, compatibilities(want.RequiresCompatibilities), compatibilities(got.RequiresCompatibilities))
+	c.Compare("task_definition/execution_role", provider.DriftSettings, aws.ToString(want.ExecutionRoleArn), aws.ToString(got.ExecutionRoleArn))
+	c.Compare("task_definition/task_role", provider.DriftSettings, aws.ToString(want.TaskRoleArn), aws.ToString(got.TaskRoleArn))
+	c.Compare("task_definition/volumes", provider.DriftSettings, volumeNames(want.Volumes), volumeNames(got.Volumes))
 
 	awsvpc := want.NetworkMode == types.NetworkModeAwsvpc
 	live := map[string]types.ContainerDefinition{}
@@ -59,24 +59,24 @@ func (p *Provider) compareTaskDefinition(c *compute.DriftCollector, want *ecs.Re
 		p.compareContainer(c, "containers/"+name, w, g, awsvpc)
 	}
 	for _, name := range slices.Sorted(maps.Keys(live)) {
-		c.Add(compute.Drift{Path: "containers/" + name, Kind: compute.DriftSettings, Found: "present"})
+		c.Add(provider.Drift{Path: "containers/" + name, Kind: provider.DriftSettings, Found: "present"})
 	}
 }
 
-func (p *Provider) compareContainer(c *compute.DriftCollector, at string, want, got types.ContainerDefinition, awsvpc bool) {
-	c.Compare(at+"/image", compute.DriftImage, aws.ToString(want.Image), aws.ToString(got.Image))
-	c.Compare(at+"/command", compute.DriftCommand, words(want.EntryPoint), words(got.EntryPoint))
-	c.Compare(at+"/args", compute.DriftCommand, words(want.Command), words(got.Command))
-	c.CompareMap(at+"/env", compute.DriftEnv, environment(want.Environment), environment(got.Environment), nil)
+func (p *Provider) compareContainer(c *provider.DriftCollector, at string, want, got types.ContainerDefinition, awsvpc bool) {
+	c.Compare(at+"/image", provider.DriftImage, aws.ToString(want.Image), aws.ToString(got.Image))
+	c.Compare(at+"/command", provider.DriftCommand, words(want.EntryPoint), words(got.EntryPoint))
+	c.Compare(at+"/args", provider.DriftCommand, words(want.Command), words(got.Command))
+	c.CompareMap(at+"/env", provider.DriftEnv, environment(want.Environment), environment(got.Environment), nil)
 	// A secret's reference is not its value, but it names where the value
 	// is kept: it is redacted like one.
-	c.CompareMap(at+"/secrets", compute.DriftEnv, secretRefs(want.Secrets), secretRefs(got.Secrets), func(string) bool { return true })
-	c.Compare(at+"/ports", compute.DriftPorts, portsString(want.PortMappings, awsvpc), portsString(got.PortMappings, awsvpc))
-	c.Compare(at+"/resources/cpu_millicores", compute.DriftResources, cpuString(want.Cpu), cpuString(got.Cpu))
-	c.Compare(at+"/resources/memory_mib", compute.DriftResources, mibString(want.Memory), mibString(got.Memory))
-	c.Compare(at+"/health_check", compute.DriftHealth, healthString(want.HealthCheck), healthString(got.HealthCheck))
-	c.Compare(at+"/log_configuration", compute.DriftSettings, p.logString(want.LogConfiguration), p.logString(got.LogConfiguration))
-	c.Compare(at+"/essential", compute.DriftSettings, fmt.Sprint(essential(want.Essential)), fmt.Sprint(essential(got.Essential)))
+	c.CompareMap(at+"/secrets", provider.DriftEnv, secretRefs(want.Secrets), secretRefs(got.Secrets), func(string) bool { return true })
+	c.Compare(at+"/ports", provider.DriftPorts, portsString(want.PortMappings, awsvpc), portsString(got.PortMappings, awsvpc))
+	c.Compare(at+"/resources/cpu_millicores", provider.DriftResources, cpuString(want.Cpu), cpuString(got.Cpu))
+	c.Compare(at+"/resources/memory_mib", provider.DriftResources, mibString(want.Memory), mibString(got.Memory))
+	c.Compare(at+"/health_check", provider.DriftHealth, healthString(want.HealthCheck), healthString(got.HealthCheck))
+	c.Compare(at+"/log_configuration", provider.DriftSettings, p.logString(want.LogConfiguration), p.logString(got.LogConfiguration))
+	c.Compare(at+"/essential", provider.DriftSettings, fmt.Sprint(essential(want.Essential)), fmt.Sprint(essential(got.Essential)))
 }
 
 // units is a task size as ECS stores it, CPU units or MiB: "1024" for

@@ -14,7 +14,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // object is one of a tenant's objects, of any kind: what it should be
@@ -36,7 +36,7 @@ type object struct {
 	delete  func(ctx context.Context, opts metav1.DeleteOptions) error
 	// compare records how the live object differs from want, in the fields
 	// landlord sets (see drift.go); nil compares nothing.
-	compare func(live metav1.Object, c *compute.DriftCollector)
+	compare func(live metav1.Object, c *provider.DriftCollector)
 	// before, if set, runs on the live object before it is written; after,
 	// once it is applied.
 	before func(ctx context.Context, live metav1.Object) error
@@ -111,8 +111,8 @@ func typedObject[L metav1.Object, A any](v view, kind, namespace, name string, w
 }
 
 // comparing sets o's compare from a function of the typed live object.
-func comparing[L metav1.Object](o *object, fn func(live L, c *compute.DriftCollector)) {
-	o.compare = func(live metav1.Object, c *compute.DriftCollector) {
+func comparing[L metav1.Object](o *object, fn func(live L, c *provider.DriftCollector)) {
+	o.compare = func(live metav1.Object, c *provider.DriftCollector) {
 		if l, ok := live.(L); ok {
 			fn(l, c)
 		}
@@ -198,11 +198,11 @@ func (o *object) read(ctx context.Context, tenantID string) (metav1.Object, erro
 		if o.want == nil {
 			return nil, nil
 		}
-		return nil, compute.Terminal(fmt.Errorf("%s already exists and is not this tenant's (it belongs to %s); landlord never takes over an object: remove or rename it, or choose another namespace or namespace_prefix: %w",
-			o, whose, compute.ErrProviderConflict))
+		return nil, provider.Terminal(fmt.Errorf("%s already exists and is not this tenant's (it belongs to %s); landlord never takes over an object: remove or rename it, or choose another namespace or namespace_prefix: %w",
+			o, whose, provider.ErrProviderConflict))
 	}
 	if live.GetDeletionTimestamp() != nil {
-		return nil, compute.Retryable(fmt.Errorf("%s is being deleted; it is applied again once it is gone", o))
+		return nil, provider.Retryable(fmt.Errorf("%s is being deleted; it is applied again once it is gone", o))
 	}
 	return live, nil
 }
@@ -220,7 +220,7 @@ type write struct {
 	// drift is how the object differed, in the fields landlord sets, from
 	// what it should be before the write; nil for an object that was not
 	// there.
-	drift []compute.Drift
+	drift []provider.Drift
 }
 
 // sync makes the object what it should be: applied when it is missing, or
@@ -240,7 +240,7 @@ func (o *object) sync(ctx context.Context, tenantID string) (*write, error) {
 	}
 	o.seen = live
 	var prev any
-	var found compute.DriftCollector
+	var found provider.DriftCollector
 	if live != nil {
 		if o.before != nil {
 			if err := o.before(ctx, live); err != nil {

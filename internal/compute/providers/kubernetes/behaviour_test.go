@@ -19,10 +19,11 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
 	"github.com/jaxxstorm/landlord/internal/poll"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // newNamespace creates a namespace, as the admin, for the test's life.
@@ -57,10 +58,10 @@ func newTenant(t *testing.T, p *kubernetes.Provider, name string) *tenantOf {
 // unmanagedTenant is a tenant nothing destroys when the test ends.
 func unmanagedTenant(t *testing.T, p *kubernetes.Provider, name string) *tenantOf {
 	t.Helper()
-	return &tenantOf{id: uuid.NewString(), name: name, p: p, m: providertest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})}
+	return &tenantOf{id: uuid.NewString(), name: name, p: p, m: computetest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})}
 }
 
-func (tn *tenantOf) spec(t *testing.T, generation int64, config string, ids map[string]string) *compute.TenantComputeSpec {
+func (tn *tenantOf) spec(t *testing.T, generation int64, config string, ids map[string]string) *provider.TenantComputeSpec {
 	t.Helper()
 	res, err := tn.m.Resolve(context.Background(), compute.ResolveRequest{TenantID: tn.id, TenantName: tn.name, Generation: generation,
 		ComputeConfig: json.RawMessage(config), ResourceIDs: ids})
@@ -71,9 +72,9 @@ func (tn *tenantOf) spec(t *testing.T, generation int64, config string, ids map[
 }
 
 // waitState polls GetStatus until ok holds.
-func (tn *tenantOf) waitState(t *testing.T, ok func(*compute.ComputeStatus) bool) *compute.ComputeStatus {
+func (tn *tenantOf) waitState(t *testing.T, ok func(*provider.ComputeStatus) bool) *provider.ComputeStatus {
 	t.Helper()
-	var st *compute.ComputeStatus
+	var st *provider.ComputeStatus
 	poll.Until(t, "tenant "+tn.name+" in the state wanted", 30*time.Second, func() (bool, string) {
 		var err error
 		st, err = tn.p.GetStatus(context.Background(), tn.id)
@@ -82,7 +83,7 @@ func (tn *tenantOf) waitState(t *testing.T, ok func(*compute.ComputeStatus) bool
 	return st
 }
 
-func running(st *compute.ComputeStatus) bool { return st.State == compute.StateRunning }
+func running(st *provider.ComputeStatus) bool { return st.State == provider.StateRunning }
 
 func blockOf(kubeconfig, extra string) string {
 	return fmt.Sprintf(`{"kubeconfig": %q%s}`, kubeconfig, extra)
@@ -208,7 +209,7 @@ func TestFailingPods(t *testing.T) {
 			if _, err := p.Provision(context.Background(), tn.spec(t, 1, tt.config, nil)); err != nil {
 				t.Fatal(err)
 			}
-			st := tn.waitState(t, func(st *compute.ComputeStatus) bool { return st.State == compute.StateFailed })
+			st := tn.waitState(t, func(st *provider.ComputeStatus) bool { return st.State == provider.StateFailed })
 			for _, w := range tt.want {
 				if !strings.Contains(st.Message, w) {
 					t.Errorf("message %q lacks %q", st.Message, w)
@@ -222,7 +223,7 @@ func TestFailingPods(t *testing.T) {
 		if _, err := p.Provision(context.Background(), tn.spec(t, 1, `{"image": "registry.example/app:1", "progress_deadline": "1s"}`, nil)); err != nil {
 			t.Fatal(err)
 		}
-		st := tn.waitState(t, func(st *compute.ComputeStatus) bool { return st.State == compute.StateFailed })
+		st := tn.waitState(t, func(st *provider.ComputeStatus) bool { return st.State == provider.StateFailed })
 		if !strings.Contains(st.Message, "no progress within its deadline") {
 			t.Errorf("message %q does not say the deadline passed", st.Message)
 		}
@@ -284,7 +285,7 @@ func TestSharedNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = p.Provision(ctx, foreign.spec(t, 1, `{"image": "registry.example/app:1"}`, nil))
-	if !errors.Is(err, compute.ErrProviderConflict) || compute.IsRetryable(err) || !strings.Contains(err.Error(), "Deployment shared-tenants/gamma") {
+	if !errors.Is(err, provider.ErrProviderConflict) || provider.IsRetryable(err) || !strings.Contains(err.Error(), "Deployment shared-tenants/gamma") {
 		t.Errorf("provision over someone else's Deployment = %v; want a terminal conflict naming it", err)
 	}
 	if err := p.Destroy(ctx, foreign.id); err != nil {
@@ -324,7 +325,7 @@ func TestPlacementCannotMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = p.Update(context.Background(), tn.id, tn.spec(t, 2, `{"image": "registry.example/app:1", "namespace_prefix": "elsewhere-"}`, res.ResourceIDs))
-	if !errors.Is(err, compute.ErrInvalidSpec) || compute.IsRetryable(err) || !strings.Contains(err.Error(), "landlord-mover/mover") {
+	if !errors.Is(err, provider.ErrInvalidSpec) || provider.IsRetryable(err) || !strings.Contains(err.Error(), "landlord-mover/mover") {
 		t.Errorf("moving the tenant = %v; want a terminal ErrInvalidSpec naming where it is", err)
 	}
 }
@@ -393,7 +394,7 @@ func TestEndpoints(t *testing.T) {
 	}
 }
 
-func addresses(st *compute.ComputeStatus) []string {
+func addresses(st *provider.ComputeStatus) []string {
 	var out []string
 	for _, e := range st.Endpoints {
 		out = append(out, e.Address)
@@ -416,7 +417,7 @@ func TestForbiddenIsTerminal(t *testing.T) {
 	p := newProvider(t, blockOf(kubeconfig, ""), nil)
 	tn := unmanagedTenant(t, p, "forbidden")
 	_, err := p.Provision(ctx, tn.spec(t, 1, `{"image": "registry.example/app:1"}`, nil))
-	if err == nil || compute.IsRetryable(err) || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), "deploy/kubernetes/rbac.yaml") {
+	if err == nil || provider.IsRetryable(err) || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), "deploy/kubernetes/rbac.yaml") {
 		t.Errorf("provision without rights = %v; want a terminal error that points at the ClusterRole", err)
 	}
 }
@@ -445,7 +446,7 @@ func TestFailedUpdateIsTakenBack(t *testing.T) {
 	broken := fmt.Sprintf(`{"image": "registry.example/app:2", "ports": [{"container_port": 80}], "secrets": {"TOKEN": "two"},
 		"ingress": {"host": "{name}.example.com", "annotations": {"example.com/huge": %q}}}`, huge)
 	_, err = p.Update(ctx, tn.id, tn.spec(t, 2, broken, res.ResourceIDs))
-	if !errors.Is(err, compute.ErrInvalidSpec) || compute.IsRetryable(err) || !strings.Contains(err.Error(), "Ingress landlord-takeback/takeback") {
+	if !errors.Is(err, provider.ErrInvalidSpec) || provider.IsRetryable(err) || !strings.Contains(err.Error(), "Ingress landlord-takeback/takeback") {
 		t.Fatalf("update with an Ingress the API server refuses = %v", err)
 	}
 	after, err := c.Client.AppsV1().Deployments("landlord-takeback").Get(ctx, "takeback", metav1.GetOptions{})
@@ -510,7 +511,7 @@ func TestPullSecretsAreCopied(t *testing.T) {
 		t.Errorf("the pull secret still named: %v", err)
 	}
 	_, err = p.Update(ctx, tn.id, tn.spec(t, 3, `{"image": "registry.example/app:1", "image_pull_secrets": ["missing"]}`, res.ResourceIDs))
-	if !errors.Is(err, compute.ErrInvalidSpec) || !strings.Contains(err.Error(), "registry-credentials/missing does not exist") {
+	if !errors.Is(err, provider.ErrInvalidSpec) || !strings.Contains(err.Error(), "registry-credentials/missing does not exist") {
 		t.Errorf("a pull secret that does not exist = %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -50,7 +50,7 @@ func orNone(s string) string {
 	return s
 }
 
-func (d *desired) compareDeployment(live *appsv1.Deployment, c *compute.DriftCollector) {
+func (d *desired) compareDeployment(live *appsv1.Deployment, c *provider.DriftCollector) {
 	var want appsv1.Deployment
 	if d.deployment == nil || !typed(d.deployment, &want) {
 		return
@@ -60,7 +60,7 @@ func (d *desired) compareDeployment(live *appsv1.Deployment, c *compute.DriftCol
 		if live.Spec.Replicas != nil {
 			found = *live.Spec.Replicas
 		}
-		c.Compare("deployment/replicas", compute.DriftScale, strconv.Itoa(int(*want.Spec.Replicas)), strconv.Itoa(int(found)))
+		c.Compare("deployment/replicas", provider.DriftScale, strconv.Itoa(int(*want.Spec.Replicas)), strconv.Itoa(int(found)))
 	}
 	for _, w := range want.Spec.Template.Spec.Containers {
 		i := slices.IndexFunc(live.Spec.Template.Spec.Containers, func(l corev1.Container) bool { return l.Name == w.Name })
@@ -72,14 +72,14 @@ func (d *desired) compareDeployment(live *appsv1.Deployment, c *compute.DriftCol
 	}
 }
 
-func (d *desired) compareContainer(w, l corev1.Container, c *compute.DriftCollector) {
+func (d *desired) compareContainer(w, l corev1.Container, c *provider.DriftCollector) {
 	at := "containers/" + w.Name
-	c.Compare(at+"/image", compute.DriftImage, w.Image, l.Image)
+	c.Compare(at+"/image", provider.DriftImage, w.Image, l.Image)
 	if len(w.Command) > 0 {
-		c.Compare(at+"/command", compute.DriftCommand, words(w.Command), orNone(words(l.Command)))
+		c.Compare(at+"/command", provider.DriftCommand, words(w.Command), orNone(words(l.Command)))
 	}
 	if len(w.Args) > 0 {
-		c.Compare(at+"/args", compute.DriftCommand, words(w.Args), orNone(words(l.Args)))
+		c.Compare(at+"/args", provider.DriftCommand, words(w.Args), orNone(words(l.Args)))
 	}
 	liveEnv := map[string]corev1.EnvVar{}
 	for _, e := range l.Env {
@@ -93,7 +93,7 @@ func (d *desired) compareContainer(w, l corev1.Container, c *compute.DriftCollec
 			if path == "" {
 				path = at + "/secrets/" + e.Name
 			}
-			c.Compare(path, compute.DriftEnv, secretRef(ref.SecretKeyRef), envSource(got, present))
+			c.Compare(path, provider.DriftEnv, secretRef(ref.SecretKeyRef), envSource(got, present))
 			continue
 		}
 		plain[e.Name] = e.Value
@@ -104,7 +104,7 @@ func (d *desired) compareContainer(w, l corev1.Container, c *compute.DriftCollec
 			}
 		}
 	}
-	c.CompareMap(at+"/env", compute.DriftEnv, plain, found, nil)
+	c.CompareMap(at+"/env", provider.DriftEnv, plain, found, nil)
 	if len(w.Ports) > 0 {
 		var want, got []string
 		for _, p := range w.Ports {
@@ -115,7 +115,7 @@ func (d *desired) compareContainer(w, l corev1.Container, c *compute.DriftCollec
 				got = append(got, portOf(l.Ports[i]))
 			}
 		}
-		c.Compare(at+"/ports", compute.DriftPorts, strings.Join(want, ", "), orNone(strings.Join(got, ", ")))
+		c.Compare(at+"/ports", provider.DriftPorts, strings.Join(want, ", "), orNone(strings.Join(got, ", ")))
 	}
 	compareResources(at, w.Resources, l.Resources, c)
 	var want, got []string
@@ -131,7 +131,7 @@ func (d *desired) compareContainer(w, l corev1.Container, c *compute.DriftCollec
 		}
 	}
 	if len(want) > 0 {
-		c.Add(compute.Drift{Path: at + "/health_check", Kind: compute.DriftHealth, Expected: strings.Join(want, "; "), Found: strings.Join(got, "; ")})
+		c.Add(provider.Drift{Path: at + "/health_check", Kind: provider.DriftHealth, Expected: strings.Join(want, "; "), Found: strings.Join(got, "; ")})
 	}
 }
 
@@ -183,7 +183,7 @@ func portOf(p corev1.ContainerPort) string {
 
 // compareResources compares the CPU and memory landlord sets, each as
 // both request and limit.
-func compareResources(at string, w, l corev1.ResourceRequirements, c *compute.DriftCollector) {
+func compareResources(at string, w, l corev1.ResourceRequirements, c *provider.DriftCollector) {
 	for _, r := range []struct {
 		name corev1.ResourceName
 		path string
@@ -201,7 +201,7 @@ func compareResources(at string, w, l corev1.ResourceRequirements, c *compute.Dr
 		if limit := quantity(r.name, lim, limSet); limit != found {
 			found = "request " + found + ", limit " + limit
 		}
-		c.Add(compute.Drift{Path: at + "/resources/" + r.path, Kind: compute.DriftResources, Expected: quantity(r.name, want, true), Found: found})
+		c.Add(provider.Drift{Path: at + "/resources/" + r.path, Kind: provider.DriftResources, Expected: quantity(r.name, want, true), Found: found})
 	}
 }
 
@@ -238,12 +238,12 @@ func probeOf(p *corev1.Probe) string {
 	return fmt.Sprintf("%s every %ds, timeout %ds, %d failures", how, p.PeriodSeconds, p.TimeoutSeconds, p.FailureThreshold)
 }
 
-func (d *desired) compareService(live *corev1.Service, c *compute.DriftCollector) {
+func (d *desired) compareService(live *corev1.Service, c *provider.DriftCollector) {
 	var want corev1.Service
 	if d.service == nil || !typed(d.service, &want) {
 		return
 	}
-	c.Compare("service/type", compute.DriftPorts, string(want.Spec.Type), string(live.Spec.Type))
+	c.Compare("service/type", provider.DriftPorts, string(want.Spec.Type), string(live.Spec.Type))
 	var wantPorts, got []string
 	for _, p := range want.Spec.Ports {
 		wantPorts = append(wantPorts, servicePortOf(p))
@@ -253,33 +253,33 @@ func (d *desired) compareService(live *corev1.Service, c *compute.DriftCollector
 			got = append(got, servicePortOf(live.Spec.Ports[i]))
 		}
 	}
-	c.Compare("service/ports", compute.DriftPorts, strings.Join(wantPorts, ", "), orNone(strings.Join(got, ", ")))
+	c.Compare("service/ports", provider.DriftPorts, strings.Join(wantPorts, ", "), orNone(strings.Join(got, ", ")))
 	found := map[string]string{}
 	for k := range want.Spec.Selector {
 		if v, ok := live.Spec.Selector[k]; ok {
 			found[k] = v
 		}
 	}
-	c.CompareMap("service/selector", compute.DriftNetwork, want.Spec.Selector, found, nil)
+	c.CompareMap("service/selector", provider.DriftNetwork, want.Spec.Selector, found, nil)
 }
 
 func servicePortOf(p corev1.ServicePort) string {
 	return fmt.Sprintf("%s %d→%s/%s", p.Name, p.Port, p.TargetPort.String(), protocolOr(p.Protocol))
 }
 
-func (d *desired) comparePolicy(live *networkingv1.NetworkPolicy, c *compute.DriftCollector) {
+func (d *desired) comparePolicy(live *networkingv1.NetworkPolicy, c *provider.DriftCollector) {
 	var want networkingv1.NetworkPolicy
 	if d.policy == nil || !typed(d.policy, &want) {
 		return
 	}
-	c.Compare("networkpolicy/pod_selector", compute.DriftNetwork, metav1.FormatLabelSelector(&want.Spec.PodSelector), metav1.FormatLabelSelector(&live.Spec.PodSelector))
-	c.Compare("networkpolicy/policy_types", compute.DriftNetwork, policyTypes(want.Spec.PolicyTypes), orNone(policyTypes(live.Spec.PolicyTypes)))
+	c.Compare("networkpolicy/pod_selector", provider.DriftNetwork, metav1.FormatLabelSelector(&want.Spec.PodSelector), metav1.FormatLabelSelector(&live.Spec.PodSelector))
+	c.Compare("networkpolicy/policy_types", provider.DriftNetwork, policyTypes(want.Spec.PolicyTypes), orNone(policyTypes(live.Spec.PolicyTypes)))
 	if !equality.Semantic.DeepEqual(want.Spec.Ingress, live.Spec.Ingress) {
 		expected, found := rulesOf(want.Spec.Ingress), rulesOf(live.Spec.Ingress)
 		if expected == found {
 			expected, found = expected+" as landlord wrote them", found+", changed"
 		}
-		c.Add(compute.Drift{Path: "networkpolicy/ingress", Kind: compute.DriftNetwork, Expected: expected, Found: found})
+		c.Add(provider.Drift{Path: "networkpolicy/ingress", Kind: provider.DriftNetwork, Expected: expected, Found: found})
 	}
 }
 
@@ -300,7 +300,7 @@ func rulesOf(rules []networkingv1.NetworkPolicyIngressRule) string {
 	return fmt.Sprintf("%d rules from %d sources", len(rules), peers)
 }
 
-func (d *desired) compareSecret(live *corev1.Secret, c *compute.DriftCollector) {
+func (d *desired) compareSecret(live *corev1.Secret, c *provider.DriftCollector) {
 	var want corev1.Secret
 	if d.secret == nil || !typed(d.secret, &want) {
 		return
@@ -314,7 +314,7 @@ func (d *desired) compareSecret(live *corev1.Secret, c *compute.DriftCollector) 
 		if path == "" {
 			path = "secret/data/" + k
 		}
-		dr := compute.Drift{Path: path, Kind: compute.DriftEnv, Expected: redacted}
+		dr := provider.Drift{Path: path, Kind: provider.DriftEnv, Expected: redacted}
 		if present {
 			dr.Found = redacted
 		}
@@ -322,7 +322,7 @@ func (d *desired) compareSecret(live *corev1.Secret, c *compute.DriftCollector) 
 	}
 }
 
-func (d *desired) compareQuota(live *corev1.ResourceQuota, c *compute.DriftCollector) {
+func (d *desired) compareQuota(live *corev1.ResourceQuota, c *provider.DriftCollector) {
 	var want corev1.ResourceQuota
 	if d.quota == nil || !typed(d.quota, &want) {
 		return
@@ -335,11 +335,11 @@ func (d *desired) compareQuota(live *corev1.ResourceQuota, c *compute.DriftColle
 			}
 			got = l.String()
 		}
-		c.Add(compute.Drift{Path: "resourcequota/hard/" + string(k), Kind: compute.DriftSettings, Expected: w.String(), Found: got})
+		c.Add(provider.Drift{Path: "resourcequota/hard/" + string(k), Kind: provider.DriftSettings, Expected: w.String(), Found: got})
 	}
 }
 
-func (d *desired) compareIngress(live *networkingv1.Ingress, c *compute.DriftCollector) {
+func (d *desired) compareIngress(live *networkingv1.Ingress, c *provider.DriftCollector) {
 	var want networkingv1.Ingress
 	if d.ingress == nil || !typed(d.ingress, &want) {
 		return
@@ -349,11 +349,11 @@ func (d *desired) compareIngress(live *networkingv1.Ingress, c *compute.DriftCol
 		if live.Spec.IngressClassName != nil {
 			found = *live.Spec.IngressClassName
 		}
-		c.Compare("ingress/class", compute.DriftNetwork, *want.Spec.IngressClassName, orNone(found))
+		c.Compare("ingress/class", provider.DriftNetwork, *want.Spec.IngressClassName, orNone(found))
 	}
-	c.Compare("ingress/rules", compute.DriftNetwork, ingressRules(want.Spec.Rules), orNone(ingressRules(live.Spec.Rules)))
+	c.Compare("ingress/rules", provider.DriftNetwork, ingressRules(want.Spec.Rules), orNone(ingressRules(live.Spec.Rules)))
 	if len(want.Spec.TLS) > 0 || len(live.Spec.TLS) > 0 {
-		c.Compare("ingress/tls", compute.DriftNetwork, orNone(ingressTLS(want.Spec.TLS)), orNone(ingressTLS(live.Spec.TLS)))
+		c.Compare("ingress/tls", provider.DriftNetwork, orNone(ingressTLS(want.Spec.TLS)), orNone(ingressTLS(live.Spec.TLS)))
 	}
 }
 

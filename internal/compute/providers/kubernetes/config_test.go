@@ -11,8 +11,9 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
@@ -30,13 +31,13 @@ func TestNoClusterConfigured(t *testing.T) {
 	if err := p.CheckHealth(context.Background()); err == nil || !strings.Contains(err.Error(), "set kubeconfig in the kubernetes block") {
 		t.Errorf("CheckHealth = %v, want it to say how to configure a cluster", err)
 	}
-	m := providertest.Manager(t, p, compute.ManagerOptions{})
+	m := computetest.Manager(t, p, compute.ManagerOptions{})
 	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "1b4e28ba-2fa1-41d2-883f-0016d3cca427", TenantName: "acme", ComputeConfig: json.RawMessage(`{"image": "app:1"}`)})
 	if err != nil {
 		t.Fatalf("resolve: %v", err)
 	}
 	_, err = p.Provision(context.Background(), res.Spec)
-	if !compute.IsRetryable(err) || errors.Is(err, compute.ErrInvalidSpec) || !strings.Contains(err.Error(), "no cluster to talk to") {
+	if !provider.IsRetryable(err) || errors.Is(err, provider.ErrInvalidSpec) || !strings.Contains(err.Error(), "no cluster to talk to") {
 		t.Errorf("Provision = %v, want a retryable error (a restart with a kubeconfig fixes it) that is not the tenant's config's fault", err)
 	}
 	// A kubeconfig the block names that is not there stops start-up.
@@ -75,7 +76,7 @@ func TestReplicasSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := providertest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})
+	m := computetest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})
 	for config, ok := range map[string]bool{
 		`{"image": "app:1", "replicas": 3}`:                            true,
 		`{"image": "app:1", "replicas": {"min": 0, "max": 10}}`:        true,

@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -67,7 +67,7 @@ func TestConformance(t *testing.T) {
 		Squat:          squatNamespace(c),
 		Tampers:        tampers(c),
 		CountResources: func(t *testing.T, tenantID string) int { return countObjects(t, c, tenantID) },
-		Restart:        func(t *testing.T) compute.Provider { return newProvider(t, block, logs) },
+		Restart:        func(t *testing.T) provider.Provider { return newProvider(t, block, logs) },
 		Logs:           logs.Bytes,
 		DialEndpoints:  true,
 		Dial: func(ctx context.Context, address string) (net.Conn, error) {

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -23,9 +23,9 @@ import (
 // cannot: the context against the kubeconfig, label and annotation keys
 // and values, quantities, what each namespace mode allows, the ingress
 // host and port, and port names the Service can carry.
-func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+func (p *Provider) DecodeConfig(config json.RawMessage, spec *provider.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := compute.DecodeOptions(config, &o, "kubernetes options"); err != nil {
+	if err := provider.DecodeOptions(config, &o, "kubernetes options"); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -79,7 +79,7 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 	}
 	p.checkWorkload(&o, spec, &errs)
 	spec.Options = o
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // checkMap checks the keys and values of a label-like map.
@@ -98,7 +98,7 @@ func checkMap(errs *violation.List, at string, m map[string]string, key, value f
 
 // checkWorkload checks what Kubernetes cannot run of the portable
 // workload, and the options that depend on it.
-func (p *Provider) checkWorkload(o *tenantOptions, spec *compute.TenantComputeSpec, errs *violation.List) {
+func (p *Provider) checkWorkload(o *tenantOptions, spec *provider.TenantComputeSpec, errs *violation.List) {
 	ports := servicePorts(spec.Workload)
 	seen := map[string]bool{}
 	i := 0

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Destroy removes the tenant's objects, finding them by the tenant id
@@ -33,7 +33,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 // DestroyOf removes the tenant's objects where they are. It finishes even
 // when ctx is cancelled, and is done when they are gone, or were never
 // there.
-func (p *Provider) DestroyOf(ctx context.Context, t compute.TenantRef) error {
+func (p *Provider) DestroyOf(ctx context.Context, t provider.TenantRef) error {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	defer p.lock(t.ID)()
@@ -151,7 +151,7 @@ func waitNamespaceGone(ctx context.Context, cl *cluster, ns *corev1.Namespace) e
 		w, err := cl.kube.CoreV1().Namespaces().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + ns.Name, ResourceVersion: ns.ResourceVersion})
 		if err != nil {
 			if ctx.Err() != nil {
-				return compute.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
+				return provider.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
 			}
 			return apiError("watch "+what, err)
 		}
@@ -173,7 +173,7 @@ func waitNamespaceGone(ctx context.Context, cl *cluster, ns *corev1.Namespace) e
 		case apierrors.IsNotFound(err):
 			return nil
 		case ctx.Err() != nil:
-			return compute.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
+			return provider.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
 		case err != nil:
 			return apiError("read "+what, err)
 		}
@@ -193,7 +193,7 @@ func waitGone(ctx context.Context, what string, gone func(context.Context) (bool
 		}
 		select {
 		case <-ctx.Done():
-			return compute.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
+			return provider.Retryable(fmt.Errorf("%s is still being deleted: %w", what, ctx.Err()))
 		case <-time.After(wait):
 		}
 	}

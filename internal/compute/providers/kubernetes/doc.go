@@ -32,7 +32,7 @@
 // creates the Deployment with N Pods and hands the field over (see
 // replicas.go), never setting or comparing it again.
 //
-// The provider is a compute.ChangeNotifier: while its change watch runs,
+// The provider is a provider.ChangeNotifier: while its change watch runs,
 // shared informers of every kind landlord writes (filtered by its label)
 // and of its Pods keep a cache, whose events wake a tenant's reconcile
 // when any of its objects changes or is deleted, and which GetStatus,
@@ -42,10 +42,10 @@
 // GetStatus reads the Deployment's rollout as kubectl rollout status does,
 // and the reasons its Pods give (image pulls, crash loops, scheduling,
 // memory, quota, no node assigned) for the tenant's message. The provider
-// is a compute.DriftDetector: Inspect compares every object and field
+// is a provider.DriftDetector: Inspect compares every object and field
 // landlord writes with the spec (see drift.go and compare.go). A tenant's
 // config may pick another context of landlord's kubeconfig, so the
-// provider is a compute.Locator too.
+// provider is a provider.Locator too.
 //
 // Destroy deletes the tenant's namespace, or in a shared one each of its
 // objects, with foreground propagation, and waits until they are gone.

@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Inspect reads the tenant's objects where the spec places them, through
@@ -23,11 +23,11 @@ import (
 // does not have that is still the tenant's is drift too: Update deletes
 // it. Inspect changes nothing. The Deployment is the workload: without it
 // the error wraps compute.ErrTenantNotFound.
-func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.Inspection, error) {
+func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.Inspection, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.Inspection, error) {
+	fail := func(err error) (*provider.Inspection, error) {
 		return nil, fmt.Errorf("kubernetes: inspect tenant %s: %w", spec.TenantID, err)
 	}
 	cl, d, err := p.prepare(spec)
@@ -50,7 +50,7 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 	if err != nil {
 		return nil, err
 	}
-	var c compute.DriftCollector
+	var c provider.DriftCollector
 	for _, o := range objects {
 		switch o.kind {
 		case kindNamespace:
@@ -68,7 +68,7 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 		switch {
 		case o.want == nil && live == nil:
 		case o.want == nil:
-			c.Add(compute.Drift{Path: kindOf(o), Kind: compute.DriftSettings, Found: "present"})
+			c.Add(provider.Drift{Path: kindOf(o), Kind: provider.DriftSettings, Found: "present"})
 		case live == nil || live.GetDeletionTimestamp() != nil:
 			c.Missing(kindOf(o), "present")
 		default:
@@ -87,7 +87,7 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 			c.Missing("imagepullsecret/"+name, "present")
 		}
 	}
-	return &compute.Inspection{Status: st, Drift: c.Drift()}, nil
+	return &provider.Inspection{Status: st, Drift: c.Drift()}, nil
 }
 
 // ownLive reads the object through the view: nil when there is none, or

@@ -15,10 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes/kubetest"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // eventually polls cond until it holds, for at most 30 s; cond says what
@@ -45,7 +45,7 @@ func watching(t *testing.T, p *kubernetes.Provider, changed func(string)) {
 }
 
 // inspect runs Inspect and fails t on an error.
-func inspect(t *testing.T, p *kubernetes.Provider, spec *compute.TenantComputeSpec) *compute.Inspection {
+func inspect(t *testing.T, p *kubernetes.Provider, spec *provider.TenantComputeSpec) *provider.Inspection {
 	t.Helper()
 	in, err := p.Inspect(context.Background(), spec)
 	if err != nil {
@@ -55,10 +55,10 @@ func inspect(t *testing.T, p *kubernetes.Provider, spec *compute.TenantComputeSp
 }
 
 // driftAt returns the drift at path, if any.
-func driftAt(in *compute.Inspection, path string) (compute.Drift, bool) {
-	i := slices.IndexFunc(in.Drift, func(d compute.Drift) bool { return d.Path == path })
+func driftAt(in *provider.Inspection, path string) (provider.Drift, bool) {
+	i := slices.IndexFunc(in.Drift, func(d provider.Drift) bool { return d.Path == path })
 	if i < 0 {
-		return compute.Drift{}, false
+		return provider.Drift{}, false
 	}
 	return in.Drift[i], true
 }
@@ -94,7 +94,7 @@ func TestInspectEveryField(t *testing.T) {
 	for name, prov := range map[string]*kubernetes.Provider{"from the API server": p, "from the cache": cached} {
 		eventually(t, "Inspect "+name+" shows the applied tenant without drift", func() (bool, string) {
 			in := inspect(t, prov, spec)
-			return len(in.Drift) == 0 && in.Status.State == compute.StateRunning, fmt_(in)
+			return len(in.Drift) == 0 && in.Status.State == provider.StateRunning, fmt_(in)
 		})
 	}
 	ns, name := "landlord-every-field", "every-field"
@@ -170,7 +170,7 @@ func TestInspectEveryField(t *testing.T) {
 
 // noSecret fails t when the inspection shows the secret, or the hacked
 // value made from it.
-func noSecret(t *testing.T, in *compute.Inspection, secret string) {
+func noSecret(t *testing.T, in *provider.Inspection, secret string) {
 	t.Helper()
 	b, _ := json.Marshal(in)
 	if strings.Contains(string(b), secret) || strings.Contains(string(b), "typed-in") {
@@ -178,7 +178,7 @@ func noSecret(t *testing.T, in *compute.Inspection, secret string) {
 	}
 }
 
-func fmt_(in *compute.Inspection) string {
+func fmt_(in *provider.Inspection) string {
 	b, _ := json.Marshal(in.Drift)
 	return string(b) + " state " + string(in.Status.State) + " " + in.Status.Message
 }
@@ -336,8 +336,10 @@ func TestPendingWithoutNode(t *testing.T) {
 	if _, err := p.Provision(context.Background(), tn.spec(t, 1, `{"image": "registry.example/app:1"}`, nil)); err != nil {
 		t.Fatal(err)
 	}
-	st := tn.waitState(t, func(st *compute.ComputeStatus) bool { return strings.Contains(st.Message, "no node has been assigned") })
-	if st.State != compute.StatePending {
+	st := tn.waitState(t, func(st *provider.ComputeStatus) bool {
+		return strings.Contains(st.Message, "no node has been assigned")
+	})
+	if st.State != provider.StatePending {
 		t.Errorf("a Pod waiting for a node: state %s (%s), want pending", st.State, st.Message)
 	}
 }
@@ -362,7 +364,7 @@ func TestCachedReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tn.waitState(t, func(st *compute.ComputeStatus) bool { return st.State == compute.StateFailed })
+	tn.waitState(t, func(st *provider.ComputeStatus) bool { return st.State == provider.StateFailed })
 	requests := func() int {
 		reqs, err := c.Requests()
 		if err != nil {
@@ -408,7 +410,7 @@ func TestCachedReads(t *testing.T) {
 	if err := p.Destroy(ctx, tn.id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.GetStatus(ctx, tn.id); !errors.Is(err, compute.ErrTenantNotFound) {
+	if _, err := p.GetStatus(ctx, tn.id); !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Errorf("GetStatus right after Destroy = %v, want ErrTenantNotFound", err)
 	}
 	if _, err := c.Client.CoreV1().Namespaces().Get(ctx, "landlord-cached", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // apiError words a failed call for the tenant's status message (what
@@ -31,30 +31,30 @@ func apiError(op string, err error) error {
 	var status apierrors.APIStatus
 	switch {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return compute.Retryable(wrapped)
+		return provider.Retryable(wrapped)
 	case !errors.As(err, &status):
 		// No answer from the API server: a network problem, or credentials
 		// that could not be had.
-		return compute.Retryable(wrapped)
+		return provider.Retryable(wrapped)
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
-		return compute.Retryable(fmt.Errorf("%w (the namespace is being deleted; retried once it is gone)", wrapped))
+		return provider.Retryable(fmt.Errorf("%w (the namespace is being deleted; retried once it is gone)", wrapped))
 	case apierrors.IsConflict(err), apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
 		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err), apierrors.IsUnexpectedServerError(err),
 		status.Status().Code >= http.StatusInternalServerError:
-		return compute.Retryable(wrapped)
+		return provider.Retryable(wrapped)
 	case apierrors.IsForbidden(err) && strings.Contains(status.Status().Message, "exceeded quota"):
 		// A quota of the namespace: room may come.
-		return compute.Retryable(wrapped)
+		return provider.Retryable(wrapped)
 	case apierrors.IsForbidden(err) && strings.Contains(status.Status().Message, "admission webhook"):
 		// A policy of the cluster refused the object as the config makes it.
-		return compute.Terminal(fmt.Errorf("%w: %w", wrapped, compute.ErrInvalidSpec))
+		return provider.Terminal(fmt.Errorf("%w: %w", wrapped, provider.ErrInvalidSpec))
 	case apierrors.IsForbidden(err) && strings.Contains(status.Status().Message, " cannot "):
-		return compute.Terminal(fmt.Errorf("%w: landlord's identity may not do this; grant it the ClusterRole in deploy/kubernetes/rbac.yaml", wrapped))
+		return provider.Terminal(fmt.Errorf("%w: landlord's identity may not do this; grant it the ClusterRole in deploy/kubernetes/rbac.yaml", wrapped))
 	case apierrors.IsUnauthorized(err):
-		return compute.Terminal(fmt.Errorf("%w: the API server does not accept landlord's credentials; check the kubeconfig", wrapped))
+		return provider.Terminal(fmt.Errorf("%w: the API server does not accept landlord's credentials; check the kubeconfig", wrapped))
 	case apierrors.IsInvalid(err):
-		return compute.Terminal(fmt.Errorf("%w: %w", wrapped, compute.ErrInvalidSpec))
+		return provider.Terminal(fmt.Errorf("%w: %w", wrapped, provider.ErrInvalidSpec))
 	default:
-		return compute.Terminal(wrapped)
+		return provider.Terminal(wrapped)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Reasons of the Events landlord records on a tenant's objects, which
@@ -52,7 +52,7 @@ var reportingInstance = func() string {
 // apply (nil when the caller did not read it). An Event that cannot be
 // recorded is logged and costs nothing else: they are for people, and
 // landlord's own history holds the same.
-func (p *Provider) recordApplied(ctx context.Context, cl *cluster, spec *compute.TenantComputeSpec, writes []*write, before metav1.Object) {
+func (p *Provider) recordApplied(ctx context.Context, cl *cluster, spec *provider.TenantComputeSpec, writes []*write, before metav1.Object) {
 	var deployment *write
 	for _, w := range writes {
 		if w.o.kind == kindDeployment {
@@ -112,7 +112,7 @@ func describeWrite(w *write) string {
 	case w.created():
 		return "created " + w.o.String()
 	case len(w.drift) > 0:
-		return "applied " + w.o.String() + " (" + compute.Summarize(w.drift) + ")"
+		return "applied " + w.o.String() + " (" + provider.Summarize(w.drift) + ")"
 	default:
 		return "applied " + w.o.String()
 	}

@@ -7,7 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -52,7 +52,7 @@ func resourceIDs(cl *cluster, n names) map[string]string {
 // resource ids say, else where its stored config (over the block's
 // defaults) puts them. A stored config always decodes; should it not, the
 // defaults stand in, rather than fail a destroy.
-func (p *Provider) placementOfRef(t compute.TenantRef) placement {
+func (p *Provider) placementOfRef(t provider.TenantRef) placement {
 	o := p.base
 	if merged, err := workload.Merge(p.defaults, t.Config); err == nil {
 		var stored tenantOptions
@@ -117,5 +117,5 @@ func errNoWorkload(tenantID string, pl placement) error {
 	if pl.namespace != "" {
 		where = pl.String()
 	}
-	return fmt.Errorf("kubernetes: no Deployment of tenant %s at %s: %w", tenantID, where, compute.ErrTenantNotFound)
+	return fmt.Errorf("kubernetes: no Deployment of tenant %s at %s: %w", tenantID, where, provider.ErrTenantNotFound)
 }

@@ -8,7 +8,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Labels and annotations landlord sets on what it creates.
@@ -124,5 +124,5 @@ func (p *Provider) fingerprint(v any) string {
 	if err != nil {
 		panic(fmt.Sprintf("kubernetes: fingerprint: %v", err)) // apply configurations always marshal
 	}
-	return compute.Fingerprint(p.hashKey, b)[:32]
+	return provider.Fingerprint(p.hashKey, b)[:32]
 }

@@ -20,7 +20,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -51,7 +51,7 @@ type desired struct {
 }
 
 // desiredOf builds the tenant's objects from a resolved spec.
-func (p *Provider) desiredOf(spec *compute.TenantComputeSpec, o tenantOptions) *desired {
+func (p *Provider) desiredOf(spec *provider.TenantComputeSpec, o tenantOptions) *desired {
 	n := namesOf(o, spec.TenantName)
 	labels := labelsOf(o, spec.TenantID, spec.TenantName)
 	annotations := annotationsOf(o, spec.TenantName)
@@ -134,7 +134,7 @@ func (p *Provider) desiredOf(spec *compute.TenantComputeSpec, o tenantOptions) *
 // podTemplate is the Deployment's Pod template: the tenant's containers,
 // with a fingerprint of the template and of the secret values, so that a
 // rotated secret rolls the Pods (they read it when they start).
-func (p *Provider) podTemplate(spec *compute.TenantComputeSpec, o tenantOptions, n names, labels, annotations map[string]string) *corev1ac.PodTemplateSpecApplyConfiguration {
+func (p *Provider) podTemplate(spec *provider.TenantComputeSpec, o tenantOptions, n names, labels, annotations map[string]string) *corev1ac.PodTemplateSpecApplyConfiguration {
 	pod := corev1ac.PodSpec().WithEnableServiceLinks(false).WithAutomountServiceAccountToken(o.ServiceAccount != "")
 	for _, c := range spec.Containers {
 		pod.WithContainers(container(c, spec.Secrets, n.secret))

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/tenantlock"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
@@ -28,7 +28,7 @@ type Options struct {
 	// HashKey keys the HMAC-SHA256 fingerprints recorded in annotations, so
 	// that an annotation, readable by whoever may read the object, does not
 	// let anyone test guesses of a secret. It must be at least
-	// compute.MinHashKeyLen bytes and stay the same across restarts.
+	// provider.MinHashKeyLen bytes and stay the same across restarts.
 	HashKey []byte
 }
 
@@ -58,7 +58,7 @@ type Provider struct {
 // New returns a provider configured by opts. It reads the kubeconfig but
 // does not contact the cluster; CheckHealth does.
 func New(_ context.Context, opts Options) (*Provider, error) {
-	if err := compute.CheckHashKey(Name, opts.HashKey); err != nil {
+	if err := provider.CheckHashKey(Name, opts.HashKey); err != nil {
 		return nil, err
 	}
 	schema, err := configSchema()
@@ -117,31 +117,31 @@ func (p *Provider) ConfigDefaults() json.RawMessage { return p.defaults }
 // Capabilities: a Deployment rolls Pods over (no in-place update), runs
 // replicas, probes health and takes secrets from a Secret; networking.public
 // asks for a LoadBalancer Service. Volumes are not offered yet.
-func (p *Provider) Capabilities() compute.Capabilities {
-	return compute.Capabilities{MultipleContainers: true, Secrets: true, PublishedPorts: true,
+func (p *Provider) Capabilities() provider.Capabilities {
+	return provider.Capabilities{MultipleContainers: true, Secrets: true, PublishedPorts: true,
 		PublicNetworking: true, HealthChecks: true, Scaling: true}
 }
 
 // ValidateConfig checks a merged config as DecodeConfig does.
 func (p *Provider) ValidateConfig(config json.RawMessage) error {
-	return compute.CheckConfig(p, config)
+	return provider.CheckConfig(p, config)
 }
 
 // Validate checks spec without side effects.
-func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
-	if err := compute.ValidateSpec(spec, Name); err != nil {
+func (p *Provider) Validate(_ context.Context, spec *provider.TenantComputeSpec) error {
+	if err := provider.ValidateSpec(spec, Name); err != nil {
 		return err
 	}
 	var errs violation.List
 	if spec.TenantName == "" {
 		errs.Add("/tenant_name", "is required: the tenant's objects are named after it")
 	}
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // optionsOf returns the Kubernetes fields of a resolved spec (see
 // DecodeConfig).
-func optionsOf(spec *compute.TenantComputeSpec) tenantOptions {
+func optionsOf(spec *provider.TenantComputeSpec) tenantOptions {
 	o, _ := spec.Options.(tenantOptions)
 	return o
 }
@@ -164,11 +164,11 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 var (
-	_ compute.Provider           = (*Provider)(nil)
-	_ compute.Locator            = (*Provider)(nil)
-	_ compute.HealthChecker      = (*Provider)(nil)
-	_ compute.ConfigDecoder      = (*Provider)(nil)
-	_ compute.CapabilityReporter = (*Provider)(nil)
-	_ compute.ChangeNotifier     = (*Provider)(nil)
-	_ compute.DriftDetector      = (*Provider)(nil)
+	_ provider.Provider           = (*Provider)(nil)
+	_ provider.Locator            = (*Provider)(nil)
+	_ provider.HealthChecker      = (*Provider)(nil)
+	_ provider.ConfigDecoder      = (*Provider)(nil)
+	_ provider.CapabilityReporter = (*Provider)(nil)
+	_ provider.ChangeNotifier     = (*Provider)(nil)
+	_ provider.DriftDetector      = (*Provider)(nil)
 )

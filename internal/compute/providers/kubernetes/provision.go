@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Provision applies the tenant's objects (server-side apply, field manager
@@ -22,15 +22,15 @@ import (
 // crash it finds them again by name and label. It returns as soon as the
 // API server has them; GetStatus follows the rollout. On failure it
 // deletes what this call created.
-func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+func (p *Provider) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.ProvisionResult, error) {
-		return nil, fmt.Errorf("kubernetes: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err)
+	fail := func(err error) (*provider.ProvisionResult, error) {
+		return nil, fmt.Errorf("kubernetes: provision tenant %s: %w: %w", spec.TenantID, provider.ErrProvisionFailed, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return fail(compute.Retryable(err))
+		return fail(provider.Retryable(err))
 	}
 	defer p.lock(spec.TenantID)()
 	cl, d, err := p.prepare(spec)
@@ -47,8 +47,8 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 		p.recordApplied(ctx, cl, spec, writes, nil)
 	}
 	p.hints.Store(spec.TenantID, placementOf(cl, d.names))
-	return &compute.ProvisionResult{
-		TenantID: spec.TenantID, ProviderType: Name, Status: compute.ProvisionStatusInProgress,
+	return &provider.ProvisionResult{
+		TenantID: spec.TenantID, ProviderType: Name, Status: provider.ProvisionStatusInProgress,
 		ResourceIDs: resourceIDs(cl, d.names), Endpoints: p.serviceEndpoints(d.names, d.ports),
 		Message: "Deployment " + d.names.namespace + "/" + d.names.object + " is rolling out", ProvisionedAt: p.now(),
 	}, nil
@@ -57,18 +57,18 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 // Update applies the tenant's objects, as Provision does, to an existing
 // workload: one whose Deployment exists. A spec the objects already match
 // writes nothing.
-func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.UpdateResult, error) {
-		return nil, fmt.Errorf("kubernetes: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err)
+	fail := func(err error) (*provider.UpdateResult, error) {
+		return nil, fmt.Errorf("kubernetes: update tenant %s: %w: %w", tenantID, provider.ErrUpdateFailed, err)
 	}
 	if spec.TenantID != tenantID {
-		return nil, compute.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
+		return nil, provider.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
 	}
 	if err := ctx.Err(); err != nil {
-		return fail(compute.Retryable(err))
+		return fail(provider.Retryable(err))
 	}
 	defer p.lock(tenantID)()
 	cl, d, err := p.prepare(spec)
@@ -83,7 +83,7 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		dep, err = deployments.Get(ctx, d.names.object, metav1.GetOptions{})
 	}
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("kubernetes: update tenant %s: no Deployment %s/%s: %w", tenantID, d.names.namespace, d.names.object, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("kubernetes: update tenant %s: no Deployment %s/%s: %w", tenantID, d.names.namespace, d.names.object, provider.ErrTenantNotFound)
 	}
 	if err != nil {
 		return fail(apiError("read Deployment "+d.names.namespace+"/"+d.names.object, err))
@@ -94,34 +94,34 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 		return fail(err)
 	}
 	p.hints.Store(tenantID, placementOf(cl, d.names))
-	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess, Changes: changes,
+	res := &provider.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: provider.ProvisionStatusSuccess, Changes: changes,
 		ResourceIDs: resourceIDs(cl, d.names), Endpoints: p.serviceEndpoints(d.names, d.ports), UpdatedAt: p.now()}
 	if len(changes) > 0 {
 		p.log(tenantID).Info("objects applied", "namespace", d.names.namespace, "deployment", d.names.object, "changed", changeList(changes), "generation", spec.Generation)
 		p.recordApplied(ctx, cl, spec, writes, dep)
-		res.Status, res.Message = compute.ProvisionStatusInProgress, "Deployment "+d.names.namespace+"/"+d.names.object+" is rolling out"
+		res.Status, res.Message = provider.ProvisionStatusInProgress, "Deployment "+d.names.namespace+"/"+d.names.object+" is rolling out"
 	}
 	return res, nil
 }
 
 // prepare finds the tenant's cluster and builds its objects, refusing a
 // placement that is not where the tenant's recorded objects are.
-func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired, error) {
+func (p *Provider) prepare(spec *provider.TenantComputeSpec) (*cluster, *desired, error) {
 	o := optionsOf(spec)
 	cl, err := p.clients.get(o.Context)
 	if err != nil {
 		if p.clients.missing != nil {
 			// The operator's to fix, by a restart with a kubeconfig; the
 			// tenant waits in backoff rather than failing.
-			return nil, nil, compute.Retryable(err)
+			return nil, nil, provider.Retryable(err)
 		}
-		return nil, nil, compute.Terminal(fmt.Errorf("%w: %w", err, compute.ErrInvalidSpec))
+		return nil, nil, provider.Terminal(fmt.Errorf("%w: %w", err, provider.ErrInvalidSpec))
 	}
 	d := p.desiredOf(spec, o)
 	was, now := placementOfIDs(spec.ResourceIDs), placementOf(cl, d.names)
 	if was.namespace != "" && (was.namespace != now.namespace || was.object != now.object || was.context != now.context) {
-		return nil, nil, compute.Terminal(fmt.Errorf("the tenant's objects are %s, and its config now places them at %s: objects cannot move between clusters, namespaces or names; "+
-			"put context, namespace_mode, namespace and namespace_prefix back, or delete the tenant and create it again: %w", was, now, compute.ErrInvalidSpec))
+		return nil, nil, provider.Terminal(fmt.Errorf("the tenant's objects are %s, and its config now places them at %s: objects cannot move between clusters, namespaces or names; "+
+			"put context, namespace_mode, namespace and namespace_prefix back, or delete the tenant and create it again: %w", was, now, provider.ErrInvalidSpec))
 	}
 	return cl, d, nil
 }
@@ -129,8 +129,8 @@ func (p *Provider) prepare(spec *compute.TenantComputeSpec) (*cluster, *desired,
 // apply syncs the tenant's objects in order. deployment, if not nil, is
 // the tenant's Deployment as the caller has just read it. It returns what
 // changed, and the writes it made, for undo.
-func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string, deployment *appsv1.Deployment) ([]compute.Change, []*write, error) {
-	var changes []compute.Change
+func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID string, deployment *appsv1.Deployment) ([]provider.Change, []*write, error) {
+	var changes []provider.Change
 	var writes []*write
 	v := viewOf(cl)
 	objects := v.objectsOf(d)
@@ -157,7 +157,7 @@ func (p *Provider) apply(ctx context.Context, cl *cluster, d *desired, tenantID 
 			return changes, writes, err
 		}
 		if w != nil {
-			changes = append(changes, compute.Change{Field: kindOf(o) + "/" + o.name})
+			changes = append(changes, provider.Change{Field: kindOf(o) + "/" + o.name})
 		}
 		if o.kind == kindNamespace && len(d.pullSecrets) > 0 {
 			copies, err := p.pullSecrets(ctx, v, d)
@@ -188,14 +188,14 @@ func (p *Provider) pullSecrets(ctx context.Context, v view, d *desired) ([]*obje
 	for _, name := range d.pullSecrets {
 		src, err := cl.kube.CoreV1().Secrets(from).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return nil, compute.Terminal(fmt.Errorf("image pull secret %s/%s does not exist: create it in %s (the kubernetes block's pull_secrets_namespace), or drop it from image_pull_secrets: %w",
-				from, name, from, compute.ErrInvalidSpec))
+			return nil, provider.Terminal(fmt.Errorf("image pull secret %s/%s does not exist: create it in %s (the kubernetes block's pull_secrets_namespace), or drop it from image_pull_secrets: %w",
+				from, name, from, provider.ErrInvalidSpec))
 		}
 		if err != nil {
 			return nil, apiError("read image pull secret "+from+"/"+name, err)
 		}
 		if src.Type != corev1.SecretTypeDockerConfigJson && src.Type != corev1.SecretTypeDockercfg {
-			return nil, compute.Terminal(fmt.Errorf("secret %s/%s is of type %s, not an image pull secret (%s): %w", from, name, src.Type, corev1.SecretTypeDockerConfigJson, compute.ErrInvalidSpec))
+			return nil, provider.Terminal(fmt.Errorf("secret %s/%s is of type %s, not an image pull secret (%s): %w", from, name, src.Type, corev1.SecretTypeDockerConfigJson, provider.ErrInvalidSpec))
 		}
 		to := d.names.namespace
 		want := corev1ac.Secret(name, to).WithLabels(d.namespace.Labels).WithType(src.Type).WithData(src.Data)
@@ -220,7 +220,7 @@ func waitQuotaEnforced(ctx context.Context, v view, o *object) error {
 		}
 		select {
 		case <-ctx.Done():
-			return compute.Retryable(fmt.Errorf("%s is not enforced yet: %w", o, ctx.Err()))
+			return provider.Retryable(fmt.Errorf("%s is not enforced yet: %w", o, ctx.Err()))
 		case <-time.After(wait):
 		}
 	}
@@ -269,7 +269,7 @@ func (p *Provider) undo(ctx context.Context, writes []*write, tenantID string) {
 }
 
 // changeList words changes for a log line.
-func changeList(changes []compute.Change) []string {
+func changeList(changes []provider.Change) []string {
 	out := make([]string, len(changes))
 	for i, c := range changes {
 		out[i] = c.Field
@@ -278,10 +278,10 @@ func changeList(changes []compute.Change) []string {
 }
 
 // serviceEndpoints are the cluster DNS addresses of the Service's ports.
-func (p *Provider) serviceEndpoints(n names, ports []servicePort) []compute.Endpoint {
-	var out []compute.Endpoint
+func (p *Provider) serviceEndpoints(n names, ports []servicePort) []provider.Endpoint {
+	var out []provider.Endpoint
 	for _, sp := range ports {
-		out = append(out, compute.Endpoint{Container: sp.container, Name: sp.name, ContainerPort: sp.containerPort, Protocol: sp.protocol,
+		out = append(out, provider.Endpoint{Container: sp.container, Name: sp.name, ContainerPort: sp.containerPort, Protocol: sp.protocol,
 			Address: fmt.Sprintf("%s.%s.svc.%s:%d", n.object, n.namespace, p.settings.ClusterDomain, sp.port)})
 	}
 	return out

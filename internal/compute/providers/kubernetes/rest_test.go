@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/kubernetes"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // TestRequestsAtRest counts the API requests of the checks the controller
@@ -31,7 +31,7 @@ func TestRequestsAtRest(t *testing.T) {
 	config := `{"image": "registry.example/app:1", "ports": [{"container_port": 8080}], "secrets": {"K": "v"},
 		"resource_quota": {"pods": "3"}, "ingress": {"host": "{name}.example.com"}}`
 	const n, rounds = 5, 10
-	var specs []*compute.TenantComputeSpec
+	var specs []*provider.TenantComputeSpec
 	namespaces := map[string]bool{}
 	for i := range n {
 		tn := newTenant(t, cached, fmt.Sprintf("rest-%d", i))
@@ -68,7 +68,7 @@ func TestRequestsAtRest(t *testing.T) {
 		after, _ := count()
 		return after == before, fmt.Sprintf("%d requests", after-before)
 	})
-	measure := func(what string, check func(spec *compute.TenantComputeSpec) error) float64 {
+	measure := func(what string, check func(spec *provider.TenantComputeSpec) error) float64 {
 		before, was := count()
 		for range rounds {
 			for _, spec := range specs {
@@ -88,8 +88,8 @@ func TestRequestsAtRest(t *testing.T) {
 		t.Logf("%s: %.2f requests a check, %.0f a tenant an hour at the default 60 s resync (%s)", what, perCheck, perCheck*60, describeCounts(now))
 		return perCheck
 	}
-	inspect := func(p *kubernetes.Provider) func(*compute.TenantComputeSpec) error {
-		return func(spec *compute.TenantComputeSpec) error {
+	inspect := func(p *kubernetes.Provider) func(*provider.TenantComputeSpec) error {
+		return func(spec *provider.TenantComputeSpec) error {
 			in, err := p.Inspect(ctx, spec)
 			if err == nil && len(in.Drift) > 0 {
 				err = fmt.Errorf("drift %v", in.Drift)
@@ -101,8 +101,8 @@ func TestRequestsAtRest(t *testing.T) {
 		t.Errorf("checks of ready tenants made %.2f requests each; with the informer cache they make none", got)
 	}
 	measure("Inspect from the API server (no change watch)", inspect(direct))
-	measure("GetStatusOf from the API server (no change watch; what a resync cost before Inspect)", func(spec *compute.TenantComputeSpec) error {
-		_, err := direct.GetStatusOf(ctx, compute.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: kubernetes.Name})
+	measure("GetStatusOf from the API server (no change watch; what a resync cost before Inspect)", func(spec *provider.TenantComputeSpec) error {
+		_, err := direct.GetStatusOf(ctx, provider.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: kubernetes.Name})
 		return err
 	})
 }

@@ -16,13 +16,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // GetStatus reads the tenant's workload live, finding it by the tenant id
 // alone (see locate). The Manager calls GetStatusOf.
-func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*provider.ComputeStatus, error) {
 	pl, ok, err := p.locate(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, err)
@@ -35,7 +35,7 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 
 // GetStatusOf reads the tenant's workload live, where it runs: the
 // Deployment's rollout, its Pods' containers, the Service's addresses.
-func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatusOf(ctx context.Context, t provider.TenantRef) (*provider.ComputeStatus, error) {
 	return p.status(ctx, p.placementOfRef(t), t.ID)
 }
 
@@ -46,7 +46,7 @@ var failingReasons = []string{"ImagePullBackOff", "ErrImagePull", "InvalidImageN
 
 // status reads the tenant's workload where pl says, through the view of
 // its cluster (see view for why a read from the informer cache is live).
-func (p *Provider) status(ctx context.Context, pl placement, tenantID string) (*compute.ComputeStatus, error) {
+func (p *Provider) status(ctx context.Context, pl placement, tenantID string) (*provider.ComputeStatus, error) {
 	cl, err := p.clients.get(pl.context)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, err)
@@ -67,7 +67,7 @@ func (p *Provider) status(ctx context.Context, pl placement, tenantID string) (*
 
 // statusOf is the status of the tenant's Deployment, as read: its
 // rollout, its Pods' containers, the Service's addresses.
-func (p *Provider) statusOf(ctx context.Context, v view, kubeContext, tenantID string, dep *appsv1.Deployment) (*compute.ComputeStatus, error) {
+func (p *Provider) statusOf(ctx context.Context, v view, kubeContext, tenantID string, dep *appsv1.Deployment) (*provider.ComputeStatus, error) {
 	pods, err := viewList(ctx, v, kindPod, dep.Namespace, map[string]string{labelManagedBy: managedBy, labelTenantID: tenantID},
 		func(ctx context.Context, opts metav1.ListOptions) ([]corev1.Pod, error) {
 			list, err := v.cl.kube.CoreV1().Pods(dep.Namespace).List(ctx, opts)
@@ -79,8 +79,8 @@ func (p *Provider) statusOf(ctx context.Context, v view, kubeContext, tenantID s
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes: status of tenant %s: %w", tenantID, apiError("list Pods in "+dep.Namespace, err))
 	}
-	st := &compute.ComputeStatus{
-		TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown, LastUpdated: progressedAt(dep),
+	st := &provider.ComputeStatus{
+		TenantID: tenantID, ProviderType: Name, Health: provider.HealthUnknown, LastUpdated: progressedAt(dep),
 		Metadata: map[string]string{"namespace": dep.Namespace, "deployment": dep.Name},
 	}
 	if kubeContext != "" {
@@ -93,15 +93,15 @@ func (p *Provider) statusOf(ctx context.Context, v view, kubeContext, tenantID s
 	current := currentPods(dep, pods)
 	st.Containers = containerStatuses(dep, current)
 	st.State, st.Message = rollout(dep, current, p.now())
-	if st.State == compute.StatePending && probed(dep) {
+	if st.State == provider.StatePending && probed(dep) {
 		if why := p.unready(ctx, v.cl, tenantID, current); why != "" {
 			st.Message = join(st.Message, []string{why})
 		}
 	}
 	if probed(dep) {
-		st.Health = compute.HealthStarting
-		if st.State == compute.StateRunning {
-			st.Health = compute.HealthHealthy
+		st.Health = provider.HealthStarting
+		if st.State == provider.StateRunning {
+			st.Health = provider.HealthHealthy
 		}
 	}
 	if st.Endpoints, err = p.endpoints(ctx, v, dep); err != nil {
@@ -147,7 +147,7 @@ const stableAfter = 10 * time.Second
 // and the Pods of its current template for why it does not progress; a
 // rollout that finished while a container restarted less than
 // stableAfter before now is not running yet.
-func rollout(dep *appsv1.Deployment, pods []corev1.Pod, now time.Time) (compute.ComputeState, string) {
+func rollout(dep *appsv1.Deployment, pods []corev1.Pod, now time.Time) (provider.ComputeState, string) {
 	want := int32(1)
 	if dep.Spec.Replicas != nil {
 		want = *dep.Spec.Replicas
@@ -161,34 +161,34 @@ func rollout(dep *appsv1.Deployment, pods []corev1.Pod, now time.Time) (compute.
 	}
 	switch {
 	case dep.DeletionTimestamp != nil:
-		return compute.StateStopped, "the Deployment is being deleted"
+		return provider.StateStopped, "the Deployment is being deleted"
 	case s.ObservedGeneration < dep.Generation:
 		// Before the Deployment controller has seen a change, what it says
 		// is about the spec before: a deadline that a fix has made moot.
-		return compute.StatePending, "the Deployment controller has not yet seen the latest change"
+		return provider.StatePending, "the Deployment controller has not yet seen the latest change"
 	}
 	for _, c := range s.Conditions {
 		if c.Type == appsv1.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded" {
-			return compute.StateFailed, join("the rollout made no progress within its deadline: "+c.Message, problems)
+			return provider.StateFailed, join("the rollout made no progress within its deadline: "+c.Message, problems)
 		}
 	}
 	if s.UpdatedReplicas >= want && s.Replicas <= s.UpdatedReplicas && s.AvailableReplicas >= want {
 		if want == 0 {
-			return compute.StateRunning, "scaled to 0 replicas"
+			return provider.StateRunning, "scaled to 0 replicas"
 		}
 		if unstable := restarted(pods, now); len(unstable) > 0 {
-			return compute.StateDegraded, join(fmt.Sprintf("%d of %d replicas available", s.AvailableReplicas, want), unstable)
+			return provider.StateDegraded, join(fmt.Sprintf("%d of %d replicas available", s.AvailableReplicas, want), unstable)
 		}
-		return compute.StateRunning, ""
+		return provider.StateRunning, ""
 	}
 	progress := fmt.Sprintf("%d of %d replicas updated, %d available", s.UpdatedReplicas, want, s.AvailableReplicas)
 	switch {
 	case len(problems) == 0:
-		return compute.StatePending, join("rolling out: "+progress, unassigned(pods))
+		return provider.StatePending, join("rolling out: "+progress, unassigned(pods))
 	case s.AvailableReplicas > 0:
-		return compute.StateDegraded, join("rolling out: "+progress, problems)
+		return provider.StateDegraded, join("rolling out: "+progress, problems)
 	default:
-		return compute.StateFailed, join(progress, problems)
+		return provider.StateFailed, join(progress, problems)
 	}
 }
 
@@ -281,16 +281,16 @@ func unassigned(pods []corev1.Pod) []string {
 
 // containerStatuses are the template's containers, as the newest Pod of
 // the current template runs them (a ready one when there is one).
-func containerStatuses(dep *appsv1.Deployment, pods []corev1.Pod) []compute.ContainerStatus {
+func containerStatuses(dep *appsv1.Deployment, pods []corev1.Pod) []provider.ContainerStatus {
 	var pod *corev1.Pod
 	for i := range pods {
 		if pod == nil || (isReady(&pods[i]) && !isReady(pod)) {
 			pod = &pods[i]
 		}
 	}
-	var out []compute.ContainerStatus
+	var out []provider.ContainerStatus
 	for _, c := range dep.Spec.Template.Spec.Containers {
-		cs := compute.ContainerStatus{Name: c.Name, Image: c.Image, State: compute.ContainerUnknown, Health: compute.HealthUnknown}
+		cs := provider.ContainerStatus{Name: c.Name, Image: c.Image, State: provider.ContainerUnknown, Health: provider.HealthUnknown}
 		if pod != nil {
 			for _, s := range pod.Status.ContainerStatuses {
 				if s.Name != c.Name {
@@ -299,19 +299,19 @@ func containerStatuses(dep *appsv1.Deployment, pods []corev1.Pod) []compute.Cont
 				cs.RestartCount, cs.ID = int(s.RestartCount), s.ContainerID
 				switch {
 				case s.State.Running != nil:
-					cs.State = compute.ContainerRunning
+					cs.State = provider.ContainerRunning
 				case s.State.Terminated != nil:
 					code := int(s.State.Terminated.ExitCode)
-					cs.State, cs.ExitCode, cs.Message = compute.ContainerExited, &code, s.State.Terminated.Reason
+					cs.State, cs.ExitCode, cs.Message = provider.ContainerExited, &code, s.State.Terminated.Reason
 				case s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff":
-					cs.State, cs.Message = compute.ContainerRestarting, s.State.Waiting.Message
+					cs.State, cs.Message = provider.ContainerRestarting, s.State.Waiting.Message
 				case s.State.Waiting != nil:
-					cs.State, cs.Message = compute.ContainerCreated, strings.TrimSpace(s.State.Waiting.Reason+": "+s.State.Waiting.Message)
+					cs.State, cs.Message = provider.ContainerCreated, strings.TrimSpace(s.State.Waiting.Reason+": "+s.State.Waiting.Message)
 				}
 				if c.ReadinessProbe != nil {
-					cs.Health = compute.HealthStarting
+					cs.Health = provider.HealthStarting
 					if s.Ready {
-						cs.Health = compute.HealthHealthy
+						cs.Health = provider.HealthHealthy
 					}
 				}
 			}
@@ -338,7 +338,7 @@ func probed(dep *appsv1.Deployment) bool {
 // endpoints are where the tenant's ports are reached: the Service's
 // cluster DNS name, its load balancer's addresses and node ports when it
 // has them, and the Ingress host.
-func (p *Provider) endpoints(ctx context.Context, v view, dep *appsv1.Deployment) ([]compute.Endpoint, error) {
+func (p *Provider) endpoints(ctx context.Context, v view, dep *appsv1.Deployment) ([]provider.Endpoint, error) {
 	cl := v.cl
 	var ports []servicePort
 	for _, c := range dep.Spec.Template.Spec.Containers {
@@ -362,14 +362,14 @@ func (p *Provider) endpoints(ctx context.Context, v view, dep *appsv1.Deployment
 			return nil, err
 		}
 	}
-	var out []compute.Endpoint
+	var out []provider.Endpoint
 	for _, sp := range ports {
 		for _, port := range svc.Spec.Ports {
 			if port.Name != sp.name {
 				continue
 			}
 			at := func(host string, n int32) {
-				out = append(out, compute.Endpoint{Container: sp.container, Name: sp.name, ContainerPort: sp.containerPort, Protocol: sp.protocol,
+				out = append(out, provider.Endpoint{Container: sp.container, Name: sp.name, ContainerPort: sp.containerPort, Protocol: sp.protocol,
 					Address: net.JoinHostPort(host, strconv.Itoa(int(n)))})
 			}
 			at(fmt.Sprintf("%s.%s.svc.%s", svc.Name, svc.Namespace, p.settings.ClusterDomain), port.Port)
@@ -382,7 +382,7 @@ func (p *Provider) endpoints(ctx context.Context, v view, dep *appsv1.Deployment
 		}
 	}
 	if addr := dep.Annotations[annotIngress]; addr != "" {
-		out = append(out, compute.Endpoint{Container: ports[0].container, Name: "ingress", ContainerPort: ports[0].containerPort,
+		out = append(out, provider.Endpoint{Container: ports[0].container, Name: "ingress", ContainerPort: ports[0].containerPort,
 			Protocol: workload.ProtocolTCP, Address: addr})
 	}
 	return out, nil

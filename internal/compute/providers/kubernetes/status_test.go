@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // A real kubelet shows a crash loop as the last exit between back-offs,
@@ -36,16 +36,16 @@ func TestRolloutOfACrashLoop(t *testing.T) {
 		name  string
 		dep   *appsv1.Deployment
 		pods  []corev1.Pod
-		state compute.ComputeState
+		state provider.ComputeState
 		says  []string
 	}{
-		{"started again 3s ago", available, running(3*time.Second, 2), compute.StateDegraded,
+		{"started again 3s ago", available, running(3*time.Second, 2), provider.StateDegraded,
 			[]string{"started again 3s ago", "exited with code 1, Error", "2 restarts", "stay up for 10s"}},
-		{"up for 20s after a restart", available, running(20*time.Second, 2), compute.StateRunning, nil},
-		{"first run", available, running(time.Second, 0), compute.StateRunning, nil},
-		{"between back-offs", unavailable, pod(corev1.ContainerStatus{RestartCount: 3, State: corev1.ContainerState{Terminated: exited}}), compute.StateFailed,
+		{"up for 20s after a restart", available, running(20*time.Second, 2), provider.StateRunning, nil},
+		{"first run", available, running(time.Second, 0), provider.StateRunning, nil},
+		{"between back-offs", unavailable, pod(corev1.ContainerStatus{RestartCount: 3, State: corev1.ContainerState{Terminated: exited}}), provider.StateFailed,
 			[]string{"crash loop (CrashLoopBackOff)", "exited with code 1 (Error)", "3 restarts"}},
-		{"exited once", unavailable, pod(corev1.ContainerStatus{State: corev1.ContainerState{Terminated: exited}}), compute.StateFailed,
+		{"exited once", unavailable, pod(corev1.ContainerStatus{State: corev1.ContainerState{Terminated: exited}}), provider.StateFailed,
 			[]string{"container app exited with code 1 (Error)"}},
 	}
 	for _, tt := range tests {

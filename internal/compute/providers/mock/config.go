@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -36,7 +36,7 @@ type Behaviour struct {
 	// StartAfter keeps a provisioned or updated workload pending (starting)
 	// for this long, as platforms that start workloads asynchronously do.
 	StartAfter string `json:"start_after,omitempty"`
-	// Progress is reported (compute.ReportProgress) at the start of each
+	// Progress is reported (provider.ReportProgress) at the start of each
 	// provision and update, before the latency, as a long step would.
 	Progress string `json:"progress,omitempty"`
 	// Listen serves each port on a real listener on 127.0.0.1 (its
@@ -90,7 +90,7 @@ type tenantOptions struct {
 }
 
 // behaviourOf returns what a resolved spec asks of the mock.
-func behaviourOf(spec *compute.TenantComputeSpec) Behaviour {
+func behaviourOf(spec *provider.TenantComputeSpec) Behaviour {
 	o, _ := spec.Options.(tenantOptions)
 	return o.Mock
 }
@@ -137,12 +137,12 @@ func (b Behaviour) check() error {
 			errs.Add("/x-mock/"+field, "%q is not a duration such as 250ms", v)
 		}
 	}
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 func (s Settings) check() error {
 	if s.FailureRate < 0 || s.FailureRate > 1 {
-		return fmt.Errorf("compute.mock: %w", compute.Invalid("/failure_rate", "%v is not a fraction between 0 and 1", s.FailureRate))
+		return fmt.Errorf("compute.mock: %w", provider.Invalid("/failure_rate", "%v is not a fraction between 0 and 1", s.FailureRate))
 	}
 	return nil
 }

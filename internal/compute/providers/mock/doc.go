@@ -1,5 +1,5 @@
 // Package mock is an in-memory compute provider for tests and demos. It is a
-// real implementation of the compute.Provider contract, safe for concurrent
+// real implementation of the provider.Provider contract, safe for concurrent
 // use, with injectable latency and failures:
 //
 //   - its configuration block accepts "latency" (a delay added to every
@@ -13,7 +13,7 @@
 //     later ones succeed; without it every call fails. With start_after the
 //     workload is pending (starting) for that long after each provision or
 //     update, as on platforms that start workloads asynchronously; progress is
-//     reported (compute.ReportProgress) at the start of each provision and
+//     reported (provider.ReportProgress) at the start of each provision and
 //     update.
 //
 // Endpoints: the mock runs nothing, so it reports each published port as

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
 // Inspect compares the simulated workload with spec, container by
 // container, as the real providers compare what their platforms run.
-func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.Inspection, error) {
+func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.Inspection, error) {
 	st, err := p.GetStatus(ctx, spec.TenantID)
 	if err != nil {
 		return nil, err
@@ -20,16 +20,16 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 	defer p.pl.mu.Unlock()
 	w, ok := p.pl.workloads[spec.TenantID]
 	if !ok {
-		return nil, fmt.Errorf("mock: inspect tenant %s: %w", spec.TenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("mock: inspect tenant %s: %w", spec.TenantID, provider.ErrTenantNotFound)
 	}
-	var found compute.DriftCollector
+	var found provider.DriftCollector
 	found.CompareContainers(spec, w.spec.Containers, w.spec.Secrets)
 	for _, c := range w.containers {
-		if c.State != compute.ContainerRunning {
-			found.Compare("containers/"+c.Name+"/state", compute.DriftState, string(compute.ContainerRunning), string(c.State))
+		if c.State != provider.ContainerRunning {
+			found.Compare("containers/"+c.Name+"/state", provider.DriftState, string(provider.ContainerRunning), string(c.State))
 		}
 	}
-	return &compute.Inspection{Status: st, Drift: found.Drift()}, nil
+	return &provider.Inspection{Status: st, Drift: found.Drift()}, nil
 }
 
 // Tamper changes the tenant's running workload behind landlord's back, as
@@ -41,7 +41,7 @@ func (p *Provider) Tamper(tenantID string, change func(w *workload.Workload)) er
 	defer p.pl.mu.Unlock()
 	w, ok := p.pl.workloads[tenantID]
 	if !ok {
-		return fmt.Errorf("mock: tamper with tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+		return fmt.Errorf("mock: tamper with tenant %s: %w", tenantID, provider.ErrTenantNotFound)
 	}
 	p.alter(w, change)
 	p.logger.Info("mock workload changed behind landlord's back", slog.String("tenant_id", tenantID))
@@ -77,4 +77,4 @@ func (p *Provider) alter(w *simulated, change func(w *workload.Workload)) {
 	w.updated = p.now()
 }
 
-var _ compute.DriftDetector = (*Provider)(nil)
+var _ provider.DriftDetector = (*Provider)(nil)

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -43,19 +43,19 @@ type listener struct {
 // endpoints returns the endpoints of spec for the tenant, opening the
 // listeners it asks for and keeping those it had; pl.mu is held. On error
 // the listeners it opened are closed and the tenant's others are kept.
-func (pl *Platform) endpoints(spec *compute.TenantComputeSpec) ([]compute.Endpoint, error) {
+func (pl *Platform) endpoints(spec *provider.TenantComputeSpec) ([]provider.Endpoint, error) {
 	listen := behaviourOf(spec).Listen
 	had := pl.listeners[spec.TenantID]
 	keep := map[endpointKey]*listener{}
 	var opened []*listener
-	var eps []compute.Endpoint
+	var eps []provider.Endpoint
 	for _, c := range spec.Containers {
 		for _, port := range c.Ports {
 			protocol := port.Protocol
 			if protocol == "" {
 				protocol = workload.ProtocolTCP
 			}
-			e := compute.Endpoint{Container: c.Name, Name: port.Name, ContainerPort: port.ContainerPort, Protocol: protocol}
+			e := provider.Endpoint{Container: c.Name, Name: port.Name, ContainerPort: port.ContainerPort, Protocol: protocol}
 			if !listen {
 				e.Address = fmt.Sprintf("%s://%s/%s:%d", Scheme, tenantLabel(spec), c.Name, port.ContainerPort)
 				eps = append(eps, e)
@@ -119,7 +119,7 @@ func (pl *Platform) Close() {
 }
 
 // tenantLabel names the tenant in endpoints: its name, else its id.
-func tenantLabel(spec *compute.TenantComputeSpec) string {
+func tenantLabel(spec *provider.TenantComputeSpec) string {
 	if spec.TenantName != "" {
 		return spec.TenantName
 	}

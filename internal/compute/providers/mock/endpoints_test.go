@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Without "listen" an endpoint is a mock:// name that no client can take
@@ -118,10 +118,10 @@ func TestEndpointsListen(t *testing.T) {
 	mustAnswer(t, res.Endpoints[0].Address, "port 80/tcp")
 	taken := resolve(t, p, "tenant-3", fmt.Sprintf(`{"image":"a","ports":[{"container_port":81,"host_port":%d}],"x-mock":{"listen":true}}`, port))
 	_, err = p.Provision(ctx, taken)
-	if !errors.Is(err, compute.ErrProvisionFailed) || !compute.IsRetryable(err) || !strings.Contains(err.Error(), "listen for port 81/tcp of container app") {
+	if !errors.Is(err, provider.ErrProvisionFailed) || !provider.IsRetryable(err) || !strings.Contains(err.Error(), "listen for port 81/tcp of container app") {
 		t.Errorf("Provision on a taken host_port = %v, want a retryable ErrProvisionFailed saying which port", err)
 	}
-	if _, err := p.GetStatus(ctx, "tenant-3"); !errors.Is(err, compute.ErrTenantNotFound) {
+	if _, err := p.GetStatus(ctx, "tenant-3"); !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Errorf("a failed Provision recorded a workload: GetStatus = %v", err)
 	}
 }
@@ -152,7 +152,7 @@ func TestEndpointsListenUDP(t *testing.T) {
 	}
 }
 
-func addresses(eps []compute.Endpoint) []string {
+func addresses(eps []provider.Endpoint) []string {
 	var out []string
 	for _, e := range eps {
 		out = append(out, e.Address)

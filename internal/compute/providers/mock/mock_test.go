@@ -13,7 +13,9 @@ import (
 
 	"github.com/jaxxstorm/landlord/client/clienttest"
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -84,7 +86,7 @@ func conformance(t *testing.T, config func(int) json.RawMessage) {
 			{Name: "remove", Path: "workload", Do: func(_ *testing.T, id string) { p.Remove(id) }},
 		},
 		CountResources: func(t *testing.T, tenantID string) int { return p.Containers(tenantID) },
-		Restart: func(t *testing.T) compute.Provider {
+		Restart: func(t *testing.T) provider.Provider {
 			return mustNew(t, mock.Options{Platform: platform, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 		},
 		Logs:         logs.Bytes,
@@ -102,9 +104,9 @@ func tamper(p *mock.Provider, change func(w *workload.Workload)) func(t *testing
 }
 
 // resolve builds a spec for the mock through a Manager, as the controller does.
-func resolve(t *testing.T, p *mock.Provider, tenantID, config string) *compute.TenantComputeSpec {
+func resolve(t *testing.T, p *mock.Provider, tenantID, config string) *provider.TenantComputeSpec {
 	t.Helper()
-	m := providertest.Manager(t, p, compute.ManagerOptions{})
+	m := computetest.Manager(t, p, compute.ManagerOptions{})
 	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: tenantID, ComputeConfig: json.RawMessage(config)})
 	if err != nil {
 		t.Fatalf("resolve %s: %v", config, err)
@@ -158,10 +160,10 @@ func TestInjectedFailures(t *testing.T) {
 				if wantFail != (err != nil) {
 					t.Fatalf("call %d: err = %v, want failure %v", i, err, wantFail)
 				}
-				if err != nil && compute.IsRetryable(err) != tt.retryable {
-					t.Fatalf("call %d: retryable = %v, want %v (%v)", i, compute.IsRetryable(err), tt.retryable, err)
+				if err != nil && provider.IsRetryable(err) != tt.retryable {
+					t.Fatalf("call %d: retryable = %v, want %v (%v)", i, provider.IsRetryable(err), tt.retryable, err)
 				}
-				if err != nil && tt.op == mock.OpProvision && !errors.Is(err, compute.ErrProvisionFailed) {
+				if err != nil && tt.op == mock.OpProvision && !errors.Is(err, provider.ErrProvisionFailed) {
 					t.Errorf("call %d: %v does not wrap ErrProvisionFailed", i, err)
 				}
 			}
@@ -187,7 +189,7 @@ func TestFailureRate(t *testing.T) {
 	var got []bool
 	for range 4 {
 		_, err := p.Provision(context.Background(), spec)
-		if err != nil && !compute.IsRetryable(err) {
+		if err != nil && !provider.IsRetryable(err) {
 			t.Fatalf("failure_rate error must be retryable: %v", err)
 		}
 		got = append(got, err != nil)
@@ -207,7 +209,7 @@ func TestLatencyRespectsContext(t *testing.T) {
 		done <- err
 	}()
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) || !compute.IsRetryable(err) {
+	if err := <-done; !errors.Is(err, context.Canceled) || !provider.IsRetryable(err) {
 		t.Fatalf("Provision = %v, want a retryable error wrapping context.Canceled", err)
 	}
 	if p.Workloads() != 0 {
@@ -266,10 +268,10 @@ func TestRemoveOutOfBand(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Remove(spec.TenantID)
-	if _, err := p.GetStatus(ctx, spec.TenantID); !errors.Is(err, compute.ErrTenantNotFound) {
+	if _, err := p.GetStatus(ctx, spec.TenantID); !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Fatalf("GetStatus after Remove = %v, want ErrTenantNotFound", err)
 	}
-	if _, err := p.Update(ctx, spec.TenantID, spec); !errors.Is(err, compute.ErrTenantNotFound) {
+	if _, err := p.Update(ctx, spec.TenantID, spec); !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Fatalf("Update after Remove = %v, want ErrTenantNotFound", err)
 	}
 }
@@ -288,13 +290,13 @@ func TestCrashShowsInStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != compute.StateDegraded || st.Health != compute.HealthUnhealthy {
+	if st.State != provider.StateDegraded || st.Health != provider.HealthUnhealthy {
 		t.Errorf("state, health = %s, %s; want degraded, unhealthy", st.State, st.Health)
 	}
-	if c := st.Containers[0]; c.ExitCode == nil || *c.ExitCode != 2 || c.State != compute.ContainerExited {
+	if c := st.Containers[0]; c.ExitCode == nil || *c.ExitCode != 2 || c.State != provider.ContainerExited {
 		t.Errorf("crashed container status = %+v", c)
 	}
-	if err := p.Crash(spec.TenantID, "nope", 1); !errors.Is(err, compute.ErrTenantNotFound) {
+	if err := p.Crash(spec.TenantID, "nope", 1); !errors.Is(err, provider.ErrTenantNotFound) {
 		t.Errorf("Crash of an unknown container = %v", err)
 	}
 }
@@ -323,11 +325,11 @@ func TestStartAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := p.GetStatus(context.Background(), "tenant-1")
-	if err != nil || st.State != compute.StatePending || st.Health != compute.HealthStarting || st.Containers[0].State != compute.ContainerCreated {
+	if err != nil || st.State != provider.StatePending || st.Health != provider.HealthStarting || st.Containers[0].State != provider.ContainerCreated {
 		t.Fatalf("status right after provisioning = %+v, %v; want pending", st, err)
 	}
 	now = now.Add(11 * time.Second)
-	if st, err := p.GetStatus(context.Background(), "tenant-1"); err != nil || st.State != compute.StateRunning {
+	if st, err := p.GetStatus(context.Background(), "tenant-1"); err != nil || st.State != provider.StateRunning {
 		t.Fatalf("status after start_after = %+v, %v; want running", st, err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -43,15 +43,15 @@ type Provider struct {
 
 // simulated is one tenant's simulated workload.
 type simulated struct {
-	spec *compute.TenantComputeSpec
+	spec *provider.TenantComputeSpec
 	// startsAt is when a workload that starts slowly (x-mock start_after)
 	// runs.
 	startsAt   time.Time
 	hash       string
 	created    time.Time
 	updated    time.Time
-	endpoints  []compute.Endpoint
-	containers []compute.ContainerStatus
+	endpoints  []provider.Endpoint
+	containers []provider.ContainerStatus
 }
 
 // New returns a mock provider configured by opts.
@@ -113,21 +113,21 @@ func (p *Provider) CheckHealth(context.Context) error { return nil }
 
 // Capabilities: the mock simulates everything the portable workload can ask
 // for.
-func (p *Provider) Capabilities() compute.Capabilities {
-	return compute.Capabilities{InPlaceUpdate: true, MultipleContainers: true, Secrets: true, PublishedPorts: true,
+func (p *Provider) Capabilities() provider.Capabilities {
+	return provider.Capabilities{InPlaceUpdate: true, MultipleContainers: true, Secrets: true, PublishedPorts: true,
 		PublicNetworking: true, HealthChecks: true, Scaling: true, Volumes: true}
 }
 
 // ValidateConfig checks the workload rules and "x-mock".
 func (p *Provider) ValidateConfig(config json.RawMessage) error {
-	return compute.CheckConfig(p, config)
+	return provider.CheckConfig(p, config)
 }
 
 // DecodeConfig reads and checks "x-mock", which Provision, Update, Destroy
 // and GetStatus find again in the spec's Options.
-func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+func (p *Provider) DecodeConfig(config json.RawMessage, spec *provider.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := compute.DecodeOptions(config, &o, "mock options"); err != nil {
+	if err := provider.DecodeOptions(config, &o, "mock options"); err != nil {
 		return err
 	}
 	if err := o.Mock.check(); err != nil {
@@ -138,19 +138,19 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 }
 
 // Validate checks spec without side effects.
-func (p *Provider) Validate(_ context.Context, spec *compute.TenantComputeSpec) error {
-	return compute.ValidateSpec(spec, Name)
+func (p *Provider) Validate(_ context.Context, spec *provider.TenantComputeSpec) error {
+	return provider.ValidateSpec(spec, Name)
 }
 
 // Provision creates the tenant's simulated workload, or converges an
 // existing one to spec.
-func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+func (p *Provider) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
 	defer p.pl.begin(spec.TenantID)()
 	log := p.logger.With(slog.String("tenant_id", spec.TenantID))
-	if err := p.simulate(ctx, spec.TenantID, OpProvision, behaviourOf(spec), compute.ErrProvisionFailed, log); err != nil {
+	if err := p.simulate(ctx, spec.TenantID, OpProvision, behaviourOf(spec), provider.ErrProvisionFailed, log); err != nil {
 		return nil, err
 	}
 	hash := spec.Hash()
@@ -159,7 +159,7 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	// Nothing is created before this point, so a cancelled call leaves
 	// nothing behind.
 	if err := ctx.Err(); err != nil {
-		return nil, compute.Retryable(fmt.Errorf("mock: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err))
+		return nil, provider.Retryable(fmt.Errorf("mock: provision tenant %s: %w: %w", spec.TenantID, provider.ErrProvisionFailed, err))
 	}
 	w, exists := p.pl.workloads[spec.TenantID]
 	message := "created"
@@ -178,13 +178,13 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	}
 	if err != nil {
 		log.Warn("mock provision failed", slog.String("error", err.Error()))
-		return nil, compute.Retryable(fmt.Errorf("mock: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err))
+		return nil, provider.Retryable(fmt.Errorf("mock: provision tenant %s: %w: %w", spec.TenantID, provider.ErrProvisionFailed, err))
 	}
 	log.Info("mock provision", slog.String("result", message))
-	return &compute.ProvisionResult{
+	return &provider.ProvisionResult{
 		TenantID:      spec.TenantID,
 		ProviderType:  Name,
-		Status:        compute.ProvisionStatusSuccess,
+		Status:        provider.ProvisionStatusSuccess,
 		ResourceIDs:   resourceIDs(w.spec),
 		Endpoints:     cloneEndpoints(w.endpoints),
 		Message:       message,
@@ -193,41 +193,41 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 }
 
 // Update converges the tenant's workload to spec.
-func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
 	if spec.TenantID != tenantID {
-		return nil, compute.Invalid("/tenant_id", "spec is for tenant %q, not %q", spec.TenantID, tenantID)
+		return nil, provider.Invalid("/tenant_id", "spec is for tenant %q, not %q", spec.TenantID, tenantID)
 	}
 	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
-	if err := p.simulate(ctx, tenantID, OpUpdate, behaviourOf(spec), compute.ErrUpdateFailed, log); err != nil {
+	if err := p.simulate(ctx, tenantID, OpUpdate, behaviourOf(spec), provider.ErrUpdateFailed, log); err != nil {
 		return nil, err
 	}
 	hash := spec.Hash()
 	p.pl.mu.Lock()
 	defer p.pl.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return nil, compute.Retryable(fmt.Errorf("mock: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err))
+		return nil, provider.Retryable(fmt.Errorf("mock: update tenant %s: %w: %w", tenantID, provider.ErrUpdateFailed, err))
 	}
 	w, exists := p.pl.workloads[tenantID]
 	if !exists {
-		return nil, fmt.Errorf("mock: update tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("mock: update tenant %s: %w", tenantID, provider.ErrTenantNotFound)
 	}
-	var changes []compute.Change
+	var changes []provider.Change
 	if w.hash != hash || !w.allRunning() {
-		changes = compute.Diff(w.spec, spec)
+		changes = provider.Diff(w.spec, spec)
 		if err := p.apply(w, spec, hash); err != nil {
 			log.Warn("mock update failed", slog.String("error", err.Error()))
-			return nil, compute.Retryable(fmt.Errorf("mock: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err))
+			return nil, provider.Retryable(fmt.Errorf("mock: update tenant %s: %w: %w", tenantID, provider.ErrUpdateFailed, err))
 		}
 	}
 	log.Info("mock update", slog.Int("changes", len(changes)))
-	return &compute.UpdateResult{
+	return &provider.UpdateResult{
 		TenantID:     tenantID,
 		ProviderType: Name,
-		Status:       compute.ProvisionStatusSuccess,
+		Status:       provider.ProvisionStatusSuccess,
 		Changes:      changes,
 		ResourceIDs:  resourceIDs(w.spec),
 		Endpoints:    cloneEndpoints(w.endpoints),
@@ -261,7 +261,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 }
 
 // GetStatus reports the workload's simulated state.
-func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*provider.ComputeStatus, error) {
 	defer p.pl.begin(tenantID)()
 	log := p.logger.With(slog.String("tenant_id", tenantID))
 	p.pl.mu.Lock()
@@ -277,7 +277,7 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 	defer p.pl.mu.Unlock()
 	w, ok := p.pl.workloads[tenantID]
 	if !ok {
-		return nil, fmt.Errorf("mock: status of tenant %s: %w", tenantID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("mock: status of tenant %s: %w", tenantID, provider.ErrTenantNotFound)
 	}
 	return w.status(Name, p.now()), nil
 }
@@ -301,7 +301,7 @@ func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, 
 		return fmt.Errorf("mock: %s tenant %s: %w: %w", op, tenantID, failed, cause)
 	}
 	if b.Progress != "" && (op == OpProvision || op == OpUpdate) {
-		compute.ReportProgress(ctx, "%s", b.Progress)
+		provider.ReportProgress(ctx, "%s", b.Progress)
 	}
 	if d := time.Duration(p.settings.Latency) + b.latency(); d > 0 {
 		t := time.NewTimer(d)
@@ -312,26 +312,26 @@ func (p *Provider) simulate(ctx context.Context, tenantID string, op Operation, 
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return compute.Retryable(fail(err))
+		return provider.Retryable(fail(err))
 	}
 	if b.failsOn(op, n) {
 		err := fail(fmt.Errorf("injected %s failure (call %d)", b.Fail, n))
 		if b.Fail == "terminal" {
 			log.Error("mock injected failure", slog.String("operation", string(op)), slog.String("kind", b.Fail))
-			return compute.Terminal(err)
+			return provider.Terminal(err)
 		}
 		log.Warn("mock injected failure", slog.String("operation", string(op)), slog.String("kind", b.Fail))
-		return compute.Retryable(err)
+		return provider.Retryable(err)
 	}
 	if random {
 		log.Warn("mock injected failure", slog.String("operation", string(op)), slog.String("kind", "failure_rate"))
-		return compute.Retryable(fail(fmt.Errorf("injected failure (failure_rate %v)", p.settings.FailureRate)))
+		return provider.Retryable(fail(fmt.Errorf("injected failure (failure_rate %v)", p.settings.FailureRate)))
 	}
 	return nil
 }
 
 // create records a new workload; p.mu is held.
-func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) (*simulated, error) {
+func (p *Provider) create(spec *provider.TenantComputeSpec, hash string) (*simulated, error) {
 	w := &simulated{created: p.now()}
 	if err := p.apply(w, spec, hash); err != nil {
 		return nil, err
@@ -342,7 +342,7 @@ func (p *Provider) create(spec *compute.TenantComputeSpec, hash string) (*simula
 
 // apply makes w run spec, or leaves it as it was when the endpoints spec
 // asks for cannot be served; p.mu is held.
-func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash string) error {
+func (p *Provider) apply(w *simulated, spec *provider.TenantComputeSpec, hash string) error {
 	endpoints, err := p.pl.endpoints(spec)
 	if err != nil {
 		return err
@@ -360,14 +360,14 @@ func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash str
 	w.endpoints = endpoints
 	w.containers = nil
 	for _, c := range spec.Containers {
-		health := compute.HealthUnknown
+		health := provider.HealthUnknown
 		if c.HealthCheck != nil {
-			health = compute.HealthHealthy
+			health = provider.HealthHealthy
 		}
-		w.containers = append(w.containers, compute.ContainerStatus{
+		w.containers = append(w.containers, provider.ContainerStatus{
 			Name:   c.Name,
 			Image:  c.Image,
-			State:  compute.ContainerRunning,
+			State:  provider.ContainerRunning,
 			Health: health,
 			ID:     containerID(spec.TenantID, c.Name),
 		})
@@ -378,7 +378,7 @@ func (p *Provider) apply(w *simulated, spec *compute.TenantComputeSpec, hash str
 // allRunning reports whether every container runs; p.mu is held.
 func (w *simulated) allRunning() bool {
 	for _, c := range w.containers {
-		if c.State != compute.ContainerRunning {
+		if c.State != provider.ContainerRunning {
 			return false
 		}
 	}
@@ -386,58 +386,58 @@ func (w *simulated) allRunning() bool {
 }
 
 // status summarises the workload; p.mu is held.
-func (w *simulated) status(provider string, now time.Time) *compute.ComputeStatus {
-	st := &compute.ComputeStatus{
+func (w *simulated) status(name string, now time.Time) *provider.ComputeStatus {
+	st := &provider.ComputeStatus{
 		TenantID:     w.spec.TenantID,
-		ProviderType: provider,
-		Containers:   append([]compute.ContainerStatus(nil), w.containers...),
+		ProviderType: name,
+		Containers:   append([]provider.ContainerStatus(nil), w.containers...),
 		Endpoints:    cloneEndpoints(w.endpoints),
 		Generation:   w.spec.Generation,
 		LastUpdated:  w.updated,
 	}
 	if now.Before(w.startsAt) {
 		for i := range st.Containers {
-			st.Containers[i].State = compute.ContainerCreated
-			st.Containers[i].Health = compute.HealthStarting
+			st.Containers[i].State = provider.ContainerCreated
+			st.Containers[i].Health = provider.HealthStarting
 		}
-		st.State, st.Health = compute.StatePending, compute.HealthStarting
+		st.State, st.Health = provider.StatePending, provider.HealthStarting
 		st.Message = fmt.Sprintf("starting; running in %s", w.startsAt.Sub(now).Round(time.Millisecond))
 		return st
 	}
 	running, checked, healthy := 0, 0, 0
 	for _, c := range w.containers {
-		if c.State == compute.ContainerRunning {
+		if c.State == provider.ContainerRunning {
 			running++
 		}
-		if c.Health != compute.HealthUnknown {
+		if c.Health != provider.HealthUnknown {
 			checked++
-			if c.Health == compute.HealthHealthy {
+			if c.Health == provider.HealthHealthy {
 				healthy++
 			}
 		}
 	}
 	switch {
 	case running == len(w.containers):
-		st.State = compute.StateRunning
+		st.State = provider.StateRunning
 	case running == 0:
-		st.State = compute.StateFailed
+		st.State = provider.StateFailed
 		st.Message = "no container is running"
 	default:
-		st.State = compute.StateDegraded
+		st.State = provider.StateDegraded
 		st.Message = fmt.Sprintf("%d of %d containers running", running, len(w.containers))
 	}
 	switch {
 	case checked == 0:
-		st.Health = compute.HealthUnknown
+		st.Health = provider.HealthUnknown
 	case healthy == checked:
-		st.Health = compute.HealthHealthy
+		st.Health = provider.HealthHealthy
 	default:
-		st.Health = compute.HealthUnhealthy
+		st.Health = provider.HealthUnhealthy
 	}
 	return st
 }
 
-func resourceIDs(spec *compute.TenantComputeSpec) map[string]string {
+func resourceIDs(spec *provider.TenantComputeSpec) map[string]string {
 	ids := map[string]string{"workload": "mock-" + spec.TenantID}
 	for _, c := range spec.Containers {
 		ids["container/"+c.Name] = containerID(spec.TenantID, c.Name)
@@ -449,13 +449,13 @@ func containerID(tenantID, container string) string {
 	return "mock-" + tenantID + "-" + container
 }
 
-func cloneEndpoints(e []compute.Endpoint) []compute.Endpoint {
-	return append([]compute.Endpoint(nil), e...)
+func cloneEndpoints(e []provider.Endpoint) []provider.Endpoint {
+	return append([]provider.Endpoint(nil), e...)
 }
 
 var (
-	_ compute.Provider           = (*Provider)(nil)
-	_ compute.HealthChecker      = (*Provider)(nil)
-	_ compute.ConfigDecoder      = (*Provider)(nil)
-	_ compute.CapabilityReporter = (*Provider)(nil)
+	_ provider.Provider           = (*Provider)(nil)
+	_ provider.HealthChecker      = (*Provider)(nil)
+	_ provider.ConfigDecoder      = (*Provider)(nil)
+	_ provider.CapabilityReporter = (*Provider)(nil)
 )

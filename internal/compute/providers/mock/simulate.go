@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -114,20 +114,20 @@ func (p *Provider) Crash(tenantID, container string, exitCode int) error {
 		for i := range w.containers {
 			c := &w.containers[i]
 			if c.Name == container {
-				c.State = compute.ContainerExited
+				c.State = provider.ContainerExited
 				c.ExitCode = &exitCode
 				c.Message = fmt.Sprintf("exited with code %d", exitCode)
-				if c.Health != compute.HealthUnknown {
-					c.Health = compute.HealthUnhealthy
+				if c.Health != provider.HealthUnknown {
+					c.Health = provider.HealthUnhealthy
 				}
-				w.endpoints = slices.DeleteFunc(w.endpoints, func(e compute.Endpoint) bool { return e.Container == container })
+				w.endpoints = slices.DeleteFunc(w.endpoints, func(e provider.Endpoint) bool { return e.Container == container })
 				p.pl.closeListeners(tenantID, container)
 				w.updated = p.now()
 				return nil
 			}
 		}
 	}
-	return fmt.Errorf("mock: crash %s of tenant %s: %w", container, tenantID, compute.ErrTenantNotFound)
+	return fmt.Errorf("mock: crash %s of tenant %s: %w", container, tenantID, provider.ErrTenantNotFound)
 }
 
 // Remove deletes the tenant's workload behind landlord's back, as an

@@ -10,9 +10,9 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -84,7 +84,7 @@ func TestPolicyAllowsWhatLandlordDoes(t *testing.T) {
 		t.Fatalf("Provision: %v", err)
 	}
 	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
-	waitState(t, p, id, compute.StateRunning)
+	waitState(t, p, id, provider.StateRunning)
 	if in, err := p.Inspect(context.Background(), spec); err != nil || len(in.Drift) != 0 {
 		t.Fatalf("Inspect: %+v, %v", in, err)
 	}
@@ -113,7 +113,7 @@ func TestPolicyAllowsWhatLandlordDoes(t *testing.T) {
 	if in, err := p.Inspect(context.Background(), spec); err != nil || len(in.Drift) != 0 {
 		t.Fatalf("Inspect after Update: %+v, %v", in, err)
 	}
-	waitState(t, p, id, compute.StateRunning)
+	waitState(t, p, id, provider.StateRunning)
 	if err := p.Destroy(context.Background(), id); err != nil {
 		t.Fatalf("Destroy: %v", err)
 	}

@@ -15,18 +15,19 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker/dockertest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/servetest"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // resolve resolves config for a new tenant of p.
-func resolve(t *testing.T, p compute.Provider, id, name string, config json.RawMessage) *compute.TenantComputeSpec {
+func resolve(t *testing.T, p provider.Provider, id, name string, config json.RawMessage) *provider.TenantComputeSpec {
 	t.Helper()
-	m := providertest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})
+	m := computetest.Manager(t, p, compute.ManagerOptions{HashKey: hashKey})
 	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: id, TenantName: name, Generation: 1, ComputeConfig: config})
 	if err != nil {
 		t.Fatalf("resolve: %v", err)
@@ -35,9 +36,9 @@ func resolve(t *testing.T, p compute.Provider, id, name string, config json.RawM
 }
 
 // waitState polls the tenant's status until its state is want.
-func waitState(t *testing.T, p compute.Provider, tenantID string, want compute.ComputeState) *compute.ComputeStatus {
+func waitState(t *testing.T, p provider.Provider, tenantID string, want provider.ComputeState) *provider.ComputeStatus {
 	t.Helper()
-	var st *compute.ComputeStatus
+	var st *provider.ComputeStatus
 	poll.Until(t, fmt.Sprintf("tenant %s %s", tenantID, want), 60*time.Second, func() (bool, string) {
 		var err error
 		st, err = p.GetStatus(context.Background(), tenantID)
@@ -137,7 +138,7 @@ func TestWatchChangesHearsTheEventStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect(id, "after Provision")
-	waitState(t, p, id, compute.StateRunning)
+	waitState(t, p, id, provider.StateRunning)
 	for len(heard) > 0 {
 		<-heard
 	}
@@ -191,7 +192,7 @@ func TestRawExec(t *testing.T) {
 	if _, err := p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	st := waitState(t, p, id, compute.StateRunning)
+	st := waitState(t, p, id, provider.StateRunning)
 	if len(st.Endpoints) != 1 || st.Endpoints[0].Address != fmt.Sprintf("127.0.0.1:%d", port) {
 		t.Fatalf("endpoints %+v, want 127.0.0.1:%d", st.Endpoints, port)
 	}
@@ -219,7 +220,7 @@ func TestNomadRefusalIsTerminal(t *testing.T) {
 	config, _ := json.Marshal(m)
 	spec := resolve(t, p, id, "refused", config)
 	_, err := p.Provision(context.Background(), spec)
-	if err == nil || compute.IsRetryable(err) || !strings.Contains(err.Error(), "regexp") {
+	if err == nil || provider.IsRetryable(err) || !strings.Contains(err.Error(), "regexp") {
 		t.Fatalf("Provision of a job Nomad refuses = %v; want a terminal error with Nomad's reason", err)
 	}
 	if n := countResources(t, a, id, "landlord-refused"); n != 0 {
@@ -242,17 +243,17 @@ func TestTenantStaysInItsRecordedNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = before.Destroy(context.Background(), id) })
-	waitState(t, before, id, compute.StateRunning)
+	waitState(t, before, id, provider.StateRunning)
 
 	now := newProvider(t, block(a, ""), nil)
-	ref := compute.TenantRef{ID: id, Name: "moved", Provider: "nomad", ResourceIDs: res.ResourceIDs}
+	ref := provider.TenantRef{ID: id, Name: "moved", Provider: "nomad", ResourceIDs: res.ResourceIDs}
 	st, err := now.GetStatusOf(context.Background(), ref)
-	if err != nil || st.State != compute.StateRunning {
+	if err != nil || st.State != provider.StateRunning {
 		t.Fatalf("GetStatusOf a tenant recorded in namespace before = %+v, %v", st, err)
 	}
 	moved := resolve(t, now, id, "moved", echoConfig(images[0], "ns"))
 	moved.ResourceIDs = res.ResourceIDs
-	if _, err := now.Provision(context.Background(), moved); err == nil || compute.IsRetryable(err) || !strings.Contains(err.Error(), "cannot move") {
+	if _, err := now.Provision(context.Background(), moved); err == nil || provider.IsRetryable(err) || !strings.Contains(err.Error(), "cannot move") {
 		t.Errorf("Provision into another namespace = %v; want a terminal refusal", err)
 	}
 	if err := now.DestroyOf(context.Background(), ref); err != nil {
@@ -281,7 +282,7 @@ func TestCountZeroIsRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Destroy(context.Background(), id) })
-	st := waitState(t, p, id, compute.StateRunning)
+	st := waitState(t, p, id, provider.StateRunning)
 	if len(st.Endpoints) != 0 || !strings.Contains(st.Message, "count is 0") {
 		t.Errorf("status of a tenant at count 0: %+v", st)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -59,7 +59,7 @@ func TestConformance(t *testing.T) {
 		CountResources: func(t *testing.T, tenantID string) int {
 			return countResources(t, a, tenantID, conformanceJob(tenantID))
 		},
-		Restart:       func(t *testing.T) compute.Provider { return newProvider(t, b, logs) },
+		Restart:       func(t *testing.T) provider.Provider { return newProvider(t, b, logs) },
 		Logs:          logs.Bytes,
 		DialEndpoints: true,
 		ReadyTimeout:  60 * time.Second,

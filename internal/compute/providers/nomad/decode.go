@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
@@ -30,9 +30,9 @@ const (
 // a count range's bounds, constraints, the update block's deadlines, and
 // what of the portable workload Nomad can run (health checks on published
 // ports, command checks only through Consul, memory).
-func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComputeSpec) error {
+func (p *Provider) DecodeConfig(config json.RawMessage, spec *provider.TenantComputeSpec) error {
 	var o tenantOptions
-	if err := compute.DecodeOptions(config, &o, "nomad options"); err != nil {
+	if err := provider.DecodeOptions(config, &o, "nomad options"); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -74,11 +74,11 @@ func (p *Provider) DecodeConfig(config json.RawMessage, spec *compute.TenantComp
 	}
 	p.checkWorkload(&o, spec, &errs)
 	spec.Options = o
-	return errs.Err(compute.ErrInvalidSpec)
+	return errs.Err(provider.ErrInvalidSpec)
 }
 
 // checkWorkload checks what Nomad cannot run of the portable workload.
-func (p *Provider) checkWorkload(o *tenantOptions, spec *compute.TenantComputeSpec, errs *violation.List) {
+func (p *Provider) checkWorkload(o *tenantOptions, spec *provider.TenantComputeSpec, errs *violation.List) {
 	for i, c := range spec.Containers {
 		at := workload.ContainerPointer(i)
 		if m := c.Resources.MemoryMiB; m != 0 && m < minMemoryMiB {

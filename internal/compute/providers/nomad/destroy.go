@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Destroy deregisters the tenant's job with purge, waits until its
@@ -32,7 +32,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 
 // DestroyOf is Destroy for a recorded tenant: no scan, and the Variables
 // of a job whose register never finished are found too.
-func (p *Provider) DestroyOf(ctx context.Context, t compute.TenantRef) error {
+func (p *Provider) DestroyOf(ctx context.Context, t provider.TenantRef) error {
 	defer p.lock(t.ID)()
 	ctx, cancel := detached(ctx)
 	defer cancel()
@@ -130,14 +130,14 @@ func awaitStopped(ctx context.Context, c *api.Client, jobID string) ([]string, e
 			return ids, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, compute.Retryable(fmt.Errorf("%d allocations of job %s still run: %w", live, jobID, err))
+			return nil, provider.Retryable(fmt.Errorf("%d allocations of job %s still run: %w", live, jobID, err))
 		}
 		index = meta.LastIndex
 	}
 }
 
 // isTenantNotFound reports whether err says the tenant has no job.
-func isTenantNotFound(err error) bool { return errors.Is(err, compute.ErrTenantNotFound) }
+func isTenantNotFound(err error) bool { return errors.Is(err, provider.ErrTenantNotFound) }
 
 // terminal reports whether an allocation's client status is final.
 func terminal(clientStatus string) bool {

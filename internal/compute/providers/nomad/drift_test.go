@@ -13,14 +13,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // inspect returns the paths of the tenant's drift, failing t on an error
 // or a secret value shown.
-func inspect(t *testing.T, p *nomad.Provider, spec *compute.TenantComputeSpec, secret string) []compute.Drift {
+func inspect(t *testing.T, p *nomad.Provider, spec *provider.TenantComputeSpec, secret string) []provider.Drift {
 	t.Helper()
 	in, err := p.Inspect(context.Background(), spec)
 	if err != nil {
@@ -32,7 +32,7 @@ func inspect(t *testing.T, p *nomad.Provider, spec *compute.TenantComputeSpec, s
 	return in.Drift
 }
 
-func paths(drift []compute.Drift) []string {
+func paths(drift []provider.Drift) []string {
 	out := make([]string, len(drift))
 	for i, d := range drift {
 		out[i] = d.Path
@@ -80,76 +80,76 @@ func TestInspectReportsEachChangeAndUpdateRepairsIt(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		do   func(t *testing.T)
-		want []compute.Drift
+		want []provider.Drift
 	}{
 		{"nomad job scale", func(t *testing.T) {
 			if _, _, err := a.Client.Jobs().Scale(job, "tenant", new(2), "", false, nil, nil); err != nil {
 				t.Fatal(err)
 			}
-		}, []compute.Drift{{Path: "job/count", Kind: compute.DriftScale, Expected: "1", Found: "2"}}},
+		}, []provider.Drift{{Path: "job/count", Kind: provider.DriftScale, Expected: "1", Found: "2"}}},
 		{"env value", editJob(func(j *api.Job) { app(j).Env["GREETING"] = "hacked" }),
-			[]compute.Drift{{Path: "containers/app/env/GREETING", Kind: compute.DriftEnv, Expected: "hi", Found: "hacked"}}},
-		{"env added and removed", editJob(func(j *api.Job) { delete(app(j).Env, "GREETING"); app(j).Env["NEW"] = "1" }), []compute.Drift{
-			{Path: "containers/app/env/GREETING", Kind: compute.DriftEnv, Expected: "hi"},
-			{Path: "containers/app/env/NEW", Kind: compute.DriftEnv, Found: "1"}}},
+			[]provider.Drift{{Path: "containers/app/env/GREETING", Kind: provider.DriftEnv, Expected: "hi", Found: "hacked"}}},
+		{"env added and removed", editJob(func(j *api.Job) { delete(app(j).Env, "GREETING"); app(j).Env["NEW"] = "1" }), []provider.Drift{
+			{Path: "containers/app/env/GREETING", Kind: provider.DriftEnv, Expected: "hi"},
+			{Path: "containers/app/env/NEW", Kind: provider.DriftEnv, Found: "1"}}},
 		{"a secret's name in the env", editJob(func(j *api.Job) { app(j).Env["API_KEY"] = "typed-by-hand" }),
-			[]compute.Drift{{Path: "containers/app/env/API_KEY", Kind: compute.DriftEnv, Found: "[redacted]"}}},
+			[]provider.Drift{{Path: "containers/app/env/API_KEY", Kind: provider.DriftEnv, Found: "[redacted]"}}},
 		{"image", editJob(func(j *api.Job) { app(j).Config["image"] = images[1] }),
-			[]compute.Drift{{Path: "containers/app/image", Kind: compute.DriftImage, Expected: images[0], Found: images[1]}}},
+			[]provider.Drift{{Path: "containers/app/image", Kind: provider.DriftImage, Expected: images[0], Found: images[1]}}},
 		{"args", editJob(func(j *api.Job) { app(j).Config["args"] = []string{"-v", "-x"} }),
-			[]compute.Drift{{Path: "containers/app/args", Kind: compute.DriftCommand, Expected: "-v", Found: "-v -x"}}},
+			[]provider.Drift{{Path: "containers/app/args", Kind: provider.DriftCommand, Expected: "-v", Found: "-v -x"}}},
 		{"entrypoint", editJob(func(j *api.Job) { app(j).Config["entrypoint"] = []string{"/bin/sh", "-c"} }),
-			[]compute.Drift{{Path: "containers/app/command", Kind: compute.DriftCommand, Found: "/bin/sh -c"}}},
+			[]provider.Drift{{Path: "containers/app/command", Kind: provider.DriftCommand, Found: "/bin/sh -c"}}},
 		{"labels", editJob(func(j *api.Job) { app(j).Config["labels"] = []map[string]string{{"team": "x"}} }),
-			[]compute.Drift{{Path: "containers/app/labels", Kind: compute.DriftSettings,
+			[]provider.Drift{{Path: "containers/app/labels", Kind: provider.DriftSettings,
 				Expected: "dev.landlord.job=" + job + ",dev.landlord.tenant-id=" + id, Found: "team=x"}}},
-		{"resources", editJob(func(j *api.Job) { app(j).Resources.CPU, app(j).Resources.MemoryMB = new(300), new(64) }), []compute.Drift{
-			{Path: "containers/app/resources/cpu_millicores", Kind: compute.DriftResources, Expected: "100", Found: "300"},
-			{Path: "containers/app/resources/memory_mib", Kind: compute.DriftResources, Expected: "32", Found: "64"}}},
+		{"resources", editJob(func(j *api.Job) { app(j).Resources.CPU, app(j).Resources.MemoryMB = new(300), new(64) }), []provider.Drift{
+			{Path: "containers/app/resources/cpu_millicores", Kind: provider.DriftResources, Expected: "100", Found: "300"},
+			{Path: "containers/app/resources/memory_mib", Kind: provider.DriftResources, Expected: "32", Found: "64"}}},
 		{"port", editJob(func(j *api.Job) { j.TaskGroups[0].Networks[0].DynamicPorts[0].To = 9090 }),
-			[]compute.Drift{{Path: "containers/app/ports", Kind: compute.DriftPorts, Expected: "app_http to 8080", Found: "app_http to 9090"}}},
+			[]provider.Drift{{Path: "containers/app/ports", Kind: provider.DriftPorts, Expected: "app_http to 8080", Found: "app_http to 9090"}}},
 		{"port added", editJob(func(j *api.Job) {
 			j.TaskGroups[0].Networks[0].ReservedPorts = []api.Port{{Label: "debug", Value: 23456}}
-		}), []compute.Drift{{Path: "job/network/ports", Kind: compute.DriftPorts, Found: "debug 23456"}}},
+		}), []provider.Drift{{Path: "job/network/ports", Kind: provider.DriftPorts, Found: "debug 23456"}}},
 		{"health check", editJob(func(j *api.Job) { j.TaskGroups[0].Services[0].Checks[0].Path = "/other" }),
-			[]compute.Drift{{Path: "containers/app/health_check", Kind: compute.DriftHealth,
+			[]provider.Drift{{Path: "containers/app/health_check", Kind: provider.DriftHealth,
 				Expected: "http /healthz every 1s, timeout 1s", Found: "http /other every 1s, timeout 1s"}}},
 		{"service removed", editJob(func(j *api.Job) { j.TaskGroups[0].Services = nil }),
-			[]compute.Drift{{Path: "service/landlord-edits-app-http", Kind: compute.DriftMissing, Expected: "present"}}},
+			[]provider.Drift{{Path: "service/landlord-edits-app-http", Kind: provider.DriftMissing, Expected: "present"}}},
 		{"template removed", editJob(func(j *api.Job) { app(j).Templates = nil }),
-			[]compute.Drift{{Path: "containers/app/template", Kind: compute.DriftMissing, Expected: "present"}}},
-		{"meta", editJob(func(j *api.Job) { j.Meta["team"] = "x"; j.Meta["landlord_tenant_name"] = "other" }), []compute.Drift{
-			{Path: "job/meta/landlord_tenant_name", Kind: compute.DriftSettings, Expected: "edits", Found: "other"},
-			{Path: "job/meta/team", Kind: compute.DriftSettings, Found: "x"}}},
+			[]provider.Drift{{Path: "containers/app/template", Kind: provider.DriftMissing, Expected: "present"}}},
+		{"meta", editJob(func(j *api.Job) { j.Meta["team"] = "x"; j.Meta["landlord_tenant_name"] = "other" }), []provider.Drift{
+			{Path: "job/meta/landlord_tenant_name", Kind: provider.DriftSettings, Expected: "edits", Found: "other"},
+			{Path: "job/meta/team", Kind: provider.DriftSettings, Found: "x"}}},
 		{"datacenters", editJob(func(j *api.Job) { j.Datacenters = []string{"dc1"} }),
-			[]compute.Drift{{Path: "job/datacenters", Kind: compute.DriftPlacement, Expected: "*", Found: "dc1"}}},
+			[]provider.Drift{{Path: "job/datacenters", Kind: provider.DriftPlacement, Expected: "*", Found: "dc1"}}},
 		{"constraint", editJob(func(j *api.Job) {
 			j.Constraints = []*api.Constraint{api.NewConstraint("${attr.kernel.name}", "=", "linux")}
 		}),
-			[]compute.Drift{{Path: "job/constraints", Kind: compute.DriftPlacement, Found: "${attr.kernel.name} = linux"}}},
+			[]provider.Drift{{Path: "job/constraints", Kind: provider.DriftPlacement, Found: "${attr.kernel.name} = linux"}}},
 		{"update block", editJob(func(j *api.Job) { j.TaskGroups[0].Update.MinHealthyTime = new(2 * time.Second) }),
-			[]compute.Drift{{Path: "job/update/min_healthy_time", Kind: compute.DriftSettings, Expected: "500ms", Found: "2s"}}},
+			[]provider.Drift{{Path: "job/update/min_healthy_time", Kind: provider.DriftSettings, Expected: "500ms", Found: "2s"}}},
 		{"restart block", editJob(func(j *api.Job) { j.TaskGroups[0].RestartPolicy.Attempts = new(7) }),
-			[]compute.Drift{{Path: "job/restart/attempts", Kind: compute.DriftSettings, Expected: "2", Found: "7"}}},
+			[]provider.Drift{{Path: "job/restart/attempts", Kind: provider.DriftSettings, Expected: "2", Found: "7"}}},
 		{"nomad job stop", func(t *testing.T) {
 			if _, _, err := a.Client.Jobs().Deregister(job, false, nil); err != nil {
 				t.Fatal(err)
 			}
-		}, []compute.Drift{{Path: "job/status", Kind: compute.DriftState, Expected: "running", Found: "stopped"}}},
+		}, []provider.Drift{{Path: "job/status", Kind: provider.DriftState, Expected: "running", Found: "stopped"}}},
 		{"nomad var purge", func(t *testing.T) {
 			if _, err := a.Client.Variables().Delete(varPath, nil); err != nil {
 				t.Fatal(err)
 			}
-		}, []compute.Drift{{Path: "variable/app", Kind: compute.DriftMissing, Expected: varPath}}},
+		}, []provider.Drift{{Path: "variable/app", Kind: provider.DriftMissing, Expected: varPath}}},
 		{"a secret value", writeVar(map[string]string{"API_KEY": "guessed"}),
-			[]compute.Drift{{Path: "containers/app/secrets/API_KEY", Kind: compute.DriftEnv, Expected: "[redacted]", Found: "[redacted]"}}},
+			[]provider.Drift{{Path: "containers/app/secrets/API_KEY", Kind: provider.DriftEnv, Expected: "[redacted]", Found: "[redacted]"}}},
 		{"a secret added", writeVar(map[string]string{"API_KEY": secret, "EXTRA": "x"}),
-			[]compute.Drift{{Path: "containers/app/secrets/EXTRA", Kind: compute.DriftEnv, Found: "[redacted]"}}},
+			[]provider.Drift{{Path: "containers/app/secrets/EXTRA", Kind: provider.DriftEnv, Found: "[redacted]"}}},
 		{"another Variable", func(t *testing.T) {
 			if _, _, err := a.Client.Variables().Update(&api.Variable{Path: "nomad/jobs/" + job + "/tenant/ghost", Items: map[string]string{"K": "v"}}, nil); err != nil {
 				t.Fatal(err)
 			}
-		}, []compute.Drift{{Path: "variable/ghost", Kind: compute.DriftEnv, Found: "nomad/jobs/" + job + "/tenant/ghost"}}},
+		}, []provider.Drift{{Path: "variable/ghost", Kind: provider.DriftEnv, Found: "nomad/jobs/" + job + "/tenant/ghost"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.do(t)
@@ -234,7 +234,7 @@ func TestCountRangeLeavesTheCountToTheScaler(t *testing.T) {
 	a, images := start(t)
 	p := newProvider(t, block(a, ""), nil)
 	const id, job = "00000000-0000-4000-8000-00000000d201", "landlord-scaled"
-	withCount := func(count string) *compute.TenantComputeSpec {
+	withCount := func(count string) *provider.TenantComputeSpec {
 		return resolve(t, p, id, "scaled", appConfig(images[0], "s", `"count": `+count))
 	}
 	spec := withCount(`{"min": 1, "max": 3}`)
@@ -320,7 +320,7 @@ func TestInspectAtRestReadsOnly(t *testing.T) {
 	if _, err := p.Provision(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, p, id, compute.StateRunning)
+	waitState(t, p, id, provider.StateRunning)
 	inspect(t, p, spec, "")
 	first := proxy.counts()
 	const n = 5

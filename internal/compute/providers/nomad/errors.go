@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // errIndexConflict marks a write that lost to another writer of the same
@@ -30,24 +30,24 @@ func apiError(op string, err error) error {
 	var resp api.UnexpectedResponseError
 	if !errors.As(err, &resp) || !resp.HasStatusCode() {
 		// No answer (or the context ended): the network, or Nomad down.
-		return compute.Retryable(fmt.Errorf("nomad: %s: %w", op, err))
+		return provider.Retryable(fmt.Errorf("nomad: %s: %w", op, err))
 	}
 	body := strings.Join(strings.Fields(resp.Body()), " ")
 	wrapped := &callError{op: op, body: body, code: resp.StatusCode(), err: err}
 	switch code := resp.StatusCode(); {
 	case strings.Contains(body, "Enforcing job modify index"):
-		return compute.Retryable(fmt.Errorf("%w: %w", wrapped, errIndexConflict))
+		return provider.Retryable(fmt.Errorf("%w: %w", wrapped, errIndexConflict))
 	case strings.Contains(body, "validation failed"):
 		// Nomad answers 500 to a job it finds invalid.
-		return compute.Terminal(fmt.Errorf("%w: %w", wrapped, compute.ErrInvalidSpec))
+		return provider.Terminal(fmt.Errorf("%w: %w", wrapped, provider.ErrInvalidSpec))
 	case code == http.StatusTooManyRequests || code >= http.StatusInternalServerError:
-		return compute.Retryable(wrapped)
+		return provider.Retryable(wrapped)
 	case code == http.StatusForbidden:
-		return compute.Terminal(fmt.Errorf("%w: landlord's ACL token may not do this; give it the policy in deploy/nomad/landlord-policy.hcl", wrapped))
+		return provider.Terminal(fmt.Errorf("%w: landlord's ACL token may not do this; give it the policy in deploy/nomad/landlord-policy.hcl", wrapped))
 	case code == http.StatusBadRequest:
-		return compute.Terminal(fmt.Errorf("%w: %w", wrapped, compute.ErrInvalidSpec))
+		return provider.Terminal(fmt.Errorf("%w: %w", wrapped, provider.ErrInvalidSpec))
 	default:
-		return compute.Terminal(wrapped)
+		return provider.Terminal(wrapped)
 	}
 }
 

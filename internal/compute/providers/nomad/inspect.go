@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Inspect reads the tenant's job, its allocations and its Variables live,
@@ -17,14 +17,14 @@ import (
 // or shown). A stopped job is drift at job/status. With a count range the
 // count is not compared while it stays within the range. It writes
 // nothing: a plan changes no state.
-func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.Inspection, error) {
+func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.Inspection, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.Inspection, error) {
+	fail := func(err error) (*provider.Inspection, error) {
 		return nil, fmt.Errorf("nomad: inspect tenant %s: %w", spec.TenantID, err)
 	}
-	c, jobID, err := p.jobOfRef(compute.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: Name, ResourceIDs: spec.ResourceIDs})
+	c, jobID, err := p.jobOfRef(provider.TenantRef{ID: spec.TenantID, Name: spec.TenantName, Provider: Name, ResourceIDs: spec.ResourceIDs})
 	if err != nil {
 		return fail(err)
 	}
@@ -42,18 +42,18 @@ func (p *Provider) Inspect(ctx context.Context, spec *compute.TenantComputeSpec)
 	if err != nil {
 		return fail(err)
 	}
-	var all compute.DriftCollector
+	var all provider.DriftCollector
 	for _, dr := range append(jobDrift, varDrift...) {
 		all.Add(dr)
 	}
-	return &compute.Inspection{Status: st, Drift: all.Drift()}, nil
+	return &provider.Inspection{Status: st, Drift: all.Drift()}, nil
 }
 
 // compare returns the differences between the live job and d's (a stopped
 // job among them), and between the job's Variables and d's secret values.
-func (p *Provider) compare(ctx context.Context, c *api.Client, d *desired, live *api.Job) (job, vars []compute.Drift, err error) {
+func (p *Provider) compare(ctx context.Context, c *api.Client, d *desired, live *api.Job) (job, vars []provider.Drift, err error) {
 	if stopped(live) {
-		job = append(job, compute.Drift{Path: "job/status", Kind: compute.DriftState, Expected: "running", Found: "stopped"})
+		job = append(job, provider.Drift{Path: "job/status", Kind: provider.DriftState, Expected: "running", Found: "stopped"})
 	}
 	planned, err := p.jobDrift(ctx, c, d, live)
 	if err != nil {
@@ -85,14 +85,14 @@ func (p *Provider) keepCount(d *desired, live *api.Job, count groupCount) {
 type planned struct {
 	jobIndex uint64
 	hash     string
-	drift    []compute.Drift
+	drift    []provider.Drift
 }
 
 // jobDrift plans d's job over the live one and turns the plan's diff into
 // drift. Both sides of a plan's diff are canonicalised by Nomad, so that
 // defaults are not drift. The generation is bookkeeping, not drift: the
 // job planned carries the live one.
-func (p *Provider) jobDrift(ctx context.Context, c *api.Client, d *desired, live *api.Job) ([]compute.Drift, error) {
+func (p *Provider) jobDrift(ctx context.Context, c *api.Client, d *desired, live *api.Job) ([]provider.Drift, error) {
 	key := deref(live.Namespace) + "/" + d.id
 	index := deref(live.JobModifyIndex)
 	if v, ok := p.plans.Load(key); ok {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -31,7 +31,7 @@ type desired struct {
 }
 
 // desiredOf builds the tenant's job from a resolved spec.
-func (p *Provider) desiredOf(spec *compute.TenantComputeSpec, jobID string) *desired {
+func (p *Provider) desiredOf(spec *provider.TenantComputeSpec, jobID string) *desired {
 	o := optionsOf(spec)
 	d := &desired{id: jobID, ports: portsOf(spec.Workload), secrets: map[string]map[string]string{}}
 	for _, s := range spec.Secrets {
@@ -118,7 +118,7 @@ func (p *Provider) fingerprint(job *api.Job, secrets map[string]map[string]strin
 	if err != nil {
 		panic(fmt.Sprintf("nomad: fingerprint: %v", err)) // a job and strings always marshal
 	}
-	return compute.Fingerprint(p.hashKey, b)[:32]
+	return provider.Fingerprint(p.hashKey, b)[:32]
 }
 
 // taskOf is the task of one container.

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 var testKey = []byte("landlord-nomad-unit-test-hash-key")
@@ -21,9 +22,9 @@ func testProvider(t *testing.T, block string) *Provider {
 	return p
 }
 
-func testSpec(t *testing.T, p *Provider, name string, generation int64, config string) *compute.TenantComputeSpec {
+func testSpec(t *testing.T, p *Provider, name string, generation int64, config string) *provider.TenantComputeSpec {
 	t.Helper()
-	m := providertest.Manager(t, p, compute.ManagerOptions{HashKey: testKey})
+	m := computetest.Manager(t, p, compute.ManagerOptions{HashKey: testKey})
 	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: "00000000-0000-4000-8000-000000000001", TenantName: name,
 		Generation: generation, ComputeConfig: json.RawMessage(config)})
 	if err != nil {

@@ -7,14 +7,14 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // jobOfRef is where a recorded tenant's job is: the job and namespace its
 // recorded resource ids name (a client of that namespace, should the
 // block name another now), else the job its name makes in the block's
 // namespace.
-func (p *Provider) jobOfRef(t compute.TenantRef) (*api.Client, string, error) {
+func (p *Provider) jobOfRef(t provider.TenantRef) (*api.Client, string, error) {
 	id := t.ResourceIDs[resourceJob]
 	if id == "" {
 		return p.client, p.jobID(t.Name), nil
@@ -51,9 +51,9 @@ func (p *Provider) ownJob(ctx context.Context, c *api.Client, tenantID, jobID st
 	case err != nil:
 		return nil, err
 	case job == nil:
-		return nil, fmt.Errorf("no job %s: %w", jobID, compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("no job %s: %w", jobID, provider.ErrTenantNotFound)
 	case job.Meta[metaTenantID] != tenantID || job.Meta[metaManagedBy] != managedBy:
-		return nil, fmt.Errorf("job %s belongs to %s: %w", jobID, ownerOf(job), compute.ErrTenantNotFound)
+		return nil, fmt.Errorf("job %s belongs to %s: %w", jobID, ownerOf(job), provider.ErrTenantNotFound)
 	}
 	p.jobs.Store(tenantID, jobID)
 	return job, nil
@@ -96,5 +96,5 @@ func (p *Provider) locate(ctx context.Context, tenantID string) (string, *api.Jo
 			return "", nil, err
 		}
 	}
-	return "", nil, fmt.Errorf("no job with meta %s=%s: %w", metaTenantID, tenantID, compute.ErrTenantNotFound)
+	return "", nil, fmt.Errorf("no job with meta %s=%s: %w", metaTenantID, tenantID, provider.ErrTenantNotFound)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -35,13 +35,13 @@ type planDrift struct {
 	secretNames map[string]bool // task + "/" + env name, for the secrets
 
 	seen  map[string]bool
-	drift compute.DriftCollector
+	drift provider.DriftCollector
 }
 
 // driftOfPlan is the drift a plan's diff shows.
 // With a count range, d carries the live count (keepCount): a count that
 // differs is one outside the range.
-func (p *Provider) driftOfPlan(diff *api.JobDiff, d *desired, got *api.Job) []compute.Drift {
+func (p *Provider) driftOfPlan(diff *api.JobDiff, d *desired, got *api.Job) []provider.Drift {
 	if diff == nil || diff.Type == diffNone {
 		return nil
 	}
@@ -59,7 +59,7 @@ func (p *Provider) driftOfPlan(diff *api.JobDiff, d *desired, got *api.Job) []co
 
 // add records d once per path: a list's elements, say, differ one by one
 // but read as one difference.
-func (x *planDrift) add(d compute.Drift) {
+func (x *planDrift) add(d provider.Drift) {
 	if (d.Expected == d.Found && d.Expected != "") || x.seen[d.Path] {
 		return
 	}
@@ -78,32 +78,32 @@ func (x *planDrift) job(diff *api.JobDiff) {
 				// Bookkeeping: what they stand for is compared itself.
 				continue
 			}
-			x.add(compute.Drift{Path: "job/meta/" + key, Kind: compute.DriftSettings, Expected: f.New, Found: f.Old})
+			x.add(provider.Drift{Path: "job/meta/" + key, Kind: provider.DriftSettings, Expected: f.New, Found: f.Old})
 		case f.Name == "NodePool":
-			x.add(compute.Drift{Path: "job/node_pool", Kind: compute.DriftPlacement, Expected: f.New, Found: f.Old})
+			x.add(provider.Drift{Path: "job/node_pool", Kind: provider.DriftPlacement, Expected: f.New, Found: f.Old})
 		default:
-			x.field("job", compute.DriftSettings, f)
+			x.field("job", provider.DriftSettings, f)
 		}
 	}
 	for _, o := range changedObjects(diff.Objects) {
 		switch o.Name {
 		case "Datacenters":
-			x.add(compute.Drift{Path: "job/datacenters", Kind: compute.DriftPlacement,
+			x.add(provider.Drift{Path: "job/datacenters", Kind: provider.DriftPlacement,
 				Expected: strings.Join(x.want.Datacenters, ","), Found: strings.Join(x.got.Datacenters, ",")})
 		case "Constraint":
-			x.add(compute.Drift{Path: "job/constraints", Kind: compute.DriftPlacement,
+			x.add(provider.Drift{Path: "job/constraints", Kind: provider.DriftPlacement,
 				Expected: constraintsOf(x.want.Constraints), Found: constraintsOf(x.got.Constraints)})
 		default:
-			x.object("job/"+snake(o.Name), compute.DriftSettings, o)
+			x.object("job/"+snake(o.Name), provider.DriftSettings, o)
 		}
 	}
 	for _, g := range diff.TaskGroups {
 		switch g.Type {
 		case diffNone:
 		case diffAdded:
-			x.add(compute.Drift{Path: "group/" + g.Name, Kind: compute.DriftMissing, Expected: "present"})
+			x.add(provider.Drift{Path: "group/" + g.Name, Kind: provider.DriftMissing, Expected: "present"})
 		case diffDeleted:
-			x.add(compute.Drift{Path: "group/" + g.Name, Kind: compute.DriftSettings, Found: "present"})
+			x.add(provider.Drift{Path: "group/" + g.Name, Kind: provider.DriftSettings, Found: "present"})
 		default:
 			x.group(g)
 		}
@@ -115,9 +115,9 @@ func (x *planDrift) group(g *api.TaskGroupDiff) {
 	for _, f := range changed(g.Fields) {
 		switch f.Name {
 		case "Count":
-			x.add(compute.Drift{Path: "job/count", Kind: compute.DriftScale, Expected: f.New, Found: f.Old})
+			x.add(provider.Drift{Path: "job/count", Kind: provider.DriftScale, Expected: f.New, Found: f.Old})
 		default:
-			x.field("job", compute.DriftSettings, f)
+			x.field("job", provider.DriftSettings, f)
 		}
 	}
 	var networks []*api.ObjectDiff
@@ -130,13 +130,13 @@ func (x *planDrift) group(g *api.TaskGroupDiff) {
 		case "Service":
 			x.service(o)
 		case "Update":
-			x.object("job/update", compute.DriftSettings, o)
+			x.object("job/update", provider.DriftSettings, o)
 		case "RestartPolicy":
-			x.object("job/restart", compute.DriftSettings, o)
+			x.object("job/restart", provider.DriftSettings, o)
 		case "Scaling":
-			x.object("job/scaling", compute.DriftScale, o)
+			x.object("job/scaling", provider.DriftScale, o)
 		default:
-			x.object("job/"+snake(o.Name), compute.DriftSettings, o)
+			x.object("job/"+snake(o.Name), provider.DriftSettings, o)
 		}
 	}
 	if len(networks) > 0 {
@@ -146,9 +146,9 @@ func (x *planDrift) group(g *api.TaskGroupDiff) {
 		switch t.Type {
 		case diffNone:
 		case diffAdded:
-			x.add(compute.Drift{Path: "containers/" + t.Name, Kind: compute.DriftMissing, Expected: "present"})
+			x.add(provider.Drift{Path: "containers/" + t.Name, Kind: provider.DriftMissing, Expected: "present"})
 		case diffDeleted:
-			x.add(compute.Drift{Path: "containers/" + t.Name, Kind: compute.DriftSettings, Found: "present"})
+			x.add(provider.Drift{Path: "containers/" + t.Name, Kind: provider.DriftSettings, Found: "present"})
 		default:
 			x.task(t)
 		}
@@ -168,9 +168,9 @@ func (x *planDrift) task(t *api.TaskDiff) {
 				// not shown, whatever it is.
 				expected, found = redacted(f.Type != diffDeleted), redacted(f.Type != diffAdded)
 			}
-			x.add(compute.Drift{Path: prefix + "/env/" + key, Kind: compute.DriftEnv, Expected: expected, Found: found})
+			x.add(provider.Drift{Path: prefix + "/env/" + key, Kind: provider.DriftEnv, Expected: expected, Found: found})
 		default:
-			x.field(prefix, compute.DriftSettings, f)
+			x.field(prefix, provider.DriftSettings, f)
 		}
 	}
 	for _, o := range changedObjects(t.Objects) {
@@ -181,23 +181,23 @@ func (x *planDrift) task(t *api.TaskDiff) {
 			for _, f := range changed(o.Fields) {
 				switch f.Name {
 				case "CPU":
-					x.add(compute.Drift{Path: prefix + "/resources/cpu_millicores", Kind: compute.DriftResources,
+					x.add(provider.Drift{Path: prefix + "/resources/cpu_millicores", Kind: provider.DriftResources,
 						Expected: x.millicores(f.New), Found: x.millicores(f.Old)})
 				case "MemoryMB":
-					x.add(compute.Drift{Path: prefix + "/resources/memory_mib", Kind: compute.DriftResources, Expected: f.New, Found: f.Old})
+					x.add(provider.Drift{Path: prefix + "/resources/memory_mib", Kind: provider.DriftResources, Expected: f.New, Found: f.Old})
 				default:
-					x.field(prefix+"/resources", compute.DriftResources, f)
+					x.field(prefix+"/resources", provider.DriftResources, f)
 				}
 			}
 			for _, sub := range changedObjects(o.Objects) {
-				x.object(prefix+"/resources/"+snake(sub.Name), compute.DriftResources, sub)
+				x.object(prefix+"/resources/"+snake(sub.Name), provider.DriftResources, sub)
 			}
 		case "Template":
 			// The template renders the task's secrets from its Variable:
 			// where they are mounted.
-			x.object(prefix+"/template", compute.DriftEnv, o)
+			x.object(prefix+"/template", provider.DriftEnv, o)
 		default:
-			x.object(prefix+"/"+snake(o.Name), compute.DriftSettings, o)
+			x.object(prefix+"/"+snake(o.Name), provider.DriftSettings, o)
 		}
 	}
 }
@@ -209,21 +209,21 @@ func (x *planDrift) config(prefix string, want, got *api.Task, o *api.ObjectDiff
 		key, _, _ := strings.Cut(f.Name, "[")
 		switch key {
 		case "image":
-			x.add(compute.Drift{Path: prefix + "/image", Kind: compute.DriftImage, Expected: f.New, Found: f.Old})
+			x.add(provider.Drift{Path: prefix + "/image", Kind: provider.DriftImage, Expected: f.New, Found: f.Old})
 		case "entrypoint", "command":
-			x.add(compute.Drift{Path: prefix + "/command", Kind: compute.DriftCommand, Expected: configList(want, key), Found: configList(got, key)})
+			x.add(provider.Drift{Path: prefix + "/command", Kind: provider.DriftCommand, Expected: configList(want, key), Found: configList(got, key)})
 		case "args":
-			x.add(compute.Drift{Path: prefix + "/args", Kind: compute.DriftCommand, Expected: configList(want, key), Found: configList(got, key)})
+			x.add(provider.Drift{Path: prefix + "/args", Kind: provider.DriftCommand, Expected: configList(want, key), Found: configList(got, key)})
 		case "ports":
-			x.add(compute.Drift{Path: prefix + "/ports", Kind: compute.DriftPorts, Expected: configList(want, key), Found: configList(got, key)})
+			x.add(provider.Drift{Path: prefix + "/ports", Kind: provider.DriftPorts, Expected: configList(want, key), Found: configList(got, key)})
 		case "labels":
-			x.add(compute.Drift{Path: prefix + "/labels", Kind: compute.DriftSettings, Expected: configLabels(want), Found: configLabels(got)})
+			x.add(provider.Drift{Path: prefix + "/labels", Kind: provider.DriftSettings, Expected: configLabels(want), Found: configLabels(got)})
 		default:
-			x.field(prefix+"/config", compute.DriftSettings, f)
+			x.field(prefix+"/config", provider.DriftSettings, f)
 		}
 	}
 	for _, sub := range changedObjects(o.Objects) {
-		x.object(prefix+"/config/"+snake(sub.Name), compute.DriftSettings, sub)
+		x.object(prefix+"/config/"+snake(sub.Name), provider.DriftSettings, sub)
 	}
 }
 
@@ -243,7 +243,7 @@ func (x *planDrift) network(diffs []*api.ObjectDiff) {
 	}
 	before := len(x.seen)
 	for _, c := range containers {
-		x.add(compute.Drift{Path: "containers/" + c + "/ports", Kind: compute.DriftPorts,
+		x.add(provider.Drift{Path: "containers/" + c + "/ports", Kind: provider.DriftPorts,
 			Expected: portsSummary(want, labels[c]), Found: portsSummary(got, labels[c])})
 	}
 	var extra []string
@@ -254,12 +254,12 @@ func (x *planDrift) network(diffs []*api.ObjectDiff) {
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
-		x.add(compute.Drift{Path: "job/network/ports", Kind: compute.DriftPorts, Found: portsSummary(got, extra)})
+		x.add(provider.Drift{Path: "job/network/ports", Kind: provider.DriftPorts, Found: portsSummary(got, extra)})
 	}
 	if len(x.seen) == before {
 		// Not the ports: the network's mode, say.
 		for _, o := range diffs {
-			x.object("job/network", compute.DriftNetwork, o)
+			x.object("job/network", provider.DriftNetwork, o)
 		}
 	}
 }
@@ -271,26 +271,26 @@ func (x *planDrift) service(o *api.ObjectDiff) {
 	path := "service/" + name
 	switch o.Type {
 	case diffAdded:
-		x.add(compute.Drift{Path: path, Kind: compute.DriftMissing, Expected: "present"})
+		x.add(provider.Drift{Path: path, Kind: provider.DriftMissing, Expected: "present"})
 		return
 	case diffDeleted:
-		x.add(compute.Drift{Path: path, Kind: compute.DriftSettings, Found: "present"})
+		x.add(provider.Drift{Path: path, Kind: provider.DriftSettings, Found: "present"})
 		return
 	}
 	for _, f := range changed(o.Fields) {
-		x.field(path, compute.DriftSettings, f)
+		x.field(path, provider.DriftSettings, f)
 	}
 	want, got := serviceOf(x.wantTG, name), serviceOf(x.gotTG, name)
 	for _, sub := range changedObjects(o.Objects) {
 		if sub.Name != "Check" {
-			x.object(path+"/"+snake(sub.Name), compute.DriftSettings, sub)
+			x.object(path+"/"+snake(sub.Name), provider.DriftSettings, sub)
 			continue
 		}
 		at := path + "/checks"
 		if c := x.containerOfService(want, got); c != "" {
 			at = "containers/" + c + "/health_check"
 		}
-		x.add(compute.Drift{Path: at, Kind: compute.DriftHealth, Expected: checksOf(want), Found: checksOf(got)})
+		x.add(provider.Drift{Path: at, Kind: provider.DriftHealth, Expected: checksOf(want), Found: checksOf(got)})
 	}
 }
 
@@ -310,12 +310,12 @@ func (x *planDrift) containerOfService(services ...*api.Service) string {
 }
 
 // object is any other object: missing, unexpected, or each changed field.
-func (x *planDrift) object(path string, kind compute.DriftKind, o *api.ObjectDiff) {
+func (x *planDrift) object(path string, kind provider.DriftKind, o *api.ObjectDiff) {
 	switch o.Type {
 	case diffAdded:
-		x.add(compute.Drift{Path: path, Kind: compute.DriftMissing, Expected: "present"})
+		x.add(provider.Drift{Path: path, Kind: provider.DriftMissing, Expected: "present"})
 	case diffDeleted:
-		x.add(compute.Drift{Path: path, Kind: kind, Found: "present"})
+		x.add(provider.Drift{Path: path, Kind: kind, Found: "present"})
 	default:
 		for _, f := range changed(o.Fields) {
 			x.field(path, kind, f)
@@ -326,8 +326,8 @@ func (x *planDrift) object(path string, kind compute.DriftKind, o *api.ObjectDif
 	}
 }
 
-func (x *planDrift) field(prefix string, kind compute.DriftKind, f *api.FieldDiff) {
-	x.add(compute.Drift{Path: prefix + "/" + snake(f.Name), Kind: kind, Expected: readable(f.Name, f.New), Found: readable(f.Name, f.Old)})
+func (x *planDrift) field(prefix string, kind provider.DriftKind, f *api.FieldDiff) {
+	x.add(provider.Drift{Path: prefix + "/" + snake(f.Name), Kind: kind, Expected: readable(f.Name, f.New), Found: readable(f.Name, f.Old)})
 }
 
 // millicores converts Nomad's MHz back into the config's millicores.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Resource id keys of ProvisionResult and UpdateResult.
@@ -23,15 +23,15 @@ const (
 // under the tenant's ID after a crash or a change behind landlord's back.
 // It returns as soon as Nomad has the job; GetStatus follows the
 // deployment. On failure it removes what this call created.
-func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpec) (*compute.ProvisionResult, error) {
+func (p *Provider) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*compute.ProvisionResult, error) {
-		return nil, fmt.Errorf("nomad: provision tenant %s: %w: %w", spec.TenantID, compute.ErrProvisionFailed, err)
+	fail := func(err error) (*provider.ProvisionResult, error) {
+		return nil, fmt.Errorf("nomad: provision tenant %s: %w: %w", spec.TenantID, provider.ErrProvisionFailed, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return fail(compute.Retryable(err))
+		return fail(provider.Retryable(err))
 	}
 	defer p.lock(spec.TenantID)()
 	jobID, err := p.jobOf(spec)
@@ -42,10 +42,10 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 	if err != nil {
 		return fail(err)
 	}
-	res := &compute.ProvisionResult{TenantID: spec.TenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess,
+	res := &provider.ProvisionResult{TenantID: spec.TenantID, ProviderType: Name, Status: provider.ProvisionStatusSuccess,
 		ResourceIDs: p.resourceIDs(jobID), ProvisionedAt: p.now()}
 	if changes != nil {
-		res.Status, res.Message = compute.ProvisionStatusInProgress, wrote(jobID, registered)
+		res.Status, res.Message = provider.ProvisionStatusInProgress, wrote(jobID, registered)
 	}
 	return res, nil
 }
@@ -54,21 +54,21 @@ func (p *Provider) Provision(ctx context.Context, spec *compute.TenantComputeSpe
 // putting back what was changed behind landlord's back (see apply). A
 // spec the job was already built from, over a job and Variables that
 // match it, writes nothing.
-func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.TenantComputeSpec) (*compute.UpdateResult, error) {
+func (p *Provider) Update(ctx context.Context, tenantID string, spec *provider.TenantComputeSpec) (*provider.UpdateResult, error) {
 	if err := p.Validate(ctx, spec); err != nil {
 		return nil, err
 	}
 	if spec.TenantID != tenantID {
-		return nil, compute.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
+		return nil, provider.Invalid("/tenant_id", "is %q; the update is for tenant %q", spec.TenantID, tenantID)
 	}
-	fail := func(err error) (*compute.UpdateResult, error) {
-		if errors.Is(err, compute.ErrTenantNotFound) {
+	fail := func(err error) (*provider.UpdateResult, error) {
+		if errors.Is(err, provider.ErrTenantNotFound) {
 			return nil, fmt.Errorf("nomad: update tenant %s: %w", tenantID, err)
 		}
-		return nil, fmt.Errorf("nomad: update tenant %s: %w: %w", tenantID, compute.ErrUpdateFailed, err)
+		return nil, fmt.Errorf("nomad: update tenant %s: %w: %w", tenantID, provider.ErrUpdateFailed, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return fail(compute.Retryable(err))
+		return fail(provider.Retryable(err))
 	}
 	defer p.lock(tenantID)()
 	jobID, err := p.jobOf(spec)
@@ -79,10 +79,10 @@ func (p *Provider) Update(ctx context.Context, tenantID string, spec *compute.Te
 	if err != nil {
 		return fail(err)
 	}
-	res := &compute.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: compute.ProvisionStatusSuccess, Changes: changes,
+	res := &provider.UpdateResult{TenantID: tenantID, ProviderType: Name, Status: provider.ProvisionStatusSuccess, Changes: changes,
 		ResourceIDs: p.resourceIDs(jobID), UpdatedAt: p.now()}
 	if changes != nil {
-		res.Status, res.Message = compute.ProvisionStatusInProgress, wrote(jobID, registered)
+		res.Status, res.Message = provider.ProvisionStatusInProgress, wrote(jobID, registered)
 	}
 	return res, nil
 }
@@ -98,14 +98,14 @@ func wrote(jobID string, registered bool) string {
 // jobOf is the ID of the tenant's job: where its recorded resource ids
 // say, else the one its name makes. A tenant never moves: a job recorded
 // in another namespace than the block's is refused.
-func (p *Provider) jobOf(spec *compute.TenantComputeSpec) (string, error) {
+func (p *Provider) jobOf(spec *provider.TenantComputeSpec) (string, error) {
 	ids := spec.ResourceIDs
 	if ids[resourceJob] == "" {
 		return p.jobID(spec.TenantName), nil
 	}
 	if ns := ids[resourceNamespace]; ns != "" && ns != p.settings.Namespace {
-		return "", compute.Terminal(fmt.Errorf("the tenant's job %s is in namespace %s and landlord's nomad block now names %s: jobs cannot move; "+
-			"put the namespace back, or delete the tenant and create it again: %w", ids[resourceJob], ns, p.settings.Namespace, compute.ErrInvalidSpec))
+		return "", provider.Terminal(fmt.Errorf("the tenant's job %s is in namespace %s and landlord's nomad block now names %s: jobs cannot move; "+
+			"put the namespace back, or delete the tenant and create it again: %w", ids[resourceJob], ns, p.settings.Namespace, provider.ErrInvalidSpec))
 	}
 	return ids[resourceJob], nil
 }
@@ -122,7 +122,7 @@ const maxIndexRaces = 3
 // returns nil changes when it wrote nothing, and a non-nil list (perhaps
 // empty) when it wrote something; registered says whether that was the
 // job.
-func (p *Provider) converge(ctx context.Context, spec *compute.TenantComputeSpec, jobID string, mustExist bool) (changes []compute.Change, registered bool, err error) {
+func (p *Provider) converge(ctx context.Context, spec *provider.TenantComputeSpec, jobID string, mustExist bool) (changes []provider.Change, registered bool, err error) {
 	for race := 1; ; race++ {
 		cur, err := readJob(ctx, p.client, jobID)
 		if err != nil {
@@ -130,11 +130,11 @@ func (p *Provider) converge(ctx context.Context, spec *compute.TenantComputeSpec
 		}
 		if cur != nil {
 			if owner := cur.Meta[metaTenantID]; owner != spec.TenantID || cur.Meta[metaManagedBy] != managedBy {
-				return nil, false, compute.Terminal(fmt.Errorf("job %s belongs to %s, not to this tenant: landlord never takes over a job it did not make for the tenant; rename or remove that job: %w",
-					jobID, ownerOf(cur), compute.ErrProviderConflict))
+				return nil, false, provider.Terminal(fmt.Errorf("job %s belongs to %s, not to this tenant: landlord never takes over a job it did not make for the tenant; rename or remove that job: %w",
+					jobID, ownerOf(cur), provider.ErrProviderConflict))
 			}
 		} else if mustExist {
-			return nil, false, fmt.Errorf("no job %s: %w", jobID, compute.ErrTenantNotFound)
+			return nil, false, fmt.Errorf("no job %s: %w", jobID, provider.ErrTenantNotFound)
 		}
 		d := p.desiredOf(spec, jobID)
 		p.keepCount(d, cur, optionsOf(spec).count())
@@ -157,7 +157,7 @@ func (p *Provider) converge(ctx context.Context, spec *compute.TenantComputeSpec
 // the job differs, and writes the Variables again when only they do. An
 // unchanged spec over an unchanged job writes nothing, and at rest costs
 // reads only (see jobDrift).
-func (p *Provider) apply(ctx context.Context, tenantID string, d *desired, cur *api.Job) ([]compute.Change, bool, error) {
+func (p *Provider) apply(ctx context.Context, tenantID string, d *desired, cur *api.Job) ([]provider.Change, bool, error) {
 	if cur == nil || stopped(cur) || cur.Meta[metaConfigHash] != d.hash {
 		changes, err := p.register(ctx, tenantID, d, cur)
 		return changes, changes != nil, err
@@ -169,7 +169,7 @@ func (p *Provider) apply(ctx context.Context, tenantID string, d *desired, cur *
 	log := p.log(tenantID)
 	switch {
 	case len(jobDrift) > 0:
-		log.Info("the job differs from its spec; registering it again", "job", d.id, "drift", compute.Summarize(jobDrift))
+		log.Info("the job differs from its spec; registering it again", "job", d.id, "drift", provider.Summarize(jobDrift))
 		changes, err := p.register(ctx, tenantID, d, cur)
 		return changes, changes != nil, err
 	case len(varDrift) > 0:
@@ -179,10 +179,10 @@ func (p *Provider) apply(ctx context.Context, tenantID string, d *desired, cur *
 			return nil, false, err
 		}
 		p.removeStaleSecrets(ctx, tenantID, d)
-		log.Info("the job's Variables differ from its spec; written again", "job", d.id, "drift", compute.Summarize(varDrift))
-		changes := make([]compute.Change, 0, len(varDrift))
+		log.Info("the job's Variables differ from its spec; written again", "job", d.id, "drift", provider.Summarize(varDrift))
+		changes := make([]provider.Change, 0, len(varDrift))
 		for _, dr := range varDrift {
-			changes = append(changes, compute.Change{Field: dr.Path, From: dr.Found, To: dr.Expected})
+			changes = append(changes, provider.Change{Field: dr.Path, From: dr.Found, To: dr.Expected})
 		}
 		return changes, false, nil
 	}
@@ -195,7 +195,7 @@ func (p *Provider) apply(ctx context.Context, tenantID string, d *desired, cur *
 // again. When the job did not exist and registering it fails, the
 // secrets written for it are removed, and the job too should the failed
 // call have registered it after all.
-func (p *Provider) register(ctx context.Context, tenantID string, d *desired, cur *api.Job) (changes []compute.Change, err error) {
+func (p *Provider) register(ctx context.Context, tenantID string, d *desired, cur *api.Job) (changes []provider.Change, err error) {
 	log := p.log(tenantID)
 	if cur == nil {
 		defer func() {
@@ -318,8 +318,8 @@ func deref[T any](v *T) T {
 // changesOf lists the fields a plan's diff changes, by path: job fields,
 // then group/<name>/… and task/<name>/…. Values are the job's as Nomad
 // shows them, which hold no secret: secret values live in Variables.
-func changesOf(d *api.JobDiff) []compute.Change {
-	changes := []compute.Change{}
+func changesOf(d *api.JobDiff) []provider.Change {
+	changes := []provider.Change{}
 	if d == nil {
 		return changes
 	}
@@ -327,7 +327,7 @@ func changesOf(d *api.JobDiff) []compute.Change {
 	fields = func(prefix string, fs []*api.FieldDiff, os []*api.ObjectDiff) {
 		for _, f := range fs {
 			if f.Type != "None" {
-				changes = append(changes, compute.Change{Field: prefix + f.Name, From: f.Old, To: f.New})
+				changes = append(changes, provider.Change{Field: prefix + f.Name, From: f.Old, To: f.New})
 			}
 		}
 		for _, o := range os {
@@ -347,7 +347,7 @@ func changesOf(d *api.JobDiff) []compute.Change {
 }
 
 // changeList is changes for a log line.
-func changeList(changes []compute.Change) []string {
+func changeList(changes []provider.Change) []string {
 	out := make([]string, len(changes))
 	for i, c := range changes {
 		out[i] = c.Field

@@ -13,13 +13,13 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // GetStatus reads the tenant's job, its allocations and its latest
 // deployment, live from Nomad (and, once per allocation, the host ports
 // it was given, which never change).
-func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*provider.ComputeStatus, error) {
 	jobID, job, err := p.locate(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("nomad: status of tenant %s: %w", tenantID, err)
@@ -29,7 +29,7 @@ func (p *Provider) GetStatus(ctx context.Context, tenantID string) (*compute.Com
 
 // GetStatusOf is GetStatus for a tenant whose name (and recorded job) is
 // known: no scan.
-func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compute.ComputeStatus, error) {
+func (p *Provider) GetStatusOf(ctx context.Context, t provider.TenantRef) (*provider.ComputeStatus, error) {
 	c, jobID, err := p.jobOfRef(t)
 	if err != nil {
 		return nil, err
@@ -42,8 +42,8 @@ func (p *Provider) GetStatusOf(ctx context.Context, t compute.TenantRef) (*compu
 }
 
 // statusOf builds the status of the tenant's job.
-func (p *Provider) statusOf(ctx context.Context, c *api.Client, tenantID, jobID string, job *api.Job) (*compute.ComputeStatus, error) {
-	fail := func(err error) (*compute.ComputeStatus, error) {
+func (p *Provider) statusOf(ctx context.Context, c *api.Client, tenantID, jobID string, job *api.Job) (*provider.ComputeStatus, error) {
+	fail := func(err error) (*provider.ComputeStatus, error) {
 		return nil, fmt.Errorf("nomad: status of tenant %s: %w", tenantID, err)
 	}
 	allocs, _, err := c.Jobs().Allocations(jobID, false, query(ctx))
@@ -51,7 +51,7 @@ func (p *Provider) statusOf(ctx context.Context, c *api.Client, tenantID, jobID 
 		return fail(apiError("list the allocations of job "+jobID, err))
 	}
 	version := deref(job.Version)
-	st := &compute.ComputeStatus{TenantID: tenantID, ProviderType: Name, Health: compute.HealthUnknown,
+	st := &provider.ComputeStatus{TenantID: tenantID, ProviderType: Name, Health: provider.HealthUnknown,
 		LastUpdated: time.Unix(0, deref(job.SubmitTime)), Metadata: map[string]string{"job": jobID, "job_version": strconv.FormatUint(version, 10)}}
 	st.Generation, _ = strconv.ParseInt(job.Meta[metaGeneration], 10, 64)
 
@@ -98,11 +98,11 @@ func (p *Provider) statusOf(ctx context.Context, c *api.Client, tenantID, jobID 
 
 	switch {
 	case stopped(job):
-		st.State, st.Message = compute.StateStopped, "the job was stopped (nomad job stop); landlord registers it again when it repairs the tenant"
+		st.State, st.Message = provider.StateStopped, "the job was stopped (nomad job stop); landlord registers it again when it repairs the tenant"
 		return st, nil
 	case want == 0:
 		// Scaled to nothing on purpose: all there is runs.
-		st.State, st.Message = compute.StateRunning, "count is 0: no allocation runs"
+		st.State, st.Message = provider.StateRunning, "count is 0: no allocation runs"
 		return st, nil
 	}
 
@@ -116,26 +116,26 @@ func (p *Provider) statusOf(ctx context.Context, c *api.Client, tenantID, jobID 
 	cause := failureOf(current, allocs, version)
 	switch {
 	case ofVersion && dep.Status == api.DeploymentStatusFailed:
-		st.State, st.Health = compute.StateFailed, compute.HealthUnhealthy
+		st.State, st.Health = provider.StateFailed, provider.HealthUnhealthy
 		st.Message = joinMessage("deployment failed: "+dep.StatusDescription, cause)
 	case unhealthy > 0:
-		st.State, st.Health = compute.StateFailed, compute.HealthUnhealthy
+		st.State, st.Health = provider.StateFailed, provider.HealthUnhealthy
 		st.Message = joinMessage(fmt.Sprintf("%d of %d allocations unhealthy", unhealthy, want), cause)
 	case dep != nil && dep.JobVersion > version:
-		st.State, st.Message = compute.StatePending, "deployment of job version "+strconv.FormatUint(dep.JobVersion, 10)+" starting"
+		st.State, st.Message = provider.StatePending, "deployment of job version "+strconv.FormatUint(dep.JobVersion, 10)+" starting"
 	case ofVersion && dep.Status != api.DeploymentStatusSuccessful && dep.Status != api.DeploymentStatusCancelled:
-		st.State, st.Health = compute.StatePending, compute.HealthStarting
+		st.State, st.Health = provider.StatePending, provider.HealthStarting
 		st.Message = joinMessage(fmt.Sprintf("deployment %s: %d of %d allocations healthy", dep.Status, healthy, want), cause)
 	case running >= want:
 		// Deployed (or a job without deployments): running is what counts;
 		// the allocations' health is their deployment's.
-		st.State, st.Health = compute.StateRunning, compute.HealthHealthy
+		st.State, st.Health = provider.StateRunning, provider.HealthHealthy
 	case failedNow(current):
-		st.State, st.Message = compute.StateFailed, cause
+		st.State, st.Message = provider.StateFailed, cause
 	case running > 0:
-		st.State, st.Message = compute.StateDegraded, joinMessage(fmt.Sprintf("%d of %d allocations running", running, want), cause)
+		st.State, st.Message = provider.StateDegraded, joinMessage(fmt.Sprintf("%d of %d allocations running", running, want), cause)
 	default:
-		st.State, st.Message = compute.StatePending, joinMessage(fmt.Sprintf("%d of %d allocations running", running, want), cause)
+		st.State, st.Message = provider.StatePending, joinMessage(fmt.Sprintf("%d of %d allocations running", running, want), cause)
 	}
 	return st, nil
 }
@@ -234,10 +234,10 @@ func taskProblem(ts *api.TaskState) string {
 }
 
 // containersOf is the state of each task of an allocation.
-func containersOf(tg *api.TaskGroup, a *api.AllocationListStub) []compute.ContainerStatus {
-	var out []compute.ContainerStatus
+func containersOf(tg *api.TaskGroup, a *api.AllocationListStub) []provider.ContainerStatus {
+	var out []provider.ContainerStatus
 	for _, task := range tg.Tasks {
-		cs := compute.ContainerStatus{Name: task.Name, State: compute.ContainerCreated, Health: compute.HealthUnknown, ID: a.ID}
+		cs := provider.ContainerStatus{Name: task.Name, State: provider.ContainerCreated, Health: provider.HealthUnknown, ID: a.ID}
 		if image, ok := task.Config["image"].(string); ok {
 			cs.Image = image
 		}
@@ -245,12 +245,12 @@ func containersOf(tg *api.TaskGroup, a *api.AllocationListStub) []compute.Contai
 			cs.RestartCount = int(ts.Restarts)
 			switch ts.State {
 			case taskRunning:
-				cs.State = compute.ContainerRunning
+				cs.State = provider.ContainerRunning
 			case taskDead:
-				cs.State = compute.ContainerExited
+				cs.State = provider.ContainerExited
 			case taskPending:
 				if ts.Restarts > 0 {
-					cs.State = compute.ContainerRestarting
+					cs.State = provider.ContainerRestarting
 				}
 			}
 			for _, ev := range slices.Backward(ts.Events) {
@@ -263,9 +263,9 @@ func containersOf(tg *api.TaskGroup, a *api.AllocationListStub) []compute.Contai
 			cs.Message = taskProblem(ts)
 		}
 		if ds := a.DeploymentStatus; ds != nil && ds.Healthy != nil {
-			cs.Health = compute.HealthUnhealthy
+			cs.Health = provider.HealthUnhealthy
 			if *ds.Healthy {
-				cs.Health = compute.HealthHealthy
+				cs.Health = provider.HealthHealthy
 			}
 		}
 		out = append(out, cs)
@@ -276,7 +276,7 @@ func containersOf(tg *api.TaskGroup, a *api.AllocationListStub) []compute.Contai
 // endpointsOf are the host addresses of an allocation's published ports.
 // The ports of an allocation never change, so they are read once per
 // allocation and remembered.
-func (p *Provider) endpointsOf(ctx context.Context, c *api.Client, allocID string, job *api.Job) ([]compute.Endpoint, error) {
+func (p *Provider) endpointsOf(ctx context.Context, c *api.Client, allocID string, job *api.Job) ([]provider.Endpoint, error) {
 	var ports []api.PortMapping
 	if v, ok := p.allocPorts.Load(allocID); ok {
 		ports = v.([]api.PortMapping)
@@ -294,13 +294,13 @@ func (p *Provider) endpointsOf(ctx context.Context, c *api.Client, allocID strin
 	for _, pm := range ports {
 		byLabel[pm.Label] = pm
 	}
-	var out []compute.Endpoint
+	var out []provider.Endpoint
 	for _, pt := range portsOfJob(job) {
 		pm, ok := byLabel[pt.label]
 		if !ok || pm.Value == 0 {
 			continue
 		}
-		out = append(out, compute.Endpoint{Container: pt.container, Name: pt.name, ContainerPort: pt.containerPort, Protocol: pt.protocol,
+		out = append(out, provider.Endpoint{Container: pt.container, Name: pt.name, ContainerPort: pt.containerPort, Protocol: pt.protocol,
 			Address: net.JoinHostPort(pm.HostIP, strconv.Itoa(pm.Value))})
 	}
 	return out, nil

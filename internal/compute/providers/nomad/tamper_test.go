@@ -8,10 +8,10 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/nomad/nomadtest"
 	"github.com/jaxxstorm/landlord/internal/poll"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
 )
 
@@ -51,8 +51,8 @@ func tampers(a *nomadtest.Agent, p *nomad.Provider, images [2]string) []provider
 			job := conformanceJob(tenantID)
 			purgeVariable(t, a, job)
 			stopAlloc(t, a, job)
-			st := waitStatus(t, p, tenantID, func(st *compute.ComputeStatus) bool { return strings.Contains(st.Message, "Missing") })
-			if st.State == compute.StateRunning || len(st.Endpoints) != 0 {
+			st := waitStatus(t, p, tenantID, func(st *provider.ComputeStatus) bool { return strings.Contains(st.Message, "Missing") })
+			if st.State == provider.StateRunning || len(st.Endpoints) != 0 {
 				t.Errorf("a tenant whose allocation waits for its Variable: %s, endpoints %v; want not running, no endpoint", st.State, st.Endpoints)
 			}
 			t.Logf("while the allocation waits: %s: %s", st.State, st.Message)
@@ -111,9 +111,9 @@ func purgeVariable(t *testing.T, a *nomadtest.Agent, jobID string) {
 }
 
 // waitStatus polls the tenant's status until ok holds.
-func waitStatus(t *testing.T, p compute.Provider, tenantID string, ok func(*compute.ComputeStatus) bool) *compute.ComputeStatus {
+func waitStatus(t *testing.T, p provider.Provider, tenantID string, ok func(*provider.ComputeStatus) bool) *provider.ComputeStatus {
 	t.Helper()
-	var st *compute.ComputeStatus
+	var st *provider.ComputeStatus
 	eventually(t, "the status of tenant "+tenantID, func() bool {
 		var err error
 		st, err = p.GetStatus(context.Background(), tenantID)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // writeSecrets writes each task's secret values into its Variable.
@@ -36,7 +36,7 @@ type variableDigest struct {
 // never shown), a Variable no task should have. It lists the Variables
 // (one call) and reads the items only of those that changed since it last
 // looked; it compares keyed digests, so no value is kept.
-func (p *Provider) variablesDrift(ctx context.Context, c *api.Client, d *desired) ([]compute.Drift, error) {
+func (p *Provider) variablesDrift(ctx context.Context, c *api.Client, d *desired) ([]provider.Drift, error) {
 	list, _, err := c.Variables().PrefixList(secretsPrefix(d.id), query(ctx))
 	if err != nil {
 		return nil, apiError("list the Variables of job "+d.id, err)
@@ -45,7 +45,7 @@ func (p *Provider) variablesDrift(ctx context.Context, c *api.Client, d *desired
 	for _, v := range list {
 		live[v.Path] = v
 	}
-	var dc compute.DriftCollector
+	var dc provider.DriftCollector
 	always := func(string) bool { return true }
 	for _, path := range slices.Sorted(maps.Keys(d.secrets)) {
 		task := variableTask(d.id, path)
@@ -63,11 +63,11 @@ func (p *Provider) variablesDrift(ctx context.Context, c *api.Client, d *desired
 			dc.Missing("variable/"+task, path)
 			continue
 		}
-		dc.CompareMap("containers/"+task+"/secrets", compute.DriftEnv, p.digests(d.secrets[path]), got, always)
+		dc.CompareMap("containers/"+task+"/secrets", provider.DriftEnv, p.digests(d.secrets[path]), got, always)
 	}
 	for _, path := range slices.Sorted(maps.Keys(live)) {
 		if _, ok := d.secrets[path]; !ok {
-			dc.Add(compute.Drift{Path: "variable/" + variableTask(d.id, path), Kind: compute.DriftEnv, Found: path})
+			dc.Add(provider.Drift{Path: "variable/" + variableTask(d.id, path), Kind: provider.DriftEnv, Found: path})
 		}
 	}
 	return dc.Drift(), nil
@@ -100,7 +100,7 @@ func (p *Provider) variableItems(ctx context.Context, c *api.Client, meta *api.V
 func (p *Provider) digests(items map[string]string) map[string]string {
 	out := make(map[string]string, len(items))
 	for k, v := range items {
-		out[k] = compute.Fingerprint(p.hashKey, []byte(k+"\x00"+v))
+		out[k] = provider.Fingerprint(p.hashKey, []byte(k+"\x00"+v))
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package compute
+package provider
 
 import (
 	"errors"
@@ -25,22 +25,7 @@ var (
 	ErrProviderConflict = errors.New("name already taken")
 	// ErrUpdateFailed means a provider could not update a tenant's workload.
 	ErrUpdateFailed = errors.New("update failed")
-	// ErrInvalidChoice means a tenant's labels or annotations choose a
-	// provider the tenant cannot use. It wraps ErrInvalidSpec, so it is
-	// terminal as well; its violations point into the tenant
-	// ("/labels/compute_provider"), not into its compute_config.
-	ErrInvalidChoice error = &subKind{msg: "invalid compute provider choice", of: ErrInvalidSpec}
 )
-
-// subKind is a sentinel that is also another one (errors.Is holds for
-// both), with words of its own.
-type subKind struct {
-	msg string
-	of  error
-}
-
-func (e *subKind) Error() string { return e.msg }
-func (e *subKind) Unwrap() error { return e.of }
 
 // retryError marks the error it wraps as retryable or terminal.
 type retryError struct {
@@ -95,9 +80,9 @@ func Invalid(pointer, format string, args ...any) *violation.Error {
 	return violation.New(ErrInvalidSpec, pointer, format, args...)
 }
 
-// invalidSpec re-kinds the violations a toolkit function reported (of kind
+// AsInvalidSpec re-kinds the violations a toolkit function reported (of kind
 // workload.ErrInvalid) as an invalid compute spec; other errors pass.
-func invalidSpec(err error) error {
+func AsInvalidSpec(err error) error {
 	if v := violation.Of(err); v != nil && !errors.Is(err, ErrInvalidSpec) {
 		return violation.List(v).Err(ErrInvalidSpec)
 	}

@@ -1,4 +1,4 @@
-package compute
+package provider
 
 import (
 	"bytes"
@@ -61,6 +61,12 @@ type TenantComputeSpec struct {
 	// afterwards without parsing it again.
 	resolved json.RawMessage
 }
+
+// MarkResolved records that ProviderConfig is the config a host resolved
+// and validated (landlord's Manager.Resolve, or the plugin server on behalf
+// of the host it serves), so that ValidateSpec accepts it. A config changed
+// afterwards is refused again. Providers never call it.
+func (s *TenantComputeSpec) MarkResolved() { s.resolved = s.ProviderConfig }
 
 // LogValue keeps specs out of logs except for identifying, secret-free fields.
 func (s *TenantComputeSpec) LogValue() slog.Value {

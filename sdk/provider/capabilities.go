@@ -1,4 +1,4 @@
-package compute
+package provider
 
 import (
 	"github.com/jaxxstorm/landlord/sdk/violation"
