@@ -98,11 +98,11 @@ func TestClientSideLeavesTheServerOut(t *testing.T) {
 		own map[string]string
 	}{
 		{"internal/ui", []string{module + "/internal/ui"}, map[string]string{
-			module + "/internal/ui":        "",
-			module + "/client":             "",
-			module + "/internal/wire":      "",
-			module + "/internal/identity":  "the session store's contract, which the server's stores implement for the console",
-			module + "/sdk/violation": "JSON pointers of the fields at fault, as the API's problems name them",
+			module + "/internal/ui":       "",
+			module + "/client":            "",
+			module + "/internal/wire":     "",
+			module + "/internal/identity": "the session store's contract, which the server's stores implement for the console",
+			module + "/sdk/violation":     "JSON pointers of the fields at fault, as the API's problems name them",
 		}},
 		{"cmd/landlord verbs", mustCLIImports(t), map[string]string{
 			module + "/client":        "",
