@@ -15,6 +15,7 @@ const (
 	CodeTenantNotFound       = "tenant_not_found"
 	CodeWorkloadNotFound     = "workload_not_found"
 	CodeProviderNotFound     = "provider_not_found"
+	CodeProviderUnavailable  = "provider_unavailable"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeNameTaken            = "name_taken"
 	CodeVersionConflict      = "version_conflict"

@@ -25,6 +25,11 @@ var (
 	ErrProviderConflict = errors.New("name already taken")
 	// ErrUpdateFailed means a provider could not update a tenant's workload.
 	ErrUpdateFailed = errors.New("update failed")
+	// ErrProviderUnavailable means landlord cannot reach the provider
+	// itself: a provider plugin that is not running (it crashed and is
+	// being restarted). Nothing is known of the tenant's workload; the
+	// operation is retried.
+	ErrProviderUnavailable = errors.New("compute provider unavailable")
 )
 
 // retryError marks the error it wraps as retryable or terminal.

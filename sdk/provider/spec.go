@@ -68,6 +68,12 @@ type TenantComputeSpec struct {
 // afterwards is refused again. Providers never call it.
 func (s *TenantComputeSpec) MarkResolved() { s.resolved = s.ProviderConfig }
 
+// Resolved reports whether ProviderConfig is the config a host resolved
+// and validated, unchanged since (see MarkResolved).
+func (s *TenantComputeSpec) Resolved() bool {
+	return s.resolved != nil && bytes.Equal(s.resolved, s.ProviderConfig)
+}
+
 // LogValue keeps specs out of logs except for identifying, secret-free fields.
 func (s *TenantComputeSpec) LogValue() slog.Value {
 	if s == nil {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 
@@ -40,7 +39,7 @@ func validateSpec(spec *TenantComputeSpec, provider string, needContainers bool)
 	if spec.ProviderType != provider {
 		errs.Add("/provider_type", "is %q; this provider is %q", spec.ProviderType, provider)
 	}
-	if len(spec.ProviderConfig) > 0 && (spec.resolved == nil || !bytes.Equal(spec.resolved, spec.ProviderConfig)) {
+	if len(spec.ProviderConfig) > 0 && !spec.Resolved() {
 		errs.Add("/provider_config", "was not validated by Manager.Resolve, or was changed after it; resolve the tenant's config to build a spec")
 	}
 	if needContainers && len(spec.Containers) == 0 {
