@@ -260,7 +260,9 @@ func (s *server) WatchChanges(_ *pluginpb.Empty, stream pluginpb.Provider_WatchC
 			select {
 			case changes <- tenantID:
 			default: // notifications are hints; the resync covers a lost one
-				dropped.Do(func() { s.logger.Warn("change notifications are coming faster than landlord reads them; some are dropped") })
+				dropped.Do(func() {
+					s.logger.Warn("change notifications are coming faster than landlord reads them; some are dropped")
+				})
 			}
 		})
 	}()
