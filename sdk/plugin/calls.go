@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/jaxxstorm/landlord/sdk/plugin/pluginpb"
 )
@@ -24,42 +27,51 @@ const (
 	mdCancelled = "landlord-cancelled"
 )
 
-// cancelGrace is how long landlord waits for a plugin's answer after the
-// operation's context ends (cancelled, or past its deadline): a plugin that
-// hangs is given up on then, and the operation fails with the context's
-// error, retryable.
-var cancelGrace = 10 * time.Second
+// DefaultCancelGrace is Options.CancelGrace when it is zero.
+const DefaultCancelGrace = 10 * time.Second
 
 // hostInterceptor sends each unary call with its operation's id, deadline
 // and cancellation as metadata, and sends Cancel when the operation's
-// context ends during the call.
-func hostInterceptor(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	if method == pluginpb.Provider_Cancel_FullMethodName {
-		return invoke(ctx, method, req, reply, cc, opts...)
-	}
-	id := operationID()
-	md := []string{mdOperation, id}
-	if d, ok := ctx.Deadline(); ok {
-		md = append(md, mdDeadline, d.Format(time.RFC3339Nano))
-	}
-	cancelledBefore := ctx.Err() != nil
-	if cancelledBefore {
-		md = append(md, mdCancelled, "1")
-	}
-	call, abandon := context.WithCancel(metadata.AppendToOutgoingContext(context.WithoutCancel(ctx), md...))
-	defer abandon()
-	stop := context.AfterFunc(ctx, func() {
-		if !cancelledBefore {
-			go func() {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
-				defer cancel()
-				_ = cc.Invoke(cctx, pluginpb.Provider_Cancel_FullMethodName, &pluginpb.CancelRequest{Operation: id}, &pluginpb.Empty{})
-			}()
+// context ends during the call; it gives up on the call cancelGrace later.
+func hostInterceptor(cancelGrace time.Duration) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if method == pluginpb.Provider_Cancel_FullMethodName {
+			return invoke(ctx, method, req, reply, cc, opts...)
 		}
-		time.AfterFunc(cancelGrace, abandon)
-	})
-	defer stop()
-	return invoke(call, method, req, reply, cc, opts...)
+		id := operationID()
+		md := []string{mdOperation, id}
+		if d, ok := ctx.Deadline(); ok {
+			md = append(md, mdDeadline, d.Format(time.RFC3339Nano))
+		}
+		cancelledBefore := ctx.Err() != nil
+		if cancelledBefore {
+			md = append(md, mdCancelled, "1")
+		}
+		call, abandon := context.WithCancel(metadata.AppendToOutgoingContext(context.WithoutCancel(ctx), md...))
+		defer abandon()
+		stop := context.AfterFunc(ctx, func() {
+			if !cancelledBefore {
+				go func() {
+					cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
+					defer cancel()
+					_ = cc.Invoke(cctx, pluginpb.Provider_Cancel_FullMethodName, &pluginpb.CancelRequest{Operation: id}, &pluginpb.Empty{})
+				}()
+			}
+			time.AfterFunc(cancelGrace, abandon)
+		})
+		defer stop()
+		err := invoke(call, method, req, reply, cc, opts...)
+		if err != nil && call.Err() != nil && ctx.Err() != nil {
+			// landlord gave up on the call: the operation's context ended
+			// and the plugin did not answer within the grace.
+			code := codes.Canceled
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				code = codes.DeadlineExceeded
+			}
+			return status.Errorf(code, "the plugin did not answer within %s after the operation's context ended (%v)", cancelGrace, ctx.Err())
+		}
+		return err
+	}
 }
 
 func operationID() string {

@@ -54,6 +54,12 @@ type Options struct {
 	// StartTimeout bounds one start (process, handshake, Configure,
 	// Describe); zero means a minute.
 	StartTimeout time.Duration
+	// CancelGrace is how long landlord waits for the plugin's answer to a
+	// call after the operation's context ends (cancelled, or past its
+	// deadline), while the plugin cleans up: a plugin that hangs is given
+	// up on then, and the call fails with the context's error, retryable.
+	// Zero means DefaultCancelGrace.
+	CancelGrace time.Duration
 }
 
 // Plugin is a running plugin: a provider.Provider whose every method is a
@@ -91,6 +97,9 @@ func Start(ctx context.Context, opts Options) (*Plugin, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = time.Minute
 	}
+	if opts.CancelGrace == 0 {
+		opts.CancelGrace = DefaultCancelGrace
+	}
 	p := &Plugin{opts: opts, log: opts.Logger.With(slog.String("plugin", opts.Name)), up: make(chan struct{}), done: make(chan struct{})}
 	proc, desc, err := p.launch(ctx)
 	if err != nil {
@@ -119,7 +128,7 @@ func (p *Plugin) launch(ctx context.Context) (*process, *pluginpb.DescribeRespon
 		Logger:           &hostLogger{log: p.log},
 		StartTimeout:     p.opts.StartTimeout,
 		SkipHostEnv:      true,
-		GRPCDialOptions:  []grpc.DialOption{grpc.WithUnaryInterceptor(hostInterceptor)},
+		GRPCDialOptions:  []grpc.DialOption{grpc.WithUnaryInterceptor(hostInterceptor(p.opts.CancelGrace))},
 	}
 	if p.opts.SHA256 != "" {
 		sum, err := hex.DecodeString(p.opts.SHA256)

@@ -3,6 +3,7 @@ package mockplugin_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,13 +13,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock/mockplugin"
+	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/sdk/plugin"
 	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/providertest"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -38,17 +44,15 @@ func TestMain(m *testing.M) {
 // start starts this binary as the mock plugin, with its control API.
 func start(t *testing.T, logs io.Writer) (*plugin.Plugin, *controller) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	return startWith(t, logs, plugin.Options{})
+}
+
+// startWith is start with opts over the defaults.
+func startWith(t *testing.T, logs io.Writer, opts plugin.Options) (*plugin.Plugin, *controller) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "control")
-	p, err := plugin.Start(context.Background(), plugin.Options{
-		Name: "mock", Path: self,
-		Env:     []string{servePluginEnv + "=1", mockplugin.ControlFileEnv + "=" + file},
-		HashKey: []byte("0123456789abcdef0123456789abcdef"),
-		Logger:  slog.New(slog.NewJSONHandler(logs, nil)), // go-plugin's own lines about the process are debug
-	})
+	opts.Env = append(opts.Env, mockplugin.ControlFileEnv+"="+file)
+	p, err := launch(t, logs, opts)
 	if err != nil {
 		t.Fatalf("start the mock plugin: %v", err)
 	}
@@ -58,6 +62,32 @@ func start(t *testing.T, logs io.Writer) (*plugin.Plugin, *controller) {
 		t.Fatalf("the mock plugin wrote no control address: %v", err)
 	}
 	return p, &controller{t: t, base: "http://" + string(addr)}
+}
+
+// launch starts this binary as the mock plugin with opts over the
+// defaults.
+func launch(t *testing.T, logs io.Writer, opts plugin.Options) (*plugin.Plugin, error) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Name == "" {
+		opts.Name = "mock"
+	}
+	if opts.Path == "" {
+		opts.Path = self
+	}
+	opts.Env = append(opts.Env, servePluginEnv+"=1")
+	opts.HashKey = []byte("0123456789abcdef0123456789abcdef")
+	// go-plugin's own lines about the process are debug; the provider's
+	// are info and above.
+	opts.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	p, err := plugin.Start(context.Background(), opts)
+	if err == nil {
+		t.Cleanup(func() { _ = p.Close() })
+	}
+	return p, err
 }
 
 // controller is the test's side of the mock plugin's control API.
@@ -144,4 +174,134 @@ func TestConformanceOverTheBoundary(t *testing.T) {
 	})
 }
 
-var _ provider.Provider = (*plugin.Plugin)(nil)
+// resolve resolves config for a new tenant of the plugin, as landlord does.
+func resolve(t *testing.T, p provider.Provider, id, config string) *provider.TenantComputeSpec {
+	t.Helper()
+	m := computetest.Manager(t, p, compute.ManagerOptions{HashKey: []byte("0123456789abcdef0123456789abcdef")})
+	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: id, TenantName: id, Generation: 1, ComputeConfig: json.RawMessage(config)})
+	if err != nil {
+		t.Fatalf("resolve %s: %v", config, err)
+	}
+	return res.Spec
+}
+
+// TestCrashedPluginIsRestarted: a plugin killed with SIGKILL is started
+// again; meanwhile calls fail as ErrProviderUnavailable, retryable, and say
+// so in landlord's log with the plugin's name.
+func TestCrashedPluginIsRestarted(t *testing.T) {
+	logs := &providertest.LogBuffer{}
+	p, _ := start(t, logs)
+	prov := p.Provider()
+	spec := resolve(t, prov, "t-crash", `{"image": "example.com/app:1"}`)
+	if _, err := prov.Provision(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	pid := p.PID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var down error
+	poll.Until(t, "a call fails as provider_unavailable while the plugin is down", 10*time.Second, func() (bool, string) {
+		_, err := prov.GetStatus(context.Background(), "t-crash")
+		down = err
+		return errors.Is(err, provider.ErrProviderUnavailable), fmt.Sprint(err)
+	})
+	if !provider.IsRetryable(down) {
+		t.Errorf("a call while the plugin is down must be retryable: %v", down)
+	}
+	poll.Until(t, "the plugin runs again", 10*time.Second, func() (bool, string) {
+		_, err := prov.GetStatus(context.Background(), "t-crash")
+		return p.PID() != 0 && p.PID() != pid && !errors.Is(err, provider.ErrProviderUnavailable), fmt.Sprintf("pid %d: %v", p.PID(), err)
+	})
+	// The mock's workloads lived in the dead process: the new one has none,
+	// and says so as the contract has it (a real platform keeps them).
+	if _, err := prov.GetStatus(context.Background(), "t-crash"); !errors.Is(err, provider.ErrTenantNotFound) {
+		t.Errorf("GetStatus after the restart = %v, want ErrTenantNotFound from the new process", err)
+	}
+	if !strings.Contains(logs.String(), `"msg":"the provider plugin exited; its tenants' operations fail as provider_unavailable until it is back","plugin":"mock"`) {
+		t.Errorf("landlord's log does not say the plugin exited:\n%s", logs)
+	}
+}
+
+// TestHungPluginIsBoundedByTheDeadline: a plugin that answers nothing
+// (stopped with SIGSTOP) holds a call no longer than its deadline and the
+// grace after it; the call fails with the context's error, retryable.
+func TestHungPluginIsBoundedByTheDeadline(t *testing.T) {
+	p, _ := startWith(t, io.Discard, plugin.Options{CancelGrace: 200 * time.Millisecond})
+	pid := p.PID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := p.Provider().GetStatus(ctx, "t-hung")
+	if !errors.Is(err, context.DeadlineExceeded) || !provider.IsRetryable(err) {
+		t.Errorf("GetStatus of a hung plugin = %v; want a retryable error wrapping context.DeadlineExceeded", err)
+	}
+}
+
+// TestCancelCrossesTheBoundary: cancelling a Provision in progress cancels
+// it in the plugin, which removes what it created before it answers.
+func TestCancelCrossesTheBoundary(t *testing.T) {
+	p, _ := start(t, io.Discard)
+	prov := p.Provider()
+	spec := resolve(t, prov, "t-cancel", `{"image": "example.com/app:1", "x-mock": {"latency": "1h"}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := prov.Provision(ctx, spec)
+	if !errors.Is(err, context.Canceled) || !provider.IsRetryable(err) {
+		t.Fatalf("a cancelled Provision = %v; want a retryable error wrapping context.Canceled", err)
+	}
+	if _, err := prov.GetStatus(context.Background(), "t-cancel"); !errors.Is(err, provider.ErrTenantNotFound) {
+		t.Errorf("after a cancelled Provision, GetStatus = %v; want ErrTenantNotFound", err)
+	}
+}
+
+// TestErrorsCrossTheBoundary: a provider's error reaches landlord with its
+// sentinel, its verdict and its violations.
+func TestErrorsCrossTheBoundary(t *testing.T) {
+	p, _ := start(t, io.Discard)
+	prov := p.Provider()
+	for _, tc := range []struct {
+		fail     string
+		terminal bool
+	}{{"transient", false}, {"terminal", true}} {
+		spec := resolve(t, prov, "t-"+tc.fail, `{"image": "example.com/app:1", "x-mock": {"fail": "`+tc.fail+`"}}`)
+		_, err := prov.Provision(context.Background(), spec)
+		if !errors.Is(err, provider.ErrProvisionFailed) || provider.IsTerminal(err) != tc.terminal {
+			t.Errorf("Provision failing %s = %v; want ErrProvisionFailed, terminal %v", tc.fail, err, tc.terminal)
+		}
+	}
+	spec := resolve(t, prov, "t-invalid", `{"image": "example.com/app:1"}`)
+	spec.Containers[0].Image = ""
+	err := prov.Validate(context.Background(), spec)
+	if v := violation.Of(err); !errors.Is(err, provider.ErrInvalidSpec) || !provider.IsTerminal(err) || len(v) != 1 || v[0].Pointer != "/containers/0/image" {
+		t.Errorf("Validate of a container without image = %v; want a terminal violation at /containers/0/image", err)
+	}
+	if _, err := prov.GetStatus(context.Background(), "nobody"); !errors.Is(err, provider.ErrTenantNotFound) {
+		t.Errorf("GetStatus of no tenant = %v, want ErrTenantNotFound", err)
+	}
+}
+
+// TestRefusedPlugins: a binary that is not what its checksum says, or a
+// plugin that is another provider than configured, is not started.
+func TestRefusedPlugins(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts plugin.Options
+		want string
+	}{
+		{"checksum", plugin.Options{SHA256: strings.Repeat("ab", 32)}, "checksums did not match"},
+		{"bad checksum", plugin.Options{SHA256: "xyz"}, "is not 64 hex digits"},
+		{"name", plugin.Options{Name: "docker"}, `says it is provider "mock"`},
+		{"no binary", plugin.Options{Path: "/nonexistent/landlord-plugin"}, "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := launch(t, io.Discard, tc.opts)
+			if !errors.Is(err, plugin.ErrPlugin) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Start = %v; want ErrPlugin saying %q", err, tc.want)
+			}
+		})
+	}
+}
