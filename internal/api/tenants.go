@@ -240,6 +240,8 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 		return withFields(err, fmt.Sprintf("the provider %s has no workload for this tenant (status %s)", t.Provider, t.Status))
 	case errors.Is(err, provider.ErrProviderNotFound):
 		return withFields(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to read the workload's status", t.Provider))
+	case errors.Is(err, provider.ErrProviderUnavailable):
+		return err // 502 provider_unavailable: the provider itself is away, not the workload
 	case err != nil:
 		return fmt.Errorf("%w: %s: %w", errUpstream, t.Provider, err)
 	}

@@ -41,7 +41,9 @@ type Config struct {
 	Database Database `yaml:"database"`
 	// Compute holds "default" and one block per enabled provider.
 	Compute map[string]any `yaml:"compute"`
-	Tokens  []Token        `yaml:"tokens"`
+	// Plugins are provider plugins to start and enable.
+	Plugins []Plugin `yaml:"plugins"`
+	Tokens  []Token  `yaml:"tokens"`
 	// OIDC accepts an identity provider's JWTs as bearer tokens.
 	OIDC       OIDC       `yaml:"oidc"`
 	Controller Controller `yaml:"controller"`
@@ -272,6 +274,7 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, c.Encryption.validate()...)
+	errs = append(errs, c.validatePlugins()...)
 	errs = append(errs, c.TLS.validate()...)
 	errs = append(errs, c.OIDC.validate()...)
 	if _, err := c.Proxies(); err != nil {

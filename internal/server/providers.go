@@ -16,6 +16,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/config"
+	"github.com/jaxxstorm/landlord/sdk/plugin"
 	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
@@ -99,7 +100,7 @@ func (ps Providers) checkNames(cfg config.Config) error {
 		return err
 	}
 	var errs []error
-	if def != "" {
+	if def != "" && !cfg.HasPlugin(def) {
 		if _, err := ps.Lookup(def); err != nil {
 			errs = append(errs, fmt.Errorf("config: compute.default: %w", err))
 		}
@@ -112,10 +113,24 @@ func (ps Providers) checkNames(cfg config.Config) error {
 	return errors.Join(errs...)
 }
 
-// enable enables a provider for each compute block, and returns them with
-// the default's name. With none configured it enables the one
+// enable enables a provider for each compute block and each plugin, and
+// returns them with the default's name and the plugins it started, which
+// the caller closes. With none configured it enables the one
 // compute.default names, else Docker when an Engine answers, else the mock.
-func (ps Providers) enable(ctx context.Context, cfg config.Config, hashKey []byte, log *slog.Logger) (*compute.Registry, string, error) {
+func (ps Providers) enable(ctx context.Context, cfg config.Config, hashKey []byte, log *slog.Logger) (*compute.Registry, string, []*plugin.Plugin, error) {
+	registry, def, err := ps.enableBuiltIn(ctx, cfg, hashKey, log)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	started, err := startPlugins(ctx, cfg.Plugins, registry, hashKey, log)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return registry, def, started, nil
+}
+
+// enableBuiltIn enables the providers compiled in, as enable does.
+func (ps Providers) enableBuiltIn(ctx context.Context, cfg config.Config, hashKey []byte, log *slog.Logger) (*compute.Registry, string, error) {
 	blocks, err := cfg.ComputeBlocks()
 	if err != nil {
 		return nil, "", err
@@ -125,12 +140,15 @@ func (ps Providers) enable(ctx context.Context, cfg config.Config, hashKey []byt
 		return nil, "", err
 	}
 	var errs []error
-	if def != "" {
+	if def != "" && !cfg.HasPlugin(def) {
 		if _, err := ps.Lookup(def); err != nil {
 			errs = append(errs, fmt.Errorf("config: compute.default: %w", err))
 		}
 	}
 	registry := compute.NewRegistry()
+	if len(blocks) == 0 && len(cfg.Plugins) > 0 {
+		return registry, def, errors.Join(errs...) // the plugins alone
+	}
 	if len(blocks) == 0 {
 		if err := errors.Join(errs...); err != nil {
 			return nil, "", err

@@ -18,6 +18,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/rollout"
 	"github.com/jaxxstorm/landlord/internal/seal"
 	"github.com/jaxxstorm/landlord/internal/ui"
+	"github.com/jaxxstorm/landlord/sdk/plugin"
 )
 
 // Options are what the server takes besides its configuration.
@@ -60,6 +61,7 @@ type Server struct {
 	db       store
 	dbDesc   string
 	registry *compute.Registry
+	plugins  []*plugin.Plugin
 	manager  *compute.Manager
 	ctrl     *controller.Controller
 	rollouts *rollout.Driver
@@ -133,10 +135,11 @@ func (s *Server) openCompute(ctx context.Context, m *metrics.Metrics) error {
 	if err != nil {
 		return fmt.Errorf("database: read the install key: %w", err)
 	}
-	registry, defaultProvider, err := s.opts.Providers.enable(ctx, s.cfg, hashKey, s.log)
+	registry, defaultProvider, plugins, err := s.opts.Providers.enable(ctx, s.cfg, hashKey, s.log)
 	if err != nil {
 		return refused(err)
 	}
+	s.plugins = plugins
 	s.registry = registry
 	schemas.set(registry)
 	s.manager, err = compute.NewManager(registry, compute.ManagerOptions{DefaultProvider: defaultProvider, Logger: s.log, Observer: m, HashKey: hashKey})
@@ -225,6 +228,7 @@ func (s *Server) Close() error {
 		if s.db != nil {
 			errs = append(errs, s.db.Close())
 		}
+		errs = append(errs, closePlugins(s.plugins))
 		if err := s.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 			errs = append(errs, err)
 		}

@@ -71,13 +71,17 @@ func (l *hostLogger) Log(level hclog.Level, msg string, args ...any) {
 	default:
 		sl = slog.LevelError
 	}
-	// go-plugin adds the time the plugin logged at; landlord's line has
-	// its own.
-	all := append(append([]any{}, l.args...), args...)
-	for i := 0; i+1 < len(all); i += 2 {
-		if k, ok := all[i].(string); ok && k == "timestamp" {
-			all = append(all[:i], all[i+2:]...)
-			break
+	all := make([]any, 0, len(l.args)+len(args))
+	for _, kv := range [][]any{l.args, args} {
+		for i := 0; i+1 < len(kv); i += 2 {
+			switch kv[i] {
+			case "timestamp": // when the plugin logged; landlord's line has its own time
+				continue
+			case "plugin": // go-plugin's name for the binary; plugin= is the plugin's name
+				all = append(all, "path", kv[i+1])
+				continue
+			}
+			all = append(all, kv[i], kv[i+1])
 		}
 	}
 	l.log.Log(context.Background(), sl, msg, all...) // go-plugin gives no context

@@ -68,6 +68,9 @@ func control(p *mock.Provider, file string) error {
 	mux.HandleFunc("POST /remove", func(w http.ResponseWriter, r *http.Request) {
 		p.Remove(r.FormValue("tenant"))
 	})
+	mux.HandleFunc("GET /pid", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, os.Getpid())
+	})
 	mux.HandleFunc("GET /containers", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, p.Containers(r.FormValue("tenant")))
 	})
