@@ -55,6 +55,10 @@ type hostLogger struct {
 	log  *slog.Logger
 	name string
 	args []any
+	// stderr marks the logger of the plugin's stderr: its lines keep their
+	// level. go-plugin's own lines about the process are debug below a
+	// warning; landlord says at info what happens to a plugin.
+	stderr bool
 }
 
 var _ hclog.Logger = (*hostLogger)(nil)
@@ -66,6 +70,9 @@ func (l *hostLogger) Log(level hclog.Level, msg string, args ...any) {
 		sl = slog.LevelDebug
 	case hclog.Info:
 		sl = slog.LevelInfo
+		if !l.stderr {
+			sl = slog.LevelDebug
+		}
 	case hclog.Warn:
 		sl = slog.LevelWarn
 	default:
@@ -100,15 +107,17 @@ func (l *hostLogger) IsError() bool                 { return true }
 func (l *hostLogger) ImpliedArgs() []any            { return l.args }
 func (l *hostLogger) Name() string                  { return l.name }
 func (l *hostLogger) With(args ...any) hclog.Logger {
-	return &hostLogger{log: l.log, name: l.name, args: append(append([]any{}, l.args...), args...)}
+	return &hostLogger{log: l.log, name: l.name, args: append(append([]any{}, l.args...), args...), stderr: l.stderr}
 }
 
-// Named and ResetNamed keep the plugin's name: go-plugin names the logger
-// of a plugin's stderr after its binary, which landlord's line already
-// says as plugin=NAME.
-func (l *hostLogger) Named(string) hclog.Logger      { return l }
-func (l *hostLogger) ResetNamed(string) hclog.Logger { return l }
-func (l *hostLogger) SetLevel(hclog.Level)           {}
+// Named is the logger of the plugin's stderr (go-plugin names it after the
+// binary, which landlord's line says as path=): it keeps the plugin's name
+// as plugin=NAME.
+func (l *hostLogger) Named(string) hclog.Logger {
+	return &hostLogger{log: l.log, name: l.name, args: l.args, stderr: true}
+}
+func (l *hostLogger) ResetNamed(name string) hclog.Logger { return l.Named(name) }
+func (l *hostLogger) SetLevel(hclog.Level)                {}
 func (l *hostLogger) GetLevel() hclog.Level {
 	if l.IsDebug() {
 		return hclog.Debug

@@ -1,0 +1,207 @@
+package process
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jaxxstorm/landlord/sdk/provider"
+	"github.com/jaxxstorm/landlord/sdk/workload"
+)
+
+// state is what the provider wrote for a tenant: what should run, and the
+// processes that do.
+type state struct {
+	TenantID   string `json:"tenant_id"`
+	TenantName string `json:"tenant_name"`
+	Generation int64  `json:"generation"`
+	// Hash is the spec's fingerprint: equal hashes mean nothing to do.
+	Hash string `json:"hash"`
+	// Workload is the spec's workload without its secrets.
+	Workload workload.Workload `json:"workload"`
+	// Secrets are the fingerprints of the secret values, by
+	// container/name: a change is seen, and no secret is written.
+	Secrets    map[string]string `json:"secrets,omitempty"`
+	Containers []proc            `json:"containers"`
+	Created    time.Time         `json:"created"`
+	Updated    time.Time         `json:"updated"`
+}
+
+// proc is one container's process.
+type proc struct {
+	Name string `json:"name"`
+	PID  int    `json:"pid"`
+	// Start is the process's start time in clock ticks since boot
+	// (/proc/PID/stat), which tells it from a later process of the same
+	// pid.
+	Start uint64 `json:"start"`
+	// Ports are the machine's ports the container's ports got, by
+	// container port.
+	Ports map[int]int `json:"ports,omitempty"`
+	// Restarts counts restarts after exits; ExitCode is the last exit's.
+	Restarts int  `json:"restarts"`
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Stopped says the process was killed by a signal it did not send
+	// itself (an operator's kill): it is not restarted.
+	Stopped bool `json:"stopped,omitempty"`
+}
+
+const stateFile = "state.json"
+
+// load reads the tenant's state; provider.ErrTenantNotFound when there is
+// none.
+func (p *Provider) load(tenantID string) (*state, error) {
+	b, err := os.ReadFile(filepath.Join(p.tenantDir(tenantID), stateFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: tenant %s: %w", Name, tenantID, provider.ErrTenantNotFound)
+	}
+	if err != nil {
+		return nil, provider.Retryable(fmt.Errorf("%s: read the state of tenant %s: %w", Name, tenantID, err))
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: the state of tenant %s is corrupt (%w); delete %s to start over", Name, tenantID, err, p.tenantDir(tenantID))
+	}
+	return &st, nil
+}
+
+// save writes the tenant's state atomically.
+func (p *Provider) save(st *state) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := p.tenantDir(st.TenantID)
+	tmp, err := os.CreateTemp(dir, ".state-*")
+	if err != nil {
+		return provider.Retryable(fmt.Errorf("%s: write the state of tenant %s: %w", Name, st.TenantID, err))
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err == nil {
+		err = tmp.Sync()
+	}
+	if err := tmp.Close(); err != nil {
+		return provider.Retryable(fmt.Errorf("%s: write the state of tenant %s: %w", Name, st.TenantID, err))
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, stateFile)); err != nil {
+		return provider.Retryable(fmt.Errorf("%s: write the state of tenant %s: %w", Name, st.TenantID, err))
+	}
+	return nil
+}
+
+// record keeps spec's workload, its secrets (their fingerprints, in
+// recorded) apart: a secret value does not read back from JSON.
+func (st *state) record(recorded *provider.TenantComputeSpec) {
+	st.Workload = recorded.Workload
+	st.Secrets = map[string]string{}
+	for _, s := range recorded.Secrets {
+		st.Secrets[s.Container+"/"+s.Name] = s.Value.Reveal()
+	}
+	st.Workload.Secrets = nil
+}
+
+// spec is the spec the state records, as recorded (secret fingerprints for
+// values), for provider.Diff.
+func (st *state) spec() *provider.TenantComputeSpec {
+	out := &provider.TenantComputeSpec{TenantID: st.TenantID, Workload: st.Workload.Clone()}
+	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
+		c, name, _ := strings.Cut(key, "/")
+		out.Secrets = append(out.Secrets, workload.SecretReference{Container: c, Name: name, Value: workload.NewSecretValue(st.Secrets[key])})
+	}
+	return out
+}
+
+// container is the state of the container called name, or nil.
+func (st *state) container(name string) *proc {
+	for i := range st.Containers {
+		if st.Containers[i].Name == name {
+			return &st.Containers[i]
+		}
+	}
+	return nil
+}
+
+// alive reports whether the process is the one started (same pid, same
+// start time) and has not exited.
+func (pr *proc) alive() bool {
+	if pr.PID <= 0 {
+		return false
+	}
+	start, state, err := procStat(pr.PID)
+	return err == nil && start == pr.Start && state != 'Z' && state != 'X'
+}
+
+// procStat reads a process's start time and state from /proc/PID/stat.
+func procStat(pid int) (start uint64, state byte, err error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	// The command (field 2) is in parentheses and may hold spaces: the
+	// fields after it follow the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	fields := strings.Fields(string(b[i+2:]))
+	if len(fields) < 20 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	start, err = strconv.ParseUint(fields[19], 10, 64) // field 22
+	return start, fields[0][0], err
+}
+
+// running is what runs as the process now: its executable, arguments and
+// environment, read from /proc.
+type running struct {
+	exe  string
+	argv []string
+	env  map[string]string
+}
+
+func readRunning(pid int) (*running, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	exe, err := os.Readlink(dir + "/exe")
+	if err != nil {
+		return nil, err
+	}
+	cmdline, err := os.ReadFile(dir + "/cmdline")
+	if err != nil {
+		return nil, err
+	}
+	environ, err := os.ReadFile(dir + "/environ")
+	if err != nil {
+		return nil, err
+	}
+	r := &running{exe: strings.TrimSuffix(exe, " (deleted)"), argv: split0(cmdline), env: map[string]string{}}
+	for _, kv := range split0(environ) {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			r.env[k] = v
+		}
+	}
+	return r, nil
+}
+
+func split0(b []byte) []string {
+	b = bytes.TrimSuffix(b, []byte{0})
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(string(b), "\x00")
+}
+
+// signal sends sig to the process group of pr, when pr is alive.
+func (pr *proc) signal(sig syscall.Signal) {
+	if pr.alive() {
+		_ = syscall.Kill(-pr.PID, sig)
+	}
+}
