@@ -39,6 +39,9 @@ func TestProcessPluginSurvivesKills(t *testing.T) {
 	bin := buildProcessPlugin(t)
 	landlord := servetest.Binary(t)
 	stateDir := t.TempDir()
+	// The tenants' processes outlive the plugin and landlord by design: a
+	// test that fails before it deletes them kills them.
+	t.Cleanup(func() { killAll(landlord) })
 	proc := servetest.New(t, servetest.Options{Config: fmt.Sprintf(`
 plugins:
   - name: process
@@ -164,6 +167,17 @@ func recordReady(t *testing.T, c *llclient.Client, names []string, kept *sync.Ma
 		if pids := tenantProcesses(tn.ID); len(pids) == 1 {
 			kept.Store(tn.ID, pids[0])
 		}
+	}
+}
+
+// killAll kills every process of the binary that carries a tenant's mark.
+func killAll(bin string) {
+	for _, pid := range processesWith(func(pid string) bool {
+		exe, err := os.Readlink("/proc/" + pid + "/exe")
+		env, _ := os.ReadFile("/proc/" + pid + "/environ")
+		return err == nil && exe == bin && strings.Contains(string(env), "LANDLORD_TENANT_ID=")
+	}) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
 

@@ -161,7 +161,7 @@ func (p *Plugin) watchChanges(ctx context.Context, changed func(tenantID string)
 	for ctx.Err() == nil {
 		up := p.waitUp()
 		if rpc, err := p.rpc("WatchChanges"); err == nil {
-			if err := watch(ctx, rpc, changed); err != nil && ctx.Err() == nil {
+			if err := watch(ctx, rpc, changed); ctx.Err() == nil {
 				p.log.Warn("the provider plugin's change watch ended; watching again once it is running", slog.String("error", err.Error()))
 			}
 		}
@@ -174,6 +174,8 @@ func (p *Plugin) watchChanges(ctx context.Context, changed func(tenantID string)
 	return nil
 }
 
+// watch passes on the notifications of one watch call until it ends, and
+// returns why it ended.
 func watch(ctx context.Context, rpc pluginpb.ProviderClient, changed func(string)) error {
 	stream, err := rpc.WatchChanges(ctx, &pluginpb.Empty{})
 	if err != nil {

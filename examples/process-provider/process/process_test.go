@@ -64,6 +64,9 @@ func images(t *testing.T) [2]string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	// The tenants' processes outlive the provider by design: those a
+	// failed test leaves are killed.
+	t.Cleanup(func() { killUnder(dir) })
 	var out [2]string
 	for i := range out {
 		out[i] = filepath.Join(dir, fmt.Sprintf("app-%d", i+1))
@@ -162,6 +165,20 @@ func harness(p provider.Provider, img [2]string, logs *providertest.LogBuffer, r
 		Restart:        restart,
 		Logs:           logs.Bytes,
 		ReadyTimeout:   10 * time.Second,
+	}
+}
+
+// killUnder kills every process whose executable is in dir.
+func killUnder(dir string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if exe, err := os.Readlink("/proc/" + e.Name() + "/exe"); err == nil && strings.HasPrefix(exe, dir+"/") {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
 

@@ -86,10 +86,11 @@ func (p *Provider) save(st *state) error {
 		return provider.Retryable(fmt.Errorf("%s: write the state of tenant %s: %w", Name, st.TenantID, err))
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err == nil {
+	_, err = tmp.Write(b)
+	if err == nil {
 		err = tmp.Sync()
 	}
-	if err := tmp.Close(); err != nil {
+	if err := errors.Join(err, tmp.Close()); err != nil {
 		return provider.Retryable(fmt.Errorf("%s: write the state of tenant %s: %w", Name, st.TenantID, err))
 	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, stateFile)); err != nil {

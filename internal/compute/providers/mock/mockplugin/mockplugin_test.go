@@ -66,7 +66,7 @@ func startWith(t *testing.T, logs io.Writer, opts plugin.Options) (*plugin.Plugi
 
 // launch starts this binary as the mock plugin with opts over the
 // defaults.
-func launch(t *testing.T, logs io.Writer, opts plugin.Options) (*plugin.Plugin, error) {
+func launch(t testing.TB, logs io.Writer, opts plugin.Options) (*plugin.Plugin, error) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -175,7 +175,7 @@ func TestConformanceOverTheBoundary(t *testing.T) {
 }
 
 // resolve resolves config for a new tenant of the plugin, as landlord does.
-func resolve(t *testing.T, p provider.Provider, id, config string) *provider.TenantComputeSpec {
+func resolve(t testing.TB, p provider.Provider, id, config string) *provider.TenantComputeSpec {
 	t.Helper()
 	m := computetest.Manager(t, p, compute.ManagerOptions{HashKey: []byte("0123456789abcdef0123456789abcdef")})
 	res, err := m.Resolve(context.Background(), compute.ResolveRequest{TenantID: id, TenantName: id, Generation: 1, ComputeConfig: json.RawMessage(config)})
