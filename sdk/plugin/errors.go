@@ -126,7 +126,11 @@ func transportError(name, method string, st *status.Status) error {
 		return provider.Retryable(fmt.Errorf("plugin %s: %s did not answer in time: %w", name, method, context.DeadlineExceeded))
 	case codes.Unimplemented:
 		return provider.Terminal(fmt.Errorf("plugin %s does not implement %s (%s): build it with a newer SDK", name, method, st.Message()))
-	default:
+	case codes.Unavailable:
 		return provider.Retryable(fmt.Errorf("plugin %s: %s: %w: %s", name, method, provider.ErrProviderUnavailable, st.Message()))
+	default:
+		// The plugin answered, without a provider's error: a fault of the
+		// plugin (a call before Configure, a result it could not send).
+		return provider.Retryable(fmt.Errorf("plugin %s: %s failed: %s (%s)", name, method, st.Message(), st.Code()))
 	}
 }

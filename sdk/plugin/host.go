@@ -74,11 +74,18 @@ type Plugin struct {
 
 	mu      sync.Mutex
 	current *process // nil while the plugin is down
-	closed  bool
+	// starting is the client of a start under way, which Close kills so
+	// as not to wait for its handshake.
+	starting *goplugin.Client
+	closed   bool
 	// up is closed and replaced each time a process is up.
-	up   chan struct{}
-	done chan struct{}
-	wg   sync.WaitGroup
+	up chan struct{}
+	// done is closed by Close; ctx ends with it, ending a restart under
+	// way.
+	done   chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // process is one run of the plugin's binary.
@@ -101,12 +108,15 @@ func Start(ctx context.Context, opts Options) (*Plugin, error) {
 		opts.CancelGrace = DefaultCancelGrace
 	}
 	p := &Plugin{opts: opts, log: opts.Logger.With(slog.String("plugin", opts.Name)), up: make(chan struct{}), done: make(chan struct{})}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	proc, desc, err := p.launch(ctx)
 	if err != nil {
+		p.cancel()
 		return nil, err
 	}
 	if desc.Name != opts.Name {
 		proc.client.Kill()
+		p.cancel()
 		return nil, fmt.Errorf("%w: plugin %s (%s) says it is provider %q; name the plugin %q in the configuration", ErrPlugin, opts.Name, opts.Path, desc.Name, desc.Name)
 	}
 	p.desc = desc
@@ -138,6 +148,11 @@ func (p *Plugin) launch(ctx context.Context) (*process, *pluginpb.DescribeRespon
 		cfg.SecureConfig = &goplugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
 	}
 	client := goplugin.NewClient(cfg)
+	if !p.setStarting(client) {
+		client.Kill()
+		return nil, nil, fmt.Errorf("%w: plugin %s: stopped", ErrPlugin, p.opts.Name)
+	}
+	defer p.setStarting(nil)
 	proc, err := p.connect(ctx, client)
 	if err != nil {
 		client.Kill()
@@ -157,6 +172,15 @@ func (p *Plugin) launch(ctx context.Context) (*process, *pluginpb.DescribeRespon
 		return nil, nil, fmt.Errorf("%w: plugin %s: describe: %w", ErrPlugin, p.opts.Name, fromStatus(p.opts.Name, "Describe", err))
 	}
 	return proc, desc, nil
+}
+
+// setStarting records the client of a start under way (nil when it is
+// over); false when the Plugin is closed.
+func (p *Plugin) setStarting(c *goplugin.Client) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.starting = c
+	return !p.closed
 }
 
 // connect starts the process and shakes hands with it.
@@ -194,8 +218,8 @@ func (p *Plugin) command() *exec.Cmd {
 	return cmd
 }
 
-// restart backoff: the first restart is at once, then each waits twice as
-// long as the one before, up to restartMax; a plugin that stayed up for
+// restart backoff: the first restart waits restartMin, each next one twice
+// as long as the one before, up to restartMax; a plugin that stayed up for
 // restartMax starts again from restartMin.
 var (
 	restartMin = 100 * time.Millisecond
@@ -214,6 +238,7 @@ func (p *Plugin) supervise(proc *process) {
 			return // closed
 		}
 		p.setCurrent(nil)
+		proc.client.Kill() // the process is gone: this closes the client's connection and goroutines
 		if time.Since(started) > restartMax {
 			wait = restartMin
 		}
@@ -226,7 +251,7 @@ func (p *Plugin) supervise(proc *process) {
 			case <-time.After(wait):
 			}
 			wait = min(wait*2, restartMax)
-			next, desc, err := p.launch(context.Background())
+			next, desc, err := p.launch(p.ctx)
 			if err == nil && !p.sameDescription(desc) {
 				next.client.Kill()
 				err = fmt.Errorf("%w: plugin %s describes itself differently from when landlord started (name, schema or defaults changed); restart landlord to take the new description", ErrPlugin, p.opts.Name)
@@ -310,11 +335,15 @@ func (p *Plugin) Close() error {
 	}
 	p.closed = true
 	close(p.done)
-	proc := p.current
+	p.cancel()
+	proc, starting := p.current, p.starting
 	p.current = nil
 	p.mu.Unlock()
 	if proc != nil {
 		proc.client.Kill()
+	}
+	if starting != nil {
+		starting.Kill()
 	}
 	p.wg.Wait()
 	return nil

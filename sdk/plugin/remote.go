@@ -158,17 +158,28 @@ func (p *Plugin) CheckHealth(ctx context.Context) error {
 // process. Notifications missed while the plugin was down are left to the
 // controller's resync, as the contract allows.
 func (p *Plugin) watchChanges(ctx context.Context, changed func(tenantID string)) error {
+	wait := restartMin
 	for ctx.Err() == nil {
 		up := p.waitUp()
+		start := time.Now()
 		if rpc, err := p.rpc("WatchChanges"); err == nil {
-			if err := watch(ctx, rpc, changed); ctx.Err() == nil {
-				p.log.Warn("the provider plugin's change watch ended; watching again once it is running", slog.String("error", err.Error()))
+			err := watch(ctx, rpc, changed)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if time.Since(start) > restartMax {
+				wait = restartMin // it watched a while: a new run of failures
+			}
+			if wait == restartMin {
+				p.log.Warn("the provider plugin's change watch ended; watching again", slog.String("error", err.Error()))
 			}
 		}
 		select {
 		case <-ctx.Done():
-		case <-up: // a new process, or the wait below for the same one
-		case <-time.After(restartMin):
+		case <-up: // a new process
+			wait = restartMin
+		case <-time.After(wait):
+			wait = min(wait*2, restartMax)
 		}
 	}
 	return nil

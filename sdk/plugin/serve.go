@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
+	"time"
 
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -46,15 +48,48 @@ type Factory func(ctx context.Context, c Config) (provider.Provider, error)
 func Serve(newProvider Factory) {
 	logger := slog.New(stderrHandler(os.Stderr, slog.LevelDebug))
 	slog.SetDefault(logger)
+	go exitWhenOrphaned(logger)
 	ops := newOperations()
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  handshake,
 		VersionedPlugins: pluginSets(&server{factory: newProvider, logger: logger, ops: ops}),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
-			return grpc.NewServer(append(opts, grpc.UnaryInterceptor(ops.interceptor))...)
+			return grpc.NewServer(append(opts, grpc.ChainUnaryInterceptor(recovered(logger), ops.interceptor))...)
 		},
 		Logger: pluginHCLog(os.Stderr),
 	})
+}
+
+// recovered turns a panic of the provider in a call into that call's
+// error, terminal (the same call would panic again), so that one tenant's
+// bad input does not take every tenant's provider down with the process.
+func recovered(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handle grpc.UnaryHandler) (res any, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				log.Error("the provider panicked", slog.String("call", info.FullMethod), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				err = toStatus(provider.Terminal(fmt.Errorf("the provider panicked in %s: %v", info.FullMethod, v)))
+			}
+		}()
+		return handle(ctx, req)
+	}
+}
+
+// orphanPoll is how often a plugin looks whether landlord, its parent, is
+// still there.
+const orphanPoll = time.Second
+
+// exitWhenOrphaned ends the plugin when landlord is gone (killed, say,
+// with no chance to stop it): a plugin left running would go on acting
+// for a landlord that is no more, beside the one that replaces it.
+func exitWhenOrphaned(log *slog.Logger) {
+	parent := os.Getppid()
+	for range time.Tick(orphanPoll) {
+		if os.Getppid() != parent {
+			log.Warn("landlord, which started this plugin, is gone: exiting")
+			os.Exit(1)
+		}
+	}
 }
 
 // server is the plugin's side of the protocol: each call is the provider's
@@ -161,6 +196,9 @@ func (s *server) Provision(ctx context.Context, req *pluginpb.SpecRequest) (*plu
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	if res == nil {
+		return nil, status.Errorf(codes.Internal, "provider %s provisioned tenant %s and returned no result", p.Name(), spec.TenantID)
+	}
 	return provisionMsg(res), nil
 }
 
@@ -172,6 +210,9 @@ func (s *server) Update(ctx context.Context, req *pluginpb.SpecRequest) (*plugin
 	res, err := p.Update(ctx, req.TenantId, spec)
 	if err != nil {
 		return nil, toStatus(err)
+	}
+	if res == nil {
+		return nil, status.Errorf(codes.Internal, "provider %s updated tenant %s and returned no result", p.Name(), req.TenantId)
 	}
 	return updateMsg(res), nil
 }

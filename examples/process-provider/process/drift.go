@@ -17,7 +17,7 @@ func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec
 	if err != nil {
 		return nil, err
 	}
-	want, err := p.desire(spec, st)
+	want, err := p.desire(spec, st, false)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,13 @@ func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec
 		}
 		drift.Compare(at+"/image", provider.DriftImage, d.exe, r.exe)
 		drift.Compare(at+"/command", provider.DriftCommand, quoted(d.argv), quoted(argsOf(r)))
-		drift.CompareMap(at+"/env", provider.DriftEnv, d.env, r.env, d.secret)
+		// Values of secrets, of what were secrets, and of variables the spec
+		// does not set (a process started by hand may carry anything) are
+		// never shown.
+		drift.CompareMap(at+"/env", provider.DriftEnv, d.env, r.env, func(k string) bool {
+			_, inSpec := d.env[k]
+			return d.secret(k) || st.wasSecret(k) || !inSpec
+		})
 		if !samePorts(pr.Ports, d.ports) {
 			drift.Compare(at+"/ports", provider.DriftPorts, fmt.Sprint(d.ports), fmt.Sprint(pr.Ports))
 		}

@@ -82,7 +82,7 @@ func (p *Provider) recorded(spec *provider.TenantComputeSpec) *provider.TenantCo
 // that carry the tenant's marks. The state is saved after each start, so
 // that a crash never loses a process. It returns how many it started.
 func (p *Provider) converge(ctx context.Context, spec *provider.TenantComputeSpec, st *state) (int, error) {
-	want, err := p.desire(spec, st)
+	want, err := p.desire(spec, st, true)
 	if err != nil {
 		return 0, err
 	}
@@ -122,7 +122,7 @@ func (p *Provider) converge(ctx context.Context, spec *provider.TenantComputeSpe
 		}
 	}
 	for _, pr := range others(st.Containers, next) {
-		p.stop(spec.TenantID, pr)
+		p.stop(pr)
 		release(pr.Ports)
 	}
 	p.stopAll(spec.TenantID, "", kept) // strays: what carries the marks and is not kept
@@ -131,16 +131,32 @@ func (p *Provider) converge(ctx context.Context, spec *provider.TenantComputeSpe
 }
 
 // stopAll stops the processes that carry the marks of the tenant's
-// container (every container when name is empty), except those kept.
+// container (every container when name is empty), with what they forked,
+// except those kept and what they forked.
 func (p *Provider) stopAll(tenantID, name string, kept map[int]bool) {
-	for _, pid := range marked(tenantID, name) {
-		if kept[pid] {
+	keptGroups := map[int]bool{}
+	for pid := range kept {
+		if pgid, err := pgidOf(pid); err == nil {
+			keptGroups[pgid] = true
+		}
+	}
+	pids := marked(tenantID, name)
+	targets := map[target]int{}
+	for _, pid := range pids {
+		pgid, err := pgidOf(pid)
+		if err != nil || kept[pid] || keptGroups[pgid] {
 			continue
 		}
-		start, _, err := procStat(pid)
-		if err == nil {
-			p.stop(tenantID, proc{PID: pid, Start: start})
+		if pgid != pid && slices.Contains(pids, pgid) {
+			continue // a process its group's leader forked: stopped with the group
 		}
+		if t, ok := targetOf(pid); ok {
+			targets[t] = pid
+		}
+	}
+	for t, pid := range targets {
+		p.sup.stopping(pid)
+		p.end(t)
 	}
 }
 
@@ -157,7 +173,9 @@ func others(list, next []proc) []proc {
 
 func samePorts(a, b map[int]int) bool { return maps.Equal(a, b) || (len(a) == 0 && len(b) == 0) }
 
-// Destroy stops the tenant's processes and removes its directory.
+// Destroy stops the tenant's processes, with what they forked, and
+// removes its directory. It fails, retryably, while a process of the
+// tenant is left.
 func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	defer p.lock(tenantID)()
 	st, err := p.load(tenantID)
@@ -166,12 +184,15 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 	}
 	if st != nil {
 		for _, pr := range st.Containers {
-			p.stop(tenantID, pr)
-			release(pr.Ports)
+			p.stop(pr)
 		}
 	}
 	p.stopAll(tenantID, "", nil)
+	if left := marked(tenantID, ""); len(left) > 0 {
+		return provider.Retryable(fmt.Errorf("%s: destroy tenant %s: processes %v are left after SIGKILL", Name, tenantID, left))
+	}
 	p.sup.forget(tenantID)
+	releaseTenant(tenantID)
 	if err := os.RemoveAll(p.tenantDir(tenantID)); err != nil {
 		return fmt.Errorf("%s: remove the directory of tenant %s: %w", Name, tenantID, err)
 	}
@@ -185,6 +206,7 @@ func (p *Provider) Destroy(ctx context.Context, tenantID string) error {
 func (p *Provider) remove(tenantID string) {
 	p.stopAll(tenantID, "", nil)
 	p.sup.forget(tenantID)
+	releaseTenant(tenantID)
 	_ = os.RemoveAll(p.tenantDir(tenantID))
 }
 

@@ -42,6 +42,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	case os.Getenv(workloadEnv) == "sleep":
 		select {}
+	case os.Getenv(workloadEnv) == "fork":
+		// A worker beside the main process, as servers that fork have.
+		worker := exec.Command(os.Args[0])
+		worker.Env = append(os.Environ(), workloadEnv+"=sleep")
+		if err := worker.Start(); err != nil {
+			os.Exit(2)
+		}
+		select {}
 	case os.Getenv(pluginEnv) == "1":
 		plugin.Serve(func(_ context.Context, c plugin.Config) (provider.Provider, error) {
 			return process.New(process.Options{Block: c.Settings, HashKey: c.HashKey, Logger: c.Logger})
@@ -246,4 +254,60 @@ func replace(edit func(exe string, argv, env []string) (string, []string, []stri
 		}
 		go func() { _ = cmd.Wait() }()
 	}
+}
+
+// TestForkedAndLinked: a process that forks a worker, run from an image
+// named by a symbolic link, is one container: Provision again keeps both
+// processes (what runs is what the link names), Inspect finds no drift,
+// and Destroy stops the worker with it.
+func TestForkedAndLinked(t *testing.T) {
+	p := newProvider(t, block(t), io.Discard)
+	img := images(t)
+	link := filepath.Join(t.TempDir(), "app")
+	if err := os.Symlink(img[0], link); err != nil {
+		t.Fatal(err)
+	}
+	spec := resolveSpec(t, p, "t-fork", fmt.Sprintf(`{"image": %q, "env": {%q: "fork"}}`, link, workloadEnv))
+	ctx := context.Background()
+	if _, err := p.Provision(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	var before []int
+	for range 200 {
+		if before = process.Processes("t-fork"); len(before) == 2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(before) != 2 {
+		t.Fatalf("processes of the tenant = %v, want the main one and its worker", before)
+	}
+	if _, err := p.Provision(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if after := process.Processes("t-fork"); !slices.Equal(after, before) {
+		t.Errorf("a second Provision changed the processes from %v to %v", before, after)
+	}
+	in, err := p.Inspect(ctx, spec)
+	if err != nil || len(in.Drift) > 0 {
+		t.Errorf("Inspect = %v, %v; want no drift", in, err)
+	}
+	if err := p.Destroy(ctx, "t-fork"); err != nil {
+		t.Fatal(err)
+	}
+	if left := process.Processes("t-fork"); len(left) > 0 {
+		t.Errorf("Destroy left %v", left)
+	}
+}
+
+// resolveSpec resolves config as landlord would, for a test that calls
+// the provider itself.
+func resolveSpec(t *testing.T, p provider.Provider, id, config string) *provider.TenantComputeSpec {
+	t.Helper()
+	spec := &provider.TenantComputeSpec{TenantID: id, TenantName: id, ProviderType: process.Name, ProviderConfig: json.RawMessage(config)}
+	spec.MarkResolved()
+	if err := provider.DecodeSpec(p, spec.ProviderConfig, true, spec); err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }

@@ -77,6 +77,7 @@ func New(opts Options) (*Provider, error) {
 	if err := p.configure(); err != nil {
 		return nil, err
 	}
+	reserveRecorded(p)
 	p.sup = newSupervisor(p)
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -43,11 +44,16 @@ type desired struct {
 }
 
 // desire is what each container of spec should run as, with the ports
-// given (kept from the state, or newly allocated).
-func (p *Provider) desire(spec *provider.TenantComputeSpec, st *state) ([]desired, error) {
+// given: kept from the state, or (with reserve) newly allocated; without
+// reserve (Inspect, which changes nothing) a port not yet given is 0.
+func (p *Provider) desire(spec *provider.TenantComputeSpec, st *state, reserve bool) ([]desired, error) {
 	out := make([]desired, 0, len(spec.Containers))
 	for _, c := range spec.Containers {
-		d := desired{name: c.Name, exe: c.Image, argv: slices.Concat(c.Command, c.Args), env: map[string]string{}, ports: map[int]int{}}
+		exe := c.Image
+		if resolved, err := filepath.EvalSymlinks(c.Image); err == nil {
+			exe = resolved // as /proc/PID/exe shows it
+		}
+		d := desired{name: c.Name, exe: exe, argv: slices.Concat(c.Command, c.Args), env: map[string]string{}, ports: map[int]int{}}
 		maps.Copy(d.env, c.Env)
 		secrets := map[string]bool{}
 		for _, s := range spec.Secrets {
@@ -62,9 +68,12 @@ func (p *Provider) desire(spec *provider.TenantComputeSpec, st *state) ([]desire
 			prev = pr.Ports
 		}
 		for i, pm := range c.Ports {
-			port, err := p.port(spec.TenantID, pm, prev[pm.ContainerPort])
-			if err != nil {
-				return nil, err
+			port := cmp.Or(pm.HostPort, prev[pm.ContainerPort])
+			if reserve {
+				var err error
+				if port, err = p.port(spec.TenantID, pm, prev[pm.ContainerPort]); err != nil {
+					return nil, err
+				}
 			}
 			d.ports[pm.ContainerPort] = port
 			key := "PORT_" + strconv.Itoa(pm.ContainerPort)
@@ -150,6 +159,37 @@ func release(ports map[int]int) {
 	}
 }
 
+// releaseTenant releases every port given to the tenant.
+func releaseTenant(tenantID string) {
+	reserved.Lock()
+	defer reserved.Unlock()
+	for port, owner := range reserved.by {
+		if owner == tenantID {
+			delete(reserved.by, port)
+		}
+	}
+}
+
+// reserveRecorded reserves the ports the states in dir record, so that a
+// restarted provider gives none of them to another tenant while its
+// process is down.
+func reserveRecorded(p *Provider) {
+	entries, _ := os.ReadDir(p.settings.StateDir)
+	reserved.Lock()
+	defer reserved.Unlock()
+	for _, e := range entries {
+		st, err := p.load(e.Name())
+		if err != nil {
+			continue
+		}
+		for _, pr := range st.Containers {
+			for _, port := range pr.Ports {
+				reserved.by[port] = st.TenantID
+			}
+		}
+	}
+}
+
 // start starts d's process for the tenant, in a process group of its own,
 // its output appended to the container's log.
 func (p *Provider) start(tenantID string, d desired) (proc, error) {
@@ -185,21 +225,31 @@ func environ(env map[string]string) []string {
 	return out
 }
 
-// stop ends the process: SIGTERM to its group, then SIGKILL after the
-// stop timeout. The supervisor is told first, so that the exit is not
-// taken for a crash.
-func (p *Provider) stop(tenantID string, pr proc) {
+// stop ends the process and what it forked: SIGTERM to its group, then
+// SIGKILL after the stop timeout. The supervisor is told first, so that
+// the exit of a process it waits for is not taken for a crash.
+func (p *Provider) stop(pr proc) {
 	if !pr.alive() {
 		return
 	}
+	t, ok := targetOf(pr.PID)
+	if !ok {
+		return
+	}
 	p.sup.stopping(pr.PID)
-	pr.signal(syscall.SIGTERM)
+	p.end(t)
+}
+
+// end signals the target SIGTERM and, when anything of it is left after
+// the stop timeout, SIGKILL, and waits a little for it to go.
+func (p *Provider) end(t target) {
+	_ = t.signal(syscall.SIGTERM)
 	deadline := time.Now().Add(time.Duration(p.settings.StopTimeout))
-	for pr.alive() && time.Now().Before(deadline) {
+	for t.alive() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	pr.signal(syscall.SIGKILL)
-	for i := 0; pr.alive() && i < 100; i++ {
+	_ = t.signal(syscall.SIGKILL)
+	for i := 0; t.alive() && i < 100; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
 }

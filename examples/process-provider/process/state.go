@@ -121,6 +121,17 @@ func (st *state) spec() *provider.TenantComputeSpec {
 	return out
 }
 
+// wasSecret reports whether an environment variable of that name held a
+// secret of any container in the recorded spec.
+func (st *state) wasSecret(name string) bool {
+	for key := range st.Secrets {
+		if _, n, _ := strings.Cut(key, "/"); n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // container is the state of the container called name, or nil.
 func (st *state) container(name string) *proc {
 	for i := range st.Containers {
@@ -200,9 +211,42 @@ func split0(b []byte) []string {
 	return strings.Split(string(b), "\x00")
 }
 
-// signal sends sig to the process group of pr, when pr is alive.
-func (pr *proc) signal(sig syscall.Signal) {
-	if pr.alive() {
-		_ = syscall.Kill(-pr.PID, sig)
+// pgidOf is the process group of pid (/proc/PID/stat, field 5).
+func pgidOf(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
 	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	fields := strings.Fields(string(b[i+2:]))
+	if len(fields) < 3 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	return strconv.Atoi(fields[2])
 }
+
+// target is what a stop signals: the process group a process leads (the
+// provider starts each container's process in a group of its own, so
+// that what it forks is stopped with it), or the process alone when it
+// leads none (one started by hand in someone else's group, whose other
+// members are not the tenant's).
+type target int
+
+func targetOf(pid int) (target, bool) {
+	pgid, err := pgidOf(pid)
+	if err != nil {
+		return 0, false
+	}
+	if pgid == pid {
+		return target(-pid), true
+	}
+	return target(pid), true
+}
+
+func (t target) signal(sig syscall.Signal) error { return syscall.Kill(int(t), sig) }
+
+// alive reports whether anything of the target is left.
+func (t target) alive() bool { return t.signal(0) == nil }

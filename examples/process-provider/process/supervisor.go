@@ -24,9 +24,10 @@ type supervisor struct {
 	// specs are the last specs this provider ran each tenant with: a
 	// restart needs their secrets, which are never written to disk.
 	specs map[string]*provider.TenantComputeSpec
-	// stops are the pids this provider is stopping: their exits are not
-	// crashes.
-	stops map[int]bool
+	// children are the processes this provider started and waits for;
+	// stops those of them it is stopping: their exits are not crashes.
+	children map[int]bool
+	stops    map[int]bool
 	// exits are the last exit of each container, in words.
 	exits  map[string]string
 	done   chan struct{}
@@ -42,7 +43,7 @@ const (
 
 func newSupervisor(p *Provider) *supervisor {
 	s := &supervisor{p: p, subs: map[int]func(string){}, specs: map[string]*provider.TenantComputeSpec{},
-		stops: map[int]bool{}, exits: map[string]string{}, done: make(chan struct{})}
+		children: map[int]bool{}, stops: map[int]bool{}, exits: map[string]string{}, done: make(chan struct{})}
 	go s.look()
 	return s
 }
@@ -130,10 +131,14 @@ func (s *supervisor) forget(tenantID string) {
 	delete(s.specs, tenantID)
 }
 
+// stopping records that the provider stops pid, when it is one of its
+// children (only their exits reach it).
 func (s *supervisor) stopping(pid int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stops[pid] = true
+	if s.children[pid] {
+		s.stops[pid] = true
+	}
 }
 
 // exitMessage is how the container's process last ended, or a default.
@@ -148,6 +153,9 @@ func (s *supervisor) exitMessage(tenantID, name string) string {
 
 // watch waits for the process pr of cmd and handles its exit.
 func (s *supervisor) watch(tenantID string, pr proc, cmd *exec.Cmd) {
+	s.mu.Lock()
+	s.children[pr.PID] = true
+	s.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
 		s.exited(tenantID, pr, cmd.ProcessState, err)
@@ -160,6 +168,7 @@ func (s *supervisor) exited(tenantID string, pr proc, ps *os.ProcessState, err e
 	s.mu.Lock()
 	stopped := s.stops[pr.PID]
 	delete(s.stops, pr.PID)
+	delete(s.children, pr.PID)
 	closed := s.closed
 	s.mu.Unlock()
 	if stopped || closed || ps == nil {
@@ -224,7 +233,7 @@ func (s *supervisor) restart(tenantID string, pr proc) {
 	if rec == nil || rec.PID != pr.PID || rec.Start != pr.Start || rec.alive() {
 		return // replaced, or repaired meanwhile
 	}
-	want, err := s.p.desire(spec, st)
+	want, err := s.p.desire(spec, st, true)
 	if err != nil {
 		return
 	}
