@@ -29,7 +29,7 @@ var suiteHelpers = map[string]string{
 // the SDK and a few helpers of the standard library alone, so that a
 // provider built on it, in another module, carries none of the server.
 func TestSDKStandsAlone(t *testing.T) {
-	for _, pkg := range []string{"provider", "workload", "violation", "tenantlock", "providertest"} {
+	for _, pkg := range []string{"provider", "workload", "violation", "tenantlock", "plugin", "plugin/pluginpb", "providertest"} {
 		allowed := maps.Clone(helpers)
 		if pkg == "providertest" {
 			maps.Copy(allowed, suiteHelpers)
