@@ -1,15 +1,20 @@
 package controller_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/compute/computetest"
+	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // results counts reconciles by result.
@@ -125,5 +130,49 @@ func waitMessage(t *testing.T, e *env, id, prefix string) {
 	poll.Until(t, fmt.Sprintf("a message starting %q", prefix), 30*time.Second, func() (bool, string) {
 		got := e.get(t, id)
 		return strings.HasPrefix(got.StatusMessage, prefix) && (prefix != "" || got.StatusMessage == ""), fmt.Sprintf("%s: message %q", got.Name, got.StatusMessage)
+	})
+}
+
+// away is the mock as a provider plugin that is being restarted: while
+// down, every Provision fails with ErrProviderUnavailable.
+type away struct {
+	*mock.Provider
+	down  atomic.Bool
+	tries atomic.Int32
+}
+
+func (a *away) Provision(ctx context.Context, spec *provider.TenantComputeSpec) (*provider.ProvisionResult, error) {
+	if a.down.Load() {
+		a.tries.Add(1)
+		return nil, provider.Retryable(fmt.Errorf("plugin mock: Provision: %w: the plugin's process is being restarted", provider.ErrProviderUnavailable))
+	}
+	return a.Provider.Provision(ctx, spec)
+}
+
+// A provider that cannot be reached (a plugin being restarted) is waited
+// for: its tenants' attempts do not count toward failed, however many
+// MaxRetries allows, the tenant says what it waits for, and it goes on
+// once the provider is back.
+func TestUnavailableProviderIsWaitedFor(t *testing.T) {
+	e := newEnv(t, openSQLite(t), ``)
+	a := &away{Provider: e.mock}
+	a.down.Store(true)
+	e.manager = computetest.Manager(t, a, compute.ManagerOptions{})
+	tn := e.create(t, "acme", appConfig, nil)
+	opts := fast()
+	opts.MaxRetries = 2
+	e.run(t, opts)
+	poll.Until(t, "ten attempts at a provider that is away", 30*time.Second, func() (bool, string) {
+		return a.tries.Load() >= 10, fmt.Sprint(a.tries.Load())
+	})
+	got := e.get(t, tn.ID)
+	if got.Status == tenant.StatusFailed || got.Attempts != 0 {
+		t.Fatalf("after %d calls to a provider that is away, the tenant is %s after %d attempts (%s); want it waiting, no attempt counted", a.tries.Load(), got.Status, got.Attempts, got.StatusMessage)
+	}
+	waitMessage(t, e, tn.ID, "provision waits: compute provider mock is unavailable")
+	a.down.Store(false)
+	poll.Until(t, "the tenant ready once the provider is back", 30*time.Second, func() (bool, string) {
+		got := e.get(t, tn.ID)
+		return got.Status == tenant.StatusReady, string(got.Status) + ": " + got.StatusMessage
 	})
 }

@@ -252,6 +252,9 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 		return Result{}, cause
 	}
 	t := r.t
+	if errors.Is(cause, provider.ErrProviderUnavailable) {
+		return r.waitForProvider(ctx, op, status, cause)
+	}
 	attempt := t.Attempts + 1
 	terminal := provider.IsTerminal(cause)
 	maxAttempts := r.c.opts.MaxRetries + 1 // the first try and MaxRetries retries
@@ -294,6 +297,19 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 		RetryAt:  &retryAt,
 	})
 	return Result{RequeueAfter: wait}, err
+}
+
+// waitForProvider waits for a provider that cannot be reached (a plugin
+// being restarted): that is no attempt of the tenant's, so it neither
+// counts toward failed nor records an event; the tenant keeps its status,
+// says what it waits for, and is looked at again after the poll interval.
+func (r *reconcile) waitForProvider(ctx context.Context, op string, status tenant.Status, cause error) (Result, error) {
+	r.log.Warn("the provider is unavailable; waiting for it", slog.String("operation", op), slog.Any("error", cause))
+	msg := fmt.Sprintf("%s waits: compute provider %s is unavailable (%s)", op, r.t.Provider, withoutOwnID(cause.Error(), r.t.ID))
+	if r.t.StatusMessage == msg {
+		return Result{RequeueAfter: r.c.opts.PollInterval}, nil
+	}
+	return Result{RequeueAfter: r.c.opts.PollInterval}, r.observe(ctx, tenant.Observation{Status: status, Message: msg, Attempts: r.t.Attempts})
 }
 
 // checkProvider reports done when the tenant's provider is not enabled:
