@@ -58,7 +58,7 @@ func TestConversionsRoundTrip(t *testing.T) {
 		ProviderConfig: json.RawMessage(`{"image":"i:1"}`), ConfigHash: "h", Drift: provider.DriftObserve, ResourceIDs: map[string]string{"a": "b"},
 		Workload: workload.Workload{
 			Containers: []workload.ContainerSpec{{Name: "app", Image: "i:1", Command: []string{"run"}, Env: map[string]string{"A": "1"},
-				Ports: []workload.PortMapping{{Name: "http", ContainerPort: 8080, HostPort: 9090, Protocol: workload.ProtocolTCP}},
+				Ports:       []workload.PortMapping{{Name: "http", ContainerPort: 8080, HostPort: 9090, Protocol: workload.ProtocolTCP}},
 				HealthCheck: &workload.HealthCheckConfig{HTTP: &workload.HTTPProbe{Path: "/healthz", Port: 8080}, Interval: time.Second, Retries: 3},
 				Resources:   workload.ResourceRequirements{CPUMillicores: 250, MemoryMiB: 128}}},
 			Resources:  workload.ResourceRequirements{CPUMillicores: 250, MemoryMiB: 128},
