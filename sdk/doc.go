@@ -24,7 +24,9 @@
 // fields whose zero value keeps the old behaviour; a new ability of
 // providers arrives as a new optional interface, found by type assertion,
 // never as a new method of Provider. Every other package of the module
-// (under internal/, and cmd/) may change at any time.
+// (under internal/, and cmd/) may change at any time. surface.txt lists
+// the promised surface, and a test fails when a line of it goes or
+// changes, as Go's api check does for the standard library.
 //
 // A plugin binary built with one version of this SDK runs under any landlord
 // that speaks its plugin protocol version (see package plugin).
