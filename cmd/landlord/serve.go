@@ -101,7 +101,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
-	srv, err := server.New(ctx, cfg, server.Options{Providers: providerTable, Keys: keys, Logger: log, ConfigFile: file})
+	srv, err := server.New(ctx, cfg, server.Options{Providers: providerTable, Keys: keys, Logger: log, ConfigFile: file, Version: buildVersion()})
 	if err != nil {
 		return serverExit(err)
 	}

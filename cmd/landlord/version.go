@@ -25,11 +25,16 @@ func newVersionCommand() *cobra.Command {
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info, _ := debug.ReadBuildInfo()
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionString(version, info))
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), buildVersion())
 			return err
 		},
 	}
+}
+
+// buildVersion is this binary's versionString.
+func buildVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	return versionString(version, info)
 }
 
 // versionString is "landlord VERSION (commit REV, GO)": the version set at

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -60,8 +59,6 @@ func (e *ProviderNotFoundError) Error() string {
 // Unwrap makes errors.Is(err, ErrProviderNotFound) hold.
 func (e *ProviderNotFoundError) Unwrap() error { return provider.ErrProviderNotFound }
 
-var providerName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
-
 // Registry holds the enabled providers by name, each with its config schema
 // compiled and its defaults decoded once, at registration. Providers are
 // registered at start-up; a Registry is safe for concurrent use.
@@ -89,7 +86,7 @@ func NewRegistry() *Registry {
 // wrapping ErrProviderConflict.
 func (r *Registry) Register(p provider.Provider) error {
 	name := p.Name()
-	if !providerName.MatchString(name) {
+	if !provider.ValidName(name) {
 		return fmt.Errorf("compute: register provider %q: name must be lowercase alphanumeric", name)
 	}
 	schema, err := CompileSchema(p.ConfigSchema())

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Plugin is a provider plugin: a program landlord starts at serve that
@@ -31,10 +33,7 @@ type Plugin struct {
 	Settings map[string]any `yaml:"settings"`
 }
 
-var (
-	pluginName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
-	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // validatePlugins checks the plugins block: each has a provider name, an
 // absolute path and the binary's SHA-256, and no name is taken twice.
@@ -47,7 +46,7 @@ func (c Config) validatePlugins() []error {
 			at += " (" + p.Name + ")"
 		}
 		switch {
-		case !pluginName.MatchString(p.Name):
+		case !provider.ValidName(p.Name):
 			errs = append(errs, fmt.Errorf("%s: name %q must be a provider name: lowercase letters and digits, beginning with a letter", at, p.Name))
 		case seen[p.Name]:
 			errs = append(errs, fmt.Errorf("%s: name %q is taken by an earlier plugin", at, p.Name))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/config"
@@ -17,7 +16,7 @@ import (
 // be started refuses serve, naming it; the plugins started before it are
 // stopped. Each plugin runs (and is restarted when it dies) until the
 // caller closes it.
-func startPlugins(ctx context.Context, plugins []config.Plugin, registry *compute.Registry, hashKey []byte, log *slog.Logger) ([]*plugin.Plugin, error) {
+func startPlugins(ctx context.Context, plugins []config.Plugin, registry *compute.Registry, hashKey []byte, version string, log *slog.Logger) ([]*plugin.Plugin, error) {
 	var started []*plugin.Plugin
 	fail := func(err error) ([]*plugin.Plugin, error) {
 		closePlugins(started)
@@ -30,7 +29,7 @@ func startPlugins(ctx context.Context, plugins []config.Plugin, registry *comput
 		}
 		p, err := plugin.Start(ctx, plugin.Options{
 			Name: c.Name, Path: c.Path, SHA256: c.SHA256, Args: c.Args, Env: c.Environ(),
-			Settings: settings, HashKey: hashKey, LandlordVersion: version(), Logger: log,
+			Settings: settings, HashKey: hashKey, LandlordVersion: version, Logger: log,
 		})
 		if err != nil {
 			return fail(fmt.Errorf("config: plugins[%d] (%s): %w", i, c.Name, err))
@@ -52,13 +51,4 @@ func closePlugins(plugins []*plugin.Plugin) error {
 		errs = append(errs, p.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// version is landlord's version as the build recorded it, handed to
-// plugins.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

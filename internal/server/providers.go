@@ -16,7 +16,6 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/providers/docker"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/config"
-	"github.com/jaxxstorm/landlord/sdk/plugin"
 	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
@@ -113,24 +112,11 @@ func (ps Providers) checkNames(cfg config.Config) error {
 	return errors.Join(errs...)
 }
 
-// enable enables a provider for each compute block and each plugin, and
-// returns them with the default's name and the plugins it started, which
-// the caller closes. With none configured it enables the one
-// compute.default names, else Docker when an Engine answers, else the mock.
-func (ps Providers) enable(ctx context.Context, cfg config.Config, hashKey []byte, log *slog.Logger) (*compute.Registry, string, []*plugin.Plugin, error) {
-	registry, def, err := ps.enableBuiltIn(ctx, cfg, hashKey, log)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	started, err := startPlugins(ctx, cfg.Plugins, registry, hashKey, log)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	return registry, def, started, nil
-}
-
-// enableBuiltIn enables the providers compiled in, as enable does.
-func (ps Providers) enableBuiltIn(ctx context.Context, cfg config.Config, hashKey []byte, log *slog.Logger) (*compute.Registry, string, error) {
+// enable enables a provider for each compute block, and returns them with
+// the default's name; the plugins are started after it (startPlugins).
+// With neither configured it enables the one compute.default names, else
+// Docker when an Engine answers, else the mock.
+func (ps Providers) enable(ctx context.Context, cfg config.Config, hashKey []byte, log *slog.Logger) (*compute.Registry, string, error) {
 	blocks, err := cfg.ComputeBlocks()
 	if err != nil {
 		return nil, "", err

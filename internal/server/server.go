@@ -31,6 +31,9 @@ type Options struct {
 	Keys *seal.Keyring
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
+	// Version is landlord's version as `landlord version` prints it,
+	// handed to provider plugins.
+	Version string
 	// ConfigFile names the file the configuration was read from, for the
 	// start-up line; "" means none.
 	ConfigFile string
@@ -135,11 +138,13 @@ func (s *Server) openCompute(ctx context.Context, m *metrics.Metrics) error {
 	if err != nil {
 		return fmt.Errorf("database: read the install key: %w", err)
 	}
-	registry, defaultProvider, plugins, err := s.opts.Providers.enable(ctx, s.cfg, hashKey, s.log)
+	registry, defaultProvider, err := s.opts.Providers.enable(ctx, s.cfg, hashKey, s.log)
 	if err != nil {
 		return refused(err)
 	}
-	s.plugins = plugins
+	if s.plugins, err = startPlugins(ctx, s.cfg.Plugins, registry, hashKey, s.opts.Version, s.log); err != nil {
+		return refused(err)
+	}
 	s.registry = registry
 	schemas.set(registry)
 	s.manager, err = compute.NewManager(registry, compute.ManagerOptions{DefaultProvider: defaultProvider, Logger: s.log, Observer: m, HashKey: hashKey})

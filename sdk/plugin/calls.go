@@ -49,6 +49,8 @@ func hostInterceptor(cancelGrace time.Duration) grpc.UnaryClientInterceptor {
 		}
 		call, abandon := context.WithCancel(metadata.AppendToOutgoingContext(context.WithoutCancel(ctx), md...))
 		defer abandon()
+		done := make(chan struct{}) // closed when the call has returned
+		defer close(done)
 		stop := context.AfterFunc(ctx, func() {
 			if !cancelledBefore {
 				go func() {
@@ -57,7 +59,13 @@ func hostInterceptor(cancelGrace time.Duration) grpc.UnaryClientInterceptor {
 					_ = cc.Invoke(cctx, pluginpb.Provider_Cancel_FullMethodName, &pluginpb.CancelRequest{Operation: id}, &pluginpb.Empty{})
 				}()
 			}
-			time.AfterFunc(cancelGrace, abandon)
+			giveUp := time.NewTimer(cancelGrace)
+			defer giveUp.Stop()
+			select {
+			case <-giveUp.C:
+				abandon()
+			case <-done:
+			}
 		})
 		defer stop()
 		err := invoke(call, method, req, reply, cc, opts...)

@@ -3,7 +3,14 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 )
+
+var validName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+
+// ValidName reports whether name may be a provider's Name: lowercase
+// letters and digits, beginning with a letter.
+func ValidName(name string) bool { return validName.MatchString(name) }
 
 // Provider provisions tenant workloads on one compute platform.
 //

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"testing"
 
@@ -17,11 +16,9 @@ import (
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
-var lowerAlnum = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
-
 // testInterface: the name is usable and every result names its tenant.
 func (s *suite) testInterface(t *testing.T) {
-	if name := s.p.Name(); !lowerAlnum.MatchString(name) {
+	if name := s.p.Name(); !provider.ValidName(name) {
 		t.Errorf("Name() = %q, want lowercase alphanumeric", name)
 	}
 	if hc, ok := s.p.(provider.HealthChecker); ok {

@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jaxxstorm/landlord/sdk/provider"
@@ -48,20 +49,11 @@ func (p *Provider) Inspect(ctx context.Context, spec *provider.TenantComputeSpec
 		}
 	}
 	for _, pr := range st.Containers {
-		if !containsName(want, pr.Name) && pr.alive() {
+		if !slices.ContainsFunc(want, func(d desired) bool { return d.name == pr.Name }) && pr.alive() {
 			drift.Compare("containers/"+pr.Name, provider.DriftState, "", "running")
 		}
 	}
 	return &provider.Inspection{Status: p.status(ctx, st), Drift: drift.Drift()}, nil
-}
-
-func containsName(ds []desired, name string) bool {
-	for _, d := range ds {
-		if d.name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func quoted(s []string) string {

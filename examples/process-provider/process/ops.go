@@ -226,8 +226,9 @@ func (p *Provider) status(ctx context.Context, st *state) *provider.ComputeStatu
 	running, starting := 0, 0
 	for _, c := range st.Workload.Containers {
 		cs := provider.ContainerStatus{Name: c.Name, Image: c.Image, State: provider.ContainerExited, Health: provider.HealthUnknown}
-		pr, _ := find(st.TenantID, st.container(c.Name))
-		if rec := st.container(c.Name); rec != nil {
+		rec := st.container(c.Name)
+		pr, _ := find(st.TenantID, rec)
+		if rec != nil {
 			cs.RestartCount, cs.ExitCode = rec.Restarts, rec.ExitCode
 		}
 		switch {

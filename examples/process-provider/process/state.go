@@ -152,23 +152,31 @@ func (pr *proc) alive() bool {
 	return err == nil && start == pr.Start && state != 'Z' && state != 'X'
 }
 
-// procStat reads a process's start time and state from /proc/PID/stat.
-func procStat(pid int) (start uint64, state byte, err error) {
+// statFields are the fields of /proc/PID/stat after the command (field 2),
+// which is in parentheses and may hold spaces: fields[0] is field 3.
+func statFields(pid int) ([]string, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	// The command (field 2) is in parentheses and may hold spaces: the
-	// fields after it follow the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 || i+2 >= len(b) {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+		return nil, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
 	}
 	fields := strings.Fields(string(b[i+2:]))
 	if len(fields) < 20 {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+		return nil, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
 	}
-	start, err = strconv.ParseUint(fields[19], 10, 64) // field 22
+	return fields, nil
+}
+
+// procStat is a process's start time (field 22) and state (field 3).
+func procStat(pid int) (start uint64, state byte, err error) {
+	fields, err := statFields(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	start, err = strconv.ParseUint(fields[19], 10, 64)
 	return start, fields[0][0], err
 }
 
@@ -211,19 +219,11 @@ func split0(b []byte) []string {
 	return strings.Split(string(b), "\x00")
 }
 
-// pgidOf is the process group of pid (/proc/PID/stat, field 5).
+// pgidOf is the process group of pid (field 5).
 func pgidOf(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	fields, err := statFields(pid)
 	if err != nil {
 		return 0, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	fields := strings.Fields(string(b[i+2:]))
-	if len(fields) < 3 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
 	}
 	return strconv.Atoi(fields[2])
 }
