@@ -7,7 +7,11 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // The functions below are the store rules in one place: adapters read the
@@ -23,23 +27,22 @@ func Timestamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond
 // (the API draws it first, so that validation sees the tenant's id).
 func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 	now = Timestamp(now)
-	config, err := compactJSON(t.ComputeConfig)
-	if err != nil {
-		config = t.ComputeConfig // Validate reports it
-	}
 	id := t.ID
 	if id == "" {
 		id = NewID()
 	}
+	specs := []PlacementSpec{{Name: DefaultPlacement, Provider: t.Provider, ComputeConfig: t.ComputeConfig}}
+	if len(t.Placements) > 0 {
+		specs = specsOf(t.Placements)
+	}
 	out := &Tenant{
 		ID:                id,
 		Name:              t.Name,
-		Provider:          t.Provider,
-		ComputeConfig:     config,
 		Labels:            maps.Clone(t.Labels),
 		Annotations:       maps.Clone(t.Annotations),
 		Plan:              clonePlan(t.Plan),
 		MaintenanceWindow: cloneWindow(t.MaintenanceWindow),
+		Placements:        placementsOf(id, t.Name, specs, now),
 		Status:            StatusRequested,
 		StatusChangedAt:   now,
 		Generation:        1,
@@ -47,11 +50,21 @@ func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 		CreatedAt:         now,
 		UpdatedAt:         now,
 	}
+	out.mirror()
 	if err := Validate(out); err != nil {
 		return nil, Event{}, err
 	}
 	ev := Event{TenantID: out.ID, Time: now, Type: EventCreated, To: StatusRequested, Generation: 1, Actor: actor}
 	return out, ev, nil
+}
+
+// specsOf returns the desired part of ps.
+func specsOf(ps []Placement) []PlacementSpec {
+	out := make([]PlacementSpec, len(ps))
+	for i, p := range ps {
+		out[i] = PlacementSpec{Name: p.Name, Provider: p.Provider, ComputeConfig: p.ComputeConfig}
+	}
+	return out
 }
 
 // ApplyDesired returns cur with change applied and its "updated" event, or
@@ -63,30 +76,106 @@ func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []
 	if cur.DeletionRequestedAt != nil || cur.Status == StatusDeleted {
 		return nil, nil, fmt.Errorf("%w: tenant %s is %s and cannot be changed", ErrConflict, cur.ID, cur.Status)
 	}
-	config, err := compactJSON(change.ComputeConfig)
-	if err != nil {
-		config = change.ComputeConfig
-	}
+	now = Timestamp(now)
 	next := *cur
-	next.ComputeConfig = config
+	placements, err := changePlacements(cur, change, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	next.Placements = placements
 	next.Labels = maps.Clone(change.Labels)
 	next.Annotations = maps.Clone(change.Annotations)
 	next.Plan = clonePlan(change.Plan)
 	next.MaintenanceWindow = cloneWindow(change.MaintenanceWindow)
+	next.mirror()
 	if err := Validate(&next); err != nil {
 		return nil, nil, err
 	}
-	if sameJSON(cur.ComputeConfig, next.ComputeConfig) && sameMap(cur.Labels, next.Labels) && sameMap(cur.Annotations, next.Annotations) &&
+	if samePlacements(cur.Placements, next.Placements) && sameMap(cur.Labels, next.Labels) && sameMap(cur.Annotations, next.Annotations) &&
 		samePlan(cur.Plan, next.Plan) && sameWindow(cur.MaintenanceWindow, next.MaintenanceWindow) {
 		return cur, nil, nil
 	}
-	now = Timestamp(now)
 	next.Generation++
 	next.Version++
 	next.UpdatedAt = now
 	next.Attempts, next.RetryAt = 0, nil // a new desire is tried at once
+	for i := range next.Placements {
+		next.Placements[i].Attempts, next.Placements[i].RetryAt = 0, nil
+	}
 	ev := Event{TenantID: cur.ID, Time: now, Type: EventUpdated, Generation: next.Generation, Message: change.Message, Actor: change.Actor}
 	return &next, []Event{ev}, nil
+}
+
+// changePlacements returns cur's placements as change declares them. A
+// change without placements sets the config of a tenant of one placement
+// (any other is refused: it would not say which placement it is for). A
+// change with placements keeps those of cur it names, with its configs;
+// adds, in status requested, those it names that cur lacks; and marks
+// Removed those of cur it does not name, whose workloads the controller
+// then destroys. A placement's provider cannot change (that is a move),
+// and a placement still being removed cannot be declared again.
+func changePlacements(cur *Tenant, change DesiredChange, now time.Time) ([]Placement, error) {
+	out := clonePlacements(cur.Placements)
+	if change.Placements == nil {
+		if len(out) != 1 {
+			return nil, fmt.Errorf("%w: /placements: tenant %s has placements %s: say which one a compute_config is for, by declaring its placements",
+				ErrInvalid, cur.Name, strings.Join(cur.PlacementNames(), ", "))
+		}
+		out[0].ComputeConfig = compacted(change.ComputeConfig)
+		return out, nil
+	}
+	var errs violation.List
+	named := make(map[string]bool, len(change.Placements))
+	for i, s := range change.Placements {
+		named[s.Name] = true
+		p := cur.Placement(s.Name)
+		switch {
+		case p == nil:
+			wid, wname := Workload(cur.ID, cur.Name, s.Name)
+			out = append(out, Placement{Name: s.Name, Provider: s.Provider, ComputeConfig: compacted(s.ComputeConfig),
+				WorkloadID: wid, WorkloadName: wname, Status: StatusRequested, StatusChangedAt: now})
+		case p.Removed:
+			errs.Add(fmt.Sprintf("/placements/%d/name", i), "placement %s is being removed; declare it again once it is gone", wire.Quote(s.Name))
+		case p.Provider != s.Provider:
+			errs.Add(fmt.Sprintf("/placements/%d/provider", i), "placement %s runs on %s; a placement moves to another provider with landlord move, not a change",
+				wire.Quote(s.Name), p.Provider)
+		default:
+			for j := range out {
+				if out[j].Name == s.Name {
+					out[j].ComputeConfig = compacted(s.ComputeConfig)
+				}
+			}
+		}
+	}
+	if err := errs.Err(ErrInvalid); err != nil {
+		return nil, err
+	}
+	for j := range out {
+		if !named[out[j].Name] {
+			out[j].Removed = true
+		}
+	}
+	if !slices.ContainsFunc(out, func(p Placement) bool { return !p.Removed }) {
+		return nil, fmt.Errorf("%w: /placements: a tenant has at least one placement; delete the tenant to remove them all", ErrInvalid)
+	}
+	return out, nil
+}
+
+// compacted is raw compacted (compactJSON), or raw itself when it is not
+// JSON, for Validate to report.
+func compacted(raw json.RawMessage) json.RawMessage {
+	out, err := compactJSON(raw)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// samePlacements reports whether a and b declare the same placements.
+func samePlacements(a, b []Placement) bool {
+	return slices.EqualFunc(a, b, func(p, q Placement) bool {
+		return p.Name == q.Name && p.Provider == q.Provider && p.Removed == q.Removed && sameJSON(p.ComputeConfig, q.ComputeConfig)
+	})
 }
 
 // ApplyDeletion returns cur marked for deletion and its events, or cur itself
@@ -128,11 +217,29 @@ func deletionOf(cur *Tenant, status Status, message string, now time.Time) Tenan
 	next.StatusChangedAt = now
 	next.StatusMessage = message
 	next.Attempts, next.RetryAt = 0, nil
+	next.Placements = clonePlacements(cur.Placements)
+	for i := range next.Placements {
+		p := &next.Placements[i]
+		if p.Status != status {
+			p.StatusChangedAt = now
+		}
+		p.Status, p.StatusMessage = status, message
+		p.Attempts, p.RetryAt = 0, nil
+	}
 	return next
 }
 
-// ApplyObservation returns cur with the controller's observation applied and
-// the status event it causes, if any.
+// ApplyObservation returns cur with the controller's observation of one
+// placement (obs.Placement; "" for a tenant of one placement) applied, and
+// the events it causes. The lifecycle's rules apply to the placement's
+// status; the tenant's is then summarized from its placements' (see
+// summarize). A removed placement that is deleted goes from the tenant.
+//
+// For a tenant of one placement, the tenant's status is its placement's,
+// and its events are those of a tenant before placements. For one of
+// several, a placement's status change and drift are events of the
+// placement (Event.Placement), and a change of the tenant's summarized
+// status is an event of the tenant.
 func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []Event, error) {
 	if obs.Generation != cur.Generation {
 		return nil, nil, fmt.Errorf("%w: tenant %s is at generation %d; the observation is for generation %d", ErrConflict, cur.ID, cur.Generation, obs.Generation)
@@ -140,11 +247,17 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 	if !obs.Status.Valid() {
 		return nil, nil, fmt.Errorf("%w: unknown status %q", ErrInvalidTransition, obs.Status)
 	}
-	if err := CheckTransition(cur.Status, obs.Status); err != nil {
-		return nil, nil, fmt.Errorf("tenant %s: %w", cur.ID, err)
+	i, err := observed(cur, obs.Placement)
+	if err != nil {
+		return nil, nil, err
 	}
-	if cur.DeletionRequestedAt != nil && obs.Status != StatusDeleting && obs.Status != StatusDeleted && obs.Status != StatusFailed {
-		return nil, nil, fmt.Errorf("%w: tenant %s is being deleted; it cannot become %s", ErrInvalidTransition, cur.ID, obs.Status)
+	placements := clonePlacements(cur.Placements)
+	p := &placements[i]
+	if err := CheckTransition(p.Status, obs.Status); err != nil {
+		return nil, nil, fmt.Errorf("tenant %s%s: %w", cur.ID, placementSuffix(cur, p.Name), err)
+	}
+	if (cur.DeletionRequestedAt != nil || p.Removed) && obs.Status != StatusDeleting && obs.Status != StatusDeleted && obs.Status != StatusFailed {
+		return nil, nil, fmt.Errorf("%w: tenant %s%s is being deleted; it cannot become %s", ErrInvalidTransition, cur.ID, placementSuffix(cur, p.Name), obs.Status)
 	}
 	if obs.Attempts < 0 {
 		return nil, nil, fmt.Errorf("%w: attempts must not be negative", ErrInvalid)
@@ -153,36 +266,39 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		return nil, nil, fmt.Errorf("%w: only ready, failed or deleted can settle a generation, not %s", ErrInvalidTransition, obs.Status)
 	}
 	now = Timestamp(now)
-	next := *cur
-	if cur.Status != obs.Status {
-		next.StatusChangedAt = now
+	from := p.Status
+	if p.Status != obs.Status {
+		p.StatusChangedAt = now
 	}
-	next.Status = obs.Status
-	next.StatusMessage = obs.Message
-	next.ResourceIDs = maps.Clone(obs.ResourceIDs)
-	next.Endpoints = slices.Clone(obs.Endpoints)
-	next.Attempts = obs.Attempts
-	next.RetryAt = nil
+	p.Status = obs.Status
+	p.StatusMessage = obs.Message
+	p.ResourceIDs = maps.Clone(obs.ResourceIDs)
+	p.Endpoints = slices.Clone(obs.Endpoints)
+	p.Attempts = obs.Attempts
+	p.RetryAt = nil
 	if obs.RetryAt != nil {
 		at := Timestamp(*obs.RetryAt)
-		next.RetryAt = &at
+		p.RetryAt = &at
 	}
-	next.UpdatedAt = now
 	if obs.Settles || obs.Status == StatusDeleted {
-		next.ObservedGeneration = obs.Generation
+		p.ObservedGeneration = obs.Generation
 	}
 	if obs.Status == StatusDeleted {
-		next.DeletedAt = &now
-		next.ResourceIDs = nil
-		next.Endpoints = nil
-		next.Attempts, next.RetryAt = 0, nil
+		p.ResourceIDs = nil
+		p.Endpoints = nil
+		p.Attempts, p.RetryAt = 0, nil
+	}
+	simple := cur.Simple()
+	at := ""
+	if !simple {
+		at = p.Name
 	}
 	var events []Event
 	if obs.Drift != nil && obs.Status != StatusDeleted {
 		// A drift still open and seen again (observed, not repaired) is
 		// not news; one that came back after it was resolved is.
-		if obs.Drift.Open() && obs.Drift.News(cur.Drift) {
-			events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventDrift, Generation: obs.Generation, Message: obs.Drift.Describe(), Actor: obs.Actor})
+		if obs.Drift.Open() && obs.Drift.News(p.Drift) {
+			events = append(events, Event{TenantID: cur.ID, Placement: at, Time: now, Type: EventDrift, Generation: obs.Generation, Message: obs.Drift.Describe(), Actor: obs.Actor})
 		}
 		d := *obs.Drift
 		d.DetectedAt = Timestamp(d.DetectedAt)
@@ -191,12 +307,58 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 			d.ResolvedAt = &at
 		}
 		d.Differences = slices.Clone(d.Differences)
-		next.Drift = &d
+		p.Drift = &d
 	}
-	if cur.Status != obs.Status {
-		events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor})
+	if !simple && from != obs.Status {
+		events = append(events, Event{TenantID: cur.ID, Placement: at, Time: now, Type: EventStatus, From: from, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor})
+	}
+	if p.Removed && p.Status == StatusDeleted && len(placements) > 1 {
+		placements = slices.Delete(placements, i, i+1)
+	}
+	next := *cur
+	next.Placements = placements
+	next.UpdatedAt = now
+	next.summarize(now)
+	if next.Status == StatusDeleted {
+		next.DeletedAt = &now
+		next.ObservedGeneration = obs.Generation
+		next.ResourceIDs, next.Endpoints = nil, nil
+		next.Attempts, next.RetryAt = 0, nil
+	}
+	if cur.Status != next.Status {
+		msg := obs.Message
+		if !simple {
+			msg = next.StatusMessage
+		}
+		events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: next.Status, Generation: obs.Generation, Message: msg, Actor: obs.Actor})
 	}
 	return &next, events, nil
+}
+
+// observed returns the index of the placement an observation is for: the
+// named one, or for "" the only one.
+func observed(t *Tenant, name string) (int, error) {
+	if name == "" {
+		if len(t.Placements) != 1 {
+			return 0, fmt.Errorf("%w: tenant %s has %d placements; an observation names the one it is for", ErrInvalid, t.ID, len(t.Placements))
+		}
+		return 0, nil
+	}
+	for i := range t.Placements {
+		if t.Placements[i].Name == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: tenant %s has no placement %q (it was removed meanwhile)", ErrConflict, t.ID, name)
+}
+
+// placementSuffix names placement name of t in an error, when t has
+// several.
+func placementSuffix(t *Tenant, name string) string {
+	if t.Simple() {
+		return ""
+	}
+	return " placement " + name
 }
 
 // compactJSON removes insignificant whitespace, keeping key order and number

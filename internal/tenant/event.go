@@ -34,8 +34,11 @@ const (
 // Event is one entry in a tenant's history.
 type Event struct {
 	// Seq orders a tenant's events; it increases with every event stored.
-	Seq        int64     `json:"seq"`
-	TenantID   string    `json:"tenant_id"`
+	Seq      int64  `json:"seq"`
+	TenantID string `json:"tenant_id"`
+	// Placement names the placement the event is about, for a tenant of
+	// several placements; "" for the tenant as a whole.
+	Placement  string    `json:"placement,omitempty"`
 	Time       time.Time `json:"time"`
 	Type       EventType `json:"type"`
 	From       Status    `json:"from,omitempty"`

@@ -41,6 +41,17 @@ func ProviderMissing(t *Tenant) string {
 // at its generation. A tenant may be forgotten only then: a replica without
 // the provider may answer while the leader still manages it.
 func LeftAlone(t *Tenant) bool {
+	if !t.Simple() {
+		if t.Status == StatusFailed && t.ObservedGeneration == t.Generation {
+			return true
+		}
+		for _, p := range t.Placements {
+			if v, err := t.View(p.Name); err != nil || !LeftAlone(v) {
+				return false
+			}
+		}
+		return true
+	}
 	missing := ProviderMissing(&Tenant{Provider: t.Provider, Name: t.Name})
 	return t.StatusMessage == ProviderMissing(t) || t.StatusMessage == missing ||
 		(t.Status == StatusFailed && t.ObservedGeneration == t.Generation)

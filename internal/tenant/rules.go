@@ -62,10 +62,7 @@ func Validate(t *Tenant) error {
 	if err := ValidateName(t.Name); err != nil {
 		errs.Add("/name", "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
-	if t.Provider == "" {
-		errs.Add("/provider", "is required")
-	}
-	validateConfig(t.ComputeConfig, &errs)
+	validatePlacements(t, &errs)
 	validateLabels("/labels", t.Labels, true, &errs)
 	validateLabels("/annotations", t.Annotations, false, &errs)
 	validatePlan(t.Plan, &errs)
@@ -85,29 +82,29 @@ func ValidateLabels(labels, annotations map[string]string) error {
 // validateConfig checks a compute_config by scanning its text: it is
 // decoded only to name the field of a rare problem. The API has already
 // decoded and validated it against its provider's schema.
-func validateConfig(raw json.RawMessage, errs *violation.List) {
+func validateConfig(raw json.RawMessage, at string, errs *violation.List) {
 	if len(raw) > MaxConfigBytes {
-		errs.Add("/compute_config", "is %d bytes; the limit is %d", len(raw), MaxConfigBytes)
+		errs.Add(at, "is %d bytes; the limit is %d", len(raw), MaxConfigBytes)
 		return
 	}
 	if !utf8.Valid(raw) {
-		errs.Add("/compute_config", "is not valid UTF-8")
+		errs.Add(at, "is not valid UTF-8")
 		return
 	}
 	if !json.Valid(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v)
-		errs.Add("/compute_config", "is not valid JSON: %v", err)
+		errs.Add(at, "is not valid JSON: %v", err)
 		return
 	}
 	if trimmed := bytes.TrimLeft(raw, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
-		errs.Add("/compute_config", "must be a JSON object")
+		errs.Add(at, "must be a JSON object")
 		return
 	}
 	// PostgreSQL cannot store U+0000 in text or JSON; refuse it everywhere
 	// so that both stores behave the same.
-	if at := jsonscan.NULAt(raw, "/compute_config"); at != "" {
-		errs.Add(at, "must not contain the character U+0000")
+	if nul := jsonscan.NULAt(raw, at); nul != "" {
+		errs.Add(nul, "must not contain the character U+0000")
 	}
 }
 

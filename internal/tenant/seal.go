@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 )
 
 // Sealer seals the secret values of compute configs for storage and opens
@@ -48,9 +49,11 @@ type ConfigRewriter interface {
 // less: small enough that a transaction holds its rows for milliseconds.
 const DefaultRewriteBatch = 100
 
-// OpenStored opens, in place, the compute_config of t as the database
-// holds it, and returns the stored text, which a write that keeps the
-// config writes again (see ToStore). Without a sealer it changes nothing.
+// OpenStored opens, in place, the compute configs of t as the database
+// holds them (the tenant's and its placements': see ReadPlacements), and
+// returns the stored text of the tenant's, which a write that keeps the
+// config writes again (see ToStore; each placement keeps its own). Without
+// a sealer it changes nothing.
 func OpenStored(s Sealer, t *Tenant) (json.RawMessage, error) {
 	stored := t.ComputeConfig
 	if s == nil {
@@ -61,6 +64,18 @@ func OpenStored(s Sealer, t *Tenant) (json.RawMessage, error) {
 		return nil, err
 	}
 	t.ComputeConfig = plain
+	for i := range t.Placements {
+		p := &t.Placements[i]
+		if i == 0 {
+			p.ComputeConfig = plain
+			continue
+		}
+		open, err := s.Open(t.ID, p.ComputeConfig)
+		if err != nil {
+			return nil, fmt.Errorf("placement %s: %w", p.Name, err)
+		}
+		p.stored, p.read, p.ComputeConfig = p.ComputeConfig, open, open
+	}
 	return stored, nil
 }
 
@@ -77,12 +92,13 @@ func OpenListed(s Sealer, t *Tenant) error {
 	return nil
 }
 
-// ToStore returns t as it is to be written: a copy with its compute_config
-// sealed, or, when the config is still read (the plain config the tenant
-// was read with), with stored, the text it was read from, so that a write
-// that keeps the config (an observation, a deletion) keeps its sealed
-// values as they are. Without a sealer it returns t. read and stored are
-// nil for a new tenant.
+// ToStore returns t as it is to be written: a copy with its compute
+// configs sealed (the tenant's and its placements'), or, when a config is
+// still read (the plain config the tenant was read with: read and stored
+// for the tenant's, which are nil for a new tenant, and kept by
+// OpenStored for each placement's), with the text it was read from, so
+// that a write that keeps a config (an observation, a deletion) keeps its
+// sealed values as they are. Without a sealer it returns t.
 func ToStore(s Sealer, t *Tenant, read, stored json.RawMessage) (*Tenant, error) {
 	if s == nil {
 		return t, nil
@@ -90,12 +106,113 @@ func ToStore(s Sealer, t *Tenant, read, stored json.RawMessage) (*Tenant, error)
 	out := *t
 	if stored != nil && bytes.Equal(t.ComputeConfig, read) {
 		out.ComputeConfig = stored
+	} else {
+		sealed, err := s.Seal(t.ID, t.Provider, t.ComputeConfig)
+		if err != nil {
+			return nil, err
+		}
+		out.ComputeConfig = sealed
+	}
+	if t.Simple() {
 		return &out, nil
 	}
-	sealed, err := s.Seal(t.ID, t.Provider, t.ComputeConfig)
-	if err != nil {
-		return nil, err
+	out.Placements = clonePlacements(t.Placements)
+	for i := range out.Placements {
+		p := &out.Placements[i]
+		switch {
+		case i == 0:
+			p.ComputeConfig = out.ComputeConfig
+		case p.stored != nil && bytes.Equal(p.ComputeConfig, p.read):
+			p.ComputeConfig = p.stored
+		default:
+			sealed, err := s.Seal(t.ID, p.Provider, p.ComputeConfig)
+			if err != nil {
+				return nil, fmt.Errorf("placement %s: %w", p.Name, err)
+			}
+			p.ComputeConfig = sealed
+		}
 	}
-	out.ComputeConfig = sealed
 	return &out, nil
+}
+
+// PlacementsText is the value of a store's placements column for t, a
+// tenant as ToStore returns it: "[]" for a Simple tenant, whose columns
+// say everything; else its placements, the first without its compute
+// config, which is the tenant's compute_config column.
+func PlacementsText(t *Tenant) (string, error) {
+	if t.Simple() {
+		return "[]", nil
+	}
+	out := clonePlacements(t.Placements)
+	out[0].ComputeConfig = nil
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("tenant %s: encode placements: %w", t.ID, err)
+	}
+	return string(b), nil
+}
+
+// ReadPlacements sets, from the text of a store's placements column
+// (PlacementsText), the placements of t, whose other columns have been
+// read, and normalizes t (Normalize). Their configs are as stored:
+// OpenStored opens them.
+func ReadPlacements(t *Tenant, text string) error {
+	t.Placements = nil
+	if text != "" && text != "[]" {
+		if err := json.Unmarshal([]byte(text), &t.Placements); err != nil {
+			return fmt.Errorf("tenant %s: decode placements: %w", t.ID, err)
+		}
+		if len(t.Placements) > 0 {
+			t.Placements[0].ComputeConfig = t.ComputeConfig
+		}
+	}
+	t.Normalize()
+	return nil
+}
+
+// RewritePlacements applies rewrite, as ConfigRewriter.RewriteConfigs
+// does to the compute_config column, to the stored configs in the text of
+// tenant id's placements column (PlacementsText), and returns the text to
+// write back, or "" when rewrite changed nothing (returned nil for each).
+func RewritePlacements(id, text string, rewrite func(id, provider string, stored json.RawMessage) (json.RawMessage, error)) (string, error) {
+	if text == "" || text == "[]" {
+		return "", nil
+	}
+	var ps []json.RawMessage
+	if err := json.Unmarshal([]byte(text), &ps); err != nil {
+		return "", fmt.Errorf("tenant %s: decode placements: %w", id, err)
+	}
+	changed := false
+	for i := 1; i < len(ps); i++ {
+		// Decoded to a map of raw values, so that every field written by
+		// any version is kept as it is.
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(ps[i], &fields); err != nil {
+			return "", fmt.Errorf("tenant %s: decode placement %d: %w", id, i, err)
+		}
+		var provider string
+		if err := json.Unmarshal(fields["provider"], &provider); err != nil {
+			return "", fmt.Errorf("tenant %s: decode placement %d: provider: %w", id, i, err)
+		}
+		next, err := rewrite(id, provider, fields["compute_config"])
+		if err != nil {
+			return "", err
+		}
+		if next == nil {
+			continue
+		}
+		fields["compute_config"] = next
+		if ps[i], err = json.Marshal(fields); err != nil {
+			return "", fmt.Errorf("tenant %s: encode placement %d: %w", id, i, err)
+		}
+		changed = true
+	}
+	if !changed {
+		return "", nil
+	}
+	b, err := json.Marshal(ps)
+	if err != nil {
+		return "", fmt.Errorf("tenant %s: encode placements: %w", id, err)
+	}
+	return string(b), nil
 }

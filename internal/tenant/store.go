@@ -217,10 +217,15 @@ type Page struct {
 // DesiredChange replaces a tenant's desired state.
 type DesiredChange struct {
 	// Version must equal the tenant's current version.
-	Version       int64
+	Version int64
+	// ComputeConfig is the config of a tenant of one placement, when
+	// Placements is nil.
 	ComputeConfig json.RawMessage
-	Labels        map[string]string
-	Annotations   map[string]string
+	// Placements, when not nil, are the tenant's placements as they are
+	// to be (see ApplyDesired).
+	Placements  []PlacementSpec
+	Labels      map[string]string
+	Annotations map[string]string
 	// Plan and MaintenanceWindow replace the tenant's (nil: none).
 	Plan              *PlanRef
 	MaintenanceWindow *Window
@@ -232,7 +237,9 @@ type DesiredChange struct {
 // Observation is what the controller records for one generation.
 type Observation struct {
 	// Generation is the desired generation the controller acted on.
-	Generation  int64
+	Generation int64
+	// Placement names the placement observed; "" for a tenant of one.
+	Placement   string
 	Status      Status
 	Message     string
 	ResourceIDs map[string]string

@@ -14,8 +14,8 @@ type Tenant struct {
 	// Name is a lowercase DNS label, unique among tenants that are not
 	// deleted.
 	Name string `json:"name"`
-	// Provider is the compute provider the tenant runs on, chosen on create
-	// and fixed for the tenant's life.
+	// Provider is the compute provider the tenant's first placement runs
+	// on, chosen on create and changed only by a move.
 	Provider string `json:"provider"`
 
 	// Desired state.
@@ -29,6 +29,13 @@ type Tenant struct {
 	MaintenanceWindow *Window `json:"maintenance_window,omitempty"`
 	// DeletionRequestedAt is set when deletion is asked for.
 	DeletionRequestedAt *time.Time `json:"deletion_requested_at,omitempty"`
+	// Placements are the parts of the tenant's workload, each on a
+	// provider with a config, in the order they were declared; every
+	// tenant has at least one. Provider, ComputeConfig, ResourceIDs and
+	// Drift are the first placement's, Endpoints every placement's, and
+	// Status summarizes theirs (Normalize): for a tenant of one placement
+	// (DefaultPlacement), they are all that placement's.
+	Placements []Placement `json:"placements,omitempty"`
 	// Generation counts changes to the desired state, from 1.
 	Generation int64 `json:"generation"`
 	// Version counts every write to the desired state; callers pass it back
