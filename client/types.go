@@ -13,6 +13,12 @@ type (
 	ReplaceTenantRequest = wire.ReplaceTenantRequest
 	// TenantList is a page of tenants.
 	TenantList = wire.TenantList
+	// Placement is one part of a tenant declared with placements: a
+	// provider and its config, with its own status.
+	Placement = wire.Placement
+	// PlacementRequest is a placement as a create or a replace declares
+	// it.
+	PlacementRequest = wire.PlacementRequest
 	// Event is one entry of a tenant's history.
 	Event = wire.Event
 	// EventList is a page of events.

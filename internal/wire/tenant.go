@@ -37,10 +37,51 @@ type Tenant struct {
 	Endpoints          []Endpoint         `json:"endpoints,omitempty"`
 	// Drift is the last drift found in the tenant's workload: absent
 	// when none ever was. It stays after a repair.
-	Drift     *Drift     `json:"drift,omitempty"`
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
-	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	Drift *Drift `json:"drift,omitempty"`
+	// Placements are the parts of a tenant declared with placements, each
+	// with its own status, endpoints and drift; absent for a tenant of the
+	// one placement "default" (declared with a compute_config alone),
+	// which the fields above describe whole. For a tenant with
+	// placements, compute_provider, compute_config, resource_ids and
+	// drift above are those of its first placement, endpoints are every
+	// placement's, and status summarizes theirs: ready when every
+	// placement is ready.
+	Placements []Placement `json:"placements,omitempty"`
+	CreatedAt  time.Time   `json:"created_at"`
+	UpdatedAt  time.Time   `json:"updated_at"`
+	DeletedAt  *time.Time  `json:"deleted_at,omitempty"`
+}
+
+// Placement is one part of a tenant's workload as the API shows it: a
+// compute provider and its config, with the placement's own observed
+// state.
+type Placement struct {
+	Name            string          `json:"name"`
+	ComputeProvider string          `json:"compute_provider"`
+	ComputeConfig   json.RawMessage `json:"compute_config"`
+	// WorkloadID and WorkloadName are what the provider knows the
+	// placement's workload by (labels, tags, resource names).
+	WorkloadID   string `json:"workload_id"`
+	WorkloadName string `json:"workload_name"`
+	// Removed says the placement was taken out of the tenant: its
+	// workload is being destroyed, and it goes when that is done.
+	Removed            bool              `json:"removed,omitempty"`
+	Status             string            `json:"status"`
+	StatusMessage      string            `json:"status_message,omitempty"`
+	ObservedGeneration int64             `json:"observed_generation"`
+	Attempts           int               `json:"attempts,omitempty"`
+	RetryAt            *time.Time        `json:"retry_at,omitempty"`
+	ResourceIDs        map[string]string `json:"resource_ids,omitempty"`
+	Endpoints          []Endpoint        `json:"endpoints,omitempty"`
+	Drift              *Drift            `json:"drift,omitempty"`
+}
+
+// PlacementRequest is a placement as a create or a replace declares it:
+// a name and a compute_config, whose compute_provider member chooses the
+// provider as a tenant's does.
+type PlacementRequest struct {
+	Name          string          `json:"name"`
+	ComputeConfig json.RawMessage `json:"compute_config"`
 }
 
 // Tenant statuses: the values of Tenant.Status, Event.From and Event.To.
@@ -59,10 +100,14 @@ var TenantStatuses = []string{StatusRequested, StatusProvisioning, StatusReady, 
 
 // CreateTenantRequest is the body of POST /v1/tenants.
 type CreateTenantRequest struct {
-	Name          string            `json:"name"`
-	ComputeConfig json.RawMessage   `json:"compute_config"`
-	Labels        map[string]string `json:"labels,omitempty"`
-	Annotations   map[string]string `json:"annotations,omitempty"`
+	Name string `json:"name"`
+	// ComputeConfig declares a tenant of one placement (named "default");
+	// Placements, a tenant of one or more named placements. A request
+	// has one or the other.
+	ComputeConfig json.RawMessage    `json:"compute_config,omitempty"`
+	Placements    []PlacementRequest `json:"placements,omitempty"`
+	Labels        map[string]string  `json:"labels,omitempty"`
+	Annotations   map[string]string  `json:"annotations,omitempty"`
 	// Plan makes the tenant follow a plan: its compute_config then holds
 	// overrides of the plan version's config.
 	Plan              *PlanChoice        `json:"plan,omitempty"`
@@ -76,7 +121,12 @@ type CreateTenantRequest struct {
 // MaintenanceWindow left nil are not sent either, and the tenant keeps
 // its own.
 type ReplaceTenantRequest struct {
-	ComputeConfig     json.RawMessage    `json:"compute_config"`
+	// ComputeConfig is the config of a tenant of one placement;
+	// Placements, all the placements of a tenant as they are to be (those
+	// left out are removed, their workloads destroyed; a placement's
+	// provider changes only by a move). A request has one or the other.
+	ComputeConfig     json.RawMessage    `json:"compute_config,omitempty"`
+	Placements        []PlacementRequest `json:"placements,omitempty"`
 	Labels            map[string]string  `json:"labels,omitzero"`
 	Annotations       map[string]string  `json:"annotations,omitzero"`
 	Plan              *PlanChoice        `json:"plan,omitempty"`
@@ -91,13 +141,16 @@ type TenantList struct {
 
 // Event is one entry of a tenant's history.
 type Event struct {
-	Time       time.Time `json:"time"`
-	Type       string    `json:"type"`
-	From       string    `json:"from,omitempty"`
-	To         string    `json:"to,omitempty"`
-	Generation int64     `json:"generation"`
-	Message    string    `json:"message,omitempty"`
-	Actor      string    `json:"actor"`
+	Time time.Time `json:"time"`
+	// Placement names the placement the event is about, for a tenant with
+	// placements; absent for the tenant as a whole.
+	Placement  string `json:"placement,omitempty"`
+	Type       string `json:"type"`
+	From       string `json:"from,omitempty"`
+	To         string `json:"to,omitempty"`
+	Generation int64  `json:"generation"`
+	Message    string `json:"message,omitempty"`
+	Actor      string `json:"actor"`
 }
 
 // EventList is a page of events.
