@@ -62,6 +62,9 @@ type Controller struct {
 	opts    Options
 	log     *slog.Logger
 	specs   *specCache
+	// workloads maps the workloads of placements to their tenants, for
+	// providers' change notifications.
+	workloads workloads
 	// wait waits until the clock says a time (see waitUntil); nil means a
 	// timer. Tests that drive Options.Now set it.
 	wait func(ctx context.Context, until time.Time) error
@@ -158,7 +161,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	loops.Go(func() { c.sweepLoop(runCtx, r) })
 	loops.Go(func() { c.every(runCtx, c.opts.Resync, func(ctx context.Context) error { return c.resync(ctx, r) }) })
 	if w, ok := c.compute.(changeWatcher); ok {
-		loops.Go(func() { w.WatchChanges(runCtx, r.add) })
+		loops.Go(func() { w.WatchChanges(runCtx, func(id string) { r.add(c.workloads.tenantOf(id)) }) })
 	}
 
 	var workers sync.WaitGroup
@@ -474,13 +477,7 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 			defer func() { <-limit }()
 			ctx, cancel := context.WithTimeout(pt.ctx, c.opts.OperationTimeout)
 			defer cancel()
-			spec, err := c.desiredSpec(ctx, t)
-			if err != nil {
-				r.queue.Add(t.ID) // the worker says why
-				return
-			}
-			in, err := c.compute.InspectTenant(ctx, t.ComputeRef(), spec)
-			if needsCheck(t, spec, in, err) {
+			if c.needsWorker(ctx, t) {
 				r.queue.Add(t.ID)
 			}
 		})
@@ -490,6 +487,36 @@ func (c *Controller) resync(ctx context.Context, r *run) error {
 		r.resyncChecks = checked
 	}
 	return err
+}
+
+// needsWorker asks the providers about a ready tenant's workload, each of
+// its placements', and reports whether a worker must look at it: a
+// placement's spec does not resolve, its workload has drifted, or a
+// provider could not say.
+func (c *Controller) needsWorker(ctx context.Context, t *tenant.Tenant) bool {
+	views := []*tenant.Tenant{t}
+	if !t.Simple() {
+		c.workloads.remember(t)
+		views = views[:0]
+		for _, p := range t.Placements {
+			v, err := t.View(p.Name)
+			if err != nil {
+				return true
+			}
+			views = append(views, v)
+		}
+	}
+	for _, v := range views {
+		spec, err := c.desiredSpec(ctx, v)
+		if err != nil {
+			return true // the worker says why
+		}
+		in, err := c.compute.InspectTenant(ctx, v.ComputeRef(), spec)
+		if needsCheck(v, spec, in, err) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkable reports whether a resync asks the provider about the tenant

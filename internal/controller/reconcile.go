@@ -49,20 +49,65 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 	if err != nil {
 		return Result{}, fmt.Errorf("controller: read tenant %s: %w", id, err)
 	}
-	r := &reconcile{c: c, t: t, epoch: epoch, log: c.log.With(slog.String("tenant_id", t.ID), slog.String("tenant", t.Name))}
-	res, err := r.run(ctx)
+	log := c.log.With(slog.String("tenant_id", t.ID), slog.String("tenant", t.Name))
+	if t.Simple() {
+		r := &reconcile{c: c, t: t, tenantID: t.ID, tenantName: t.Name, epoch: epoch, log: log}
+		return settle(r.run(ctx))
+	}
+	// A tenant of several placements is each of them reconciled in turn,
+	// as a tenant of one (tenant.View): what one placement's provider
+	// does or fails at does not hold up the others, and the tenant's
+	// status summarizes theirs as the store records them.
+	c.workloads.remember(t)
+	var out Result
+	for _, p := range t.Placements {
+		v, err := t.View(p.Name)
+		if err != nil {
+			return Result{}, err
+		}
+		r := &reconcile{c: c, t: v, tenantID: t.ID, tenantName: t.Name, placement: p.Name, epoch: epoch,
+			log: log.With(slog.String("placement", p.Name), slog.String("workload_id", p.WorkloadID))}
+		res, err := settle(r.run(ctx))
+		if err != nil || res.Requeue {
+			return res, err
+		}
+		out = sooner(out, res)
+	}
+	return out, nil
+}
+
+// settle is the result of a pass: one that met a newer desired state
+// (ErrConflict) looks again with it at once.
+func settle(res Result, err error) (Result, error) {
 	if errors.Is(err, tenant.ErrConflict) {
-		// The desired state moved on while we worked: look again with it.
 		return Result{Requeue: true}, nil
 	}
 	return res, err
 }
 
-// reconcile is one pass over one tenant.
+// sooner combines the results of two placements' passes: the tenant is
+// looked at again when the sooner of them asks.
+func sooner(a, b Result) Result {
+	switch {
+	case a.RequeueAfter == 0:
+		return b
+	case b.RequeueAfter == 0:
+		return a
+	}
+	return Result{RequeueAfter: min(a.RequeueAfter, b.RequeueAfter)}
+}
+
+// reconcile is one pass over one tenant, or over one placement of a tenant
+// of several.
 type reconcile struct {
-	c     *Controller
-	t     *tenant.Tenant
-	epoch int64 // of the tenant's partition lease; fences every write
+	c *Controller
+	// t is the tenant, or the view of the placement (tenant.View): its
+	// ID and Name are then the placement's workload's.
+	t *tenant.Tenant
+	// tenantID and tenantName are the tenant's, and placement the
+	// placement's name, "" for a tenant of one (tenant.Simple).
+	tenantID, tenantName, placement string
+	epoch                           int64 // of the tenant's partition lease; fences every write
 	log   *slog.Logger
 	// repairing: this pass found drift and applies the spec again,
 	// whatever the workload's generation says.
@@ -272,9 +317,9 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 			why = op + " failed with a permanent error, which retrying cannot cure"
 		}
 		// The CLI's verb, which does what the console's Retry does.
-		next := "run landlord retry " + t.Name + ", or change the tenant, to try again"
+		next := "run landlord retry " + r.tenantName + ", or change the tenant, to try again"
 		if terminal {
-			next = "change the tenant, or fix the cause and run landlord retry " + t.Name + ", to try again"
+			next = "change the tenant, or fix the cause and run landlord retry " + r.tenantName + ", to try again"
 		}
 		if op == "destroy" {
 			next = "delete it again to try again"
@@ -317,7 +362,7 @@ func (r *reconcile) waitForProvider(ctx context.Context, op string, status tenan
 // When the provider is enabled again, that message is cleared.
 func (r *reconcile) checkProvider(ctx context.Context) (done bool, err error) {
 	t := r.t
-	msg := tenant.ProviderMissing(t)
+	msg := tenant.ProviderMissing(&tenant.Tenant{Name: r.tenantName, Provider: t.Provider, DeletionRequestedAt: t.DeletionRequestedAt})
 	if _, err := r.c.compute.Registry().Get(t.Provider); err != nil {
 		if t.StatusMessage == msg {
 			return true, nil
@@ -388,9 +433,21 @@ func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
 	if obs.Endpoints == nil {
 		obs.Endpoints = r.t.Endpoints
 	}
-	next, err := r.c.store.UpdateObserved(ctx, r.t.ID, obs)
+	obs.Placement = r.placement
+	next, err := r.c.store.UpdateObserved(ctx, r.tenantID, obs)
 	if err != nil {
-		return fmt.Errorf("controller: record %s for tenant %s: %w", obs.Status, r.t.ID, err)
+		return fmt.Errorf("controller: record %s for tenant %s%s: %w", obs.Status, r.tenantID, r.of(), err)
+	}
+	if r.placement != "" {
+		v, err := next.View(r.placement)
+		if err != nil {
+			// A removed placement goes once it is deleted: this pass is
+			// done with it.
+			gone := *r.t
+			gone.Status = tenant.StatusDeleted
+			v = &gone
+		}
+		next = v
 	}
 	if next.Status != r.t.Status {
 		r.log.Info("tenant status changed", slog.String("from", string(r.t.Status)), slog.String("to", string(next.Status)), slog.Int64("generation", next.Generation))
@@ -399,12 +456,20 @@ func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
 	return nil
 }
 
+// of names the placement of a pass, for an error's text.
+func (r *reconcile) of() string {
+	if r.placement == "" {
+		return ""
+	}
+	return " placement " + r.placement
+}
+
 func (r *reconcile) event(ctx context.Context, typ tenant.EventType, msg string) error {
 	ctx, cancel := writeContext(ctx)
 	defer cancel()
-	err := r.c.store.AppendEvent(ctx, tenant.Event{TenantID: r.t.ID, Type: typ, Generation: r.t.Generation, Message: msg, Actor: r.c.opts.Identity, Epoch: r.epoch})
+	err := r.c.store.AppendEvent(ctx, tenant.Event{TenantID: r.tenantID, Placement: r.placement, Type: typ, Generation: r.t.Generation, Message: msg, Actor: r.c.opts.Identity, Epoch: r.epoch})
 	if err != nil {
-		return fmt.Errorf("controller: record %s event for tenant %s: %w", typ, r.t.ID, err)
+		return fmt.Errorf("controller: record %s event for tenant %s%s: %w", typ, r.tenantID, r.of(), err)
 	}
 	return nil
 }

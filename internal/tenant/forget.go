@@ -46,7 +46,12 @@ func LeftAlone(t *Tenant) bool {
 			return true
 		}
 		for _, p := range t.Placements {
-			if v, err := t.View(p.Name); err != nil || !LeftAlone(v) {
+			v, err := t.View(p.Name)
+			if err != nil {
+				return false
+			}
+			v.Name = t.Name // the controller's message names the tenant
+			if !LeftAlone(v) {
 				return false
 			}
 		}
@@ -61,7 +66,8 @@ func LeftAlone(t *Tenant) bool {
 // compute provider (so that start-up can say how many tenants use a
 // provider that is not enabled).
 type ProviderCounter interface {
-	// CountByProvider counts the tenants that are not deleted, by provider.
+	// CountByProvider counts the tenants that are not deleted, by provider:
+	// a tenant counts once under each provider its placements run on.
 	CountByProvider(ctx context.Context) (map[string]int, error)
 }
 
@@ -84,6 +90,11 @@ func ApplyForget(cur *Tenant, version int64, actor, message string, now time.Tim
 	next.ObservedGeneration = next.Generation
 	next.DeletedAt = &now
 	next.Endpoints = nil
+	for i := range next.Placements {
+		// As the tenant's: a Simple tenant's placement is read back from
+		// the tenant's columns.
+		next.Placements[i].ObservedGeneration, next.Placements[i].Endpoints = next.Generation, nil
+	}
 	events := []Event{
 		{TenantID: cur.ID, Time: now, Type: EventForgotten, Generation: next.Generation, Message: message, Actor: actor},
 		{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: StatusDeleted, Generation: next.Generation, Message: message, Actor: actor},
