@@ -70,6 +70,11 @@ var (
 	eventOrderParam = queryParam("order", "oldest lists the history oldest first, newest newest first. "+
 		"A page token continues the order it was returned by; given to the other order it is a 400.", eventOrderSchema(), badParameter)
 
+	placementParam = queryParam("placement", "The placement whose events to list, of a tenant with placements; all of them when left out. "+
+		"A name the tenant has no placement of is a 404.", openapi3.NewStringSchema(), badParameter)
+	statusPlacementParam = queryParam("placement", "The placement whose workload to ask about: required for a tenant with placements (a 400 without it), "+
+		"and a 404 when the tenant has no placement of that name.", openapi3.NewStringSchema(), badParameter)
+
 	dryRunParam = queryParam("dry_run", "Validate, and answer 200 with the tenant as it would be stored (provider chosen, defaults merged into effective_config, its layers in config_layers); store nothing.",
 		openapi3.NewBoolSchema(), badParameter)
 	includeDeletedParam = queryParam("include_deleted", "Find a deleted tenant too; without it, a deleted tenant is a 404.",
@@ -300,10 +305,11 @@ var operationNotes = map[string]operationNote{
 	},
 	"listTenantEvents": {
 		description: "Oldest first, or newest first with order=newest; a deleted tenant's history too.",
-		params:      []openapi.Parameter{eventOrderParam, pageSizeParam, pageTokenParam},
+		params:      []openapi.Parameter{eventOrderParam, placementParam, pageSizeParam, pageTokenParam},
 	},
 	"getTenantStatus": {
 		description: "Asks the provider now; nothing is cached.",
+		params:      []openapi.Parameter{statusPlacementParam},
 		problems: map[int][]string{
 			http.StatusNotFound:            {wire.CodeWorkloadNotFound},
 			http.StatusBadGateway:          {wire.CodeUnavailable},

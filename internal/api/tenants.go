@@ -37,7 +37,8 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 	// A request that stores nothing (it failed, or is a dry run) frees its
 	// key for a retry.
 	defer s.releaseIdempotent(r, held)
-	in := service.NewTenant{Name: req.Name, ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
+	in := service.NewTenant{Name: req.Name, ComputeConfig: req.ComputeConfig, Placements: placementRequests(req.Placements),
+		Labels: req.Labels, Annotations: req.Annotations,
 		MaintenanceWindow: domainWindow(req.MaintenanceWindow), Plan: planChoice(req.Plan),
 		Seen: func(t *tenant.Tenant) { noteTenant(r, t.ID) }}
 	if dryRun {
@@ -51,6 +52,12 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		}
 		if out.ConfigLayers, err = s.configLayers(c.Tenant.Provider, c.PlanConfig, c.Tenant.ComputeConfig); err != nil {
 			return err
+		}
+		for i := range out.Placements {
+			p, res := &out.Placements[i], c.Resolutions[i]
+			if p.EffectiveConfig, err = s.compute.RedactConfig(p.ComputeProvider, res.Spec.ProviderConfig); err != nil {
+				return err
+			}
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
@@ -140,10 +147,13 @@ func (s *Server) replaceTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
-	if err := service.RequireObject(req.ComputeConfig, "/compute_config"); err != nil {
-		return err
+	if req.Placements == nil {
+		if err := service.RequireObject(req.ComputeConfig, "/compute_config"); err != nil {
+			return err
+		}
 	}
-	return s.change(w, r, service.Replace(service.Replacement{ComputeConfig: req.ComputeConfig, Labels: req.Labels, Annotations: req.Annotations,
+	return s.change(w, r, service.Replace(service.Replacement{ComputeConfig: req.ComputeConfig, Placements: placementRequests(req.Placements),
+		Labels: req.Labels, Annotations: req.Annotations,
 		MaintenanceWindow: domainWindow(req.MaintenanceWindow), Plan: planChoice(req.Plan)}))
 }
 
@@ -217,13 +227,19 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.store.ListEvents(r.Context(), t.ID, tenant.EventListOptions{PageSize: size, PageToken: r.URL.Query().Get("page_token"), Newest: newest})
+	placement := r.URL.Query().Get("placement")
+	if placement != "" && t.Placement(placement) == nil {
+		return unknownPlacement(t, placement)
+	}
+	page, err := s.store.ListEvents(r.Context(), t.ID, tenant.EventListOptions{PageSize: size, PageToken: r.URL.Query().Get("page_token"), Newest: newest,
+		Placement: placement})
 	if err != nil {
 		return err
 	}
 	out := wire.EventList{Events: make([]wire.Event, len(page.Events)), NextPageToken: page.NextPageToken}
 	for i, e := range page.Events {
-		out.Events[i] = wire.Event{Time: e.Time, Type: string(e.Type), From: string(e.From), To: string(e.To), Generation: e.Generation, Message: e.Message, Actor: e.Actor}
+		out.Events[i] = wire.Event{Time: e.Time, Placement: e.Placement, Type: string(e.Type), From: string(e.From), To: string(e.To),
+			Generation: e.Generation, Message: e.Message, Actor: e.Actor}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -234,7 +250,11 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.compute.GetTenantStatus(r.Context(), t.ComputeRef())
+	p, err := statusPlacement(r, t)
+	if err != nil {
+		return err
+	}
+	st, err := s.compute.GetTenantStatus(r.Context(), tenant.ComputeRefOf(p))
 	switch {
 	case errors.Is(err, provider.ErrTenantNotFound):
 		return withFields(err, fmt.Sprintf("the provider %s has no workload for this tenant (status %s)", t.Provider, t.Status))
@@ -251,13 +271,8 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 
 // render is the API's view of a tenant: secrets redacted.
 func (s *Server) render(t *tenant.Tenant) wire.Tenant {
-	config, err := s.compute.RedactConfig(t.Provider, t.ComputeConfig)
-	if err != nil {
-		// Without its provider's schema nothing says which values are
-		// secret: show none of them.
-		config, _ = json.Marshal("[redacted: provider " + t.Provider + " is not enabled]")
-	}
-	return wire.Tenant{
+	config := s.redacted(t.Provider, t.ComputeConfig)
+	out := wire.Tenant{
 		ID: t.ID, Name: t.Name, ComputeProvider: t.Provider, ComputeConfig: config,
 		Plan: wirePlan(t.Plan), MaintenanceWindow: wireWindow(t.MaintenanceWindow),
 		Labels: t.Labels, Annotations: t.Annotations,
@@ -267,6 +282,72 @@ func (s *Server) render(t *tenant.Tenant) wire.Tenant {
 		Drift:     wireDrift(t.Drift),
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, DeletedAt: t.DeletedAt,
 	}
+	if !t.Simple() {
+		out.Placements = make([]wire.Placement, len(t.Placements))
+		for i := range t.Placements {
+			out.Placements[i] = s.renderPlacement(&t.Placements[i])
+		}
+	}
+	return out
+}
+
+// redacted is a compute_config of provider with its secrets redacted.
+func (s *Server) redacted(provider string, config json.RawMessage) json.RawMessage {
+	out, err := s.compute.RedactConfig(provider, config)
+	if err != nil {
+		// Without its provider's schema nothing says which values are
+		// secret: show none of them.
+		out, _ = json.Marshal("[redacted: provider " + provider + " is not enabled]")
+	}
+	return out
+}
+
+// renderPlacement is the API's view of a placement: secrets redacted.
+func (s *Server) renderPlacement(p *tenant.Placement) wire.Placement {
+	return wire.Placement{
+		Name: p.Name, ComputeProvider: p.Provider, ComputeConfig: s.redacted(p.Provider, p.ComputeConfig),
+		WorkloadID: p.WorkloadID, WorkloadName: p.WorkloadName, Removed: p.Removed,
+		Status: string(p.Status), StatusMessage: p.StatusMessage, ObservedGeneration: p.ObservedGeneration,
+		Attempts: p.Attempts, RetryAt: p.RetryAt, ResourceIDs: p.ResourceIDs, Endpoints: endpoints(p.Endpoints), Drift: wireDrift(p.Drift),
+	}
+}
+
+// placementRequests is the service's form of the placements of a request.
+func placementRequests(in []wire.PlacementRequest) []service.PlacementRequest {
+	if in == nil {
+		return nil
+	}
+	out := make([]service.PlacementRequest, len(in))
+	for i, p := range in {
+		out[i] = service.PlacementRequest{Name: p.Name, ComputeConfig: p.ComputeConfig}
+	}
+	return out
+}
+
+// statusPlacement is the placement whose workload a status request asks
+// about: the one its placement parameter names, which a tenant with
+// placements needs.
+func statusPlacement(r *http.Request, t *tenant.Tenant) (*tenant.Placement, error) {
+	name := r.URL.Query().Get("placement")
+	switch {
+	case name == "" && len(t.Placements) == 1:
+		return &t.Placements[0], nil
+	case name == "":
+		return nil, problem(http.StatusBadRequest, wire.CodeInvalidParameter,
+			fmt.Sprintf("tenant %s has placements %s: name the one whose workload to read", t.Name, strings.Join(t.PlacementNames(), ", ")),
+			wire.FieldError{Parameter: "placement", Message: "is required for a tenant with placements"})
+	}
+	if p := t.Placement(name); p != nil {
+		return p, nil
+	}
+	return nil, unknownPlacement(t, name)
+}
+
+// unknownPlacement is the problem of a placement parameter that names no
+// placement of t.
+func unknownPlacement(t *tenant.Tenant, name string) error {
+	return problem(http.StatusNotFound, wire.CodeNotFound, fmt.Sprintf("tenant %s has no placement %q; it has %s", t.Name, name, strings.Join(t.PlacementNames(), ", ")),
+		wire.FieldError{Parameter: "placement", Message: "names no placement of the tenant"})
 }
 
 func (s *Server) writeTenant(w http.ResponseWriter, status int, t *tenant.Tenant) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/jsonscan"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -14,7 +15,10 @@ import (
 
 // Replacement is a tenant's whole desired state, as a replace sends it.
 type Replacement struct {
+	// ComputeConfig is the config of a tenant of one placement;
+	// Placements, every placement of a tenant as it is to be.
 	ComputeConfig json.RawMessage
+	Placements    []PlacementRequest
 	// Labels, Annotations and MaintenanceWindow left nil keep the
 	// tenant's, so that a client that knows nothing of them does not wipe
 	// them; empty ones clear them.
@@ -29,7 +33,7 @@ type Replacement struct {
 // state with r.
 func Replace(r Replacement) func(cur *tenant.Tenant) (Desired, error) {
 	return func(cur *tenant.Tenant) (Desired, error) {
-		next := Desired{ComputeConfig: r.ComputeConfig, Labels: r.Labels, Annotations: r.Annotations, MaintenanceWindow: r.MaintenanceWindow}
+		next := Desired{ComputeConfig: r.ComputeConfig, Placements: r.Placements, Labels: r.Labels, Annotations: r.Annotations, MaintenanceWindow: r.MaintenanceWindow}
 		if r.Labels == nil {
 			next.Labels = cur.Labels
 		}
@@ -52,7 +56,26 @@ func Patch(members map[string]json.RawMessage) func(cur *tenant.Tenant) (Desired
 	return func(cur *tenant.Tenant) (Desired, error) {
 		next := Desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
 			Plan: clonePlanRef(cur.Plan), MaintenanceWindow: cur.MaintenanceWindow}
+		if !cur.Simple() {
+			next.ComputeConfig, next.Placements = nil, requestsOf(cur)
+		}
 		var err error
+		if raw, ok := members["placements"]; ok {
+			// A merge patch replaces an array whole (RFC 7396).
+			if next.Placements, err = patchPlacements(raw); err != nil {
+				return next, err
+			}
+			next.ComputeConfig = nil
+			if _, both := members["compute_config"]; both {
+				return next, refuse(KindMalformed, wire.CodeInvalidBody, "a patch changes compute_config or placements, not both",
+					Field{Pointer: "/placements", Message: "cannot be given with compute_config"})
+			}
+		}
+		if _, ok := members["compute_config"]; ok && next.Placements != nil {
+			return next, refuse(KindInvalid, wire.CodeInvalidBody,
+				fmt.Sprintf("tenant %s has placements %s: patch placements, not compute_config", cur.Name, strings.Join(cur.PlacementNames(), ", ")),
+				Field{Pointer: "/compute_config", Message: "cannot be patched on a tenant with placements; patch placements"})
+		}
 		if raw, ok := members["compute_config"]; ok {
 			if next.ComputeConfig, err = mergeJSON(cur.ComputeConfig, raw); err != nil {
 				return next, err
@@ -179,4 +202,24 @@ func patchWindow(cur *tenant.Window, raw json.RawMessage) (*tenant.Window, error
 		return nil, refuse(KindMalformed, wire.CodeInvalidBody, "maintenance_window must be an object", Field{Pointer: "/maintenance_window", Message: "must be an object or null"})
 	}
 	return &w, nil
+}
+
+// patchPlacements reads a merge patch's placements member: the whole list
+// of placements as it is to be.
+func patchPlacements(raw json.RawMessage) ([]PlacementRequest, error) {
+	var in []struct {
+		Name          string          `json:"name"`
+		ComputeConfig json.RawMessage `json:"compute_config"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil || in == nil {
+		return nil, refuse(KindMalformed, wire.CodeInvalidBody, "placements in the patch must be an array of placements",
+			Field{Pointer: "/placements", Message: "must be an array of objects with name and compute_config"})
+	}
+	out := make([]PlacementRequest, len(in))
+	for i, p := range in {
+		out[i] = PlacementRequest{Name: p.Name, ComputeConfig: p.ComputeConfig}
+	}
+	return out, nil
 }

@@ -15,8 +15,11 @@ import (
 
 // NewTenant is what a create asks for.
 type NewTenant struct {
-	Name              string
+	Name string
+	// ComputeConfig declares a tenant of one placement; Placements, one
+	// of one or more named placements. A create has one or the other.
 	ComputeConfig     json.RawMessage
+	Placements        []PlacementRequest
 	Labels            map[string]string
 	Annotations       map[string]string
 	MaintenanceWindow *tenant.Window
@@ -32,10 +35,12 @@ type NewTenant struct {
 // Created is a tenant a create stored, or, for a dry run, would store.
 type Created struct {
 	Tenant *tenant.Tenant
-	// Resolution is the tenant's effective config, and PlanConfig its
-	// plan layer (nil without a plan).
+	// Resolution is the tenant's effective config (its first
+	// placement's), and PlanConfig its plan layer (nil without a plan).
 	Resolution *compute.Resolution
 	PlanConfig json.RawMessage
+	// Resolutions are those of every placement, in order.
+	Resolutions []*compute.Resolution
 }
 
 // CreateTenant checks a new tenant (its name, window and plan, and its
@@ -45,8 +50,13 @@ type Created struct {
 // nothing. keep, if set, keeps the response to an idempotent request with
 // the tenant.
 func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, dryRun bool, keep *Keep[*tenant.Tenant]) (*Created, error) {
-	if err := RequireObject(in.ComputeConfig, "/compute_config"); err != nil {
+	if err := checkDeclaration(in.ComputeConfig, in.Placements, in.Plan); err != nil {
 		return nil, err
+	}
+	if in.Placements == nil {
+		if err := RequireObject(in.ComputeConfig, "/compute_config"); err != nil {
+			return nil, err
+		}
 	}
 	if err := tenant.ValidateName(in.Name); err != nil {
 		return nil, refuse(KindMalformed, wire.CodeInvalidName, "the name is not valid",
@@ -73,14 +83,26 @@ func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, 
 		}
 		t.Plan, provider, out.PlanConfig = ref, plan.Provider, version.Config
 	}
-	res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
-		TenantID: t.ID, TenantName: t.Name, Generation: 1,
-		ComputeConfig: in.ComputeConfig, Plan: out.PlanConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: provider,
-	})
-	if err != nil {
-		return nil, err
+	if in.Placements != nil {
+		specs, resolutions, err := s.resolvePlacements(ctx, t, nil, 1, in.Placements)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range specs {
+			t.Placements = append(t.Placements, tenant.Placement{Name: p.Name, Provider: p.Provider, ComputeConfig: p.ComputeConfig})
+		}
+		out.Resolution, out.Resolutions = resolutions[0], resolutions
+	} else {
+		res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
+			TenantID: t.ID, TenantName: t.Name, Generation: 1,
+			ComputeConfig: in.ComputeConfig, Plan: out.PlanConfig, Labels: t.Labels, Annotations: t.Annotations, Provider: provider,
+		})
+		if err != nil {
+			return nil, err
+		}
+		t.Provider, t.ComputeConfig, out.Resolution, out.Resolutions = res.Spec.ProviderType, res.Config, res, []*compute.Resolution{res}
 	}
-	t.Provider, t.ComputeConfig, out.Resolution = res.Spec.ProviderType, res.Config, res
+	var err error
 	if dryRun {
 		if _, err := s.tenants.Get(ctx, t.Name, tenant.GetOptions{}); err == nil {
 			return nil, fmt.Errorf("%w: %q", tenant.ErrNameTaken, t.Name)
@@ -111,7 +133,11 @@ func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, 
 // current one; a Plan whose Version is 0 is to get the plan's current
 // version.
 type Desired struct {
+	// ComputeConfig is the config of a tenant of one placement, when
+	// Placements is nil; Placements, all of a tenant's placements as they
+	// are to be.
 	ComputeConfig     json.RawMessage
+	Placements        []PlacementRequest
 	Labels            map[string]string
 	Annotations       map[string]string
 	Plan              *tenant.PlanRef
@@ -151,6 +177,35 @@ func (s *Service) ChangeTenant(ctx context.Context, c Change) (*tenant.Tenant, e
 		}
 		if err := tenant.ValidateWindow(req.MaintenanceWindow); err != nil {
 			return nil, err
+		}
+		if req.Placements == nil && !cur.Simple() {
+			return nil, refuse(KindInvalid, wire.CodeInvalidBody,
+				fmt.Sprintf("tenant %s has placements %s: a change declares them (placements), not a compute_config", cur.Name, strings.Join(cur.PlacementNames(), ", ")),
+				Field{Pointer: "/placements", Message: "is required for a tenant with placements"})
+		}
+		if req.Placements != nil {
+			if err := checkDeclaration(nil, req.Placements, req.Plan); err != nil {
+				return nil, err
+			}
+			next := *cur
+			next.Labels, next.Annotations = req.Labels, req.Annotations
+			specs, _, err := s.resolvePlacements(ctx, &next, cur, cur.Generation+1, req.Placements)
+			if err != nil {
+				return nil, err
+			}
+			updated, err := s.tenants.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{
+				Version: cur.Version, Placements: specs, Labels: req.Labels, Annotations: req.Annotations,
+				MaintenanceWindow: req.MaintenanceWindow, Actor: c.Actor,
+			})
+			switch {
+			case errors.Is(err, tenant.ErrConflict) && !c.Expect.Any():
+				return nil, &StaleError{What: "tenant"}
+			case errors.Is(err, tenant.ErrConflict) && attempt < maxRetries:
+				continue
+			case err != nil:
+				return nil, err
+			}
+			return updated, nil
 		}
 		var planConfig json.RawMessage
 		if req.Plan != nil {
@@ -204,8 +259,10 @@ func (s *Service) changeable(ctx context.Context, ref string, expect Versions, s
 	if cur.DeletionRequestedAt != nil || cur.DeletedAt != nil {
 		return nil, refuse(KindConflict, wire.CodeTenantDeleting, "the tenant is being deleted, or is deleted, and cannot be changed")
 	}
-	if _, err := s.compute.Registry().Get(cur.Provider); err != nil {
-		return nil, reword(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to change the tenant", cur.Provider))
+	for _, name := range cur.Providers() {
+		if _, err := s.compute.Registry().Get(name); err != nil {
+			return nil, reword(err, fmt.Sprintf("the tenant's provider %s is not enabled on this server; enable it to change the tenant", name))
+		}
 	}
 	return cur, nil
 }

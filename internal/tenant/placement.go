@@ -79,6 +79,15 @@ type Placement struct {
 	stored, read json.RawMessage
 }
 
+// ValidatePlacementName checks a placement's name: a lowercase DNS label of
+// 1 to 30 characters that starts with a letter.
+func ValidatePlacementName(name string) error {
+	if !placementNameRule.MatchString(name) {
+		return fmt.Errorf("%w: %s must be a lowercase DNS label of 1 to %d characters starting with a letter", ErrInvalid, wire.Quote(name), maxPlacementName)
+	}
+	return nil
+}
+
 // Workload returns the id and name of the workload of the named placement
 // of tenant (id, name): the tenant's own for DefaultPlacement; for
 // another, a UUID (version 8) drawn from a hash of the tenant's id and the
@@ -272,9 +281,9 @@ func validatePlacements(t *Tenant, errs *violation.List) {
 	seen := make(map[string]bool, len(t.Placements))
 	for i, p := range t.Placements {
 		at := fmt.Sprintf("/placements/%d", i)
-		switch {
-		case !placementNameRule.MatchString(p.Name):
-			errs.Add(at+"/name", "%s must be a lowercase DNS label of 1 to %d characters starting with a letter", wire.Quote(p.Name), maxPlacementName)
+		switch err := ValidatePlacementName(p.Name); {
+		case err != nil:
+			errs.Add(at+"/name", "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 		case seen[p.Name]:
 			errs.Add(at+"/name", "%s names another placement of the tenant too; placement names are unique", wire.Quote(p.Name))
 		}

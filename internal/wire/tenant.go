@@ -65,7 +65,10 @@ type Placement struct {
 	WorkloadName string `json:"workload_name"`
 	// Removed says the placement was taken out of the tenant: its
 	// workload is being destroyed, and it goes when that is done.
-	Removed            bool              `json:"removed,omitempty"`
+	Removed bool `json:"removed,omitempty"`
+	// EffectiveConfig is the config the provider gets; shown for dry
+	// runs.
+	EffectiveConfig    json.RawMessage   `json:"effective_config,omitempty"`
 	Status             string            `json:"status"`
 	StatusMessage      string            `json:"status_message,omitempty"`
 	ObservedGeneration int64             `json:"observed_generation"`
