@@ -193,7 +193,9 @@ const (
 
 // ListOptions filter and page List. Empty fields do not filter.
 type ListOptions struct {
-	Statuses   []Status
+	Statuses []Status
+	// Provider lists the tenants any of whose placements run on the named
+	// provider.
 	Provider   string
 	Labels     map[string]string // every key=value must match
 	NamePrefix string
@@ -281,6 +283,9 @@ type EventListOptions struct {
 	// it newest first, and is an ErrInvalidPageToken to an oldest-first one
 	// (and the other way round).
 	Newest bool
+	// Placement, when set, lists only the events of that placement
+	// (Event.Placement); the page tokens of such a listing continue it.
+	Placement string
 }
 
 // EventPage is one page of a tenant's events.
