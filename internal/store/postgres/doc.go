@@ -12,10 +12,14 @@
 // fence and the row lock as one pipeline, the writes with COMMIT as another.
 //
 // Desired state and provider data are JSONB (compute_config, labels,
-// annotations, resource_ids, endpoints); times are timestamptz with the
-// microsecond precision tenant.Timestamp gives them, returned in UTC. A
-// partial unique index on name among tenants that are not deleted enforces
-// ErrNameTaken, and listings are keyset-paginated on the (time-ordered) id.
+// annotations, resource_ids, endpoints), but for a tenant's placements
+// (tenant.PlacementsText): text, so that the sealed configs of its
+// placements are kept byte for byte, and '[]' for a tenant of one
+// placement, which the other columns describe as they did before
+// placements. Times are timestamptz with the microsecond precision
+// tenant.Timestamp gives them, returned in UTC. A partial unique index on
+// name among tenants that are not deleted enforces ErrNameTaken, and
+// listings are keyset-paginated on the (time-ordered) id.
 // The name-prefix filter is a range in byte order (COLLATE "C") on an index
 // of its own.
 //

@@ -14,12 +14,12 @@ import (
 // before the event takes its seq: a tenant's events therefore commit in seq
 // order, and a reader paging after seq n never misses one that commits
 // later with a smaller seq. No row means no tenant: nothing is inserted,
-// nothing announced. Else the event is announced to change feeds ($9, the
+// nothing announced. Else the event is announced to change feeds ($10, the
 // tenant id as given) when it commits; the statement returns one row.
 const appendEvent = `WITH t AS (SELECT id FROM tenants WHERE id = $1 FOR UPDATE),
 e AS (INSERT INTO events (` + eventColumns + `)
-	SELECT t.id, $2, $3, $4, $5, $6, $7, $8 FROM t RETURNING 1)
-SELECT pg_notify('` + changesChannel + `', $9) FROM e`
+	SELECT t.id, $2, $3, $4, $5, $6, $7, $8, $9 FROM t RETURNING 1)
+SELECT pg_notify('` + changesChannel + `', $10) FROM e`
 
 // AppendEvent implements tenant.Store. It returns an error wrapping
 // tenant.ErrNotFound when there is no tenant e.TenantID, deleted or not, and
@@ -68,15 +68,17 @@ func execAppendEvent(ctx context.Context, db execer, e tenant.Event) error {
 	return nil
 }
 
-// The listings of a tenant's events, oldest first after a seq, newest first,
-// and newest first before a seq; events_tenant_seq_idx serves each, scanned
-// backwards for the newest.
+// The listings of a tenant's events ($1), oldest first after a seq ($2),
+// newest first, and newest first before a seq, of one placement when $3 is
+// not empty; events_tenant_seq_idx serves each, scanned backwards for the
+// newest, and the placement is a filter on its rows.
 const (
-	selectEvents = `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor
+	selectEvents = `SELECT seq, tenant_id, placement, time, type, from_status, to_status, generation, message, actor
 FROM events `
-	listEvents       = selectEvents + `WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
-	listEventsNewest = selectEvents + `WHERE tenant_id = $1 ORDER BY seq DESC LIMIT $2`
-	listEventsBefore = selectEvents + `WHERE tenant_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3`
+	ofPlacement      = ` AND ($3 = '' OR placement = $3)`
+	listEvents       = selectEvents + `WHERE tenant_id = $1 AND seq > $2` + ofPlacement + ` ORDER BY seq LIMIT $4`
+	listEventsNewest = selectEvents + `WHERE tenant_id = $1 AND $2::bigint = 0` + ofPlacement + ` ORDER BY seq DESC LIMIT $4`
+	listEventsBefore = selectEvents + `WHERE tenant_id = $1 AND seq < $2` + ofPlacement + ` ORDER BY seq DESC LIMIT $4`
 )
 
 // ListEvents implements tenant.Store. It returns an error wrapping
@@ -91,20 +93,20 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 		return nil, fmt.Errorf("postgres: list events: %w", err)
 	}
 	size := tenant.ClampPageSize(opts.PageSize)
-	query, args := listEvents, []any{tenantID, after, size + 1}
+	query := listEvents
 	switch {
 	case opts.Newest && after == 0:
-		query, args = listEventsNewest, []any{tenantID, size + 1}
+		query = listEventsNewest
 	case opts.Newest:
 		query = listEventsBefore
 	}
-	rows, err := s.pool.Query(ctx, query, args...)
+	rows, err := s.pool.Query(ctx, query, tenantID, after, opts.Placement, size+1)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list events of tenant %s: %w", tenantID, unavailable(err))
 	}
 	events, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (tenant.Event, error) {
 		var e tenant.Event
-		err := row.Scan(&e.Seq, &e.TenantID, &e.Time, &e.Type, &e.From, &e.To, &e.Generation, &e.Message, &e.Actor)
+		err := row.Scan(&e.Seq, &e.TenantID, &e.Placement, &e.Time, &e.Type, &e.From, &e.To, &e.Generation, &e.Message, &e.Actor)
 		e.Time = e.Time.UTC()
 		return e, err
 	})
@@ -113,7 +115,8 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	}
 	if len(events) == 0 {
 		// Every tenant has its created event, so only an unknown tenant (or
-		// a page past the end) gets here; tell them apart.
+		// a page past the end, or a placement without events) gets here;
+		// tell them apart.
 		var exists bool
 		err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1)`, tenantID).Scan(&exists)
 		if err != nil {

@@ -19,10 +19,21 @@ func (s *Store) Forget(ctx context.Context, id string, version int64, actor, mes
 	})
 }
 
+// countByProvider counts live tenants by provider: a tenant of one
+// placement under its provider column, a tenant of several once under
+// each provider of its placements (tenants_placed_idx finds them).
+const countByProvider = `SELECT provider, count(*) FROM (
+	SELECT provider FROM tenants WHERE deleted_at IS NULL AND placements = '[]'
+	UNION ALL
+	SELECT p.provider FROM tenants t,
+		LATERAL (SELECT DISTINCT e->>'provider' AS provider FROM jsonb_array_elements(t.placements::jsonb) e) p
+	WHERE t.deleted_at IS NULL AND t.placements <> '[]'
+) counted GROUP BY provider`
+
 // CountByProvider counts the tenants that are not deleted, by compute
 // provider; see tenant.ProviderCounter.
 func (s *Store) CountByProvider(ctx context.Context) (map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT provider, count(*) FROM tenants WHERE deleted_at IS NULL GROUP BY provider`)
+	rows, err := s.pool.Query(ctx, countByProvider)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: count tenants by provider: %w", unavailable(err))
 	}

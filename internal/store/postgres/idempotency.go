@@ -62,8 +62,8 @@ AND created_at < $3`
 
 // createCompleting is completeIdempotent ($1 to $7) and, only if it kept
 // the response, the insert of the tenant (tenantColumns, from $8), of its
-// event (eventArgs but the tenant id, from $32) and the announcement of its
-// id ($39) to watchers: one statement, which returns one row when it
+// event (eventArgs but the tenant id, from $34) and the announcement of its
+// id ($42) to watchers: one statement, which returns one row when it
 // created the tenant and none when the reservation was lost.
 var createCompleting = func() string {
 	tenantFrom := 8

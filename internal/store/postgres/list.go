@@ -74,9 +74,6 @@ func listQuery(opts tenant.ListOptions, after string, size int) (q string, args 
 		}
 		where = append(where, "status = ANY("+arg(statuses)+")")
 	}
-	if opts.Provider != "" {
-		where = append(where, "provider = "+arg(opts.Provider))
-	}
 	if opts.Plan != "" {
 		where = append(where, "plan_name = "+arg(opts.Plan))
 	}
@@ -103,12 +100,30 @@ func listQuery(opts tenant.ListOptions, after string, size int) (q string, args 
 	if !opts.IncludeDeleted && !slices.Contains(opts.Statuses, tenant.StatusDeleted) {
 		where = append(where, "deleted_at IS NULL")
 	}
-	q = selectTenant
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	limit := arg(size + 1)
+	if opts.Provider == "" {
+		return selectTenant + whereClause(where) + " ORDER BY id LIMIT " + limit, args, true, nil
 	}
-	q += " ORDER BY id LIMIT " + arg(size+1)
+	// Two queries of a page each, merged in id order: the tenants whose
+	// first placement runs on the provider (the provider column, which
+	// tenants_provider_idx serves in id order), and those of several
+	// placements (tenants_placed_idx) with another placement on it, which
+	// the first did not find.
+	p := arg(opts.Provider)
+	first := append(slices.Clip(where), "provider = "+p)
+	other := append(slices.Clip(where), "placements <> '[]'", "provider <> "+p,
+		"placements::jsonb @> jsonb_build_array(jsonb_build_object('provider', "+p+"::text))")
+	q = "(" + selectTenant + whereClause(first) + " ORDER BY id LIMIT " + limit + ")\nUNION ALL\n(" +
+		selectTenant + whereClause(other) + " ORDER BY id LIMIT " + limit + ")\nORDER BY id LIMIT " + limit
 	return q, args, true, nil
+}
+
+// whereClause is " WHERE " and the conditions joined by AND, "" for none.
+func whereClause(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(conds, " AND ")
 }
 
 // prefixEnd is the least valid UTF-8 string, in byte order, that follows

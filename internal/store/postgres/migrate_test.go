@@ -210,3 +210,80 @@ func TestUpgradeKeepsTheConfigHashKey(t *testing.T) {
 		}
 	}
 }
+
+// A database from before placements upgrades with its tenants and events
+// as they were: each tenant reads as a tenant of its one default
+// placement, its placements column '[]', its events of the tenant as a
+// whole; and it is listed, counted and observed as before.
+func TestUpgradeReadsTenantsAsSimple(t *testing.T) {
+	url := mustURL(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The schema as the release before placements left it.
+	before := fstest.MapFS{}
+	files, err := fs.Glob(migrations, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f >= "00011" {
+			continue
+		}
+		data, err := fs.ReadFile(migrations, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = &fstest.MapFile{Data: data}
+	}
+	if err := migrate(ctx, pool, before, slog.New(slog.DiscardHandler)); err != nil {
+		pool.Close()
+		t.Fatal(err)
+	}
+	id, at := tenant.NewID(), time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	_, err = pool.Exec(ctx, `INSERT INTO tenants (id, name, provider, compute_config, labels, status, status_message,
+		generation, observed_generation, version, resource_ids, endpoints, status_changed_at, created_at, updated_at)
+		VALUES ($1, 'acme', 'docker', '{"image":"app:1"}', '{"tier":"gold"}', 'ready', 'running', 2, 2, 3,
+		'{"container/app":"c1"}', '[{"container":"app","name":"http","container_port":8080,"protocol":"tcp","address":"127.0.0.1:30001"}]', $2, $2, $2)`, id, at)
+	if err == nil {
+		_, err = pool.Exec(ctx, `INSERT INTO events (tenant_id, time, type, to_status, generation, actor) VALUES ($1, $2, 'created', 'requested', 1, 'test')`, id, at)
+	}
+	pool.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Get(ctx, id, tenant.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := got.Placements
+	if !got.Simple() || len(p) != 1 || p[0].Name != tenant.DefaultPlacement || p[0].WorkloadID != id || p[0].WorkloadName != "acme" ||
+		p[0].Provider != "docker" || string(p[0].ComputeConfig) != `{"image":"app:1"}` || p[0].Status != tenant.StatusReady ||
+		p[0].StatusMessage != "running" || p[0].ObservedGeneration != 2 || p[0].ResourceIDs["container/app"] != "c1" || len(p[0].Endpoints) != 1 {
+		t.Errorf("the upgraded tenant's placements = %+v, want the default one, the tenant's", p)
+	}
+	page, err := s.ListEvents(ctx, id, tenant.EventListOptions{})
+	if err != nil || len(page.Events) != 1 || page.Events[0].Placement != "" || page.Events[0].Type != tenant.EventCreated {
+		t.Errorf("the upgraded tenant's events = %+v, %v; want its created event, of the tenant as a whole", page, err)
+	}
+	if listed, err := s.List(ctx, tenant.ListOptions{Provider: "docker"}); err != nil || len(listed.Tenants) != 1 || listed.Tenants[0].ID != id {
+		t.Errorf("List of docker's tenants = %+v, %v; want acme", listed, err)
+	}
+	if counts, err := s.CountByProvider(ctx); err != nil || len(counts) != 1 || counts["docker"] != 1 {
+		t.Errorf("CountByProvider = %v, %v; want docker: 1", counts, err)
+	}
+	if _, err := s.UpdateObserved(ctx, id, tenant.Observation{Generation: 2, Status: tenant.StatusReady, Message: "still running"}); err != nil {
+		t.Fatal(err)
+	}
+	var placements string
+	if err := s.pool.QueryRow(ctx, `SELECT placements FROM tenants WHERE id = $1`, id).Scan(&placements); err != nil || placements != "[]" {
+		t.Errorf("the placements column after an observation = %q, %v; want []", placements, err)
+	}
+}

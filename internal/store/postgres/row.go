@@ -22,7 +22,7 @@ var tenantColumns = []string{
 	"plan_name", "plan_version", "plan_pinned", "maintenance_window",
 	"status", "status_message", "status_changed_at", "generation", "observed_generation", "version",
 	"resource_ids", "endpoints", "attempts", "retry_at",
-	"deletion_requested_at", "created_at", "updated_at", "deleted_at", "drift",
+	"deletion_requested_at", "created_at", "updated_at", "deleted_at", "drift", "placements",
 }
 
 // selectTenant reads every column scanTenant expects, in its order.
@@ -30,25 +30,29 @@ var selectTenant = "SELECT " + strings.Join(tenantColumns, ", ") + " FROM tenant
 
 var insertTenant = "INSERT INTO tenants (" + strings.Join(tenantColumns, ", ") + ") VALUES (" + placeholders(1, len(tenantColumns)) + ")"
 
-// updateTenant writes every column a tenant's life can change; id, name,
-// provider and created_at are fixed on create. An observation writes the
+// updateTenant writes every column a tenant's life can change; id, name
+// and created_at are fixed on create. provider is the first placement's,
+// which changes when that placement is removed. An observation writes the
 // desired columns as they are, which keeps its update HOT although
-// tenants_plan_idx reads plan_name: PostgreSQL compares the values.
+// tenants_plan_idx reads plan_name and tenants_provider_idx provider:
+// PostgreSQL compares the values. So does tenants_placed_idx's predicate
+// read placements, which a Simple tenant's observation leaves '[]'.
 const updateTenant = `UPDATE tenants SET compute_config = $2, labels = $3, annotations = $4,
 	plan_name = $5, plan_version = $6, plan_pinned = $7, maintenance_window = $8,
 	status = $9, status_message = $10, status_changed_at = $11, generation = $12, observed_generation = $13, version = $14,
 	resource_ids = $15, endpoints = $16, attempts = $17, retry_at = $18,
-	deletion_requested_at = $19, updated_at = $20, deleted_at = $21, drift = $22
+	deletion_requested_at = $19, updated_at = $20, deleted_at = $21, drift = $22,
+	placements = $23, provider = $24
 WHERE id = $1`
 
 // eventColumns are the columns of an event's row that eventArgs fill, in
 // its order; eventArgCount is their number.
 const (
-	eventColumns  = `tenant_id, time, type, from_status, to_status, generation, message, actor`
-	eventArgCount = 8
+	eventColumns  = `tenant_id, time, type, from_status, to_status, generation, message, actor, placement`
+	eventArgCount = 9
 )
 
-const insertEvent = `INSERT INTO events (` + eventColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+const insertEvent = `INSERT INTO events (` + eventColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
 // notifyTenant announces a change of a tenant's desired state to watchers
 // (see Watch). Sent in the transaction that makes the change, it is
@@ -98,7 +102,7 @@ func tenantArgs(t *tenant.Tenant, j jsonColumns) []any {
 		j.planName, j.planVersion, j.planPinned, j.window,
 		string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
 		j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
-		t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt, j.drift}
+		t.DeletionRequestedAt, t.CreatedAt, t.UpdatedAt, t.DeletedAt, j.drift, j.placements}
 }
 
 // batcher is a pool or a transaction.
@@ -132,7 +136,8 @@ func writeBatch(create, notify bool, t *tenant.Tenant, events []tenant.Event) (*
 			j.planName, j.planVersion, j.planPinned, j.window,
 			string(t.Status), t.StatusMessage, t.StatusChangedAt, t.Generation, t.ObservedGeneration, t.Version,
 			j.resourceIDs, j.endpoints, t.Attempts, t.RetryAt,
-			t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt, j.drift)
+			t.DeletionRequestedAt, t.UpdatedAt, t.DeletedAt, j.drift,
+			j.placements, t.Provider)
 	}
 	for _, e := range events {
 		b.Queue(insertEvent, eventArgs(e)...)
@@ -144,7 +149,7 @@ func writeBatch(create, notify bool, t *tenant.Tenant, events []tenant.Event) (*
 }
 
 // jsonColumns are a tenant's JSONB columns other than compute_config, which
-// the domain keeps as JSON already, and its plan's columns.
+// the domain keeps as JSON already, its plan's columns and its placements.
 type jsonColumns struct {
 	labels, annotations, resourceIDs, endpoints []byte
 	// planName, planVersion and window are NULL (nil) when the tenant
@@ -153,8 +158,12 @@ type jsonColumns struct {
 	planPinned                    bool
 	// drift is NULL (nil) when no drift was ever found.
 	drift any
+	// placements is tenant.PlacementsText's: "[]" for a Simple tenant.
+	placements string
 }
 
+// encodeJSON encodes t's jsonColumns; t is a tenant as tenant.ToStore
+// returns it.
 func encodeJSON(t *tenant.Tenant) (jsonColumns, error) {
 	var (
 		j   jsonColumns
@@ -188,19 +197,25 @@ func encodeJSON(t *tenant.Tenant) (jsonColumns, error) {
 			return j, fmt.Errorf("postgres: encode endpoints: %w", err)
 		}
 	}
+	if j.placements, err = tenant.PlacementsText(t); err != nil {
+		return j, fmt.Errorf("postgres: %w", err)
+	}
 	return j, nil
 }
 
+// eventArgs are e's values for eventColumns.
 func eventArgs(e tenant.Event) []any {
-	return []any{e.TenantID, e.Time, string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor}
+	return []any{e.TenantID, e.Time, string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor, e.Placement}
 }
 
-// scanTenant reads one row of selectTenant.
+// scanTenant reads one row of selectTenant: a tenant with its placements
+// (tenant.ReadPlacements), their configs as stored (see scanOpen).
 func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 	var (
 		t                                        tenant.Tenant
 		config, labels, annotations, resourceIDs []byte
 		endpoints, window, drift                 []byte
+		placements                               string
 		planName                                 *string
 		planVersion                              *int64
 		planPinned                               bool
@@ -209,7 +224,7 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 		&planName, &planVersion, &planPinned, &window,
 		&t.Status, &t.StatusMessage, &t.StatusChangedAt, &t.Generation, &t.ObservedGeneration, &t.Version,
 		&resourceIDs, &endpoints, &t.Attempts, &t.RetryAt,
-		&t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt, &drift)
+		&t.DeletionRequestedAt, &t.CreatedAt, &t.UpdatedAt, &t.DeletedAt, &drift, &placements)
 	if err != nil {
 		return nil, err
 	}
@@ -254,6 +269,9 @@ func scanTenant(row pgx.Row) (*tenant.Tenant, error) {
 	t.RetryAt = utc(t.RetryAt)
 	t.DeletionRequestedAt = utc(t.DeletionRequestedAt)
 	t.DeletedAt = utc(t.DeletedAt)
+	if err := tenant.ReadPlacements(&t, placements); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	return &t, nil
 }
 

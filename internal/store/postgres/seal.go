@@ -27,13 +27,17 @@ func (s *Store) scanOpen(row pgx.Row) (*tenant.Tenant, json.RawMessage, error) {
 }
 
 const (
-	selectConfigs = `SELECT id, provider, compute_config FROM tenants WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE`
-	rewriteConfig = `UPDATE tenants SET compute_config = $2 WHERE id = $1`
+	selectConfigs = `SELECT id, provider, compute_config, placements FROM tenants WHERE id > $1 ORDER BY id LIMIT $2 FOR UPDATE`
+	// rewriteConfig writes a tenant's compute_config ($2) and placements
+	// ($3), each when it is not NULL.
+	rewriteConfig = `UPDATE tenants SET compute_config = coalesce($2, compute_config), placements = coalesce($3, placements) WHERE id = $1`
 )
 
 // RewriteConfigs implements tenant.ConfigRewriter: the rows of a batch are
 // locked (SELECT … FOR UPDATE) until their new configs commit, in one
-// round trip.
+// round trip. The configs of a tenant's placements other than the first,
+// in its placements column, are passed to rewrite too, after the tenant's
+// own (tenant.RewritePlacements).
 func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rewrite func(id, provider string, stored json.RawMessage) (json.RawMessage, error)) (string, error) {
 	from := after
 	switch {
@@ -53,12 +57,12 @@ func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rew
 			return fmt.Errorf("read: %w", err)
 		}
 		type row struct {
-			id, provider string
-			config       []byte
+			id, provider, placements string
+			config                   []byte
 		}
 		batch, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
 			var out row
-			err := r.Scan(&out.id, &out.provider, &out.config)
+			err := r.Scan(&out.id, &out.provider, &out.config, &out.placements)
 			return out, err
 		})
 		if err != nil {
@@ -74,8 +78,19 @@ func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rew
 			if err != nil {
 				return err
 			}
+			placements, err := tenant.RewritePlacements(r.id, r.placements, rewrite)
+			if err != nil {
+				return err
+			}
+			var config, placed any // NULL: unchanged
 			if out != nil {
-				b.Queue(rewriteConfig, r.id, []byte(out))
+				config = []byte(out)
+			}
+			if placements != "" {
+				placed = placements
+			}
+			if config != nil || placed != nil {
+				b.Queue(rewriteConfig, r.id, config, placed)
 			}
 			last = r.id
 		}

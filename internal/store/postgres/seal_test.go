@@ -24,19 +24,30 @@ func TestSealed(t *testing.T) {
 			},
 			Raw: func(t *testing.T, id string) string {
 				t.Helper()
-				conn, err := pgx.Connect(context.Background(), url)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer conn.Close(context.Background())
-				var raw string
-				if err := conn.QueryRow(context.Background(), `SELECT compute_config::text FROM tenants WHERE id = $1`, id).Scan(&raw); err != nil {
-					t.Fatalf("read the stored config of %s: %v", id, err)
-				}
-				return raw
+				return rawColumn(t, url, "compute_config::text", id)
+			},
+			RawPlacements: func(t *testing.T, id string) string {
+				t.Helper()
+				return rawColumn(t, url, "placements", id)
 			},
 		}
 	})
+}
+
+// rawColumn reads column (an expression of type text) of tenant id from the
+// database at url, with a connection of its own.
+func rawColumn(t *testing.T, url, column, id string) string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var raw string
+	if err := conn.QueryRow(context.Background(), `SELECT `+column+` FROM tenants WHERE id = $1`, id).Scan(&raw); err != nil {
+		t.Fatalf("read the stored %s of %s: %v", column, id, err)
+	}
+	return raw
 }
 
 func BenchmarkSealed(b *testing.B) {

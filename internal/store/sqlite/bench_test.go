@@ -34,7 +34,11 @@ func seed(b *testing.B, st tenant.Store, n int) {
 		b.Fatal(err)
 	}
 	for _, t := range storetest.SeedTenants(n) {
-		if _, err := stmt.ExecContext(ctx, tenantValues(t)...); err != nil {
+		vals, err := tenantValues(t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := stmt.ExecContext(ctx, vals...); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,16 +11,18 @@ import (
 
 const (
 	tenantExists = `SELECT 1 FROM tenants WHERE id = ?`
-	insertEvent  = `INSERT INTO events (tenant_id, time, type, from_status, to_status, generation, message, actor)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	insertEvent  = `INSERT INTO events (tenant_id, placement, time, type, from_status, to_status, generation, message, actor)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-	// The listings of a tenant's events, oldest first after a seq, newest
-	// first, and newest first before a seq; the index on (tenant_id, seq)
-	// serves each, scanned backwards for the newest.
-	selectEvents     = `SELECT seq, tenant_id, time, type, from_status, to_status, generation, message, actor FROM events `
-	listEventsAfter  = selectEvents + `WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?`
-	listEventsNewest = selectEvents + `WHERE tenant_id = ? ORDER BY seq DESC LIMIT ?`
-	listEventsBefore = selectEvents + `WHERE tenant_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`
+	// The listings of a tenant's events (?1), oldest first after a seq
+	// (?2), newest first, and newest first before a seq, of one placement
+	// when ?3 is not empty; the index on (tenant_id, seq) serves each, scanned
+	// backwards for the newest, and the placement is a filter on its rows.
+	selectEvents     = `SELECT seq, tenant_id, placement, time, type, from_status, to_status, generation, message, actor FROM events `
+	ofPlacement      = ` AND (?3 = '' OR placement = ?3)`
+	listEventsAfter  = selectEvents + `WHERE tenant_id = ?1 AND seq > ?2` + ofPlacement + ` ORDER BY seq LIMIT ?4`
+	listEventsNewest = selectEvents + `WHERE tenant_id = ?1` + ofPlacement + ` ORDER BY seq DESC LIMIT ?4` // ?2 is 0
+	listEventsBefore = selectEvents + `WHERE tenant_id = ?1 AND seq < ?2` + ofPlacement + ` ORDER BY seq DESC LIMIT ?4`
 )
 
 // AppendEvent records an event, and announces it to change feeds once it
@@ -72,7 +74,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs ...tenant.Even
 		return err
 	}
 	for _, e := range evs {
-		_, err := insert.ExecContext(ctx, e.TenantID, micros(tenant.Timestamp(e.Time)), string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor)
+		_, err := insert.ExecContext(ctx, e.TenantID, e.Placement, micros(tenant.Timestamp(e.Time)), string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor)
 		if err != nil {
 			return fmt.Errorf("sqlite: append %s event of tenant %s: %w", e.Type, e.TenantID, err)
 		}
@@ -99,14 +101,14 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list events: %w", err)
 	}
-	query, args := listEventsAfter, []any{tenantID, after, size + 1}
+	query := listEventsAfter
 	switch {
 	case opts.Newest && after == 0:
-		query, args = listEventsNewest, []any{tenantID, size + 1}
+		query = listEventsNewest
 	case opts.Newest:
 		query = listEventsBefore
 	}
-	rows, err := s.query(ctx, query, args...)
+	rows, err := s.query(ctx, query, tenantID, after, opts.Placement, size+1)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list events: %w", err)
 	}
@@ -115,7 +117,7 @@ func (s *Store) ListEvents(ctx context.Context, tenantID string, opts tenant.Eve
 	for rows.Next() {
 		var e tenant.Event
 		var at int64
-		if err := rows.Scan(&e.Seq, &e.TenantID, &at, &e.Type, &e.From, &e.To, &e.Generation, &e.Message, &e.Actor); err != nil {
+		if err := rows.Scan(&e.Seq, &e.TenantID, &e.Placement, &at, &e.Type, &e.From, &e.To, &e.Generation, &e.Message, &e.Actor); err != nil {
 			return nil, fmt.Errorf("sqlite: list events: %w", err)
 		}
 		e.Time = fromMicros(at)

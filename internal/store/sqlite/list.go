@@ -32,9 +32,6 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 			args = append(args, string(st))
 		}
 	}
-	if opts.Provider != "" {
-		where, args = append(where, "provider = ?"), append(args, opts.Provider)
-	}
 	if opts.Plan != "" {
 		where, args = append(where, "plan_name = ?"), append(args, opts.Plan)
 	}
@@ -50,12 +47,12 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 	for _, k := range slices.Sorted(maps.Keys(opts.Labels)) {
 		where, args = append(where, "json_extract(labels, ?) = ?"), append(args, `$."`+k+`"`, opts.Labels[k])
 	}
-	q := `SELECT ` + tenantColumns + ` FROM tenants`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
+	var q string
+	if opts.Provider == "" {
+		q, args = `SELECT `+tenantColumns+` FROM tenants`+whereClause(where)+` ORDER BY id LIMIT ?`, append(args, size+1)
+	} else {
+		q, args = byProvider(where, args, opts.Provider, size+1)
 	}
-	q += ` ORDER BY id LIMIT ?`
-	args = append(args, size+1)
 
 	var rows *sql.Rows
 	if len(opts.Statuses) == 0 && len(opts.Labels) == 0 {
@@ -86,6 +83,34 @@ func (s *Store) List(ctx context.Context, opts tenant.ListOptions) (*tenant.Page
 		page.NextPageToken = tenant.EncodePageToken(page.Tenants[size-1].ID)
 	}
 	return page, nil
+}
+
+// byProvider is List's query, with the other filters where (whose
+// arguments are args), of a page of limit tenants any of whose placements
+// run on provider, and its arguments. It is two queries of a page each,
+// merged in id order: the tenants whose first placement runs on provider
+// (the provider column, which tenants_provider serves in id order), and
+// those of several placements (tenants_placed) with another placement on
+// it, which the first did not find.
+func byProvider(where []string, args []any, provider string, limit int) (string, []any) {
+	first := append(slices.Clip(where), "provider = ?")
+	other := append(slices.Clip(where), "placements <> '[]'", "provider <> ?",
+		"EXISTS (SELECT 1 FROM json_each(placements) WHERE json_extract(value, '$.provider') = ?)")
+	q := `SELECT * FROM (SELECT ` + tenantColumns + ` FROM tenants` + whereClause(first) + ` ORDER BY id LIMIT ?)
+	UNION ALL
+	SELECT * FROM (SELECT ` + tenantColumns + ` FROM tenants INDEXED BY tenants_placed` + whereClause(other) + ` ORDER BY id LIMIT ?)
+	ORDER BY id LIMIT ?`
+	out := append(slices.Clone(args), provider, limit)
+	out = append(out, args...)
+	return q, append(out, provider, provider, limit, limit)
+}
+
+// whereClause is " WHERE " and the conditions joined by AND, "" for none.
+func whereClause(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return ` WHERE ` + strings.Join(conds, " AND ")
 }
 
 // ListWork returns the ids of tenants that need the controller; see

@@ -184,3 +184,84 @@ func TestUpgradeKeepsTheConfigHashKey(t *testing.T) {
 		}
 	}
 }
+
+// A database from before placements upgrades with its tenants and events
+// as they were: each tenant reads as a tenant of its one default
+// placement, its placements column '[]', its events of the tenant as a
+// whole; and it is listed, counted and observed as before.
+func TestUpgradeReadsTenantsAsSimple(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "landlord.db")
+	db, err := sql.Open("sqlite", dsn(path, time.Second, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	// The schema as the release before placements left it.
+	before := fstest.MapFS{}
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f >= "migrations/00010" {
+			continue
+		}
+		data, err := migrations.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = &fstest.MapFile{Data: data}
+	}
+	if err := migrate(ctx, db, before, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	id, at := tenant.NewID(), time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := db.ExecContext(ctx, `INSERT INTO tenants (id, name, provider, compute_config, labels, status, status_message,
+		generation, observed_generation, version, resource_ids, endpoints, status_changed_at, created_at, updated_at)
+		VALUES (?, 'acme', 'docker', '{"image":"app:1"}', '{"tier":"gold"}', 'ready', 'running', 2, 2, 3,
+		'{"container/app":"c1"}', '[{"container":"app","name":"http","container_port":8080,"protocol":"tcp","address":"127.0.0.1:30001"}]', ?, ?, ?)`,
+		id, at.UnixMicro(), at.UnixMicro(), at.UnixMicro()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO events (tenant_id, time, type, to_status, generation, actor) VALUES (?, ?, 'created', 'requested', 1, 'test')`,
+		id, at.UnixMicro()); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Get(ctx, id, tenant.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := got.Placements
+	if !got.Simple() || len(p) != 1 || p[0].Name != tenant.DefaultPlacement || p[0].WorkloadID != id || p[0].WorkloadName != "acme" ||
+		p[0].Provider != "docker" || string(p[0].ComputeConfig) != `{"image":"app:1"}` || p[0].Status != tenant.StatusReady ||
+		p[0].StatusMessage != "running" || p[0].ObservedGeneration != 2 || p[0].ResourceIDs["container/app"] != "c1" || len(p[0].Endpoints) != 1 {
+		t.Errorf("the upgraded tenant's placements = %+v, want the default one, the tenant's", p)
+	}
+	page, err := s.ListEvents(ctx, id, tenant.EventListOptions{})
+	if err != nil || len(page.Events) != 1 || page.Events[0].Placement != "" || page.Events[0].Type != tenant.EventCreated {
+		t.Errorf("the upgraded tenant's events = %+v, %v; want its created event, of the tenant as a whole", page, err)
+	}
+	if listed, err := s.List(ctx, tenant.ListOptions{Provider: "docker"}); err != nil || len(listed.Tenants) != 1 || listed.Tenants[0].ID != id {
+		t.Errorf("List of docker's tenants = %+v, %v; want acme", listed, err)
+	}
+	if counts, err := s.CountByProvider(ctx); err != nil || len(counts) != 1 || counts["docker"] != 1 {
+		t.Errorf("CountByProvider = %v, %v; want docker: 1", counts, err)
+	}
+	if _, err := s.UpdateObserved(ctx, id, tenant.Observation{Generation: 2, Status: tenant.StatusReady, Message: "still running"}); err != nil {
+		t.Fatal(err)
+	}
+	var placements string
+	if err := s.read.QueryRowContext(ctx, `SELECT placements FROM tenants WHERE id = ?`, id).Scan(&placements); err != nil || placements != "[]" {
+		t.Errorf("the placements column after an observation = %q, %v; want []", placements, err)
+	}
+}

@@ -15,14 +15,17 @@ const tenantColumns = `id, name, provider, compute_config, labels, annotations,
 	plan_name, plan_version, plan_pinned, maintenance_window, status, status_message,
 	generation, observed_generation, version, resource_ids, endpoints,
 	status_changed_at, attempts, retry_at,
-	deletion_requested_at, created_at, updated_at, deleted_at, drift`
+	deletion_requested_at, created_at, updated_at, deleted_at, drift, placements`
 
 type scanner interface{ Scan(dest ...any) error }
 
+// scanTenant reads a row of tenantColumns: a tenant with its placements
+// (tenant.ReadPlacements), their configs as stored (see scanOpen).
 func scanTenant(row scanner) (*tenant.Tenant, error) {
 	var (
 		t                                       tenant.Tenant
 		config, labels, annotations, ids, endps string
+		placements                              string
 		retryAt, deletionRequested, deleted     sql.NullInt64
 		statusChanged, created, updated         int64
 		planName, window, drift                 sql.NullString
@@ -33,7 +36,7 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 		&planName, &planVersion, &planPinned, &window, &t.Status, &t.StatusMessage,
 		&t.Generation, &t.ObservedGeneration, &t.Version, &ids, &endps,
 		&statusChanged, &t.Attempts, &retryAt,
-		&deletionRequested, &created, &updated, &deleted, &drift)
+		&deletionRequested, &created, &updated, &deleted, &drift, &placements)
 	if err != nil {
 		return nil, err
 	}
@@ -71,11 +74,19 @@ func scanTenant(row scanner) (*tenant.Tenant, error) {
 	t.StatusChangedAt, t.RetryAt = fromMicros(statusChanged), fromNullMicros(retryAt)
 	t.CreatedAt, t.UpdatedAt = fromMicros(created), fromMicros(updated)
 	t.DeletionRequestedAt, t.DeletedAt = fromNullMicros(deletionRequested), fromNullMicros(deleted)
+	if err := tenant.ReadPlacements(&t, placements); err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
 	return &t, nil
 }
 
-// tenantValues returns t's column values in tenantColumns order.
-func tenantValues(t *tenant.Tenant) []any {
+// tenantValues returns t's column values in tenantColumns order; t is a
+// tenant as tenant.ToStore returns it.
+func tenantValues(t *tenant.Tenant) ([]any, error) {
+	placements, err := tenant.PlacementsText(t)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
 	var planName, planVersion, window any // NULL when none
 	pinned := false
 	if t.Plan != nil {
@@ -88,7 +99,8 @@ func tenantValues(t *tenant.Tenant) []any {
 		planName, planVersion, pinned, window, string(t.Status), t.StatusMessage, t.Generation, t.ObservedGeneration, t.Version,
 		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
 		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt),
-		nullMicros(t.DeletionRequestedAt), micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), driftText(t.Drift)}
+		nullMicros(t.DeletionRequestedAt), micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), driftText(t.Drift),
+		placements}, nil
 }
 
 // driftText is the drift column's value: NULL when none.

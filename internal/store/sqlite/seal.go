@@ -25,13 +25,18 @@ func (s *Store) scanOpen(row scanner) (*tenant.Tenant, json.RawMessage, error) {
 }
 
 const (
-	selectConfigs = `SELECT id, provider, compute_config FROM tenants WHERE id > ? ORDER BY id LIMIT ?`
-	rewriteConfig = `UPDATE tenants SET compute_config = ? WHERE id = ?`
+	selectConfigs = `SELECT id, provider, compute_config, placements FROM tenants WHERE id > ? ORDER BY id LIMIT ?`
+	// rewriteConfig writes a tenant's compute_config (?1) and placements
+	// (?2), each when it is not NULL.
+	rewriteConfig = `UPDATE tenants SET compute_config = coalesce(?1, compute_config), placements = coalesce(?2, placements) WHERE id = ?3`
 )
 
 // RewriteConfigs rewrites stored compute configs in place; see
-// tenant.ConfigRewriter. The batch is one write of the writer: other
-// writes wait for it, and rewrite runs on the writer's goroutine.
+// tenant.ConfigRewriter. The configs of a tenant's placements other than
+// the first, in its placements column, are passed to rewrite too, after
+// the tenant's own (tenant.RewritePlacements). The batch is one write of
+// the writer: other writes wait for it, and rewrite runs on the writer's
+// goroutine.
 func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rewrite func(id, provider string, stored json.RawMessage) (json.RawMessage, error)) (string, error) {
 	if after != "" && !tenant.IsID(after) {
 		return "", fmt.Errorf("sqlite: rewrite configs: %w: after %q is not a tenant id", tenant.ErrInvalidPageToken, after)
@@ -39,7 +44,7 @@ func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rew
 	if limit <= 0 {
 		limit = tenant.DefaultRewriteBatch
 	}
-	type row struct{ id, provider, config string }
+	type row struct{ id, provider, config, placements string }
 	var last string
 	err := s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		last = ""
@@ -54,7 +59,7 @@ func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rew
 		var batch []row
 		for rows.Next() {
 			var r row
-			if err := rows.Scan(&r.id, &r.provider, &r.config); err != nil {
+			if err := rows.Scan(&r.id, &r.provider, &r.config, &r.placements); err != nil {
 				rows.Close()
 				return fmt.Errorf("sqlite: rewrite configs: read: %w", err)
 			}
@@ -75,11 +80,24 @@ func (s *Store) RewriteConfigs(ctx context.Context, after string, limit int, rew
 			if err != nil {
 				return err
 			}
+			var config, placed any // NULL: unchanged
 			if out != nil {
 				if !json.Valid(out) {
 					return fmt.Errorf("sqlite: rewrite config of tenant %s: %w: the new config is not JSON", r.id, tenant.ErrInvalid)
 				}
-				if _, err := write.ExecContext(ctx, string(out), r.id); err != nil {
+				config = string(out)
+			}
+			// A placement's new config that is not JSON fails the encoding
+			// of the placements.
+			placements, err := tenant.RewritePlacements(r.id, r.placements, rewrite)
+			if err != nil {
+				return err
+			}
+			if placements != "" {
+				placed = placements
+			}
+			if config != nil || placed != nil {
+				if _, err := write.ExecContext(ctx, config, placed, r.id); err != nil {
 					return fmt.Errorf("sqlite: rewrite config of tenant %s: %w", r.id, err)
 				}
 			}

@@ -28,18 +28,29 @@ func sealedDB(t *testing.T) storetest.SealedDB {
 		},
 		Raw: func(t *testing.T, id string) string {
 			t.Helper()
-			db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			var raw string
-			if err := db.QueryRow(`SELECT compute_config FROM tenants WHERE id = ?`, id).Scan(&raw); err != nil {
-				t.Fatalf("read the stored config of %s: %v", id, err)
-			}
-			return raw
+			return rawColumn(t, path, "compute_config", id)
+		},
+		RawPlacements: func(t *testing.T, id string) string {
+			t.Helper()
+			return rawColumn(t, path, "placements", id)
 		},
 	}
+}
+
+// rawColumn reads column of tenant id from the database file at path, with
+// a connection of its own.
+func rawColumn(t *testing.T, path, column, id string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var raw string
+	if err := db.QueryRow(`SELECT `+column+` FROM tenants WHERE id = ?`, id).Scan(&raw); err != nil {
+		t.Fatalf("read the stored %s of %s: %v", column, id, err)
+	}
+	return raw
 }
 
 func TestSealed(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -45,7 +46,11 @@ func (s *Store) create(ctx context.Context, in *tenant.Tenant, actor string, als
 		if err != nil {
 			return err
 		}
-		if _, err := insert.ExecContext(ctx, tenantValues(row)...); err != nil {
+		vals, err := tenantValues(row)
+		if err != nil {
+			return err
+		}
+		if _, err := insert.ExecContext(ctx, vals...); err != nil {
 			if isPrimaryKeyViolation(err) {
 				return fmt.Errorf("%w: tenant id %s is already used", tenant.ErrConflict, t.ID)
 			}
@@ -175,13 +180,21 @@ func (s *Store) update(ctx context.Context, id string, desired bool, apply func(
 			vals []any
 		)
 		if onlyObserved(cur, next) {
-			q, vals = updateObserved, observedValues(next)
+			placements, err := s.observedPlacements(cur, next, stored)
+			if err != nil {
+				return fmt.Errorf("sqlite: write tenant %s: %w", id, err)
+			}
+			q, vals = updateObserved, observedValues(next, placements)
 		} else {
 			row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)
 			if err != nil {
 				return fmt.Errorf("sqlite: write tenant %s: %w", id, err)
 			}
-			q, vals = updateTenant, append(tenantValues(row)[1:], next.ID)
+			all, err := tenantValues(row)
+			if err != nil {
+				return err
+			}
+			q, vals = updateTenant, append(all[1:], next.ID)
 		}
 		write, err := s.txStmt(ctx, tx, q)
 		if err != nil {
@@ -210,22 +223,45 @@ func (s *Store) update(ctx context.Context, id string, desired bool, apply func(
 // updateObserved writes the columns an observation changes, for tenants
 // that stay live. SQLite then maintains only the indexes on those columns
 // and checks only their constraints: an observation costs about half of a
-// full update.
+// full update. The placements column holds the observed state of a tenant
+// of several placements (a Simple tenant's stays '[]').
 const updateObserved = `UPDATE tenants SET status = ?, status_message = ?, observed_generation = ?,
-	resource_ids = ?, endpoints = ?, status_changed_at = ?, attempts = ?, retry_at = ?, updated_at = ?, drift = ?
+	resource_ids = ?, endpoints = ?, status_changed_at = ?, attempts = ?, retry_at = ?, updated_at = ?, drift = ?,
+	placements = ?
 	WHERE id = ?`
 
-// observedValues returns updateObserved's arguments for t.
-func observedValues(t *tenant.Tenant) []any {
+// observedValues returns updateObserved's arguments for t, whose placements
+// column is placements.
+func observedValues(t *tenant.Tenant, placements string) []any {
 	return []any{string(t.Status), t.StatusMessage, t.ObservedGeneration,
 		jsonText(t.ResourceIDs, "{}"), jsonText(t.Endpoints, "[]"),
-		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt), micros(t.UpdatedAt), driftText(t.Drift), t.ID}
+		micros(t.StatusChangedAt), t.Attempts, nullMicros(t.RetryAt), micros(t.UpdatedAt), driftText(t.Drift),
+		placements, t.ID}
+}
+
+// observedPlacements is the placements column of next, an observation of
+// cur, which was read with its compute_config as stored: "[]" for a
+// Simple tenant, at no cost; else the placements with their configs as
+// stored (tenant.ToStore keeps the stored text of each config the
+// observation did not change, which is every one).
+func (s *Store) observedPlacements(cur, next *tenant.Tenant, stored json.RawMessage) (string, error) {
+	if next.Simple() {
+		return "[]", nil
+	}
+	row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)
+	if err != nil {
+		return "", err
+	}
+	return tenant.PlacementsText(row)
 }
 
 // onlyObserved reports whether next differs from cur in updateObserved's
-// columns only.
+// columns only: for a tenant of several placements, in its placements'
+// observed state and not their desired state, which the placements column
+// holds too.
 func onlyObserved(cur, next *tenant.Tenant) bool {
 	return cur.Name == next.Name && cur.Provider == next.Provider && bytes.Equal(cur.ComputeConfig, next.ComputeConfig) &&
+		tenant.SameDesiredPlacements(cur.Placements, next.Placements) &&
 		maps.Equal(cur.Labels, next.Labels) && maps.Equal(cur.Annotations, next.Annotations) &&
 		samePlan(cur.Plan, next.Plan) && sameWindow(cur.MaintenanceWindow, next.MaintenanceWindow) &&
 		cur.Generation == next.Generation && cur.Version == next.Version &&

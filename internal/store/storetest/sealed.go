@@ -30,14 +30,19 @@ type SealedDB struct {
 	// Raw returns the compute_config of tenant id as the database holds
 	// it, read with SQL beside the store.
 	Raw func(t *testing.T, id string) string
+	// RawPlacements returns the placements column of tenant id as the
+	// database holds it (tenant.PlacementsText), read as Raw reads.
+	RawPlacements func(t *testing.T, id string) string
 }
 
 // RunSealed checks a store given a tenant.Sealer (a seal.Configs):
 // the database holds no secret in plain text, callers see plain configs,
 // a change that alters nothing writes nothing, seal.Rotate moves
 // every value to a new key beside running writes, and a value sealed with
-// a key that is gone is an error that names it. newDB returns a new,
-// empty database for each check.
+// a key that is gone is an error that names it; so are the configs of
+// every placement of a tenant, and a tenant of one placement keeps its
+// placements column '[]'. newDB returns a new, empty database for each
+// check.
 func RunSealed(t *testing.T, newDB func(t *testing.T) SealedDB) {
 	tests := []struct {
 		name string
@@ -48,6 +53,8 @@ func RunSealed(t *testing.T, newDB func(t *testing.T) SealedDB) {
 		{"Rotate", testRotate},
 		{"RotateBesideWrites", testRotateBesideWrites},
 		{"RemovedKey", testRemovedKey},
+		{"PlacementSecrets", testPlacementSecrets},
+		{"SimplePlacementsColumn", testSimplePlacementsColumn},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -316,7 +323,7 @@ func testRotate(t *testing.T, db SealedDB) {
 			t.Fatal(err)
 		}
 		checkConfig(t, "after rotation", after.ComputeConfig, tn.ComputeConfig)
-		if diff := cmp.Diff(tn, after, cmpopts.IgnoreFields(tenant.Tenant{}, "ComputeConfig")); diff != "" {
+		if diff := cmp.Diff(tn, after, cmpopts.IgnoreFields(tenant.Tenant{}, "ComputeConfig"), tenantCmp); diff != "" {
 			t.Errorf("rotation changed tenant %s (-before +after):\n%s", tn.Name, diff)
 		}
 	}
