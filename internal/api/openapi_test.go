@@ -162,6 +162,7 @@ var (
 		"publishPlanVersion": `{"config":{"image":"example.com/app:2"},"message":"a new image"}`,
 		"createRollout":      `{"plan":"example-fleet","waves":[{"name":"canary","count":1},{"percent":30}],"bake":"1m","max_failures":1}`,
 		"abortRollout":       `{"rollback":true}`,
+		"moveTenant":         `{"compute_config":{"image":"example.com/app:1"},"hold":true}`,
 	}
 	exampleType = map[string]string{
 		"createTenant":       "application/json",
@@ -171,6 +172,7 @@ var (
 		"publishPlanVersion": "application/json",
 		"createRollout":      "application/json",
 		"abortRollout":       "application/json",
+		"moveTenant":         "application/json",
 	}
 )
 
@@ -198,6 +200,11 @@ var exampleStatuses = map[string]int{
 	"deleteTenant": http.StatusAccepted,
 	// No controller provisions the tenant here, so it has no workload.
 	"getTenantStatus": http.StatusNotFound,
+	// No controller makes the example tenant ready, and a move starts
+	// from a ready placement; nor is it moving, to approve or cancel.
+	"moveTenant":  http.StatusConflict,
+	"approveMove": http.StatusConflict,
+	"cancelMove":  http.StatusConflict,
 	// The example rollout is running, not paused.
 	"resumeRollout": http.StatusConflict,
 	"createRollout": http.StatusCreated,

@@ -58,6 +58,8 @@ var problemTable = []problemRow{
 	{err: tenant.ErrNameTaken, name: "tenant.ErrNameTaken", status: http.StatusConflict, code: wire.CodeNameTaken,
 		detail: "a tenant that is not deleted already has this name; choose another or delete that tenant first",
 		fields: func(error) []wire.FieldError { return []wire.FieldError{{Pointer: "/name", Message: "is taken"}} }},
+	{err: tenant.ErrMoving, name: "tenant.ErrMoving", status: http.StatusConflict, code: wire.CodeTenantMoving,
+		detail: "a placement of the tenant is being moved, or is not in a state to move: wait for the move (GET the tenant shows its step), or cancel it (POST /v1/tenants/{tenant}/move/cancel)"},
 	{err: tenant.ErrConflict, name: "tenant.ErrConflict", status: http.StatusConflict, code: wire.CodeVersionConflict,
 		detail: "the tenant changed while the request was handled; read it again and retry"},
 	{err: tenant.ErrUnavailable, name: "tenant.ErrUnavailable", status: http.StatusServiceUnavailable, code: wire.CodeStorageUnavailable,

@@ -162,10 +162,18 @@ const (
 
 // changeProblems are the problems of a change to a tenant's desired state.
 var changeProblems = map[int][]string{
-	http.StatusConflict:            {wire.CodeTenantDeleting, wire.CodeVersionConflict},
+	http.StatusConflict:            {wire.CodeTenantDeleting, wire.CodeVersionConflict, wire.CodeTenantMoving},
 	http.StatusUnprocessableEntity: {wire.CodeInvalidComputeConfig, wire.CodeProviderNotFound, wire.CodeInvalidPlan},
 	http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
 	http.StatusNotImplemented:      {wire.CodeFleetUnavailable},
+}
+
+// moveProblems are the problems of a move and its actions.
+var moveProblems = map[int][]string{
+	http.StatusNotFound:            {wire.CodeNotFound},
+	http.StatusConflict:            {wire.CodeTenantDeleting, wire.CodeVersionConflict, wire.CodeTenantMoving},
+	http.StatusUnprocessableEntity: {wire.CodeInvalidComputeConfig, wire.CodeProviderNotFound},
+	http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
 }
 
 // planDoc says how a change treats plan and maintenance_window.
@@ -285,6 +293,21 @@ var operationNotes = map[string]operationNote{
 		problems: rolloutActionProblems,
 	},
 	"getTenant": {params: []openapi.Parameter{includeDeletedParam}},
+	"moveTenant": {
+		description: "Make-before-break: the controller provisions the placement's workload on the target (compute_config's compute_provider) beside the source, " +
+			"waits until it runs and its endpoints answer, holds for an approval when hold is set, switches the placement (and its endpoints) to it in one write, " +
+			"then destroys the source. Every step is recorded: a landlord killed between two of them goes on from the step recorded. " +
+			"The placement must be ready; while it moves, the tenant is updating and other changes are a 409 tenant_moving.",
+		problems: moveProblems,
+	},
+	"approveMove": {
+		description: "A move asked for with hold switches once its target runs and answers, and this approval is given. The body may be left out for a tenant of one placement.",
+		problems:    moveProblems,
+	},
+	"cancelMove": {
+		description: "Before the switch only: the target is destroyed, the source serves on untouched. After the switch, move the placement back instead. The body may be left out for a tenant of one placement.",
+		problems:    moveProblems,
+	},
 	"replaceTenant": {
 		description: "labels and annotations left out (or null) are kept; {} removes them all. plan and maintenance_window left out (or null) are kept. " + planDoc +
 			"A change that alters nothing answers 200 without bumping generation.",

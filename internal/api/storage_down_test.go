@@ -30,6 +30,7 @@ var storageDownBodies = map[string]string{
 	"createPlan":         `{"name":"another"}`,
 	"publishPlanVersion": `{"config":{"image":"c"}}`,
 	"createRollout":      `{"plan":"standard"}`,
+	"moveTenant":         `{"compute_config":{"image":"m"}}`,
 }
 
 // With PostgreSQL stopped, every operation that reads or writes the

@@ -309,7 +309,18 @@ func (s *Server) renderPlacement(p *tenant.Placement) wire.Placement {
 		WorkloadID: p.WorkloadID, WorkloadName: p.WorkloadName, Removed: p.Removed,
 		Status: string(p.Status), StatusMessage: p.StatusMessage, ObservedGeneration: p.ObservedGeneration,
 		Attempts: p.Attempts, RetryAt: p.RetryAt, ResourceIDs: p.ResourceIDs, Endpoints: endpoints(p.Endpoints), Drift: wireDrift(p.Drift),
+		Move: s.renderMove(p.Move),
 	}
+}
+
+// renderMove is the API's view of a move: its other workload's secrets
+// redacted; nil stays nil.
+func (s *Server) renderMove(m *tenant.Move) *wire.Move {
+	if m == nil {
+		return nil
+	}
+	return &wire.Move{ID: m.ID, Step: string(m.Step), Hold: m.Hold, Approved: m.Approved, From: m.From, To: m.To,
+		Other: s.renderPlacement(&m.Other), RequestedAt: m.RequestedAt, Actor: m.Actor, SwitchedAt: m.SwitchedAt}
 }
 
 // placementRequests is the service's form of the placements of a request.

@@ -1,12 +1,14 @@
 package controller
 
 import (
+	"context"
 	"crypto/rand"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // Options configure a Controller. Zero values take the documented defaults.
@@ -78,6 +80,9 @@ type Options struct {
 	Plans PlanVersions
 	// Observer, if set, is told of every reconcile.
 	Observer ReconcileObserver
+	// Probe checks that an endpoint of a move's target answers before the
+	// move switches to it; nil dials it (ProbeEndpoint).
+	Probe func(ctx context.Context, e provider.Endpoint) error
 }
 
 // ReconcileObserver records reconciles (for metrics).
@@ -124,6 +129,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Probe == nil {
+		o.Probe = ProbeEndpoint
 	}
 	return o
 }

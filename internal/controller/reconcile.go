@@ -65,8 +65,21 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 		if err != nil {
 			return Result{}, err
 		}
+		plog := log.With(slog.String("placement", p.Name))
+		if p.Move != nil {
+			res, err := settle(c.reconcileMove(ctx, t, p.Name, epoch, plog))
+			if err != nil || res.Requeue {
+				return res, err
+			}
+			out = sooner(out, res)
+			if t.DeletionRequestedAt != nil {
+				// The move's other workload goes first: the placement is
+				// destroyed once the move is over.
+				continue
+			}
+		}
 		r := &reconcile{c: c, t: v, tenantID: t.ID, tenantName: t.Name, placement: p.Name, epoch: epoch,
-			log: log.With(slog.String("placement", p.Name), slog.String("workload_id", p.WorkloadID))}
+			log: plog.With(slog.String("workload_id", p.WorkloadID))}
 		res, err := settle(r.run(ctx))
 		if err != nil || res.Requeue {
 			return res, err
@@ -107,7 +120,12 @@ type reconcile struct {
 	// tenantID and tenantName are the tenant's, and placement the
 	// placement's name, "" for a tenant of one (tenant.Simple).
 	tenantID, tenantName, placement string
-	epoch                           int64 // of the tenant's partition lease; fences every write
+	// other: t is the view of the placement's move's workload that does
+	// not serve (tenant.OtherView), and full the tenant as last read or
+	// written.
+	other bool
+	full  *tenant.Tenant
+	epoch int64 // of the tenant's partition lease; fences every write
 	log   *slog.Logger
 	// repairing: this pass found drift and applies the spec again,
 	// whatever the workload's generation says.
@@ -433,16 +451,21 @@ func (r *reconcile) observe(ctx context.Context, obs tenant.Observation) error {
 	if obs.Endpoints == nil {
 		obs.Endpoints = r.t.Endpoints
 	}
-	obs.Placement = r.placement
+	obs.Placement, obs.Other = r.placement, r.other
 	next, err := r.c.store.UpdateObserved(ctx, r.tenantID, obs)
 	if err != nil {
 		return fmt.Errorf("controller: record %s for tenant %s%s: %w", obs.Status, r.tenantID, r.of(), err)
 	}
+	r.full = next
 	if r.placement != "" {
-		v, err := next.View(r.placement)
+		view := next.View
+		if r.other {
+			view = next.OtherView
+		}
+		v, err := view(r.placement)
 		if err != nil {
-			// A removed placement goes once it is deleted: this pass is
-			// done with it.
+			// A removed placement goes once it is deleted, and a move's
+			// other workload with its move: this pass is done with it.
 			gone := *r.t
 			gone.Status = tenant.StatusDeleted
 			v = &gone

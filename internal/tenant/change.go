@@ -77,6 +77,12 @@ func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []
 		return nil, nil, fmt.Errorf("%w: tenant %s is %s and cannot be changed", ErrConflict, cur.ID, cur.Status)
 	}
 	now = Timestamp(now)
+	if change.Move != nil {
+		return applyMove(cur, change, now)
+	}
+	if cur.Moving() {
+		return nil, nil, fmt.Errorf("%w: tenant %s cannot be changed while a placement moves; wait for the move, or cancel it", ErrMoving, cur.Name)
+	}
 	next := *cur
 	placements, err := changePlacements(cur, change, now)
 	if err != nil {
@@ -252,12 +258,18 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		return nil, nil, err
 	}
 	placements := clonePlacements(cur.Placements)
+	if obs.Other {
+		return applyOtherObservation(cur, placements, i, obs, now)
+	}
 	p := &placements[i]
 	if err := CheckTransition(p.Status, obs.Status); err != nil {
 		return nil, nil, fmt.Errorf("tenant %s%s: %w", cur.ID, placementSuffix(cur, p.Name), err)
 	}
 	if (cur.DeletionRequestedAt != nil || p.Removed) && obs.Status != StatusDeleting && obs.Status != StatusDeleted && obs.Status != StatusFailed {
 		return nil, nil, fmt.Errorf("%w: tenant %s%s is being deleted; it cannot become %s", ErrInvalidTransition, cur.ID, placementSuffix(cur, p.Name), obs.Status)
+	}
+	if p.Move != nil && obs.Status == StatusDeleted {
+		return nil, nil, fmt.Errorf("%w: placement %s of tenant %s is being moved: the move's other workload is destroyed first", ErrConflict, p.Name, cur.ID)
 	}
 	if obs.Attempts < 0 {
 		return nil, nil, fmt.Errorf("%w: attempts must not be negative", ErrInvalid)
@@ -266,28 +278,8 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		return nil, nil, fmt.Errorf("%w: only ready, failed or deleted can settle a generation, not %s", ErrInvalidTransition, obs.Status)
 	}
 	now = Timestamp(now)
-	from := p.Status
-	if p.Status != obs.Status {
-		p.StatusChangedAt = now
-	}
-	p.Status = obs.Status
-	p.StatusMessage = obs.Message
-	p.ResourceIDs = maps.Clone(obs.ResourceIDs)
-	p.Endpoints = slices.Clone(obs.Endpoints)
-	p.Attempts = obs.Attempts
-	p.RetryAt = nil
-	if obs.RetryAt != nil {
-		at := Timestamp(*obs.RetryAt)
-		p.RetryAt = &at
-	}
-	if obs.Settles || obs.Status == StatusDeleted {
-		p.ObservedGeneration = obs.Generation
-	}
-	if obs.Status == StatusDeleted {
-		p.ResourceIDs = nil
-		p.Endpoints = nil
-		p.Attempts, p.RetryAt = 0, nil
-	}
+	from, drift := p.Status, p.Drift
+	observe(p, obs, now)
 	simple := cur.Simple()
 	at := ""
 	if !simple {
@@ -297,20 +289,19 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 	if obs.Drift != nil && obs.Status != StatusDeleted {
 		// A drift still open and seen again (observed, not repaired) is
 		// not news; one that came back after it was resolved is.
-		if obs.Drift.Open() && obs.Drift.News(p.Drift) {
+		if obs.Drift.Open() && obs.Drift.News(drift) {
 			events = append(events, Event{TenantID: cur.ID, Placement: at, Time: now, Type: EventDrift, Generation: obs.Generation, Message: obs.Drift.Describe(), Actor: obs.Actor})
 		}
-		d := *obs.Drift
-		d.DetectedAt = Timestamp(d.DetectedAt)
-		if d.ResolvedAt != nil {
-			at := Timestamp(*d.ResolvedAt)
-			d.ResolvedAt = &at
-		}
-		d.Differences = slices.Clone(d.Differences)
-		p.Drift = &d
 	}
 	if !simple && from != obs.Status {
 		events = append(events, Event{TenantID: cur.ID, Placement: at, Time: now, Type: EventStatus, From: from, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor})
+	}
+	if obs.MoveStep != "" {
+		ev, err := applyMoveStep(cur, p, obs.MoveStep, now, obs.Actor)
+		if err != nil {
+			return nil, nil, err
+		}
+		events = append(events, *ev)
 	}
 	if p.Removed && p.Status == StatusDeleted && len(placements) > 1 {
 		placements = slices.Delete(placements, i, i+1)
@@ -332,6 +323,82 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		}
 		events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: next.Status, Generation: obs.Generation, Message: msg, Actor: obs.Actor})
 	}
+	return &next, events, nil
+}
+
+// observe applies obs's observed fields to p; now is a Timestamp.
+func observe(p *Placement, obs Observation, now time.Time) {
+	if p.Status != obs.Status {
+		p.StatusChangedAt = now
+	}
+	p.Status = obs.Status
+	p.StatusMessage = obs.Message
+	p.ResourceIDs = maps.Clone(obs.ResourceIDs)
+	p.Endpoints = slices.Clone(obs.Endpoints)
+	p.Attempts = obs.Attempts
+	p.RetryAt = nil
+	if obs.RetryAt != nil {
+		at := Timestamp(*obs.RetryAt)
+		p.RetryAt = &at
+	}
+	if obs.Settles || obs.Status == StatusDeleted {
+		p.ObservedGeneration = obs.Generation
+	}
+	if obs.Status == StatusDeleted {
+		p.ResourceIDs = nil
+		p.Endpoints = nil
+		p.Attempts, p.RetryAt = 0, nil
+	}
+	if obs.Drift != nil && obs.Status != StatusDeleted {
+		d := *obs.Drift
+		d.DetectedAt = Timestamp(d.DetectedAt)
+		if d.ResolvedAt != nil {
+			at := Timestamp(*d.ResolvedAt)
+			d.ResolvedAt = &at
+		}
+		d.Differences = slices.Clone(d.Differences)
+		p.Drift = &d
+	}
+}
+
+// applyOtherObservation is ApplyObservation of the workload of placement
+// i's move that does not serve (Move.Other): its status follows the
+// lifecycle's rules, and its deletion ends the move (finishMove). It
+// records no status events (the move's steps are events of their own),
+// and the tenant's status does not change.
+func applyOtherObservation(cur *Tenant, placements []Placement, i int, obs Observation, now time.Time) (*Tenant, []Event, error) {
+	p := &placements[i]
+	if p.Move == nil {
+		return nil, nil, fmt.Errorf("%w: placement %s of tenant %s is not moving (the move ended meanwhile)", ErrConflict, p.Name, cur.ID)
+	}
+	o := &p.Move.Other
+	if err := CheckTransition(o.Status, obs.Status); err != nil {
+		return nil, nil, fmt.Errorf("tenant %s placement %s, the move's workload: %w", cur.ID, p.Name, err)
+	}
+	leaving := p.Move.Step == MoveCancelling || p.Move.Step == MoveDestroyingSource || cur.DeletionRequestedAt != nil
+	if leaving && obs.Status != StatusDeleting && obs.Status != StatusDeleted && obs.Status != StatusFailed {
+		return nil, nil, fmt.Errorf("%w: the move's workload of placement %s of tenant %s is being destroyed; it cannot become %s", ErrInvalidTransition, p.Name, cur.ID, obs.Status)
+	}
+	if obs.Settles && !obs.Status.Settled() {
+		return nil, nil, fmt.Errorf("%w: only ready, failed or deleted can settle a generation, not %s", ErrInvalidTransition, obs.Status)
+	}
+	now = Timestamp(now)
+	observe(o, obs, now)
+	var events []Event
+	switch {
+	case obs.Status == StatusDeleted:
+		events = append(events, finishMove(cur, p, now, obs.Actor))
+	case obs.MoveStep != "":
+		ev, err := applyMoveStep(cur, p, obs.MoveStep, now, obs.Actor)
+		if err != nil {
+			return nil, nil, err
+		}
+		events = append(events, *ev)
+	}
+	next := *cur
+	next.Placements = placements
+	next.UpdatedAt = now
+	next.summarize(now)
 	return &next, events, nil
 }
 

@@ -61,6 +61,8 @@ type Placement struct {
 	// state: the controller destroys its workload, and the placement goes
 	// when that is done.
 	Removed bool `json:"removed,omitempty"`
+	// Move is the placement's move in progress, if any.
+	Move *Move `json:"move,omitempty"`
 
 	// Observed state, as a tenant of one placement has it.
 	Status             Status              `json:"status"`
@@ -118,7 +120,7 @@ func (t *Tenant) Simple() bool {
 		return true
 	}
 	p := &t.Placements[0]
-	return len(t.Placements) == 1 && p.Name == DefaultPlacement && p.WorkloadID == t.ID && p.WorkloadName == t.Name && !p.Removed
+	return len(t.Placements) == 1 && p.Name == DefaultPlacement && p.WorkloadID == t.ID && p.WorkloadName == t.Name && !p.Removed && p.Move == nil
 }
 
 // Placement returns the named placement, nil when t has none of that name.
@@ -205,6 +207,11 @@ func clonePlacements(ps []Placement) []Placement {
 		if p.RetryAt != nil {
 			at := *p.RetryAt
 			p.RetryAt = &at
+		}
+		if p.Move != nil {
+			m := *p.Move
+			m.Other = clonePlacements([]Placement{m.Other})[0]
+			p.Move = &m
 		}
 	}
 	return out
@@ -296,12 +303,13 @@ func validatePlacements(t *Tenant, errs *violation.List) {
 }
 
 // summarize sets the tenant-level observed state of a tenant of several
-// placements from its placements' (a tenant of one has its placement's,
-// unchanged):
+// placements, or of one being moved, from its placements' (a tenant of one
+// has its placement's, unchanged):
 //
 //   - deleted once every placement is deleted; while deletion is asked
 //     for, failed when a placement's destruction failed, else deleting;
-//   - otherwise failed when a placement failed at this generation, ready
+//   - otherwise failed when a placement failed at this generation,
+//     updating while a placement moves (its source serves), ready
 //     when every placement is ready, and while one is still being worked
 //     on, provisioning when the tenant has never been ready (it is
 //     requested or provisioning), else updating;
@@ -311,7 +319,7 @@ func validatePlacements(t *Tenant, errs *violation.List) {
 // each message after its placement's name.
 func (t *Tenant) summarize(now time.Time) {
 	t.mirror()
-	if len(t.Placements) == 1 {
+	if len(t.Placements) == 1 && t.Placements[0].Move == nil {
 		p := &t.Placements[0]
 		if p.Status != t.Status {
 			t.StatusChangedAt = now
@@ -321,12 +329,16 @@ func (t *Tenant) summarize(now time.Time) {
 		return
 	}
 	count := map[Status]int{}
-	failed := false
+	failed, moving := false, false
 	observed := t.Generation
 	var msgs []string
 	attempts := 0
 	var retry *time.Time
 	for _, p := range t.Placements {
+		if p.Move != nil {
+			moving = true
+			msgs = append(msgs, fmt.Sprintf("%s: moving to %s (%s)", p.Name, p.Move.To, strings.ReplaceAll(string(p.Move.Step), "_", " ")))
+		}
 		count[p.Status]++
 		if p.Status == StatusFailed && p.ObservedGeneration == t.Generation {
 			failed = true
@@ -351,6 +363,11 @@ func (t *Tenant) summarize(now time.Time) {
 		status = StatusDeleting
 	case failed:
 		status = StatusFailed
+	case moving:
+		// A move is a change in progress, whose source serves: the tenant
+		// is updating until it is done, and found by the controller's
+		// sweeps (ListWork) after a restart.
+		status = StatusUpdating
 	case count[StatusReady] == n:
 		status = StatusReady
 	case count[StatusRequested] == n:

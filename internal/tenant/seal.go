@@ -68,15 +68,42 @@ func OpenStored(s Sealer, t *Tenant) (json.RawMessage, error) {
 		p := &t.Placements[i]
 		if i == 0 {
 			p.ComputeConfig = plain
-			continue
-		}
-		open, err := s.Open(t.ID, p.ComputeConfig)
-		if err != nil {
+		} else if err := openPlacement(s, t.ID, p); err != nil {
 			return nil, fmt.Errorf("placement %s: %w", p.Name, err)
 		}
-		p.stored, p.read, p.ComputeConfig = p.ComputeConfig, open, open
+		if p.Move != nil {
+			if err := openPlacement(s, t.ID, &p.Move.Other); err != nil {
+				return nil, fmt.Errorf("placement %s, its move's workload: %w", p.Name, err)
+			}
+		}
 	}
 	return stored, nil
+}
+
+// openPlacement opens p's stored config in place, keeping the stored
+// text for ToStore.
+func openPlacement(s Sealer, id string, p *Placement) error {
+	open, err := s.Open(id, p.ComputeConfig)
+	if err != nil {
+		return err
+	}
+	p.stored, p.read, p.ComputeConfig = p.ComputeConfig, open, open
+	return nil
+}
+
+// sealPlacement seals p's config in place, or puts back the stored text
+// it was read from when it is unchanged.
+func sealPlacement(s Sealer, id string, p *Placement) error {
+	if p.stored != nil && bytes.Equal(p.ComputeConfig, p.read) {
+		p.ComputeConfig = p.stored
+		return nil
+	}
+	sealed, err := s.Seal(id, p.Provider, p.ComputeConfig)
+	if err != nil {
+		return err
+	}
+	p.ComputeConfig = sealed
+	return nil
 }
 
 // OpenListed opens, in place, the compute_config of t, a tenant of a
@@ -119,17 +146,15 @@ func ToStore(s Sealer, t *Tenant, read, stored json.RawMessage) (*Tenant, error)
 	out.Placements = clonePlacements(t.Placements)
 	for i := range out.Placements {
 		p := &out.Placements[i]
-		switch {
-		case i == 0:
+		if i == 0 {
 			p.ComputeConfig = out.ComputeConfig
-		case p.stored != nil && bytes.Equal(p.ComputeConfig, p.read):
-			p.ComputeConfig = p.stored
-		default:
-			sealed, err := s.Seal(t.ID, p.Provider, p.ComputeConfig)
-			if err != nil {
-				return nil, fmt.Errorf("placement %s: %w", p.Name, err)
+		} else if err := sealPlacement(s, t.ID, p); err != nil {
+			return nil, fmt.Errorf("placement %s: %w", p.Name, err)
+		}
+		if p.Move != nil {
+			if err := sealPlacement(s, t.ID, &p.Move.Other); err != nil {
+				return nil, fmt.Errorf("placement %s, its move's workload: %w", p.Name, err)
 			}
-			p.ComputeConfig = sealed
 		}
 	}
 	return &out, nil
@@ -183,29 +208,16 @@ func RewritePlacements(id, text string, rewrite func(id, provider string, stored
 		return "", fmt.Errorf("tenant %s: decode placements: %w", id, err)
 	}
 	changed := false
-	for i := 1; i < len(ps); i++ {
-		// Decoded to a map of raw values, so that every field written by
-		// any version is kept as it is.
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(ps[i], &fields); err != nil {
-			return "", fmt.Errorf("tenant %s: decode placement %d: %w", id, i, err)
-		}
-		var provider string
-		if err := json.Unmarshal(fields["provider"], &provider); err != nil {
-			return "", fmt.Errorf("tenant %s: decode placement %d: provider: %w", id, i, err)
-		}
-		next, err := rewrite(id, provider, fields["compute_config"])
+	for i := range ps {
+		// The first placement's config is the compute_config column's;
+		// its move's is here.
+		next, err := rewritePlacement(id, ps[i], i > 0, rewrite)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("tenant %s: placement %d: %w", id, i, err)
 		}
-		if next == nil {
-			continue
+		if next != nil {
+			ps[i], changed = next, true
 		}
-		fields["compute_config"] = next
-		if ps[i], err = json.Marshal(fields); err != nil {
-			return "", fmt.Errorf("tenant %s: encode placement %d: %w", id, i, err)
-		}
-		changed = true
 	}
 	if !changed {
 		return "", nil
@@ -215,4 +227,50 @@ func RewritePlacements(id, text string, rewrite func(id, provider string, stored
 		return "", fmt.Errorf("tenant %s: encode placements: %w", id, err)
 	}
 	return string(b), nil
+}
+
+// rewritePlacement applies rewrite to the stored config of one placement's
+// text (when config), and to its move's workload's, and returns the text
+// to write back, nil when nothing changed. The text is decoded to a map of
+// raw values, so that every member written by any version is kept.
+func rewritePlacement(id string, raw json.RawMessage, config bool, rewrite func(id, provider string, stored json.RawMessage) (json.RawMessage, error)) (json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, err
+	}
+	changed := false
+	if config {
+		var provider string
+		if err := json.Unmarshal(fields["provider"], &provider); err != nil {
+			return nil, fmt.Errorf("provider: %w", err)
+		}
+		next, err := rewrite(id, provider, fields["compute_config"])
+		if err != nil {
+			return nil, err
+		}
+		if next != nil {
+			fields["compute_config"], changed = next, true
+		}
+	}
+	if move, ok := fields["move"]; ok && string(move) != "null" {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(move, &m); err != nil {
+			return nil, fmt.Errorf("move: %w", err)
+		}
+		other, err := rewritePlacement(id, m["other"], true, rewrite)
+		if err != nil {
+			return nil, fmt.Errorf("move: %w", err)
+		}
+		if other != nil {
+			m["other"] = other
+			if fields["move"], err = json.Marshal(m); err != nil {
+				return nil, err
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		return nil, nil
+	}
+	return json.Marshal(fields)
 }

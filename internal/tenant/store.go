@@ -225,7 +225,10 @@ type DesiredChange struct {
 	ComputeConfig json.RawMessage
 	// Placements, when not nil, are the tenant's placements as they are
 	// to be (see ApplyDesired).
-	Placements  []PlacementSpec
+	Placements []PlacementSpec
+	// Move, when set, is the change: a move of a placement started,
+	// approved or cancelled; nothing else of the change is read.
+	Move        *MoveAction
 	Labels      map[string]string
 	Annotations map[string]string
 	// Plan and MaintenanceWindow replace the tenant's (nil: none).
@@ -241,7 +244,14 @@ type Observation struct {
 	// Generation is the desired generation the controller acted on.
 	Generation int64
 	// Placement names the placement observed; "" for a tenant of one.
-	Placement   string
+	Placement string
+	// Other says the observation is of the workload of the placement's
+	// move that does not serve (Move.Other) rather than of the placement.
+	Other bool
+	// MoveStep, when set, takes the placement's move to that step
+	// (MoveAwaitingApproval, or MoveDestroyingSource: the switch), once
+	// the observation is applied.
+	MoveStep    MoveStep
 	Status      Status
 	Message     string
 	ResourceIDs map[string]string

@@ -20,6 +20,7 @@ const (
 	CodeNameTaken            = "name_taken"
 	CodeVersionConflict      = "version_conflict"
 	CodeTenantDeleting       = "tenant_deleting"
+	CodeTenantMoving         = "tenant_moving"
 	CodeProviderEnabled      = "provider_enabled"
 	CodePreconditionFailed   = "precondition_failed"
 	CodeBodyTooLarge         = "body_too_large"

@@ -77,6 +77,49 @@ type Placement struct {
 	ResourceIDs        map[string]string `json:"resource_ids,omitempty"`
 	Endpoints          []Endpoint        `json:"endpoints,omitempty"`
 	Drift              *Drift            `json:"drift,omitempty"`
+	// Move is the placement's move in progress, if any.
+	Move *Move `json:"move,omitempty"`
+}
+
+// Move is a placement's move to another provider (or place) in progress:
+// make-before-break, the target is provisioned beside the source, awaited
+// until it runs and its endpoints answer, switched to (after an approval,
+// when the move holds for one), and the source destroyed.
+type Move struct {
+	ID string `json:"id"`
+	// Step is provisioning (the target is made and awaited),
+	// awaiting_approval, destroying_source (switched) or cancelling (the
+	// target is destroyed).
+	Step     string `json:"step"`
+	Hold     bool   `json:"hold,omitempty"`
+	Approved bool   `json:"approved,omitempty"`
+	// From and To are the source's and the target's providers.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Other is the workload that does not serve: the target until the
+	// switch, the source after it.
+	Other       Placement  `json:"other"`
+	RequestedAt time.Time  `json:"requested_at"`
+	Actor       string     `json:"actor,omitempty"`
+	SwitchedAt  *time.Time `json:"switched_at,omitempty"`
+}
+
+// MoveRequest is the body of POST /v1/tenants/{tenant}/move: the
+// placement to move (optional for a tenant of one) and its config on the
+// target, whose compute_provider names the target provider.
+type MoveRequest struct {
+	Placement     string          `json:"placement,omitempty"`
+	ComputeConfig json.RawMessage `json:"compute_config"`
+	// Hold makes the move wait for an approval
+	// (POST /v1/tenants/{tenant}/move/approve) before it switches.
+	Hold bool `json:"hold,omitempty"`
+}
+
+// MoveActionRequest is the body of POST /v1/tenants/{tenant}/move/approve
+// and /move/cancel: the placement whose move it is (optional for a tenant
+// of one).
+type MoveActionRequest struct {
+	Placement string `json:"placement,omitempty"`
 }
 
 // PlacementRequest is a placement as a create or a replace declares it:

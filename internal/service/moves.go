@@ -1,0 +1,104 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
+)
+
+// MoveRequest asks for a move of a tenant's placement (see tenant.Move),
+// or acts on the one in progress.
+type MoveRequest struct {
+	// Tenant is the tenant's id or name.
+	Tenant string
+	// Placement names the placement; "" for a tenant of one.
+	Placement string
+	Kind      tenant.MoveKind
+	// ComputeConfig is the placement's config on the target, for a start:
+	// its compute_provider chooses the target provider. Hold makes the
+	// move wait for an approval before it switches.
+	ComputeConfig json.RawMessage
+	Hold          bool
+	// Expect are the versions the request accepts; none accepts any.
+	Expect Versions
+	Actor  string
+	// Seen, if set, is told of the tenant as read (for the log line of
+	// the request).
+	Seen func(*tenant.Tenant)
+}
+
+// MoveTenant starts, approves or cancels the move of a tenant's placement.
+// A start resolves the target's config against its provider's schema, as
+// a create does, and needs the placement ready; the controller does the
+// rest.
+func (s *Service) MoveTenant(ctx context.Context, m MoveRequest) (*tenant.Tenant, error) {
+	if m.Kind == tenant.MoveStart {
+		if err := RequireObject(m.ComputeConfig, "/compute_config"); err != nil {
+			return nil, err
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		cur, err := s.tenants.Get(ctx, m.Tenant, tenant.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if m.Seen != nil {
+			m.Seen(cur)
+		}
+		if !m.Expect.Match(cur.Version) {
+			return nil, &StaleError{What: "tenant", Current: cur.Version}
+		}
+		if cur.DeletionRequestedAt != nil {
+			return nil, refuse(KindConflict, wire.CodeTenantDeleting, "the tenant is being deleted and cannot move")
+		}
+		action := &tenant.MoveAction{Kind: m.Kind, Placement: m.Placement, Hold: m.Hold}
+		if m.Kind == tenant.MoveStart {
+			if action.Provider, action.ComputeConfig, err = s.resolveTarget(ctx, cur, m); err != nil {
+				return nil, err
+			}
+		}
+		updated, err := s.tenants.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, Move: action, Actor: m.Actor})
+		switch {
+		case errors.Is(err, tenant.ErrConflict) && !m.Expect.Any():
+			return nil, &StaleError{What: "tenant"}
+		case errors.Is(err, tenant.ErrConflict) && attempt < maxRetries:
+			continue
+		case err != nil:
+			return nil, err
+		}
+		return updated, nil
+	}
+}
+
+// resolveTarget resolves the config of the target of a move of cur's
+// placement, as the target's workload will be asked to run it.
+func (s *Service) resolveTarget(ctx context.Context, cur *tenant.Tenant, m MoveRequest) (string, json.RawMessage, error) {
+	var p *tenant.Placement
+	switch {
+	case m.Placement != "":
+		p = cur.Placement(m.Placement)
+	case len(cur.Placements) == 1:
+		p = &cur.Placements[0]
+	default:
+		return "", nil, refuse(KindMalformed, wire.CodeInvalidBody,
+			fmt.Sprintf("tenant %s has several placements: name the one to move", cur.Name),
+			Field{Pointer: "/placement", Message: "is required for a tenant with several placements"})
+	}
+	if p == nil {
+		return "", nil, refuse(KindNotFound, wire.CodeNotFound, fmt.Sprintf("tenant %s has no placement %q", cur.Name, m.Placement),
+			Field{Pointer: "/placement", Message: "names no placement of the tenant"})
+	}
+	res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
+		TenantID: p.WorkloadID, TenantName: p.WorkloadName, Generation: cur.Generation,
+		ComputeConfig: m.ComputeConfig, Previous: p.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return res.Spec.ProviderType, res.Config, nil
+}
