@@ -60,6 +60,7 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 	// status summarizes theirs as the store records them.
 	c.workloads.remember(t)
 	var out Result
+	again := false
 	for _, p := range t.Placements {
 		v, err := t.View(p.Name)
 		if err != nil {
@@ -74,7 +75,9 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 			out = sooner(out, res)
 			if t.DeletionRequestedAt != nil {
 				// The move's other workload goes first: the placement is
-				// destroyed once the move is over.
+				// destroyed, in the next pass, once the move is over (a
+				// pass that waits to retry it says when).
+				again = again || res.RequeueAfter == 0
 				continue
 			}
 		}
@@ -85,6 +88,9 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 			return res, err
 		}
 		out = sooner(out, res)
+	}
+	if again {
+		return Result{Requeue: true}, nil
 	}
 	return out, nil
 }
