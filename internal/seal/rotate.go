@@ -2,6 +2,7 @@ package seal
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,11 +180,13 @@ type Stats struct {
 
 // Rotate seals every tenant's stored compute_config again with c's
 // primary key (see Reseal), a batch of tenants per transaction, through a
-// store's ConfigRewriter. It is safe beside a running landlord (the rows
+// store's ConfigRewriter, the configs of tenants' placements and moves
+// with the tenant's own. It is safe beside a running landlord (the rows
 // of a batch are locked while they are rewritten, and nothing that a
 // tenant means changes) and idempotent: a second run finds every value
-// current and writes nothing. A tenant whose values do not open is
-// recorded in Stats.Failed and skipped; an error of the store ends the
+// current and writes nothing. A tenant a value of which does not open is
+// recorded in Stats.Failed, and the config holding that value skipped
+// (its other configs are rotated); an error of the store ends the
 // rotation.
 func Rotate(ctx context.Context, store tenant.ConfigRewriter, c *Configs, opts RotateOptions) (Stats, error) {
 	stats := Stats{NoSchema: map[string]int{}}
@@ -200,21 +203,26 @@ func Rotate(ctx context.Context, store tenant.ConfigRewriter, c *Configs, opts R
 		noSchema  string
 		err       error
 	}
+	// A config is one of a tenant's: its compute_config, and those of its
+	// placements and their moves, each passed to rewrite.
+	type config struct{ id, provider, stored string }
 	for after := ""; ; {
-		// A retried transaction calls rewrite again for the same tenants:
-		// the last call's result is the one that counts.
-		batch := map[string]result{}
+		// A retried transaction calls rewrite again for the same configs:
+		// the last call's result is the one that counts. (Two configs of
+		// one tenant stored as the same text count once.)
+		batch := map[config]result{}
 		last, err := store.RewriteConfigs(ctx, after, size, func(id, provider string, stored json.RawMessage) (json.RawMessage, error) {
+			key := config{id, provider, string(stored)}
 			out, n, err := c.Reseal(id, provider, stored, opts.Decrypt)
 			r := result{counts: n, rewritten: out != nil}
 			switch {
 			case errors.Is(err, ErrNoSchema):
 				r.noSchema = provider
 			case err != nil:
-				batch[id] = result{err: err}
+				batch[key] = result{err: err}
 				return nil, nil
 			}
-			batch[id] = r
+			batch[key] = r
 			if opts.DryRun {
 				return nil, nil
 			}
@@ -223,19 +231,37 @@ func Rotate(ctx context.Context, store tenant.ConfigRewriter, c *Configs, opts R
 		if err != nil {
 			return stats, fmt.Errorf("seal: rotate after tenant %q: %w", after, err)
 		}
-		for _, id := range slices.Sorted(maps.Keys(batch)) {
-			r := batch[id]
+		// Each tenant counts once: failed when a config of it failed
+		// (its other configs are rotated), rewritten when one was.
+		tenants := map[string][]result{}
+		for _, key := range slices.SortedFunc(maps.Keys(batch), func(a, b config) int {
+			return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.provider, b.provider), cmp.Compare(a.stored, b.stored))
+		}) {
+			tenants[key.id] = append(tenants[key.id], batch[key])
+		}
+		for _, id := range slices.Sorted(maps.Keys(tenants)) {
 			stats.Tenants++
-			if r.err != nil {
-				stats.Failed = append(stats.Failed, r.err)
-				continue
+			var failed, rewritten bool
+			noSchema := map[string]bool{}
+			for _, r := range tenants[id] {
+				if r.err != nil {
+					if !failed {
+						stats.Failed = append(stats.Failed, r.err)
+					}
+					failed = true
+					continue
+				}
+				stats.Counts.add(r.counts)
+				rewritten = rewritten || r.rewritten
+				if r.noSchema != "" {
+					noSchema[r.noSchema] = true
+				}
 			}
-			stats.Counts.add(r.counts)
-			if r.rewritten {
+			if rewritten && !failed {
 				stats.Rewritten++
 			}
-			if r.noSchema != "" {
-				stats.NoSchema[r.noSchema]++
+			for p := range noSchema {
+				stats.NoSchema[p]++
 			}
 		}
 		if last == "" {
