@@ -144,6 +144,11 @@ func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Eve
 			return nil, nil, fmt.Errorf("%w: placement %s is already moving to %s (%s); wait for it, or cancel it", ErrMoving, p.Name, p.Move.To, p.Move.Step)
 		case p.Removed:
 			return nil, nil, fmt.Errorf("%w: /placement: placement %s is being removed", ErrInvalid, p.Name)
+		case cur.Plan != nil:
+			// A plan's config is for one provider: the tenant would run
+			// the plan's layer on another.
+			return nil, nil, fmt.Errorf("%w: tenant %s follows plan %s, whose config is for %s; leave the plan (PATCH {\"plan\": null}) to move it on its own",
+				ErrMoving, cur.Name, cur.Plan, p.Provider)
 		case p.Status != StatusReady || p.ObservedGeneration != cur.Generation:
 			return nil, nil, fmt.Errorf("%w: placement %s is %s, not ready at generation %d: a move starts from a running placement; wait for it (or fix it) first",
 				ErrMoving, p.Name, p.Status, cur.Generation)
