@@ -2,9 +2,11 @@ package service_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/service"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // TestErrorKeepsItsCause: a refusal's text, which the log shows, holds
@@ -24,6 +26,23 @@ func TestErrorKeepsItsCause(t *testing.T) {
 		}
 		if tc.err.Err != nil && !errors.Is(tc.err, cause) {
 			t.Errorf("%v does not wrap its cause", tc.err)
+		}
+	}
+}
+
+// TestLeftRunningNamesEveryPlacement: forgetting a tenant with placements
+// names what each placement's workload, and a move's, may have left.
+func TestLeftRunningNamesEveryPlacement(t *testing.T) {
+	tn := &tenant.Tenant{ID: "0190c4a5-1f2e-7c3d-8b4a-5e6f7a8b9c0d", Name: "acme", Placements: []tenant.Placement{
+		{Name: "web", Provider: "docker", WorkloadID: "w1", ResourceIDs: map[string]string{"container": "c1"}},
+		{Name: "worker", Provider: "nomad", WorkloadID: "w2", ResourceIDs: map[string]string{"job": "j2"},
+			Move: &tenant.Move{Other: tenant.Placement{Provider: "kubernetes", WorkloadID: "w3", ResourceIDs: map[string]string{"deployment": "d3"}}}},
+	}}
+	got := service.LeftRunning(tn)
+	for _, want := range []string{"placement web (workload w1 on docker): container=c1", "placement worker (workload w2 on nomad): job=j2",
+		"placement worker's move (workload w3 on kubernetes): deployment=d3"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("LeftRunning = %q, lacks %q", got, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 )
 
 // forgetTenant deletes the record of a tenant whose provider is not
@@ -50,12 +51,32 @@ func (s *Service) forgetTenant(ctx context.Context, cur *tenant.Tenant, d Deleti
 // LeftRunning names what a tenant's workload had on its platform, as far
 // as landlord knows: its resource ids and endpoints.
 func LeftRunning(t *tenant.Tenant) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(t.ResourceIDs)) {
-		parts = append(parts, k+"="+t.ResourceIDs[k])
+	if t.Simple() {
+		return leftRunning("", t.ResourceIDs, t.Endpoints)
 	}
-	for _, e := range t.Endpoints {
+	var parts []string
+	for _, p := range t.Placements {
+		parts = append(parts, leftRunning("placement "+p.Name+" (workload "+p.WorkloadID+" on "+p.Provider+"): ", p.ResourceIDs, p.Endpoints))
+		if m := p.Move; m != nil {
+			parts = append(parts, leftRunning("placement "+p.Name+"'s move (workload "+m.Other.WorkloadID+" on "+m.Other.Provider+"): ",
+				m.Other.ResourceIDs, m.Other.Endpoints))
+		}
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), "; ")
+}
+
+// leftRunning lists resource ids and endpoints after prefix; "" when
+// there are none.
+func leftRunning(prefix string, ids map[string]string, endpoints []provider.Endpoint) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(ids)) {
+		parts = append(parts, k+"="+ids[k])
+	}
+	for _, e := range endpoints {
 		parts = append(parts, "endpoint "+e.Address)
 	}
-	return strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return ""
+	}
+	return prefix + strings.Join(parts, ", ")
 }
