@@ -88,6 +88,9 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 			return res, err
 		}
 		out = sooner(out, res)
+		if r.full != nil && r.full.Status == tenant.StatusDeleted {
+			c.workloads.remember(r.full) // forgets its workloads
+		}
 	}
 	if again {
 		return Result{Requeue: true}, nil

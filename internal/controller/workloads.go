@@ -18,11 +18,22 @@ type workloads struct {
 	m sync.Map // workload id → tenant id
 }
 
-// remember maps t's placements' workloads to t.
+// remember maps t's placements' workloads, and their moves', to t; a
+// deleted tenant's are forgotten.
 func (w *workloads) remember(t *tenant.Tenant) {
 	for _, p := range t.Placements {
-		if p.WorkloadID != t.ID {
-			w.m.Store(p.WorkloadID, t.ID)
+		ids := []string{p.WorkloadID}
+		if p.Move != nil {
+			ids = append(ids, p.Move.Other.WorkloadID)
+		}
+		for _, id := range ids {
+			switch {
+			case id == t.ID:
+			case t.Status == tenant.StatusDeleted:
+				w.m.Delete(id)
+			default:
+				w.m.Store(id, t.ID)
+			}
 		}
 	}
 }
