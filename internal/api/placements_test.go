@@ -29,7 +29,7 @@ func TestCreateWithPlacements(t *testing.T) {
 	}
 	web, worker := got.Placements[0], got.Placements[1]
 	if web.ComputeProvider != "mock" || web.Status != "requested" || web.WorkloadID == got.ID || web.WorkloadID == worker.WorkloadID ||
-		web.WorkloadName != "acme-web" || worker.WorkloadName != "acme-worker" {
+		!strings.HasPrefix(web.WorkloadName, "acme-web-") || !strings.HasPrefix(worker.WorkloadName, "acme-worker-") {
 		t.Errorf("placements %+v", got.Placements)
 	}
 	if !strings.Contains(string(web.ComputeConfig), `"DB":"[redacted]"`) || strings.Contains(string(res.body), "hunter2") {

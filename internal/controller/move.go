@@ -31,6 +31,11 @@ func (c *Controller) reconcileMove(ctx context.Context, t *tenant.Tenant, name s
 	r := &reconcile{c: c, t: v, full: t, tenantID: t.ID, tenantName: t.Name, placement: name, other: true, epoch: epoch,
 		log: log.With(slog.String("move", m.ID), slog.String("workload_id", v.ID), slog.String("move_step", string(m.Step)))}
 	res, err := r.run(ctx)
+	if err == nil && r.t.Status == tenant.StatusDeleted && t.DeletionRequestedAt != nil {
+		// The move ended with the tenant's deletion: the placement's own
+		// workload is destroyed next, at once.
+		return Result{Requeue: true}, nil
+	}
 	if err != nil || res.Requeue || r.t.Status != tenant.StatusReady || r.t.ObservedGeneration != r.t.Generation || r.t.DeletionRequestedAt != nil {
 		return res, err
 	}
@@ -94,17 +99,46 @@ func (c *Controller) probe(ctx context.Context, eps []provider.Endpoint) error {
 // ErrNoAnswer is an endpoint that did not accept a connection.
 var ErrNoAnswer = errors.New("the endpoint does not answer")
 
-// ProbeEndpoint checks that a TCP endpoint accepts a connection. An
-// endpoint whose address is a URL (a provider that runs nothing, such as
-// the mock's mock://) and a UDP one, which has no connection to accept,
-// pass without a probe.
+// ProbeEndpoint checks that a TCP endpoint accepts a connection. These
+// pass without a probe: an endpoint whose address is a URL (a provider
+// that runs nothing, such as the mock's mock://); a UDP one, which has no
+// connection to accept; and one whose host name does not resolve where
+// landlord runs (a Kubernetes Service's cluster DNS name, seen from
+// outside the cluster), which landlord cannot reach to check and which
+// its provider's readiness vouches for.
 func ProbeEndpoint(ctx context.Context, e provider.Endpoint) error {
 	if strings.Contains(e.Address, "://") || (e.Protocol != "" && e.Protocol != workload.ProtocolTCP) {
 		return nil
+	}
+	if host, _, err := net.SplitHostPort(e.Address); err == nil && net.ParseIP(host) == nil {
+		var dnsErr *net.DNSError
+		if _, err := net.DefaultResolver.LookupHost(ctx, host); errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+			return nil
+		}
 	}
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", e.Address)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
-	return conn.Close()
+	defer conn.Close()
+	// A forwarder (Docker's docker-proxy, a load balancer) accepts the
+	// connection whether or not the workload behind it listens, and then
+	// closes it at once when nothing does. A workload that listens holds
+	// the connection open, waiting for the client to speak (or speaks
+	// first): either passes.
+	if err := conn.SetReadDeadline(time.Now().Add(probeHold)); err != nil {
+		return err
+	}
+	if _, err := conn.Read(make([]byte, 1)); err != nil {
+		var nerr net.Error
+		if errors.As(err, &nerr) && nerr.Timeout() {
+			return nil
+		}
+		return fmt.Errorf("%w: the connection was accepted and closed at once (%w): a forwarder with nothing behind it", ErrNoAnswer, err)
+	}
+	return nil
 }
+
+// probeHold is how long a probe's connection must stay open, unless the
+// workload speaks first, to count as answered.
+const probeHold = 300 * time.Millisecond

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
+	"github.com/jaxxstorm/landlord/internal/controller"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/sdk/provider"
@@ -123,5 +125,66 @@ func TestMove(t *testing.T) {
 	e.waitStatus(t, 30*time.Second, tenant.StatusDeleted, tn.ID)
 	if e.mock.Workloads() != 0 {
 		t.Errorf("%d workloads after deleting a moving tenant", e.mock.Workloads())
+	}
+}
+
+// TestProbeEndpoint: a listening port answers, a closed one does not; a
+// URL, a UDP port and a name that does not resolve here are not probed.
+func TestProbeEndpoint(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := l.Addr().String()
+	l.Close()
+	l, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, tt := range []struct {
+		e    provider.Endpoint
+		want error
+	}{
+		{provider.Endpoint{Address: l.Addr().String()}, nil},
+		{provider.Endpoint{Address: open}, controller.ErrNoAnswer},
+		{provider.Endpoint{Address: "mock://acme/app:80"}, nil},
+		{provider.Endpoint{Address: open, Protocol: "udp"}, nil},
+		{provider.Endpoint{Address: "acme.landlord-tenants.svc.cluster.invalid:8080"}, nil},
+	} {
+		if err := controller.ProbeEndpoint(t.Context(), tt.e); !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.e.Address, err, tt.want)
+		}
+	}
+}
+
+// TestProbeFindsAForwarderWithNothingBehind: a listener that accepts and
+// closes at once (docker-proxy with no workload listening behind it) does
+// not answer; one that speaks first does.
+func TestProbeFindsAForwarderWithNothingBehind(t *testing.T) {
+	serve := func(handle func(net.Conn)) string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				handle(c)
+			}
+		}()
+		return l.Addr().String()
+	}
+	closing := serve(func(c net.Conn) { c.Close() })
+	greeting := serve(func(c net.Conn) { c.Write([]byte("220 hello\r\n")); time.AfterFunc(time.Second, func() { c.Close() }) })
+	if err := controller.ProbeEndpoint(t.Context(), provider.Endpoint{Address: closing}); !errors.Is(err, controller.ErrNoAnswer) {
+		t.Errorf("a listener that closes at once: %v, want ErrNoAnswer", err)
+	}
+	if err := controller.ProbeEndpoint(t.Context(), provider.Endpoint{Address: greeting}); err != nil {
+		t.Errorf("a listener that speaks first: %v", err)
 	}
 }

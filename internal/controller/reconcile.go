@@ -60,7 +60,6 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 	// status summarizes theirs as the store records them.
 	c.workloads.remember(t)
 	var out Result
-	again := false
 	for _, p := range t.Placements {
 		v, err := t.View(p.Name)
 		if err != nil {
@@ -75,9 +74,8 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 			out = sooner(out, res)
 			if t.DeletionRequestedAt != nil {
 				// The move's other workload goes first: the placement is
-				// destroyed, in the next pass, once the move is over (a
-				// pass that waits to retry it says when).
-				again = again || res.RequeueAfter == 0
+				// destroyed once the move is over (reconcileMove asks for
+				// the pass that does it).
 				continue
 			}
 		}
@@ -91,9 +89,6 @@ func (c *Controller) reconcile(ctx context.Context, id string, epoch int64) (Res
 		if r.full != nil && r.full.Status == tenant.StatusDeleted {
 			c.workloads.remember(r.full) // forgets its workloads
 		}
-	}
-	if again {
-		return Result{Requeue: true}, nil
 	}
 	return out, nil
 }
@@ -348,7 +343,17 @@ func (r *reconcile) attemptFailed(ctx context.Context, op string, status tenant.
 		if terminal {
 			next = "change the tenant, or fix the cause and run landlord retry " + r.tenantName + ", to try again"
 		}
-		if op == "destroy" {
+		switch {
+		case r.other && r.full != nil && r.full.Placement(r.placement) != nil && r.full.Placement(r.placement).Move != nil &&
+			r.full.Placement(r.placement).Move.Step == tenant.MoveCancelling:
+			next = "run landlord move " + r.tenantName + " --cancel again to try again"
+		case r.other && r.t.DeletionRequestedAt != nil && r.full != nil && r.full.DeletionRequestedAt != nil:
+			next = "delete the tenant again to try again"
+		case r.other:
+			next = "run landlord move " + r.tenantName + " --approve to try again, or --cancel to undo the move"
+		case op == "destroy" && r.full != nil && r.full.DeletionRequestedAt == nil:
+			next = "run landlord retry " + r.tenantName + " to try the placement's removal again"
+		case op == "destroy":
 			next = "delete it again to try again"
 		}
 		r.log.Error("tenant failed", slog.String("operation", op), slog.Int("attempt", attempt), slog.Any("error", cause))

@@ -20,10 +20,12 @@ import (
 // can destroy is never left running by mistake. The tenant's history says
 // who forgot it and what may be left running.
 func (s *Service) forgetTenant(ctx context.Context, cur *tenant.Tenant, d Deletion) (*tenant.Tenant, error) {
-	if _, err := s.compute.Registry().Get(cur.Provider); err == nil {
-		return nil, refuse(KindConflict, wire.CodeProviderEnabled,
-			fmt.Sprintf("the tenant's provider %s is enabled on this server: delete the tenant without forget, so that its workload is destroyed", cur.Provider),
-			Field{Parameter: "forget", Message: "only for a tenant whose provider is not enabled"})
+	for _, name := range liveProviders(cur) {
+		if _, err := s.compute.Registry().Get(name); err == nil {
+			return nil, refuse(KindConflict, wire.CodeProviderEnabled,
+				fmt.Sprintf("the tenant's provider %s is enabled on this server: delete the tenant without forget, so that its workload is destroyed", name),
+				Field{Parameter: "forget", Message: "only for a tenant whose provider is not enabled"})
+		}
 	}
 	if !tenant.LeftAlone(cur) {
 		// This replica lacks the provider, but the controller has not said
@@ -37,7 +39,8 @@ func (s *Service) forgetTenant(ctx context.Context, cur *tenant.Tenant, d Deleti
 	if !ok {
 		return nil, fmt.Errorf("service: the store %T cannot forget tenants", s.tenants)
 	}
-	msg := fmt.Sprintf("forgotten: the record was deleted without destroying anything, as compute provider %s is not enabled on this server", cur.Provider)
+	msg := fmt.Sprintf("forgotten: the record was deleted without destroying anything, as compute provider %s is not enabled on this server",
+		strings.Join(liveProviders(cur), ", "))
 	if left := LeftRunning(cur); left != "" {
 		msg += "; these may still run there: " + left
 	}
@@ -46,6 +49,30 @@ func (s *Service) forgetTenant(ctx context.Context, cur *tenant.Tenant, d Deleti
 		return nil, &StaleError{What: "tenant"}
 	}
 	return out, err
+}
+
+// liveProviders lists, once each, the providers of the workloads of t that
+// may still run: every placement's that is not deleted, and its move's
+// other workload's.
+func liveProviders(t *tenant.Tenant) []string {
+	if t.Simple() {
+		return []string{t.Provider}
+	}
+	var out []string
+	add := func(name string) {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	for _, p := range t.Placements {
+		if p.Status != tenant.StatusDeleted {
+			add(p.Provider)
+		}
+		if p.Move != nil && p.Move.Other.Status != tenant.StatusDeleted {
+			add(p.Move.Other.Provider)
+		}
+	}
+	return out
 }
 
 // LeftRunning names what a tenant's workload had on its platform, as far

@@ -56,7 +56,7 @@ func Patch(members map[string]json.RawMessage) func(cur *tenant.Tenant) (Desired
 	return func(cur *tenant.Tenant) (Desired, error) {
 		next := Desired{ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
 			Plan: clonePlanRef(cur.Plan), MaintenanceWindow: cur.MaintenanceWindow}
-		if !cur.Simple() {
+		if len(cur.Placements) > 1 {
 			next.ComputeConfig, next.Placements = nil, requestsOf(cur)
 		}
 		var err error

@@ -178,7 +178,9 @@ func (s *Service) ChangeTenant(ctx context.Context, c Change) (*tenant.Tenant, e
 		if err := tenant.ValidateWindow(req.MaintenanceWindow); err != nil {
 			return nil, err
 		}
-		if req.Placements == nil && !cur.Simple() {
+		// A tenant of one placement (one that moved, say) takes a
+		// compute_config as every tenant did before placements.
+		if req.Placements == nil && len(cur.Placements) > 1 {
 			return nil, refuse(KindInvalid, wire.CodeInvalidBody,
 				fmt.Sprintf("tenant %s has placements %s: a change declares them (placements), not a compute_config", cur.Name, strings.Join(cur.PlacementNames(), ", ")),
 				Field{Pointer: "/placements", Message: "is required for a tenant with placements"})
@@ -220,7 +222,7 @@ func (s *Service) ChangeTenant(ctx context.Context, c Change) (*tenant.Tenant, e
 			planConfig = version.Config
 		}
 		res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
-			TenantID: cur.ID, TenantName: cur.Name, Generation: cur.Generation + 1,
+			TenantID: cur.Placements[0].WorkloadID, TenantName: cur.Placements[0].WorkloadName, Generation: cur.Generation + 1,
 			ComputeConfig: req.ComputeConfig, Plan: planConfig, Previous: cur.ComputeConfig,
 			Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
 		})

@@ -377,7 +377,9 @@ func applyOtherObservation(cur *Tenant, placements []Placement, i int, obs Obser
 	}
 	leaving := p.Move.Step == MoveCancelling || p.Move.Step == MoveDestroyingSource || cur.DeletionRequestedAt != nil
 	if leaving && obs.Status != StatusDeleting && obs.Status != StatusDeleted && obs.Status != StatusFailed {
-		return nil, nil, fmt.Errorf("%w: the move's workload of placement %s of tenant %s is being destroyed; it cannot become %s", ErrInvalidTransition, p.Name, cur.ID, obs.Status)
+		// Cancelled (or deleted) while the controller worked on it: it
+		// looks again, and destroys it.
+		return nil, nil, fmt.Errorf("%w: the move's workload of placement %s of tenant %s is to be destroyed now; it cannot become %s", ErrConflict, p.Name, cur.ID, obs.Status)
 	}
 	if obs.Settles && !obs.Status.Settled() {
 		return nil, nil, fmt.Errorf("%w: only ready, failed or deleted can settle a generation, not %s", ErrInvalidTransition, obs.Status)

@@ -42,10 +42,12 @@ func ProviderMissing(t *Tenant) string {
 // the provider may answer while the leader still manages it.
 func LeftAlone(t *Tenant) bool {
 	if !t.Simple() {
-		if t.Status == StatusFailed && t.ObservedGeneration == t.Generation {
-			return true
-		}
+		// Every placement whose workload may still run is left alone: a
+		// placement destroyed already does not hold the tenant.
 		for _, p := range t.Placements {
+			if p.Status == StatusDeleted {
+				continue
+			}
 			v, err := t.View(p.Name)
 			if err != nil {
 				return false
@@ -92,8 +94,10 @@ func ApplyForget(cur *Tenant, version int64, actor, message string, now time.Tim
 	next.Endpoints = nil
 	for i := range next.Placements {
 		// As the tenant's: a Simple tenant's placement is read back from
-		// the tenant's columns.
+		// the tenant's columns. A move is forgotten with the tenant: its
+		// workload is named in message, as what may still run.
 		next.Placements[i].ObservedGeneration, next.Placements[i].Endpoints = next.Generation, nil
+		next.Placements[i].Move = nil
 	}
 	events := []Event{
 		{TenantID: cur.ID, Time: now, Type: EventForgotten, Generation: next.Generation, Message: message, Actor: actor},

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/jaxxstorm/landlord/internal/wire"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // A move takes a placement to another provider (or another place on the
@@ -24,6 +28,10 @@ import (
 // EventMove records a step of a move: asked for, the target running, held
 // for approval, approved, switched, done, cancelled, failed.
 const EventMove EventType = "move"
+
+// ErrPlacementNotFound is a move action for a placement the tenant does
+// not have (or, for a tenant of several, that names none).
+var ErrPlacementNotFound = errors.New("tenant: no such placement")
 
 // ErrMoving is a change refused because a placement of the tenant is
 // being moved: wait for the move, or cancel it.
@@ -128,11 +136,11 @@ func (t *Tenant) Moving() bool {
 func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Event, error) {
 	a := change.Move
 	i, err := observed(cur, a.Placement)
-	if err != nil {
-		if errors.Is(err, ErrConflict) {
-			err = fmt.Errorf("%w: /placement: tenant %s has no placement %q", ErrInvalid, cur.Name, a.Placement)
-		}
-		return nil, nil, err
+	switch {
+	case errors.Is(err, ErrConflict):
+		return nil, nil, fmt.Errorf("%w: tenant %s has no placement %q; it has %s", ErrPlacementNotFound, cur.Name, a.Placement, strings.Join(cur.PlacementNames(), ", "))
+	case err != nil:
+		return nil, nil, fmt.Errorf("%w: tenant %s has placements %s; name the one whose move it is", ErrPlacementNotFound, cur.Name, strings.Join(cur.PlacementNames(), ", "))
 	}
 	placements := clonePlacements(cur.Placements)
 	p := &placements[i]
@@ -144,6 +152,8 @@ func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Eve
 			return nil, nil, fmt.Errorf("%w: placement %s is already moving to %s (%s); wait for it, or cancel it", ErrMoving, p.Name, p.Move.To, p.Move.Step)
 		case p.Removed:
 			return nil, nil, fmt.Errorf("%w: /placement: placement %s is being removed", ErrInvalid, p.Name)
+		case cur.Annotations[wire.PausedAnnotation] == "true":
+			return nil, nil, fmt.Errorf("%w: tenant %s is paused (%s): resume it before moving it", ErrMoving, cur.Name, wire.PausedAnnotation)
 		case cur.Plan != nil:
 			// A plan's config is for one provider: the tenant would run
 			// the plan's layer on another.
@@ -153,12 +163,17 @@ func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Eve
 			return nil, nil, fmt.Errorf("%w: placement %s is %s, not ready at generation %d: a move starts from a running placement; wait for it (or fix it) first",
 				ErrMoving, p.Name, p.Status, cur.Generation)
 		}
+		var errs violation.List
+		validateConfig(a.ComputeConfig, "/compute_config", &errs)
+		if err := errs.Err(ErrInvalid); err != nil {
+			return nil, nil, err
+		}
 		id := NewID()
 		wid, wname := moveTarget(cur.ID, p, id, a.Provider)
 		p.Move = &Move{ID: id, Step: MoveProvisioning, Hold: a.Hold, From: p.Provider, To: a.Provider, RequestedAt: now, Actor: change.Actor,
 			Other: Placement{Name: p.Name, Provider: a.Provider, ComputeConfig: compacted(a.ComputeConfig), WorkloadID: wid, WorkloadName: wname,
 				Status: StatusRequested, StatusChangedAt: now}}
-		msg = fmt.Sprintf("move of placement %s from %s to %s asked for", p.Name, p.Provider, a.Provider)
+		msg = fmt.Sprintf("move of placement %s from %s to %s asked for: the target workload is %s (%s)", p.Name, p.Provider, a.Provider, wname, wid)
 		if a.Hold {
 			msg += "; it holds for an approval before it switches"
 		}
@@ -166,24 +181,37 @@ func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Eve
 		switch {
 		case p.Move == nil:
 			return nil, nil, fmt.Errorf("%w: placement %s is not moving", ErrMoving, p.Name)
-		case p.Move.Step != MoveProvisioning && p.Move.Step != MoveAwaitingApproval:
-			return nil, nil, fmt.Errorf("%w: the move of placement %s is %s: there is nothing to approve", ErrMoving, p.Name, p.Move.Step)
+		case p.Move.Step == MoveCancelling:
+			return nil, nil, fmt.Errorf("%w: the move of placement %s was cancelled; cancel again to retry a failed cancel", ErrMoving, p.Name)
+		case rearm(p.Move, cur.Generation):
+			// Go on: the step that failed is tried again.
+			msg = fmt.Sprintf("the move of placement %s goes on: its failed step (%s) is tried again", p.Name, p.Move.Step)
+			if p.Move.Step == MoveAwaitingApproval || p.Move.Step == MoveProvisioning {
+				p.Move.Approved = true
+			}
+		case p.Move.Step == MoveDestroyingSource:
+			return nil, nil, fmt.Errorf("%w: the move of placement %s has switched already: there is nothing to approve", ErrMoving, p.Name)
 		case p.Move.Approved:
 			return cur, nil, nil
+		default:
+			p.Move.Approved = true
+			msg = fmt.Sprintf("the switch of placement %s to %s approved", p.Name, p.Move.To)
 		}
-		p.Move.Approved = true
-		msg = fmt.Sprintf("the switch of placement %s to %s approved", p.Name, p.Move.To)
 	case MoveCancel:
 		switch {
 		case p.Move == nil:
 			return nil, nil, fmt.Errorf("%w: placement %s is not moving", ErrMoving, p.Name)
+		case p.Move.Step == MoveCancelling && rearm(p.Move, cur.Generation):
+			msg = fmt.Sprintf("the cancel of the move of placement %s is tried again: its target on %s is destroyed", p.Name, p.Move.To)
 		case p.Move.Step == MoveCancelling:
 			return cur, nil, nil
 		case p.Move.Step == MoveDestroyingSource:
 			return nil, nil, fmt.Errorf("%w: placement %s has switched to %s already; move it back instead", ErrMoving, p.Name, p.Move.To)
 		}
-		p.Move.Step = MoveCancelling
-		msg = fmt.Sprintf("the move of placement %s to %s cancelled: its target is destroyed, %s serves on", p.Name, p.Move.To, p.Move.From)
+		if msg == "" {
+			p.Move.Step = MoveCancelling
+			msg = fmt.Sprintf("the move of placement %s to %s cancelled: its target is destroyed, %s serves on", p.Name, p.Move.To, p.Move.From)
+		}
 	default:
 		return nil, nil, fmt.Errorf("%w: unknown move action %q", ErrInvalid, a.Kind)
 	}
@@ -191,9 +219,28 @@ func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Eve
 	next.Placements = placements
 	next.Version++
 	next.UpdatedAt = now
-	next.mirror()
-	ev := Event{TenantID: cur.ID, Placement: p.Name, Time: now, Type: EventMove, Generation: cur.Generation, Message: msg, Actor: change.Actor}
-	return &next, []Event{ev}, nil
+	// The tenant is updating while a placement moves from the write that
+	// asks for the move on, not from its controller's first look: the
+	// answer says so, and a landlord that stops before that look finds the
+	// move among its work (ListWork) when it starts again.
+	next.summarize(now)
+	events := []Event{{TenantID: cur.ID, Placement: p.Name, Time: now, Type: EventMove, Generation: cur.Generation, Message: msg, Actor: change.Actor}}
+	if next.Status != cur.Status {
+		events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: next.Status, Generation: cur.Generation, Message: next.StatusMessage, Actor: change.Actor})
+	}
+	return &next, events, nil
+}
+
+// rearm makes the failed workload of move m (its other, failed at
+// generation: a target that did not provision, a destruction that failed)
+// be tried again, and reports whether it was failed.
+func rearm(m *Move, generation int64) bool {
+	o := &m.Other
+	if o.Status != StatusFailed || o.ObservedGeneration != generation {
+		return false
+	}
+	o.ObservedGeneration, o.Attempts, o.RetryAt = 0, 0, nil
+	return true
 }
 
 // OtherView is View of the workload of the named placement's move that
@@ -271,9 +318,14 @@ func applyMoveStep(t *Tenant, p *Placement, step MoveStep, now time.Time, actor 
 func finishMove(t *Tenant, p *Placement, now time.Time, actor string) Event {
 	m := p.Move
 	p.Move = nil
-	msg := fmt.Sprintf("the move of placement %s from %s to %s is done: the source is destroyed", p.Name, m.From, m.To)
-	if m.Step == MoveCancelling {
+	var msg string
+	switch {
+	case m.Step == MoveCancelling:
 		msg = fmt.Sprintf("the cancelled move of placement %s is undone: its target on %s is destroyed", p.Name, m.To)
+	case m.SwitchedAt == nil:
+		msg = fmt.Sprintf("the move of placement %s to %s ends with the tenant's deletion: its target is destroyed", p.Name, m.To)
+	default:
+		msg = fmt.Sprintf("the move of placement %s from %s to %s is done: the source is destroyed", p.Name, m.From, m.To)
 	}
 	return Event{TenantID: t.ID, Placement: p.Name, Time: now, Type: EventMove, Generation: t.Generation, Message: msg, Actor: actor}
 }

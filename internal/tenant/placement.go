@@ -93,8 +93,10 @@ func ValidatePlacementName(name string) error {
 // Workload returns the id and name of the workload of the named placement
 // of tenant (id, name): the tenant's own for DefaultPlacement; for
 // another, a UUID (version 8) drawn from a hash of the tenant's id and the
-// placement's name, and the tenant's name joined to the placement's by a
-// hyphen (shortened to a DNS label with a hash of the whole when longer).
+// placement's name, and the tenant's name joined to the placement's and
+// to four hex digits of a hash of the tenant's id by hyphens (acme-web-1f2e;
+// shortened to a DNS label with a hash of the whole when longer), so that
+// it is not the name of another tenant, such as "acme-web".
 func Workload(tenantID, tenantName, placement string) (id, name string) {
 	if placement == DefaultPlacement {
 		return tenantID, tenantName
@@ -103,7 +105,7 @@ func Workload(tenantID, tenantName, placement string) (id, name string) {
 	u, _ := uuid.FromBytes(sum[:16])
 	u[6] = (u[6] & 0x0f) | 0x80 // version 8: vendor-specific
 	u[8] = (u[8] & 0x3f) | 0x80 // RFC 9562 variant
-	name = tenantName + "-" + placement
+	name = tenantName + "-" + placement + "-" + hex.EncodeToString(sum[16:18])
 	if len(name) > 63 {
 		h := sha256.Sum256([]byte(name))
 		name = strings.TrimRight(name[:63-9], "-") + "-" + hex.EncodeToString(h[:4])
@@ -319,7 +321,7 @@ func validatePlacements(t *Tenant, errs *violation.List) {
 // each message after its placement's name.
 func (t *Tenant) summarize(now time.Time) {
 	t.mirror()
-	if len(t.Placements) == 1 && t.Placements[0].Move == nil {
+	if t.Simple() {
 		p := &t.Placements[0]
 		if p.Status != t.Status {
 			t.StatusChangedAt = now
@@ -335,9 +337,17 @@ func (t *Tenant) summarize(now time.Time) {
 	attempts := 0
 	var retry *time.Time
 	for _, p := range t.Placements {
-		if p.Move != nil {
+		if m := p.Move; m != nil {
 			moving = true
-			msgs = append(msgs, fmt.Sprintf("%s: moving to %s (%s)", p.Name, p.Move.To, strings.ReplaceAll(string(p.Move.Step), "_", " ")))
+			o := m.Other
+			if o.Status == StatusFailed && o.ObservedGeneration == t.Generation {
+				// The move's step failed: the operator acts (approve to
+				// try it again, cancel to undo it).
+				failed = true
+				msgs = append(msgs, fmt.Sprintf("%s: the move to %s failed (%s): %s", p.Name, m.To, strings.ReplaceAll(string(m.Step), "_", " "), o.StatusMessage))
+			} else {
+				msgs = append(msgs, fmt.Sprintf("%s: moving to %s (%s)", p.Name, m.To, strings.ReplaceAll(string(m.Step), "_", " ")))
+			}
 		}
 		count[p.Status]++
 		if p.Status == StatusFailed && p.ObservedGeneration == t.Generation {
@@ -363,18 +373,18 @@ func (t *Tenant) summarize(now time.Time) {
 		status = StatusDeleting
 	case failed:
 		status = StatusFailed
-	case moving:
-		// A move is a change in progress, whose source serves: the tenant
-		// is updating until it is done, and found by the controller's
-		// sweeps (ListWork) after a restart.
-		status = StatusUpdating
-	case count[StatusReady] == n:
+	case count[StatusReady] == n && !moving:
 		status = StatusReady
-	case count[StatusRequested] == n:
+	case count[StatusRequested] == n && t.Status == StatusRequested && !moving:
 		status = StatusRequested
 	case t.Status == StatusRequested || t.Status == StatusProvisioning:
+		// A tenant that was never ready stays provisioning while any
+		// placement is worked on, or moves.
 		status = StatusProvisioning
 	default:
+		// A move is a change in progress whose source serves: the tenant
+		// is updating until it is done, and found by the controller's
+		// sweeps (ListWork) after a restart.
 		status = StatusUpdating
 	}
 	if status != t.Status {

@@ -67,7 +67,7 @@ func OpenStored(s Sealer, t *Tenant) (json.RawMessage, error) {
 	for i := range t.Placements {
 		p := &t.Placements[i]
 		if i == 0 {
-			p.ComputeConfig = plain
+			p.stored, p.read, p.ComputeConfig = stored, plain, plain
 		} else if err := openPlacement(s, t.ID, p); err != nil {
 			return nil, fmt.Errorf("placement %s: %w", p.Name, err)
 		}
@@ -131,25 +131,30 @@ func ToStore(s Sealer, t *Tenant, read, stored json.RawMessage) (*Tenant, error)
 		return t, nil
 	}
 	out := *t
-	if stored != nil && bytes.Equal(t.ComputeConfig, read) {
-		out.ComputeConfig = stored
-	} else {
+	if t.Simple() {
+		if stored != nil && bytes.Equal(t.ComputeConfig, read) {
+			out.ComputeConfig = stored
+			return &out, nil
+		}
 		sealed, err := s.Seal(t.ID, t.Provider, t.ComputeConfig)
 		if err != nil {
 			return nil, err
 		}
 		out.ComputeConfig = sealed
-	}
-	if t.Simple() {
 		return &out, nil
 	}
+	// Each placement keeps its own stored text, the first one's too (the
+	// compute_config column): after a switch or a removal, the first
+	// placement's config may read as the one before it did and be another
+	// provider's, whose schema says other values are secret.
 	out.Placements = clonePlacements(t.Placements)
 	for i := range out.Placements {
 		p := &out.Placements[i]
-		if i == 0 {
-			p.ComputeConfig = out.ComputeConfig
-		} else if err := sealPlacement(s, t.ID, p); err != nil {
+		if err := sealPlacement(s, t.ID, p); err != nil {
 			return nil, fmt.Errorf("placement %s: %w", p.Name, err)
+		}
+		if i == 0 {
+			out.ComputeConfig = p.ComputeConfig
 		}
 		if p.Move != nil {
 			if err := sealPlacement(s, t.ID, &p.Move.Other); err != nil {
