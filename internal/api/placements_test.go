@@ -178,3 +178,33 @@ func TestPlacementParameters(t *testing.T) {
 		t.Errorf("status of worker: %d %s", r.status, r.body)
 	}
 }
+
+// TestMoveRequests: a move's refusals over the API — a tenant not ready,
+// an approval or a cancel of a placement the tenant lacks, or of a
+// tenant of several placements that names none.
+func TestMoveRequests(t *testing.T) {
+	ts := newServer(t)
+	if r := ts.do(t, "POST", "/v1/tenants", "application/json", twoPlacements); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	for _, tt := range []struct {
+		name, path, body string
+		status           int
+		code, pointer    string
+	}{
+		{"not ready", "/v1/tenants/acme/move", `{"placement":"web","compute_config":{"image":"b"}}`, 409, wire.CodeTenantMoving, ""},
+		{"no such placement", "/v1/tenants/acme/move/approve", `{"placement":"nope"}`, 404, wire.CodeNotFound, "/placement"},
+		{"which placement", "/v1/tenants/acme/move/cancel", ``, 404, wire.CodeNotFound, "/placement"},
+		{"not moving", "/v1/tenants/acme/move/cancel", `{"placement":"web"}`, 409, wire.CodeTenantMoving, ""},
+		{"bad config", "/v1/tenants/acme/move", `{"placement":"web","compute_config":[1]}`, 400, wire.CodeInvalidBody, "/compute_config"},
+		{"unknown member", "/v1/tenants/acme/move", `{"placement":"web","compute_config":{"image":"b"},"to":"x"}`, 400, wire.CodeInvalidBody, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ts.do(t, "POST", tt.path, "application/json", tt.body)
+			p := res.problem(t)
+			if res.status != tt.status || p.Code != tt.code || (tt.pointer != "" && !slices.Contains(pointers(p), tt.pointer)) {
+				t.Errorf("%d %s; want %d %s at %q", res.status, res.body, tt.status, tt.code, tt.pointer)
+			}
+		})
+	}
+}

@@ -170,6 +170,8 @@ var changeProblems = map[int][]string{
 
 // moveProblems are the problems of a move and its actions.
 var moveProblems = map[int][]string{
+	http.StatusBadRequest:          {wire.CodeInvalidBody},
+	http.StatusPreconditionFailed:  {wire.CodePreconditionFailed},
 	http.StatusNotFound:            {wire.CodeNotFound},
 	http.StatusConflict:            {wire.CodeTenantDeleting, wire.CodeVersionConflict, wire.CodeTenantMoving},
 	http.StatusUnprocessableEntity: {wire.CodeInvalidComputeConfig, wire.CodeProviderNotFound},
