@@ -80,8 +80,33 @@ func countResources(t testing.TB, a *nomadtest.Agent, tenantID, jobID string) in
 // controller:).
 func startServe(tb testing.TB, address string, controller ...string) *servetest.Process {
 	tb.Helper()
-	config := fmt.Sprintf("compute:\n  default: nomad\n  nomad:\n    address: %s\ncontroller:\n", address)
-	for _, line := range controller {
+	return startServeWith(tb, address, serveOptions{Controller: controller})
+}
+
+// serveOptions are what startServeWith adds to startServe's configuration,
+// as YAML lines.
+type serveOptions struct {
+	// Nomad are lines under compute.nomad: tenant defaults, say.
+	Nomad []string
+	// Compute are lines under compute: another provider's block, say.
+	// Nomad stays the default provider.
+	Compute []string
+	// Controller are lines under controller:.
+	Controller []string
+}
+
+// startServeWith is startServe with more configuration.
+func startServeWith(tb testing.TB, address string, opts serveOptions) *servetest.Process {
+	tb.Helper()
+	config := fmt.Sprintf("compute:\n  default: nomad\n  nomad:\n    address: %s\n", address)
+	for _, line := range opts.Nomad {
+		config += "    " + line + "\n"
+	}
+	for _, line := range opts.Compute {
+		config += "  " + line + "\n"
+	}
+	config += "controller:\n"
+	for _, line := range opts.Controller {
 		config += "  " + line + "\n"
 	}
 	l := servetest.New(tb, servetest.Options{Config: config})
