@@ -61,12 +61,12 @@ func (c *Controller) reconcileMove(ctx context.Context, t *tenant.Tenant, name s
 		}
 		return Result{RequeueAfter: c.opts.PollInterval}, nil
 	}
-	obs := r.keep(tenant.StatusReady, "runs and answers")
+	obs := r.keep(tenant.StatusReady, "")
 	switch {
 	case m.Hold && !m.Approved && m.Step == tenant.MoveAwaitingApproval:
 		return res, nil // an approval wakes the tenant
 	case m.Hold && !m.Approved:
-		obs.MoveStep = tenant.MoveAwaitingApproval
+		obs.MoveStep, obs.Message = tenant.MoveAwaitingApproval, "runs and answers; the move holds for an approval"
 		r.log.Info("move target runs and answers; holding for an approval")
 	default:
 		obs.MoveStep = tenant.MoveDestroyingSource
