@@ -55,6 +55,7 @@ func RunSealed(t *testing.T, newDB func(t *testing.T) SealedDB) {
 		{"RemovedKey", testRemovedKey},
 		{"PlacementSecrets", testPlacementSecrets},
 		{"SimplePlacementsColumn", testSimplePlacementsColumn},
+		{"MoveSecrets", testMoveSecrets},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
