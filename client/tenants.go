@@ -35,7 +35,8 @@ type GetOptions struct {
 type ListOptions struct {
 	// Statuses keeps tenants in any of these statuses.
 	Statuses []string
-	// Provider keeps tenants of this compute provider.
+	// Provider keeps tenants of this compute provider: for a tenant with
+	// placements, any of whose placements runs on it.
 	Provider string
 	// Labels keeps tenants with every one of these labels, each "key=value".
 	Labels []string
@@ -81,6 +82,19 @@ type EventOptions struct {
 	// the latest events needs; a page token of the other order is a 400
 	// *Error.
 	Newest bool
+	// Placement, when set, lists only the events of that placement of a
+	// tenant with placements (Event.Placement); a name the tenant has no
+	// placement of is a 404 *Error.
+	Placement string
+}
+
+// StatusOptions modify a status read.
+type StatusOptions struct {
+	// Placement names the placement whose workload to read. A tenant
+	// with placements needs it (a 400 *Error without), and a name it has
+	// no placement of is a 404 *Error; a tenant of one placement needs
+	// none.
+	Placement string
 }
 
 // Create creates a tenant; the controller then provisions it. A taken name
@@ -176,10 +190,11 @@ func (s *Tenants) All(ctx context.Context, opts ListOptions) iter.Seq2[Tenant, e
 	}
 }
 
-// Replace replaces a tenant's desired state: compute_config, labels and
-// annotations. Labels or Annotations left nil keep the tenant's; an empty,
-// non-nil map removes them all. A secret sent back as "[redacted]" keeps its
-// stored value.
+// Replace replaces a tenant's desired state: compute_config (or, for a
+// tenant with placements, every placement: those left out are removed and
+// their workloads destroyed), labels and annotations. Labels or
+// Annotations left nil keep the tenant's; an empty, non-nil map removes
+// them all. A secret sent back as "[redacted]" keeps its stored value.
 func (s *Tenants) Replace(ctx context.Context, idOrName string, req ReplaceTenantRequest, opts UpdateOptions) (*Tenant, error) {
 	return s.change(ctx, idOrName, "PUT", "application/json", req, opts.IfMatch)
 }
@@ -192,7 +207,8 @@ func (s *Tenants) ReplaceRaw(ctx context.Context, idOrName string, body json.Raw
 }
 
 // Patch changes a tenant's desired state with a JSON merge patch (RFC 7396)
-// of compute_config, labels, annotations, plan and maintenance_window:
+// of compute_config, placements (replaced whole, as a merge patch
+// replaces an array), labels, annotations, plan and maintenance_window:
 // what it does not name stays, null removes.
 func (s *Tenants) Patch(ctx context.Context, idOrName string, patch json.RawMessage, opts UpdateOptions) (*Tenant, error) {
 	return s.change(ctx, idOrName, "PATCH", "application/merge-patch+json", patch, opts.IfMatch)
@@ -238,6 +254,7 @@ func (s *Tenants) Events(ctx context.Context, idOrName string, opts EventOptions
 	}
 	q := url.Values{}
 	setNonEmpty(q, "page_token", opts.PageToken)
+	setNonEmpty(q, "placement", opts.Placement)
 	if opts.PageSize > 0 {
 		q.Set("page_size", strconv.Itoa(opts.PageSize))
 	}
@@ -277,13 +294,24 @@ func (s *Tenants) AllEvents(ctx context.Context, idOrName string, opts EventOpti
 
 // Status returns the live status of a tenant's workload from its provider;
 // a tenant without a workload is a 404 *Error with code workload_not_found.
+// A tenant with placements has a workload per placement: read one with
+// StatusOf.
 func (s *Tenants) Status(ctx context.Context, idOrName string) (*ComputeStatus, error) {
+	return s.StatusOf(ctx, idOrName, StatusOptions{})
+}
+
+// StatusOf returns the live status of the workload of a tenant's
+// placement opts.Placement (see StatusOptions) from its provider, as
+// Status does a tenant's.
+func (s *Tenants) StatusOf(ctx context.Context, idOrName string, opts StatusOptions) (*ComputeStatus, error) {
 	path, err := pathFor(idOrName, "/status")
 	if err != nil {
 		return nil, err
 	}
+	q := url.Values{}
+	setNonEmpty(q, "placement", opts.Placement)
 	var out ComputeStatus
-	if err := s.c.do(ctx, request{method: "GET", path: path}, &out); err != nil {
+	if err := s.c.do(ctx, request{method: "GET", path: path, query: q}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
