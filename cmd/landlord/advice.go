@@ -107,14 +107,16 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 // flag. A config's members keep their JSON pointers: they are the config's
 // own.
 var memberFlags = map[string]string{
-	"plan": "plan", "maintenance_window": "maintenance-window",
+	"plan": "plan", "maintenance_window": "maintenance-window", "placements": "placement",
 	"to_version": "to", "from_version": "from", "bake": "bake", "deadline": "deadline", "max_failures": "max-failures", "waves": "wave",
 }
 
 // pointerFlag is a JSON pointer into the body as the flag of cmd that set
 // it: /plan/version is "--plan version", /waves/1/count is
 // `--wave "percent=30,count=2" count`, naming the value of the second
-// --wave. A pointer that no flag of cmd set stays.
+// --wave, and /placements/1/compute_config/image is "--placement worker
+// compute_config/image", naming the placement of the second --placement.
+// A pointer that no flag of cmd set stays.
 func pointerFlag(cmd *cobra.Command, pointer string) string {
 	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
 	flag, ok := memberFlags[tokens[0]]
@@ -126,6 +128,13 @@ func pointerFlag(cmd *cobra.Command, pointer string) string {
 		waves, _ := cmd.Flags().GetStringArray("wave")
 		if i, err := strconv.Atoi(rest[0]); err == nil && i >= 0 && i < len(waves) {
 			out, rest = fmt.Sprintf("--wave %q", waves[i]), rest[1:]
+		}
+	}
+	if flag == "placement" && len(rest) > 0 {
+		if i, err := strconv.Atoi(rest[0]); err == nil {
+			if name := placementNameOf(cmd, i); name != "" {
+				out, rest = "--placement "+name, rest[1:]
+			}
 		}
 	}
 	if len(rest) > 0 {

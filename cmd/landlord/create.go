@@ -19,12 +19,22 @@ func newCreateCommand() *cobra.Command {
 		dryRun   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "create NAME --config VALUE",
+		Use:   "create NAME (--config VALUE | --placement NAME=CONFIG...)",
 		Short: "Create a tenant",
 		Long: `Create a tenant; the controller then provisions its workload.
 
 --config is the tenant's compute_config: inline JSON or YAML, @path or
 file://path (a JSON or YAML file), or - to read standard input.
+
+--placement NAME=CONFIG, repeatable, declares a tenant of placements
+instead: each a name and a compute_config (CONFIG as --config takes it),
+with its own provider, workload, status and endpoints, such as
+
+  --placement web=@web.yaml --placement worker='{"image": "x", "compute_provider": "nomad"}'
+
+A tenant is declared with --config or with --placement, not both; one that
+follows a plan has one compute_config (--config). --provider sets the
+compute_provider of each placement whose config names none.
 
 --plan makes the tenant follow a plan (landlord plan list): its config is
 then the plan version's, with --config's values over it (--config may be
@@ -39,6 +49,7 @@ default UTC).`,
   landlord create acme --config 'image: nginx:latest' --label tier=gold
   landlord create acme --config @acme.yaml --provider docker --dry-run
   landlord create acme --plan standard --config 'env: {TIER: gold}'
+  landlord create acme --placement web=@web.yaml --placement worker='{"image": "x", "compute_provider": "nomad"}' --provider docker
   landlord create acme --plan standard@3 --pin --maintenance-window 'sat,sun 02:00-04:00 Europe/Paris'`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -47,8 +58,9 @@ default UTC).`,
 	wf := addWaitFlags(cmd, "ready")
 	df := addDesiredFlags(cmd, false)
 	pf := addPlanFlags(cmd, cf, false)
+	plf := addPlacementFlags(cmd, false)
 	fs := cmd.Flags()
-	fs.StringVar(&provider, "provider", "", "the compute provider (sets compute_provider in the config)")
+	fs.StringVar(&provider, "provider", "", "the compute provider (sets compute_provider in the config; with --placement, in each placement's config that names none)")
 	fs.BoolVar(&dryRun, "dry-run", false, "validate and show the tenant as it would be stored (with no id), with its effective config; store nothing")
 
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -61,15 +73,25 @@ default UTC).`,
 		if dryRun && wf.wait {
 			return withExitCode(exitUsage, errors.New("--dry-run stores nothing to --wait for"))
 		}
-		if !cmd.Flags().Changed("config") && !cmd.Flags().Changed("plan") {
-			return withExitCode(exitUsage, errors.New(`required flag(s) "config" not set: give the tenant's compute_config, or --plan to follow a plan`))
+		if err := plf.check(cmd); err != nil {
+			return err
+		}
+		if !cmd.Flags().Changed("config") && !cmd.Flags().Changed("plan") && !plf.given(cmd) {
+			return withExitCode(exitUsage, errors.New(`required flag(s) "config" not set: give the tenant's compute_config, or --plan to follow a plan; or its placements with --placement NAME=CONFIG`))
 		}
 		req := client.CreateTenantRequest{Name: args[0]}
 		var err error
-		if req.ComputeConfig, req.Labels, req.Annotations, err = df.read(cmd, provider); err != nil {
+		configProvider := provider
+		if plf.given(cmd) {
+			configProvider = "" // it is each placement's
+		}
+		if req.ComputeConfig, req.Labels, req.Annotations, err = df.read(cmd, configProvider); err != nil {
 			return err
 		}
-		if req.ComputeConfig == nil {
+		if req.Placements, err = plf.read(cmd, provider); err != nil {
+			return err
+		}
+		if req.ComputeConfig == nil && req.Placements == nil {
 			req.ComputeConfig = json.RawMessage("{}") // the plan's config, with no overrides
 		}
 		if req.Plan, err = pf.choice(cmd); err != nil {

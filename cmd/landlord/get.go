@@ -14,7 +14,12 @@ func newGetCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a tenant",
-		Long:  "Show a tenant by name or id: its status, desired state and endpoints.",
+		Long: `Show a tenant by name or id: its status, desired state and endpoints.
+
+A tenant with placements shows its providers joined with + (docker+nomad),
+its summarized status (ready when every placement is), then each placement:
+its provider, status, message, workload name, endpoints, last drift and
+compute_config.`,
 		Example: `  landlord get acme
   landlord get 0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f10 -o yaml
   landlord get acme -o json | jq .compute_config`,

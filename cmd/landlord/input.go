@@ -42,20 +42,39 @@ func (e *inputError) Error() string {
 // file://path (a JSON or YAML file), or - (stdin). YAML is converted to
 // JSON, keeping the order of keys. The result is a compact JSON object.
 func readConfig(value string, stdin io.Reader) (json.RawMessage, error) {
+	return readConfigOf("--config", "", value, stdin)
+}
+
+// readConfigOf reads the config value of flag as readConfig does; name,
+// when not empty, is what the value is of (a placement's name, given as
+// NAME=VALUE), and errors name it so: "--placement web=@web.yaml".
+func readConfigOf(flag, name, value string, stdin io.Reader) (json.RawMessage, error) {
 	var (
 		data   []byte
-		source = "--config"
+		source = flag
 		err    error
 	)
+	at := func(what string) string {
+		if name != "" {
+			return flag + " " + name + "=" + what
+		}
+		return flag + " " + what
+	}
+	if name != "" {
+		source = flag + " " + name
+	}
 	switch {
 	case value == "-":
-		source = "--config - (stdin)"
+		source = at("- (stdin)")
 		data, err = readLimited(stdin)
 	case strings.HasPrefix(value, "@") || strings.HasPrefix(value, "file://"):
 		path := strings.TrimPrefix(strings.TrimPrefix(value, "@"), "file://")
-		source = "--config " + path
+		source = at(path) // --config app.yaml
+		if name != "" {
+			source = at(value) // --placement web=@app.yaml, as typed
+		}
 		if path == "" {
-			return nil, &inputError{source: "--config " + value, msg: "names no file"}
+			return nil, &inputError{source: at(value), msg: "names no file"}
 		}
 		var f *os.File
 		if f, err = os.Open(path); err == nil {
@@ -73,7 +92,11 @@ func readConfig(value string, stdin io.Reader) (json.RawMessage, error) {
 	if errors.As(err, &ie) {
 		ie.source = source
 		if ie.line == 0 && value != "-" && !strings.HasPrefix(value, "@") && fileExists(value) {
-			ie.msg += fmt.Sprintf("; to read the file %s, write @%s", value, value)
+			fix := "@" + value
+			if name != "" {
+				fix = name + "=" + fix
+			}
+			ie.msg += fmt.Sprintf("; to read the file %s, write %s", value, fix)
 		}
 	}
 	return out, err

@@ -24,10 +24,13 @@ func newListCommand() *cobra.Command {
 		Long: `List tenants, a page at a time (--all-pages for all of them).
 
 Filters combine: a tenant is listed when it is in one of the --status values,
-has every --label, uses the --provider and follows the --plan. Deleted
-tenants are listed with --include-deleted, or when --status names deleted. A
-tenant whose provider the server has not enabled is marked "(not enabled)".
-PLAN, shown when a tenant listed follows a plan, is its plan and version,
+has every --label, uses the --provider (in any of its placements) and
+follows the --plan. Deleted tenants are listed with --include-deleted, or
+when --status names deleted. PROVIDER of a tenant with placements is their
+providers joined with + (docker+nomad; landlord get NAME shows each
+placement). A tenant whose provider the server has not enabled is marked
+"(not enabled)", or, when some of its placements' providers are enabled,
+"(nomad not enabled)". PLAN, shown when a tenant listed follows a plan, is its plan and version,
 "(pinned)" when rollouts leave it alone. ENDPOINTS shows a tenant's first
 endpoint and how many more it has (landlord get NAME shows them all).
 
@@ -45,7 +48,7 @@ a pipe, nothing is cut. landlord get NAME shows a tenant's message whole.`,
 	fs := cmd.Flags()
 	fs.StringArrayVar(&statuses, "status", nil, "only tenants in this status (repeatable, or comma-separated)")
 	fs.StringArrayVar(&opts.Labels, "label", nil, "only tenants with this label key=value (repeatable; all must match)")
-	fs.StringVar(&opts.Provider, "provider", "", "only tenants of this compute provider")
+	fs.StringVar(&opts.Provider, "provider", "", "only tenants of this compute provider (in any of their placements)")
 	fs.StringVar(&opts.Plan, "plan", "", "only tenants that follow this plan")
 	fs.StringVar(&opts.NamePrefix, "name-prefix", "", "only tenants whose name starts with this")
 	fs.BoolVar(&opts.IncludeDeleted, "include-deleted", false, "list deleted tenants too")
@@ -128,14 +131,15 @@ func enabledProviders(ctx context.Context, c *client.Client) func(string) bool {
 	return func(name string) bool { return names[name] }
 }
 
-// countNotEnabled counts the live tenants whose provider is not enabled.
+// countNotEnabled counts the live tenants a provider of which (of any of
+// their placements) is not enabled.
 func countNotEnabled(ts []client.Tenant, enabled func(string) bool) int {
 	if enabled == nil {
 		return 0
 	}
 	n := 0
 	for _, t := range ts {
-		if t.Status != client.StatusDeleted && !enabled(t.ComputeProvider) {
+		if len(notEnabledOf(t, enabled)) > 0 {
 			n++
 		}
 	}

@@ -32,9 +32,10 @@ func fieldRows(tw io.Writer) func(k, v string) {
 	}
 }
 
-// renderTenants is the list table. A tenant whose provider is not enabled
-// on the server (enabled says, when not nil) is marked in the PROVIDER
-// column. PLAN, shown when a tenant follows a plan, is its plan@version,
+// renderTenants is the list table. PROVIDER is a tenant's provider, or
+// the providers of its placements joined with + ("docker+nomad"); one the
+// server has not enabled (enabled says, when not nil) is marked
+// (providerCell). PLAN, shown when a tenant follows a plan, is its plan@version,
 // marked when pinned. ENDPOINTS is a tenant's first endpoint, and how many more it has
 // ("127.0.0.1:49153 +1"; landlord get lists them all).
 //
@@ -58,11 +59,7 @@ func renderTenants(w io.Writer, ts []client.Tenant, at time.Time, enabled func(p
 		widths[i] = utf8.RuneCountInString(h)
 	}
 	for i, t := range ts {
-		provider := t.ComputeProvider
-		if enabled != nil && t.Status != client.StatusDeleted && !enabled(provider) {
-			provider += notEnabledMark
-		}
-		rows[i] = []string{t.Name, t.Status, provider, endpointsCell(t.Endpoints, 0), age(at.Sub(t.CreatedAt))}
+		rows[i] = []string{t.Name, t.Status, providerCell(t, enabled), endpointsCell(t.Endpoints, 0), age(at.Sub(t.CreatedAt))}
 		if plans {
 			rows[i] = slices.Insert(rows[i], 3, planString(t.Plan))
 		}
@@ -129,56 +126,31 @@ func endpointsCell(es []client.Endpoint, cols int) string {
 // the server has not enabled.
 const notEnabledMark = " (not enabled)"
 
-// renderTenant shows one tenant's fields, one a line.
+// renderTenant shows one tenant's fields, one a line. A tenant with
+// placements shows its providers joined (providersOf), then each
+// placement's own fields, endpoints, drift and config (renderPlacement)
+// in place of the tenant's.
 func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
+	placed := len(t.Placements) > 0
 	tw := newTable(w)
 	row := fieldRows(tw)
 	row("Name", t.Name)
 	row("ID", t.ID)
 	row("Status", t.Status)
 	row("Message", t.StatusMessage)
-	row("Provider", t.ComputeProvider)
+	row("Provider", providersOf(t))
 	if t.Generation > 0 { // a tenant stored; not one a dry run shows
 		row("Generation", fmt.Sprintf("%d (observed %d)", t.Generation, t.ObservedGeneration))
 		row("Version", fmt.Sprint(t.Version))
 	}
 	row("Plan", planString(t.Plan))
 	row("Maintenance window", windowString(t.MaintenanceWindow))
-	if t.Attempts > 0 {
-		attempts := fmt.Sprint(t.Attempts)
-		if t.RetryAt != nil {
-			attempts += fmt.Sprintf(" (next in %s)", age(t.RetryAt.Sub(at)))
-		}
-		row("Attempts", attempts)
-	}
+	attemptsRow(row, t.Attempts, t.RetryAt, at)
 	row("Labels", pairs(t.Labels))
 	row("Annotations", pairs(t.Annotations))
-	for i, e := range t.Endpoints {
-		k := ""
-		if i == 0 {
-			k = "Endpoints:"
-		}
-		name := e.Container
-		if e.Name != "" {
-			name += "/" + e.Name
-		}
-		fmt.Fprintf(tw, "%s\t%s %d/%s → %s\n", k, name, e.ContainerPort, e.Protocol, e.Address)
-	}
-	if d := t.Drift; d != nil {
-		what := "repairing"
-		switch {
-		case d.Policy == "observe" && d.ResolvedAt == nil:
-			what = "observed, not repaired (drift policy observe)"
-		case d.Policy == "observe":
-			what = "observed, then undone by hand " + when(*d.ResolvedAt, at)
-		case d.ResolvedAt != nil:
-			what = "repaired " + when(*d.ResolvedAt, at)
-		}
-		row("Drift", fmt.Sprintf("%s; found %s at generation %d", what, when(d.DetectedAt, at), d.Generation))
-		for _, x := range d.Differences {
-			// Worded as the controller words it in the drift_detected event.
-			fmt.Fprintf(tw, "\t  %s\n", x)
-		}
+	if !placed {
+		endpointRows(tw, "", t.Endpoints)
+		driftRows(tw, "", t.Drift, at)
 	}
 	if !t.CreatedAt.IsZero() {
 		row("Created", when(t.CreatedAt, at))
@@ -192,6 +164,14 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if placed {
+		for _, p := range t.Placements {
+			if err := renderPlacement(w, p, at); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if c := indentedYAML(t.ComputeConfig, "  "); c != "" && t.Plan != nil {
 		fmt.Fprintf(w, "Compute config (overrides of plan %s@%d):\n%s", t.Plan.Name, t.Plan.Version, c)
 	} else if c != "" {
@@ -203,19 +183,77 @@ func renderTenant(w io.Writer, t client.Tenant, at time.Time) error {
 	return nil
 }
 
+// attemptsRow writes the Attempts row of a tenant or a placement that has
+// made any: how many, and when the next is.
+func attemptsRow(row func(k, v string), attempts int, retryAt *time.Time, at time.Time) {
+	if attempts == 0 {
+		return
+	}
+	s := fmt.Sprint(attempts)
+	if retryAt != nil {
+		s += fmt.Sprintf(" (next in %s)", age(retryAt.Sub(at)))
+	}
+	row("Attempts", s)
+}
+
+// endpointRows writes the Endpoints rows of a view of fields to tw, one
+// endpoint a line, each line begun with indent.
+func endpointRows(tw io.Writer, indent string, es []client.Endpoint) {
+	for i, e := range es {
+		k := ""
+		if i == 0 {
+			k = "Endpoints:"
+		}
+		name := e.Container
+		if e.Name != "" {
+			name += "/" + e.Name
+		}
+		fmt.Fprintf(tw, "%s%s\t%s %d/%s → %s\n", indent, k, name, e.ContainerPort, e.Protocol, e.Address)
+	}
+}
+
+// driftRows writes the Drift row of a view of fields to tw, and a line
+// for each of its differences, each line begun with indent; nothing
+// without a drift.
+func driftRows(tw io.Writer, indent string, d *client.Drift, at time.Time) {
+	if d == nil {
+		return
+	}
+	what := "repairing"
+	switch {
+	case d.Policy == "observe" && d.ResolvedAt == nil:
+		what = "observed, not repaired (drift policy observe)"
+	case d.Policy == "observe":
+		what = "observed, then undone by hand " + when(*d.ResolvedAt, at)
+	case d.ResolvedAt != nil:
+		what = "repaired " + when(*d.ResolvedAt, at)
+	}
+	fmt.Fprintf(tw, "%sDrift:\t%s; found %s at generation %d\n", indent, what, when(d.DetectedAt, at), d.Generation)
+	for _, x := range d.Differences {
+		// Worded as the controller words it in the drift_detected event.
+		fmt.Fprintf(tw, "%s\t  %s\n", indent, x)
+	}
+}
+
 // renderDryRun shows the answer to a create's dry run: it says that
 // nothing was stored, then shows the tenant as it would be created, without
 // what only a stored tenant has (an id, status, generation, version and
-// times): the server's answer has them, the id one that no tenant will
-// have.
+// times, and its placements' workloads and status): the server's answer
+// has them, the id one that no tenant will have.
 func renderDryRun(w io.Writer, t client.Tenant, at time.Time) error {
 	if _, err := fmt.Fprintln(w, "Dry run: nothing stored. Without --dry-run, landlord create would store:"); err != nil {
 		return err
 	}
-	return renderTenant(w, client.Tenant{
+	would := client.Tenant{
 		Name: t.Name, ComputeProvider: t.ComputeProvider, ComputeConfig: t.ComputeConfig, EffectiveConfig: t.EffectiveConfig,
 		Plan: t.Plan, MaintenanceWindow: t.MaintenanceWindow, Labels: t.Labels, Annotations: t.Annotations,
-	}, at)
+	}
+	for _, p := range t.Placements {
+		would.Placements = append(would.Placements, client.Placement{
+			Name: p.Name, ComputeProvider: p.ComputeProvider, ComputeConfig: p.ComputeConfig, EffectiveConfig: p.EffectiveConfig,
+		})
+	}
+	return renderTenant(w, would, at)
 }
 
 // pairs is a map as sorted k=v pairs.
@@ -228,16 +266,28 @@ func pairs(m map[string]string) string {
 }
 
 // renderEvents is the history table; messages are cut as cutFor says.
+// PLACEMENT, shown when an event names a placement, is the placement each
+// is about (none for the tenant as a whole).
 func renderEvents(w io.Writer, events []client.Event, at time.Time) error {
 	cut := cutFor(w)
+	placements := slices.ContainsFunc(events, func(e client.Event) bool { return e.Placement != "" })
 	tw := newTable(w)
-	fmt.Fprintln(tw, "AGE\tTYPE\tSTATUS\tGENERATION\tACTOR\tMESSAGE")
+	if placements {
+		fmt.Fprint(tw, "AGE\tPLACEMENT\t")
+	} else {
+		fmt.Fprint(tw, "AGE\t")
+	}
+	fmt.Fprintln(tw, "TYPE\tSTATUS\tGENERATION\tACTOR\tMESSAGE")
 	for _, e := range events {
 		status := e.To
 		if e.From != "" {
 			status = e.From + " → " + e.To
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", age(at.Sub(e.Time)), e.Type, status, e.Generation, e.Actor, cut(e.Message, 100))
+		fmt.Fprintf(tw, "%s\t", age(at.Sub(e.Time)))
+		if placements {
+			fmt.Fprintf(tw, "%s\t", e.Placement)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", e.Type, status, e.Generation, e.Actor, cut(e.Message, 100))
 	}
 	return tw.Flush()
 }

@@ -78,6 +78,46 @@ func goldenTenants() []client.Tenant {
 	}
 }
 
+// goldenPlaced is a tenant of three placements: web on docker, ready,
+// with its drift repaired; worker on nomad, retrying; old on docker,
+// removed.
+func goldenPlaced() client.Tenant {
+	retry := goldenNow.Add(8 * time.Second)
+	repaired := ago(time.Minute)
+	web := []client.Endpoint{{Container: "app", Name: "http", ContainerPort: 8080, Protocol: "tcp", Address: "127.0.0.1:49153"}}
+	worker := []client.Endpoint{{Container: "worker", ContainerPort: 9090, Protocol: "tcp", Address: "10.0.0.7:24510"}}
+	return client.Tenant{
+		ID: "0199a3c2-7d4e-7b1a-9c3f-2e5d8a6b4f14", Name: "umbrella", ComputeProvider: "docker",
+		ComputeConfig: json.RawMessage(`{"image":"ghcr.io/example/web:2"}`),
+		Labels:        map[string]string{"tier": "gold"},
+		Status:        "provisioning", StatusMessage: "worker: provision attempt 2 of 11 failed: nomad: no node has capacity; retrying",
+		Generation: 3, ObservedGeneration: 2, Version: 9, Attempts: 2, RetryAt: &retry,
+		Endpoints: append(slices.Clone(web), worker...),
+		Placements: []client.Placement{
+			{
+				Name: "web", ComputeProvider: "docker", ComputeConfig: json.RawMessage(`{"image":"ghcr.io/example/web:2","ports":[{"container_port":8080}]}`),
+				WorkloadID: "0199a3c2-7d4e-8b1a-9c3f-2e5d8a6b4f15", WorkloadName: "umbrella-web",
+				Status: "ready", ObservedGeneration: 3, Endpoints: web,
+				Drift: &client.Drift{DetectedAt: ago(2 * time.Minute), ResolvedAt: &repaired, Generation: 3, Policy: "repair", Differences: []client.DriftDifference{
+					{Path: "containers/app/image", Kind: "image", Expected: "ghcr.io/example/web:2", Found: "ghcr.io/example/web:2-hacked"},
+				}},
+			},
+			{
+				Name: "worker", ComputeProvider: "nomad", ComputeConfig: json.RawMessage(`{"image":"ghcr.io/example/worker:2","compute_provider":"nomad"}`),
+				WorkloadID: "0199a3c2-7d4e-8b1a-9c3f-2e5d8a6b4f16", WorkloadName: "umbrella-worker",
+				Status: "provisioning", StatusMessage: "provision attempt 2 of 11 failed: nomad: no node has capacity; retrying",
+				ObservedGeneration: 2, Attempts: 2, RetryAt: &retry, Endpoints: worker,
+			},
+			{
+				Name: "old", ComputeProvider: "docker", ComputeConfig: json.RawMessage(`{"image":"ghcr.io/example/old:1"}`),
+				WorkloadID: "0199a3c2-7d4e-8b1a-9c3f-2e5d8a6b4f17", WorkloadName: "umbrella-old", Removed: true,
+				Status: "deleting", ObservedGeneration: 2,
+			},
+		},
+		CreatedAt: ago(3 * 24 * time.Hour), UpdatedAt: ago(30 * time.Second),
+	}
+}
+
 func TestRenderGolden(t *testing.T) {
 	tenants := goldenTenants()
 	// The list shows a tenant with one endpoint too.
@@ -129,6 +169,33 @@ func TestRenderGolden(t *testing.T) {
 		// PLAN is shown when a tenant listed follows a plan.
 		{"list_plans", func(b *bytes.Buffer) error { return renderTenants(b, onPlans, goldenNow, nil, 0) }},
 		{"get_retrying", func(b *bytes.Buffer) error { return renderTenant(b, tenants[1], goldenNow) }},
+		// A tenant with placements: its providers joined, then each
+		// placement with its own status, endpoints, drift and config.
+		{"get_placements", func(b *bytes.Buffer) error { return renderTenant(b, goldenPlaced(), goldenNow) }},
+		// PROVIDER of a tenant with placements is their providers joined;
+		// one not enabled is named when others are.
+		{"list_placements", func(b *bytes.Buffer) error {
+			return renderTenants(b, append(goldenTenants(), goldenPlaced()), goldenNow, func(p string) bool { return p != "nomad" }, 0)
+		}},
+		{"create_dry_run_placements", func(b *bytes.Buffer) error {
+			would := goldenPlaced()
+			would.Placements = would.Placements[:2]
+			for i := range would.Placements {
+				would.Placements[i].EffectiveConfig = json.RawMessage(`{"env":{"FROM_DEFAULTS":"yes"}}`)
+			}
+			return renderDryRun(b, would, goldenNow)
+		}},
+		// An event about a placement names it; one about the tenant as a
+		// whole does not.
+		{"history_placements", func(b *bytes.Buffer) error {
+			return renderEvents(b, []client.Event{
+				{Time: ago(4 * time.Minute), Type: "created", To: "requested", Generation: 1, Actor: "admin"},
+				{Time: ago(4 * time.Minute), Placement: "web", Type: "status", From: "requested", To: "provisioning", Generation: 1, Actor: "controller@host:1"},
+				{Time: ago(4 * time.Minute), Placement: "worker", Type: "status", From: "requested", To: "provisioning", Generation: 1, Actor: "controller@host:1"},
+				{Time: ago(90 * time.Second), Placement: "web", Type: "status", From: "provisioning", To: "ready", Generation: 1, Actor: "controller@host:1"},
+				{Time: ago(80 * time.Second), Type: "status", From: "provisioning", To: "ready", Generation: 1, Actor: "controller@host:1"},
+			}, goldenNow)
+		}},
 		// The last drift: when, what was done, every path.
 		{"get_drift", func(b *bytes.Buffer) error {
 			drifted := tenants[0]

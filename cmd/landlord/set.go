@@ -14,9 +14,15 @@ func init() { commands = append(commands, newSetCommand) }
 
 func newSetCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "set NAME [--config VALUE] [--plan NAME[@VERSION]] [--pin|--unpin] [--maintenance-window WINDOW]",
+		Use:   "set NAME [--config VALUE | --placement NAME=CONFIG...] [--plan NAME[@VERSION]] [--pin|--unpin] [--maintenance-window WINDOW]",
 		Short: "Replace a tenant's desired state",
 		Long: `Replace a tenant's compute_config; the controller then updates its workload.
+
+A tenant with placements is given all of its placements with --placement
+NAME=CONFIG (repeatable; CONFIG as --config takes it), not --config: they
+replace the tenant's. A placement left out is removed, and its workload
+destroyed; one given that the tenant has keeps its provider; one it does not
+have is added. landlord get NAME -o yaml shows the placements as they are.
 
 Labels and annotations given replace the tenant's; without --label (or
 --annotation) the tenant keeps the ones it has. A secret shown as
@@ -37,7 +43,8 @@ given.`,
   landlord get acme -o json | jq .compute_config | landlord set acme --config -
   landlord set acme --plan standard@3 --pin
   landlord set acme --unpin --maintenance-window 'mon-fri 22:00-02:00 America/New_York'
-  landlord set acme --plan '' --config @acme.yaml`,
+  landlord set acme --plan '' --config @acme.yaml
+  landlord set acme --placement web=@web.yaml --placement worker='{"image": "worker:2", "compute_provider": "nomad"}'`,
 		Args: cobra.ExactArgs(1),
 	}
 	cf := addClientFlags(cmd)
@@ -45,6 +52,7 @@ given.`,
 	cmd.ValidArgsFunction = completeTenantNames(cf)
 	df := addDesiredFlags(cmd, true)
 	pf := addPlanFlags(cmd, cf, true)
+	plf := addPlacementFlags(cmd, true)
 
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := cf.checkOutput(); err != nil {
@@ -53,9 +61,13 @@ given.`,
 		if err := wf.check(cmd); err != nil {
 			return err
 		}
+		if err := plf.check(cmd); err != nil {
+			return err
+		}
 		fs := cmd.Flags()
-		if !fs.Changed("config") && !fs.Changed("label") && !fs.Changed("annotation") && !pf.changed(cmd) {
-			return withExitCode(exitUsage, errors.New(`required flag(s) "config" not set: give the tenant's compute_config, or what to change with --label, --annotation, --plan, --pin, --unpin or --maintenance-window`))
+		if !fs.Changed("config") && !plf.given(cmd) && !fs.Changed("label") && !fs.Changed("annotation") && !pf.changed(cmd) {
+			return withExitCode(exitUsage, errors.New(`required flag(s) "config" not set: give the tenant's compute_config, its placements with --placement NAME=CONFIG, `+
+				`or what to change with --label, --annotation, --plan, --pin, --unpin or --maintenance-window`))
 		}
 		name := args[0]
 		var (
@@ -65,8 +77,11 @@ given.`,
 		if req.ComputeConfig, req.Labels, req.Annotations, err = df.read(cmd, ""); err != nil {
 			return err
 		}
+		if req.Placements, err = plf.read(cmd, ""); err != nil {
+			return err
+		}
 		var patch map[string]any
-		if pf.changed(cmd) || req.ComputeConfig == nil {
+		if pf.changed(cmd) || (req.ComputeConfig == nil && req.Placements == nil) {
 			if patch, err = pf.patch(cmd); err != nil {
 				return err
 			}
@@ -105,7 +120,8 @@ given.`,
 
 // patchTenant changes cur as req and the plan flags' members say, in one
 // merge patch: req's compute_config, labels and annotations, when given,
-// replace cur's (the patch removes what they leave out).
+// replace cur's (the patch removes what they leave out); its placements,
+// when given, replace cur's whole, as a merge patch replaces an array.
 func patchTenant(cmd *cobra.Command, c *client.Client, cur *client.Tenant, req client.ReplaceTenantRequest, members map[string]any) (*client.Tenant, error) {
 	if req.ComputeConfig != nil {
 		p, err := replacingPatch(cur.ComputeConfig, req.ComputeConfig)
@@ -113,6 +129,9 @@ func patchTenant(cmd *cobra.Command, c *client.Client, cur *client.Tenant, req c
 			return nil, err
 		}
 		members["compute_config"] = p
+	}
+	if req.Placements != nil {
+		members["placements"] = req.Placements
 	}
 	if cmd.Flags().Changed("label") {
 		members["labels"] = replacingPairs(cur.Labels, req.Labels)
