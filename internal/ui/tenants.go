@@ -41,6 +41,13 @@ type tenantRow struct {
 	client.Tenant
 }
 
+// Providers is what the tenant runs on: its provider, or the providers of
+// its placements joined with + ("docker+nomad").
+func (r tenantRow) Providers() string { return providers(r.Tenant) }
+
+// providers is what t runs on, joined with + (client.Providers).
+func providers(t client.Tenant) string { return strings.Join(client.Providers(t), "+") }
+
 func (c *Console) listTenants(x *call) error {
 	q := x.r.URL.Query()
 	v := listView{Status: q.Get("status"), Provider: q.Get("provider"), Label: strings.TrimSpace(q.Get("label")), Q: strings.TrimSpace(q.Get("q")),
@@ -94,6 +101,11 @@ var clientStatuses = []string{client.StatusRequested, client.StatusProvisioning,
 // updates.
 type tenantView struct {
 	T client.Tenant
+	// Providers is what it runs on (tenantRow.Providers).
+	Providers string
+	// Placements are those of a tenant with placements, each with its
+	// workload; none for a plain tenant, whose Workload is its own.
+	Placements []placementView
 	// Events are the latest of its history, newest first.
 	Events   []client.Event
 	Older    bool
@@ -129,7 +141,7 @@ func (c *Console) tenantView(x *call, idOrName string, workload bool) (*tenantVi
 	if err != nil {
 		return nil, err
 	}
-	v := &tenantView{T: *t, CanWrite: x.canWrite() && t.Status != client.StatusDeleted && t.Status != client.StatusDeleting, CSRF: x.sess.CSRF,
+	v := &tenantView{T: *t, Providers: providers(*t), CanWrite: x.canWrite() && t.Status != client.StatusDeleted && t.Status != client.StatusDeleting, CSRF: x.sess.CSRF,
 		Paused: t.Annotations[client.PausedAnnotation] == "true"}
 	if c.fed {
 		v.LiveURL = Prefix + "live?" + url.Values{"view": {"tenant"}, "tenant": {t.ID}}.Encode()
@@ -140,18 +152,41 @@ func (c *Console) tenantView(x *call, idOrName string, workload bool) (*tenantVi
 		return nil, err
 	}
 	v.Events, v.Older = events.Events, events.NextPageToken != ""
-	if workload && t.Status != client.StatusDeleted {
-		st, err := x.api.Tenants().Status(ctx, t.ID)
-		switch {
-		case err == nil:
-			v.Workload = st
-		case client.IsNotFound(err):
-			v.WorkloadNote = "No workload runs for this tenant yet."
-		default:
-			v.WorkloadNote = "The provider did not answer: " + err.Error()
+	if len(t.Placements) > 0 {
+		for _, p := range t.Placements {
+			pv := placementView{Placement: p}
+			if workload && t.Status != client.StatusDeleted {
+				pv.Workload, pv.WorkloadNote = readWorkload(x, t.ID, p.Name, "placement")
+			}
+			v.Placements = append(v.Placements, pv)
 		}
+	} else if workload && t.Status != client.StatusDeleted {
+		v.Workload, v.WorkloadNote = readWorkload(x, t.ID, "", "tenant")
 	}
 	return v, nil
+}
+
+// placementView is a placement of a tenant's page, with its workload's
+// live status when the page reads it.
+type placementView struct {
+	client.Placement
+	Workload *client.ComputeStatus
+	// WorkloadNote says why there is no workload to show.
+	WorkloadNote string
+}
+
+// readWorkload reads the live status of the workload of a tenant, or of
+// its placement, which what names ("tenant", "placement") in the note
+// that says why there is none to show.
+func readWorkload(x *call, tenantID, placement, what string) (*client.ComputeStatus, string) {
+	st, err := x.api.Tenants().StatusOf(x.r.Context(), tenantID, client.StatusOptions{Placement: placement})
+	switch {
+	case err == nil:
+		return st, ""
+	case client.IsNotFound(err):
+		return nil, "No workload runs for this " + what + " yet."
+	}
+	return nil, "The provider did not answer: " + err.Error()
 }
 
 // setSecrets lists the pointers of the secrets a config sets: the API
