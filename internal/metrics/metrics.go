@@ -57,10 +57,13 @@ func New() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(.0005, 4, 10),
 		}, []string{"result"}),
 	}
+	// Drift is labelled by placement, whose names are few across a fleet
+	// (web, worker; "default" for a tenant declared without placements),
+	// never by tenant.
 	m.drift = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "landlord_drift_detected_total",
-		Help: "Differences found between tenants' declared state and what runs (each path of each new drift), by provider and kind.",
-	}, []string{"provider", "kind"})
+		Help: "Differences found between tenants' declared state and what runs (each path of each new drift), by provider, placement (default for a tenant without placements) and kind.",
+	}, []string{"provider", "placement", "kind"})
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.operations, m.opDuration, m.reconciles, m.reconcileTimes, m.drift)
 	return m
 }
@@ -92,10 +95,17 @@ func (m *Metrics) ObserveReconcile(result string, d time.Duration) {
 	m.reconcileTimes.WithLabelValues(result).Observe(d.Seconds())
 }
 
-// ObserveDrift records one difference found in a tenant's workload
-// (controller).
+// ObserveDrift records one difference found in the workload of a tenant
+// declared without placements, whose one placement is
+// tenant.DefaultPlacement (controller).
 func (m *Metrics) ObserveDrift(provider string, kind provider.DriftKind) {
-	m.drift.WithLabelValues(provider, string(kind)).Inc()
+	m.ObservePlacementDrift(tenant.DefaultPlacement, provider, kind)
+}
+
+// ObservePlacementDrift records one difference found in the workload of
+// a tenant's placement, named placement, on provider (controller).
+func (m *Metrics) ObservePlacementDrift(placement, provider string, kind provider.DriftKind) {
+	m.drift.WithLabelValues(provider, placement, string(kind)).Inc()
 }
 
 // WatchQueue exports the controller's work-queue depth.

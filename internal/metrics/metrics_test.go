@@ -59,6 +59,8 @@ func TestMetrics(t *testing.T) {
 	m.ObserveReconcile("done", time.Millisecond)
 	m.ObserveDrift("kubernetes", provider.DriftScale)
 	m.ObserveDrift("kubernetes", provider.DriftScale)
+	m.ObservePlacementDrift("worker", "nomad", provider.DriftImage)
+	m.ObservePlacementDrift(tenant.DefaultPlacement, "kubernetes", provider.DriftScale)
 
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
@@ -73,7 +75,8 @@ func TestMetrics(t *testing.T) {
 		`landlord_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
 		`landlord_provider_operations_total{operation="provision",outcome="retryable",provider="mock"} 1`,
 		`landlord_reconciles_total{result="done"} 1`,
-		`landlord_drift_detected_total{kind="scale",provider="kubernetes"} 2`,
+		`landlord_drift_detected_total{kind="scale",placement="default",provider="kubernetes"} 3`,
+		`landlord_drift_detected_total{kind="image",placement="worker",provider="nomad"} 1`,
 		`landlord_rollout_info{from_version="1",plan="standard",rollout="` + ro.ID + `",state="running",to_version="2"} 1`,
 		`landlord_rollout_wave{plan="standard",rollout="` + ro.ID + `"} 0`,
 		`landlord_rollout_members{plan="standard",rollout="` + ro.ID + `",state="pending"} 2`,
