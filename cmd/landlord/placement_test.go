@@ -145,11 +145,6 @@ func TestPlacements(t *testing.T) {
 		// patch, which replaces them whole as well.
 		args := []string{"set", "acme", "--placement", "web=image: web:3", "--placement", "cron=image: cron:1", "--maintenance-window", "01:00-02:00", "-o", "json"}
 		res := runCLI(t, srv, "", args...)
-		if strings.Contains(res.stderr, "--placement: unknown field; a patch may change") {
-			// The service patches placements; the API's check of a
-			// patch's fields (api.tenantPatch) does not know them yet.
-			t.Skip("the API refuses placements in a merge patch:", res.stderr)
-		}
 		if res.code != exitOK {
 			t.Fatalf("landlord %s: exit %d\n%s", strings.Join(args, " "), res.code, res.stderr)
 		}

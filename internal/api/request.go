@@ -200,6 +200,7 @@ func decodeNumbers(raw []byte, v any) error {
 // annotation, or all of them.
 type tenantPatch struct {
 	ComputeConfig     json.RawMessage         `json:"compute_config"`
+	Placements        []wire.PlacementRequest `json:"placements"`
 	Labels            map[string]*string      `json:"labels"`
 	Annotations       map[string]*string      `json:"annotations"`
 	Plan              *wire.PlanChoice        `json:"plan"`
