@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,12 @@ import (
 type DriftObserver interface {
 	// ObserveDrift records one difference found in a tenant's workload.
 	ObserveDrift(provider string, kind provider.DriftKind)
+}
+
+// PlacementDriftObserver is a DriftObserver that counts drift by
+// placement too; a tenant of one placement's is its "default" one's.
+type PlacementDriftObserver interface {
+	ObservePlacementDrift(placement, provider string, kind provider.DriftKind)
 }
 
 // observedPrefix begins the status message of a ready tenant whose drift
@@ -219,6 +226,13 @@ func nonNil(endpoints []provider.Endpoint) []provider.Endpoint {
 
 // count records drift for metrics.
 func (r *reconcile) count(found []provider.Drift) {
+	if o, ok := r.c.opts.Observer.(PlacementDriftObserver); ok {
+		placement := cmp.Or(r.placement, tenant.DefaultPlacement)
+		for _, d := range found {
+			o.ObservePlacementDrift(placement, r.t.Provider, d.Kind)
+		}
+		return
+	}
 	o, ok := r.c.opts.Observer.(DriftObserver)
 	if !ok {
 		return

@@ -3,13 +3,16 @@ package controller_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/sdk/provider"
 	"github.com/jaxxstorm/landlord/sdk/workload"
 )
 
@@ -50,6 +53,8 @@ func TestPlacementsLifecycle(t *testing.T) {
 			e := newEnv(t, st.open(t), ``)
 			opts := fast()
 			opts.Resync = 50 * time.Millisecond // the mock tells of no change: a resync finds drift
+			drift := &placementDrift{}
+			opts.Observer = drift
 			e.run(t, opts)
 			tn := e.createPlaced(t, "acme", appConfig, "web", "worker")
 			e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
@@ -116,6 +121,9 @@ func TestPlacementsLifecycle(t *testing.T) {
 				p := e.get(t, tn.ID).Placement("web")
 				return p.Drift != nil && p.Drift.ResolvedAt != nil, fmt.Sprintf("drift %+v", p.Drift)
 			})
+			if n := drift.count("web/mock/" + string(provider.DriftImage)); n == 0 {
+				t.Errorf("the drift of placement web was not counted as web's: %v", drift.snapshot())
+			}
 
 			cur := e.get(t, tn.ID)
 			if _, err := e.store.RequestDeletion(ctx, tn.ID, cur.Version, "test"); err != nil {
@@ -151,4 +159,34 @@ func TestPlacementFailureIsTheTenants(t *testing.T) {
 		p := e.get(t, tn.ID).Placement("web")
 		return p.Status == tenant.StatusReady, string(p.Status)
 	})
+}
+
+// placementDrift counts drift by placement, provider and kind, as the
+// metrics do.
+type placementDrift struct {
+	mu    sync.Mutex
+	kinds map[string]int
+}
+
+func (p *placementDrift) ObserveReconcile(string, time.Duration) {}
+
+func (p *placementDrift) ObservePlacementDrift(placement, prov string, kind provider.DriftKind) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.kinds == nil {
+		p.kinds = map[string]int{}
+	}
+	p.kinds[placement+"/"+prov+"/"+string(kind)]++
+}
+
+func (p *placementDrift) count(key string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.kinds[key]
+}
+
+func (p *placementDrift) snapshot() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.kinds)
 }
