@@ -94,11 +94,28 @@ func (c *Console) editTenant(x *call) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := decodeOrdered(t.ComputeConfig)
-	if err != nil {
-		return fmt.Errorf("ui: the config of tenant %s: %w", t.ID, err)
+	if len(t.Placements) > 1 {
+		// The form shows one compute_config: a tenant of several
+		// placements is edited as the text of them all.
+		var ps []any
+		for _, p := range t.Placements {
+			if p.Removed {
+				continue
+			}
+			cfg, err := decodeOrdered(p.ComputeConfig)
+			if err != nil {
+				return fmt.Errorf("ui: the config of placement %s of tenant %s: %w", p.Name, t.ID, err)
+			}
+			ps = append(ps, object{{Key: "name", Value: p.Name}, {Key: "compute_config", Value: cfg}})
+		}
+		f.body = object{{Key: "placements", Value: ps}}
+	} else {
+		cfg, err := decodeOrdered(t.ComputeConfig)
+		if err != nil {
+			return fmt.Errorf("ui: the config of tenant %s: %w", t.ID, err)
+		}
+		f.body = object{{Key: "compute_config", Value: cfg}}
 	}
-	f.body = object{{Key: "compute_config", Value: cfg}}
 	if t.Labels != nil {
 		f.body = append(f.body, member{Key: "labels", Value: mapObject(t.Labels)})
 	}
@@ -106,7 +123,10 @@ func (c *Console) editTenant(x *call) error {
 		f.body = append(f.body, member{Key: "annotations", Value: mapObject(t.Annotations)})
 	}
 	v := c.formView(x, f, t)
-	if bad := f.unrepresentable(); len(bad) > 0 || x.r.URL.Query().Get("mode") == "raw" {
+	if len(t.Placements) > 1 {
+		v.Raw, v.RawText = true, rawText(f.body)
+		v.Notice = "This tenant has placements, each with its compute_config, so it is edited as JSON or YAML: a placement left out is removed, and its workload destroyed."
+	} else if bad := f.unrepresentable(); len(bad) > 0 || x.r.URL.Query().Get("mode") == "raw" {
 		v.Raw, v.RawText = true, rawText(f.body)
 		if len(bad) > 0 {
 			v.Notice = "This tenant's config has what the form cannot show (" + strings.Join(bad, ", ") + "), so it is edited as JSON or YAML."

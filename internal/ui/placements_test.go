@@ -2,6 +2,8 @@ package ui_test
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +90,32 @@ func sectionOf(t *testing.T, body, id string) string {
 		t.Fatalf("section %s does not end", id)
 	}
 	return body[start : start+end]
+}
+
+// A tenant with placements is edited as the text of its placements; saved,
+// they replace the tenant's.
+func TestPlacementsAreEditedAsText(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	id := s.createTenant(t, `{"name":"acme","placements":[
+		{"name":"web","compute_config":{"image":"web:1"}},
+		{"name":"worker","compute_config":{"image":"worker:1"}}]}`)
+	b := s.browser(t)
+	p := b.get("/ui/tenants/acme/edit")
+	for _, want := range []string{"This tenant has placements", "placements", "web:1", "worker:1"} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("the edit page lacks %q:\n%s", want, p.body)
+		}
+	}
+	text := "placements:\n  - name: web\n    compute_config:\n      image: web:2\n"
+	saved := b.post("/ui/tenants/acme/edit", url.Values{"csrf": {b.csrf("/ui/tenants/acme")}, "_action": {"save"}, "_version": {"1"}, "mode": {"raw"}, "_raw": {text}})
+	if saved.status != http.StatusSeeOther {
+		t.Fatalf("save: %d\n%s", saved.status, saved.body)
+	}
+	got, err := s.store.Get(context.Background(), id, tenant.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if web, worker := got.Placement("web"), got.Placement("worker"); web == nil || string(web.ComputeConfig) != `{"image":"web:2"}` || worker == nil || !worker.Removed {
+		t.Errorf("after the save: placements %+v", got.Placements)
+	}
 }
