@@ -60,7 +60,9 @@ var problemTable = []problemRow{
 		fields: func(error) []wire.FieldError { return []wire.FieldError{{Pointer: "/name", Message: "is taken"}} }},
 	{err: tenant.ErrPlacementNotFound, name: "tenant.ErrPlacementNotFound", status: http.StatusNotFound, code: wire.CodeNotFound,
 		detail: "the tenant has no such placement; GET the tenant for its placements' names (a tenant of several needs placement named)",
-		fields: func(error) []wire.FieldError { return []wire.FieldError{{Pointer: "/placement", Message: "names no placement of the tenant"}} }},
+		fields: func(error) []wire.FieldError {
+			return []wire.FieldError{{Pointer: "/placement", Message: "names no placement of the tenant"}}
+		}},
 	{err: tenant.ErrMoving, name: "tenant.ErrMoving", status: http.StatusConflict, code: wire.CodeTenantMoving,
 		detail: "a placement of the tenant is being moved, or is not in a state to move: wait for the move (GET the tenant shows its step), or cancel it (POST /v1/tenants/{tenant}/move/cancel)"},
 	{err: tenant.ErrConflict, name: "tenant.ErrConflict", status: http.StatusConflict, code: wire.CodeVersionConflict,

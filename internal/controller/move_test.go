@@ -88,9 +88,9 @@ func TestMove(t *testing.T) {
 
 	targetID := p.Move.Other.WorkloadID
 	e.act(t, tn.ID, tenant.MoveAction{Kind: tenant.MoveApprove})
-	done := e.waitMove(t, tn.ID, "")
+	e.waitMove(t, tn.ID, "")
 	e.waitStatus(t, 30*time.Second, tenant.StatusReady, tn.ID)
-	done = e.get(t, tn.ID)
+	done := e.get(t, tn.ID)
 	p = done.Placements[0]
 	if p.WorkloadID != targetID || done.Simple() || p.Status != tenant.StatusReady || !strings.Contains(string(p.ComputeConfig), "app:2") {
 		t.Errorf("after the move: placement %+v", p)
