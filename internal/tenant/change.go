@@ -69,7 +69,8 @@ func specsOf(ps []Placement) []PlacementSpec {
 
 // ApplyDesired returns cur with change applied and its "updated" event, or
 // cur itself and no events when the change alters nothing.
-func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Event, error) {
+func ApplyDesired(in *Tenant, change DesiredChange, now time.Time) (*Tenant, []Event, error) {
+	cur := normalized(in)
 	if change.Version != cur.Version {
 		return nil, nil, fmt.Errorf("%w: tenant %s is at version %d, not %d", ErrConflict, cur.ID, cur.Version, change.Version)
 	}
@@ -78,7 +79,11 @@ func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []
 	}
 	now = Timestamp(now)
 	if change.Move != nil {
-		return applyMove(cur, change, now)
+		next, events, err := applyMove(cur, change, now)
+		if next == cur {
+			next = in // a change that alters nothing returns the tenant given
+		}
+		return next, events, err
 	}
 	if cur.Moving() {
 		return nil, nil, fmt.Errorf("%w: tenant %s cannot be changed while a placement moves; wait for the move, or cancel it", ErrMoving, cur.Name)
@@ -99,7 +104,7 @@ func ApplyDesired(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []
 	}
 	if samePlacements(cur.Placements, next.Placements) && sameMap(cur.Labels, next.Labels) && sameMap(cur.Annotations, next.Annotations) &&
 		samePlan(cur.Plan, next.Plan) && sameWindow(cur.MaintenanceWindow, next.MaintenanceWindow) {
-		return cur, nil, nil
+		return in, nil, nil
 	}
 	next.Generation++
 	next.Version++
@@ -247,6 +252,7 @@ func deletionOf(cur *Tenant, status Status, message string, now time.Time) Tenan
 // placement (Event.Placement), and a change of the tenant's summarized
 // status is an event of the tenant.
 func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []Event, error) {
+	cur = normalized(cur)
 	if obs.Generation != cur.Generation {
 		return nil, nil, fmt.Errorf("%w: tenant %s is at generation %d; the observation is for generation %d", ErrConflict, cur.ID, cur.Generation, obs.Generation)
 	}
@@ -324,6 +330,18 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 		events = append(events, Event{TenantID: cur.ID, Time: now, Type: EventStatus, From: cur.Status, To: next.Status, Generation: obs.Generation, Message: msg, Actor: obs.Actor})
 	}
 	return &next, events, nil
+}
+
+// normalized is t, or, when t has no placements (a tenant made by hand
+// rather than read from a store), a copy of t with its one placement
+// (Normalize), for the rules to apply to.
+func normalized(t *Tenant) *Tenant {
+	if len(t.Placements) > 0 {
+		return t
+	}
+	out := *t
+	out.Normalize()
+	return &out
 }
 
 // observe applies obs's observed fields to p; now is a Timestamp.
