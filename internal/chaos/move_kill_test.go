@@ -256,7 +256,7 @@ func newMoveRun(t *testing.T, store, database string) *moveRun {
 	prefix := fmt.Sprintf("%s-%d", dockertest.Prefix(moveKillBase), moveKillRuns.Add(1))
 	// Registered before the process's cleanup, so run after it stops.
 	t.Cleanup(func() { removeUnder(engine, prefix) })
-	p := servetest.New(t, servetest.Options{Config: fmt.Sprintf(moveKillConfig, prefix, dockertest.AddressPool), Database: database})
+	p := servetest.New(t, servetest.Options{Config: fmt.Sprintf(moveKillConfig, prefix, dockertest.AddressPoolOf("198.19.128.0/17")), Database: database})
 	p.Start()
 	ctx, cancel := context.WithTimeout(t.Context(), moveKillTimeout)
 	t.Cleanup(cancel)

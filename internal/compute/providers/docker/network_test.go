@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/moby/moby/client"
 
@@ -287,7 +288,8 @@ func createTestNetwork(t *testing.T, cli *client.Client, name string, labels map
 		opts := client.NetworkCreateOptions{Driver: "bridge", Labels: labels}
 		withSubnet(&opts, subnet)
 		created, err := cli.NetworkCreate(ctx, name, opts)
-		if isPoolOverlap(err) && attempt < 5 {
+		if isPoolOverlap(err) && attempt < 20 {
+			time.Sleep(50 * time.Millisecond)
 			continue // another run took it meanwhile
 		}
 		if err != nil {

@@ -60,7 +60,7 @@ func startMixed(t *testing.T) *mixed {
 			"  pull_policy: never",
 			"  label_prefix: " + m.prefix,
 			"  stop_timeout: 2s",
-			"  address_pool: " + dockertest.AddressPool,
+			"  address_pool: " + dockertest.AddressPoolOf("198.19.64.0/18"),
 		},
 		Controller: []string{"workers: 4", "lease_ttl: 2s"},
 	})

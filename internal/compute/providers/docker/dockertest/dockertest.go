@@ -22,6 +22,13 @@ const AddressPoolBase = "198.18.0.0/15"
 // AddressPoolBase too.
 const AddressPool = `{"base": "` + AddressPoolBase + `", "size": 24}`
 
+// AddressPoolOf is an address_pool setting of /24 networks from base, a
+// part of AddressPoolBase: packages whose tests run beside the docker
+// provider's own (which take the lowest free /24 of AddressPoolBase) give
+// their servers a part of their own, so that they do not race those tests
+// for the same subnets.
+func AddressPoolOf(base string) string { return `{"base": "` + base + `", "size": 24}` }
+
 // EnvRequire names the variable that, set to 1, turns "no Docker Engine
 // answers" skips into failures.
 const EnvRequire = "LANDLORD_REQUIRE_DOCKER"
