@@ -38,16 +38,8 @@ func (s *Server) cancelMove(w http.ResponseWriter, r *http.Request) error {
 // tenant of one placement needs none) and applies it.
 func (s *Server) moveAction(w http.ResponseWriter, r *http.Request, kind tenant.MoveKind) error {
 	var req wire.MoveActionRequest
-	if r.ContentLength != 0 {
-		body, err := s.readRaw(w, r, contentJSON)
-		if err != nil {
-			return err
-		}
-		if len(body) > 0 {
-			if err := decodeStrict(body, &req); err != nil {
-				return err
-			}
-		}
+	if err := s.readOptional(w, r, &req); err != nil {
+		return err
 	}
 	return s.move(w, r, service.MoveRequest{Kind: kind, Placement: req.Placement})
 }

@@ -308,3 +308,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
+
+// readOptional reads a JSON body that may be left out into v, as
+// decodeStrict reads one: an empty body leaves v as it is.
+func (s *Server) readOptional(w http.ResponseWriter, r *http.Request, v any) error {
+	if r.ContentLength == 0 {
+		return nil
+	}
+	body, err := s.readRaw(w, r, contentJSON)
+	if err != nil || len(body) == 0 {
+		return err
+	}
+	return decodeStrict(body, v)
+}

@@ -140,16 +140,8 @@ func (s *Server) resumeRollout(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) abortRollout(w http.ResponseWriter, r *http.Request) error {
 	var req wire.AbortRolloutRequest
-	if r.ContentLength != 0 {
-		body, err := s.readRaw(w, r, contentJSON)
-		if err != nil {
-			return err
-		}
-		if len(body) > 0 {
-			if err := decodeStrict(body, &req); err != nil {
-				return err
-			}
-		}
+	if err := s.readOptional(w, r, &req); err != nil {
+		return err
 	}
 	return s.act(w, r, func(ro *fleet.Rollout, members []fleet.Member, now time.Time) (*fleet.Rollout, fleet.Event, error) {
 		return fleet.Abort(ro, members, req.Rollback, actor(r), now)

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
@@ -43,18 +42,9 @@ func (s *Service) MoveTenant(ctx context.Context, m MoveRequest) (*tenant.Tenant
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		cur, err := s.tenants.Get(ctx, m.Tenant, tenant.GetOptions{})
+		cur, err := s.changeable(ctx, m.Tenant, m.Expect, m.Seen)
 		if err != nil {
 			return nil, err
-		}
-		if m.Seen != nil {
-			m.Seen(cur)
-		}
-		if !m.Expect.Match(cur.Version) {
-			return nil, &StaleError{What: "tenant", Current: cur.Version}
-		}
-		if cur.DeletionRequestedAt != nil {
-			return nil, refuse(KindConflict, wire.CodeTenantDeleting, "the tenant is being deleted and cannot move")
 		}
 		action := &tenant.MoveAction{Kind: m.Kind, Placement: m.Placement, Hold: m.Hold}
 		if m.Kind == tenant.MoveStart {
@@ -63,12 +53,9 @@ func (s *Service) MoveTenant(ctx context.Context, m MoveRequest) (*tenant.Tenant
 			}
 		}
 		updated, err := s.tenants.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{Version: cur.Version, Move: action, Actor: m.Actor})
-		switch {
-		case errors.Is(err, tenant.ErrConflict) && !m.Expect.Any():
-			return nil, &StaleError{What: "tenant"}
-		case errors.Is(err, tenant.ErrConflict) && attempt < maxRetries:
+		if retry, err := settleWrite(err, m.Expect, attempt); retry {
 			continue
-		case err != nil:
+		} else if err != nil {
 			return nil, err
 		}
 		return updated, nil

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
-	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
@@ -178,71 +177,78 @@ func (s *Service) ChangeTenant(ctx context.Context, c Change) (*tenant.Tenant, e
 		if err := tenant.ValidateWindow(req.MaintenanceWindow); err != nil {
 			return nil, err
 		}
-		// A tenant of one placement (one that moved, say) takes a
-		// compute_config as every tenant did before placements.
-		if req.Placements == nil && len(cur.Placements) > 1 {
-			return nil, refuse(KindInvalid, wire.CodeInvalidBody,
-				fmt.Sprintf("tenant %s has placements %s: a change declares them (placements), not a compute_config", cur.Name, strings.Join(cur.PlacementNames(), ", ")),
-				Field{Pointer: "/placements", Message: "is required for a tenant with placements"})
-		}
-		if req.Placements != nil {
-			if err := checkDeclaration(nil, req.Placements, req.Plan); err != nil {
-				return nil, err
-			}
-			next := *cur
-			next.Labels, next.Annotations = req.Labels, req.Annotations
-			specs, _, err := s.resolvePlacements(ctx, &next, cur, cur.Generation+1, req.Placements)
-			if err != nil {
-				return nil, err
-			}
-			updated, err := s.tenants.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{
-				Version: cur.Version, Placements: specs, Labels: req.Labels, Annotations: req.Annotations,
-				MaintenanceWindow: req.MaintenanceWindow, Actor: c.Actor,
-			})
-			switch {
-			case errors.Is(err, tenant.ErrConflict) && !c.Expect.Any():
-				return nil, &StaleError{What: "tenant"}
-			case errors.Is(err, tenant.ErrConflict) && attempt < maxRetries:
-				continue
-			case err != nil:
-				return nil, err
-			}
-			return updated, nil
-		}
-		var planConfig json.RawMessage
-		if req.Plan != nil {
-			var plan *fleet.Plan
-			var version *fleet.Version
-			if req.Plan, plan, version, err = s.planLayer(ctx, req.Plan, cur.Provider); err != nil {
-				return nil, err
-			}
-			if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
-				return nil, err
-			}
-			planConfig = version.Config
-		}
-		res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
-			TenantID: cur.Placements[0].WorkloadID, TenantName: cur.Placements[0].WorkloadName, Generation: cur.Generation + 1,
-			ComputeConfig: req.ComputeConfig, Plan: planConfig, Previous: cur.ComputeConfig,
-			Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
-		})
+		change, err := s.desiredChange(ctx, cur, req)
 		if err != nil {
 			return nil, err
 		}
-		updated, err := s.tenants.UpdateDesired(ctx, cur.ID, tenant.DesiredChange{
-			Version: cur.Version, ComputeConfig: res.Config, Labels: req.Labels, Annotations: req.Annotations,
-			Plan: req.Plan, MaintenanceWindow: req.MaintenanceWindow, Actor: c.Actor,
-		})
-		switch {
-		case errors.Is(err, tenant.ErrConflict) && !c.Expect.Any():
-			return nil, &StaleError{What: "tenant"}
-		case errors.Is(err, tenant.ErrConflict) && attempt < maxRetries:
+		change.Actor = c.Actor
+		updated, err := s.tenants.UpdateDesired(ctx, cur.ID, change)
+		if retry, err := settleWrite(err, c.Expect, attempt); retry {
 			continue
-		case err != nil:
+		} else if err != nil {
 			return nil, err
 		}
 		return updated, nil
 	}
+}
+
+// desiredChange resolves req, the desired state a change makes of cur,
+// into the change to store: a tenant's compute_config with its plan layer,
+// or its placements, each against its provider.
+func (s *Service) desiredChange(ctx context.Context, cur *tenant.Tenant, req Desired) (tenant.DesiredChange, error) {
+	change := tenant.DesiredChange{Version: cur.Version, Labels: req.Labels, Annotations: req.Annotations, MaintenanceWindow: req.MaintenanceWindow}
+	// A tenant of one placement (one that moved, say) takes a
+	// compute_config as every tenant did before placements.
+	if req.Placements == nil && len(cur.Placements) > 1 {
+		return change, refuse(KindInvalid, wire.CodeInvalidBody,
+			fmt.Sprintf("tenant %s has placements %s: a change declares them (placements), not a compute_config", cur.Name, strings.Join(cur.PlacementNames(), ", ")),
+			Field{Pointer: "/placements", Message: "is required for a tenant with placements"})
+	}
+	if req.Placements != nil {
+		if err := checkDeclaration(nil, req.Placements, req.Plan); err != nil {
+			return change, err
+		}
+		next := *cur
+		next.Labels, next.Annotations = req.Labels, req.Annotations
+		specs, _, err := s.resolvePlacements(ctx, &next, cur, cur.Generation+1, req.Placements)
+		change.Placements = specs
+		return change, err
+	}
+	var planConfig json.RawMessage
+	if req.Plan != nil {
+		ref, plan, version, err := s.planLayer(ctx, req.Plan, cur.Provider)
+		if err != nil {
+			return change, err
+		}
+		if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
+			return change, err
+		}
+		req.Plan, planConfig = ref, version.Config
+	}
+	res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
+		TenantID: cur.Placements[0].WorkloadID, TenantName: cur.Placements[0].WorkloadName, Generation: cur.Generation + 1,
+		ComputeConfig: req.ComputeConfig, Plan: planConfig, Previous: cur.ComputeConfig,
+		Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
+	})
+	if err != nil {
+		return change, err
+	}
+	change.ComputeConfig, change.Plan = res.Config, req.Plan
+	return change, nil
+}
+
+// settleWrite words the error of a change's write in attempt: a tenant
+// changed meanwhile (ErrConflict) is a *StaleError when the caller
+// expected versions, else the change is to be made again (retry), at most
+// maxRetries times.
+func settleWrite(err error, expect Versions, attempt int) (retry bool, out error) {
+	switch {
+	case errors.Is(err, tenant.ErrConflict) && !expect.Any():
+		return false, &StaleError{What: "tenant"}
+	case errors.Is(err, tenant.ErrConflict) && attempt < maxRetries:
+		return true, nil
+	}
+	return false, err
 }
 
 // changeable reads a tenant that a change may change: one of the expected

@@ -254,19 +254,7 @@ func (t *Tenant) OtherView(name string) (*Tenant, error) {
 	}
 	o := p.Move.Other
 	o.Move = nil
-	v := *t
-	v.Placements = []Placement{o}
-	v.ID, v.Name = o.WorkloadID, o.WorkloadName
-	v.Provider, v.ComputeConfig = o.Provider, o.ComputeConfig
-	v.Status, v.StatusMessage, v.ObservedGeneration = o.Status, o.StatusMessage, o.ObservedGeneration
-	v.ResourceIDs, v.Endpoints, v.StatusChangedAt = o.ResourceIDs, o.Endpoints, o.StatusChangedAt
-	v.Attempts, v.RetryAt, v.Drift = o.Attempts, o.RetryAt, o.Drift
-	v.DeletionRequestedAt = nil
-	if p.Move.Step == MoveCancelling || p.Move.Step == MoveDestroyingSource || t.DeletionRequestedAt != nil {
-		at := t.UpdatedAt
-		v.DeletionRequestedAt = &at
-	}
-	return &v, nil
+	return viewOf(t, o, p.Move.Step == MoveCancelling || p.Move.Step == MoveDestroyingSource || t.DeletionRequestedAt != nil), nil
 }
 
 // applyMoveStep applies an observation's MoveStep to placement p (the

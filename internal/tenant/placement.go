@@ -231,18 +231,25 @@ func (t *Tenant) View(name string) (*Tenant, error) {
 	if p == nil {
 		return nil, fmt.Errorf("%w: tenant %s has no placement %q", ErrNotFound, t.ID, name)
 	}
+	return viewOf(t, *p, p.Removed), nil
+}
+
+// viewOf is t as a tenant of the one placement p: p's workload identity,
+// desired config and observed state, with t's labels, annotations, plan
+// and generation; leaving makes it a view whose deletion was requested.
+func viewOf(t *Tenant, p Placement, leaving bool) *Tenant {
 	v := *t
 	v.ID, v.Name = p.WorkloadID, p.WorkloadName
 	v.Provider, v.ComputeConfig = p.Provider, p.ComputeConfig
 	v.Status, v.StatusMessage, v.ObservedGeneration = p.Status, p.StatusMessage, p.ObservedGeneration
 	v.ResourceIDs, v.Endpoints, v.StatusChangedAt = p.ResourceIDs, p.Endpoints, p.StatusChangedAt
 	v.Attempts, v.RetryAt, v.Drift = p.Attempts, p.RetryAt, p.Drift
-	v.Placements = []Placement{*p}
-	if p.Removed && v.DeletionRequestedAt == nil {
+	v.Placements = []Placement{p}
+	if leaving && v.DeletionRequestedAt == nil {
 		at := t.UpdatedAt
 		v.DeletionRequestedAt = &at
 	}
-	return &v, nil
+	return &v
 }
 
 // ComputeRefOf is what a compute provider needs to find the workload of
@@ -262,12 +269,8 @@ type PlacementSpec struct {
 func placementsOf(id, name string, specs []PlacementSpec, now time.Time) []Placement {
 	out := make([]Placement, len(specs))
 	for i, s := range specs {
-		config, err := compactJSON(s.ComputeConfig)
-		if err != nil {
-			config = s.ComputeConfig // validate reports it
-		}
 		wid, wname := Workload(id, name, s.Name)
-		out[i] = Placement{Name: s.Name, Provider: s.Provider, ComputeConfig: config, WorkloadID: wid, WorkloadName: wname,
+		out[i] = Placement{Name: s.Name, Provider: s.Provider, ComputeConfig: compacted(s.ComputeConfig), WorkloadID: wid, WorkloadName: wname,
 			Status: StatusRequested, StatusChangedAt: now}
 	}
 	return out

@@ -121,25 +121,14 @@ func TestFailingMigrationChangesNothing(t *testing.T) {
 	s, _ := mustOpen(t, Options{})
 	before := mustCreate(t, s, "untouched")
 	// Every real migration, then a broken one after them.
-	broken := fstest.MapFS{}
-	files, err := fs.Glob(migrations, "*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		data, err := fs.ReadFile(migrations, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		broken[f] = &fstest.MapFile{Data: data}
-	}
+	broken := migrationsBefore(t, "")
 	broken["99999_broken.sql"] = &fstest.MapFile{Data: []byte(`-- +goose Up
 ALTER TABLE tenants ADD COLUMN broken integer;
 UPDATE tenants SET name = 'changed';
 CREATE TABLE half_done (id integer);
 SELECT 1 / 0;
 `)}
-	err = migrate(ctx, s.pool, broken, slog.New(slog.DiscardHandler))
+	err := migrate(ctx, s.pool, broken, slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Fatal("migrate with a broken migration succeeded")
 	}
@@ -173,21 +162,7 @@ func TestUpgradeKeepsTheConfigHashKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The schema as the release before the rename left it.
-	before := fstest.MapFS{}
-	files, err := fs.Glob(migrations, "*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if f >= "00010" {
-			continue
-		}
-		data, err := fs.ReadFile(migrations, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		before[f] = &fstest.MapFile{Data: data}
-	}
+	before := migrationsBefore(t, "00010")
 	if err := migrate(ctx, pool, before, slog.New(slog.DiscardHandler)); err != nil {
 		pool.Close()
 		t.Fatal(err)
@@ -222,21 +197,7 @@ func TestUpgradeReadsTenantsAsSimple(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The schema as the release before placements left it.
-	before := fstest.MapFS{}
-	files, err := fs.Glob(migrations, "*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if f >= "00011" {
-			continue
-		}
-		data, err := fs.ReadFile(migrations, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		before[f] = &fstest.MapFile{Data: data}
-	}
+	before := migrationsBefore(t, "00011")
 	if err := migrate(ctx, pool, before, slog.New(slog.DiscardHandler)); err != nil {
 		pool.Close()
 		t.Fatal(err)
@@ -286,4 +247,27 @@ func TestUpgradeReadsTenantsAsSimple(t *testing.T) {
 	if err := s.pool.QueryRow(ctx, `SELECT placements FROM tenants WHERE id = $1`, id).Scan(&placements); err != nil || placements != "[]" {
 		t.Errorf("the placements column after an observation = %q, %v; want []", placements, err)
 	}
+}
+
+// migrationsBefore returns the embedded migrations whose file names sort
+// before first (all of them for ""), as a release that stopped there had
+// them.
+func migrationsBefore(t *testing.T, first string) fstest.MapFS {
+	t.Helper()
+	out := fstest.MapFS{}
+	files, err := fs.Glob(migrations, "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if first != "" && f >= first {
+			continue
+		}
+		data, err := fs.ReadFile(migrations, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = &fstest.MapFile{Data: data}
+	}
+	return out
 }

@@ -207,17 +207,7 @@ func endpointEnv(ctx context.Context, t *testing.T, tn llclient.Tenant) map[stri
 	if len(tn.Endpoints) == 0 {
 		t.Fatalf("tenant %s has no endpoint", tn.Name)
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+tn.Endpoints[0].Address+"/env", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", req.URL, err)
-	}
-	defer resp.Body.Close()
-	var env map[string]string
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
-		t.Fatalf("GET %s: %v", req.URL, err)
-	}
-	return env
+	return envAt(ctx, t, tn.Endpoints[0].Address)
 }
 
 // endpointAnswers reports whether the tenant's first endpoint answers.
