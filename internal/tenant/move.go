@@ -1,14 +1,11 @@
 package tenant
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/jaxxstorm/landlord/internal/wire"
 	"github.com/jaxxstorm/landlord/sdk/violation"
@@ -105,10 +102,7 @@ const (
 // workload's name, with a suffix of the move's when the target is on p's
 // own provider, where the source's objects may have that name.
 func moveTarget(tenantID string, p *Placement, moveID, provider string) (id, name string) {
-	sum := sha256.Sum256([]byte("landlord move\x00" + tenantID + "\x00" + p.Name + "\x00" + moveID))
-	u, _ := uuid.FromBytes(sum[:16])
-	u[6] = (u[6] & 0x0f) | 0x80
-	u[8] = (u[8] & 0x3f) | 0x80
+	id, _ = derivedID("landlord move", tenantID, p.Name, moveID)
 	name = p.WorkloadName
 	if provider == p.Provider {
 		suffix := "-m" + moveID[len(moveID)-4:]
@@ -117,7 +111,7 @@ func moveTarget(tenantID string, p *Placement, moveID, provider string) (id, nam
 		}
 		name += suffix
 	}
-	return u.String(), name
+	return id, name
 }
 
 // Moving reports whether a placement of t is being moved.

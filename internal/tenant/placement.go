@@ -101,16 +101,23 @@ func Workload(tenantID, tenantName, placement string) (id, name string) {
 	if placement == DefaultPlacement {
 		return tenantID, tenantName
 	}
-	sum := sha256.Sum256([]byte("landlord placement\x00" + tenantID + "\x00" + placement))
-	u, _ := uuid.FromBytes(sum[:16])
-	u[6] = (u[6] & 0x0f) | 0x80 // version 8: vendor-specific
-	u[8] = (u[8] & 0x3f) | 0x80 // RFC 9562 variant
+	id, sum := derivedID("landlord placement", tenantID, placement)
 	name = tenantName + "-" + placement + "-" + hex.EncodeToString(sum[16:18])
 	if len(name) > 63 {
 		h := sha256.Sum256([]byte(name))
 		name = strings.TrimRight(name[:63-9], "-") + "-" + hex.EncodeToString(h[:4])
 	}
-	return u.String(), name
+	return id, name
+}
+
+// derivedID is a UUID (version 8: vendor-specific) drawn from a hash of
+// parts, joined by NUL, and that hash.
+func derivedID(parts ...string) (string, [sha256.Size]byte) {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	u, _ := uuid.FromBytes(sum[:16])
+	u[6] = (u[6] & 0x0f) | 0x80 // version 8
+	u[8] = (u[8] & 0x3f) | 0x80 // RFC 9562 variant
+	return u.String(), sum
 }
 
 // Simple reports whether t is a tenant of one placement named
