@@ -125,6 +125,7 @@ const (
 	ActionNone    = wire.ActionNone
 	ActionInPlace = wire.ActionInPlace
 	ActionReplace = wire.ActionReplace
+	ActionMove    = wire.ActionMove
 )
 
 // Tenant statuses.

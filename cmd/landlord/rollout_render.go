@@ -47,10 +47,14 @@ func renderFleetPlan(w io.Writer, fp client.FleetPlan, at time.Time) error {
 	if fp.FromVersion != 0 {
 		from = fmt.Sprintf(" from version %d", fp.FromVersion)
 	}
-	fmt.Fprintf(w, "Rollout of plan %s (%s)%s to version %d: %s in %s", fp.Plan, fp.Provider, from, fp.ToVersion,
+	to := fmt.Sprintf("to version %d", fp.ToVersion)
+	if fp.ToPlan != "" {
+		to = fmt.Sprintf("moved to plan %s (%s) version %d", fp.ToPlan, fp.ToProvider, fp.ToVersion)
+	}
+	fmt.Fprintf(w, "Rollout of plan %s (%s)%s %s: %s in %s", fp.Plan, fp.Provider, from, to,
 		plural(fp.Counts.Tenants, "tenant"), plural(len(fp.Waves), "wave"))
 	var actions []string
-	for _, a := range []string{client.ActionReplace, client.ActionInPlace, client.ActionNone} {
+	for _, a := range []string{client.ActionMove, client.ActionReplace, client.ActionInPlace, client.ActionNone} {
 		if n := fp.Counts.Actions[a]; n > 0 {
 			actions = append(actions, fmt.Sprintf("%d %s", n, a))
 		}
@@ -296,8 +300,16 @@ func renderRollout(w io.Writer, ro client.Rollout, at time.Time) error {
 	row("ID", ro.ID)
 	row("Plan", ro.Plan)
 	versions := versionsCell(ro.FromVersion, ro.ToVersion)
-	if ro.FromVersion == 0 {
+	switch {
+	case ro.ToPlan != "" && ro.FromVersion == 0:
+		versions = fmt.Sprintf("every version → %d of plan %s", ro.ToVersion, ro.ToPlan)
+	case ro.ToPlan != "":
+		versions += " of plan " + ro.ToPlan
+	case ro.FromVersion == 0:
 		versions += fmt.Sprintf(" (every version but %d)", ro.ToVersion)
+	}
+	if ro.ToPlan != "" {
+		row("Moves to", fmt.Sprintf("plan %s on %s (make-before-break)", ro.ToPlan, ro.ToProvider))
 	}
 	row("Versions", versions)
 	row("State", stateText(ro))

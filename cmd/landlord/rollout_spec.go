@@ -42,6 +42,7 @@ var waveKeys = []string{"name", "selector", "count", "percent", "max-in-flight"}
 // rollout's request.
 type rolloutSpecFlags struct {
 	to, from       int64
+	toPlan         string
 	waves          []string
 	bake, deadline time.Duration
 	maxFailures    int
@@ -52,6 +53,7 @@ func addRolloutSpecFlags(cmd *cobra.Command) *rolloutSpecFlags {
 	fs := cmd.Flags()
 	fs.Int64Var(&f.to, "to", 0, "the version to move tenants to (default the plan's latest)")
 	fs.Int64Var(&f.from, "from", 0, "move only the tenants on this version (default every version but --to)")
+	fs.StringVar(&f.toPlan, "to-plan", "", "a fleet move: move the tenants to this plan, on its provider, make-before-break (--to is then its version)")
 	fs.StringArrayVar(&f.waves, "wave", nil, "a wave, as name=N,selector=LABEL=VALUE,count=N|percent=P,max-in-flight=N (repeatable, in order; see above)")
 	fs.DurationVar(&f.bake, "bake", 0, "how long a wave's tenants must stay ready before the next wave starts")
 	fs.IntVar(&f.maxFailures, "max-failures", 0, "the failure budget: halt when more tenants than this have failed")
@@ -62,7 +64,7 @@ func addRolloutSpecFlags(cmd *cobra.Command) *rolloutSpecFlags {
 // request reads the flags into the request for plan, reporting every
 // problem at once.
 func (f *rolloutSpecFlags) request(cmd *cobra.Command, plan string) (client.CreateRolloutRequest, error) {
-	req := client.CreateRolloutRequest{Plan: plan, FromVersion: f.from, ToVersion: f.to, MaxFailures: f.maxFailures}
+	req := client.CreateRolloutRequest{Plan: plan, FromVersion: f.from, ToVersion: f.to, ToPlan: f.toPlan, MaxFailures: f.maxFailures}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	fs := cmd.Flags()
@@ -72,7 +74,7 @@ func (f *rolloutSpecFlags) request(cmd *cobra.Command, plan string) (client.Crea
 	if fs.Changed("from") && f.from < 1 {
 		bad("--from %d: must be a version, from 1 (leave it out for every version)", f.from)
 	}
-	if f.from != 0 && f.from == f.to {
+	if f.from != 0 && f.from == f.to && f.toPlan == "" {
 		bad("--from %d: is the version the rollout moves to (--to)", f.from)
 	}
 	if f.maxFailures < 0 {

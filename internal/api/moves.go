@@ -20,7 +20,7 @@ func (s *Server) moveTenant(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeStrict(body, &req); err != nil {
 		return err
 	}
-	return s.move(w, r, service.MoveRequest{Kind: tenant.MoveStart, Placement: req.Placement, ComputeConfig: req.ComputeConfig, Hold: req.Hold})
+	return s.move(w, r, service.MoveRequest{Kind: tenant.MoveStart, Placement: req.Placement, ComputeConfig: req.ComputeConfig, Plan: planChoice(req.Plan), Hold: req.Hold})
 }
 
 // approveMove lets a move that holds for an approval switch.

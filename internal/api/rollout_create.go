@@ -68,7 +68,7 @@ func (s *Server) createRollout(w http.ResponseWriter, r *http.Request) error {
 // rolloutRequest is the service's form of a rollout request, with the
 // problems found decoding it.
 func rolloutRequest(req wire.CreateRolloutRequest, zeros violation.List) service.RolloutRequest {
-	spec := fleet.Spec{Plan: req.Plan, From: req.FromVersion, To: req.ToVersion, MaxFailures: req.MaxFailures}
+	spec := fleet.Spec{Plan: req.Plan, From: req.FromVersion, To: req.ToVersion, ToPlan: req.ToPlan, MaxFailures: req.MaxFailures}
 	for _, wv := range req.Waves {
 		spec.Waves = append(spec.Waves, fleet.Wave{Name: wv.Name, Selector: wv.Selector, Count: wv.Count, Percent: wv.Percent, MaxInFlight: wv.MaxInFlight})
 	}
@@ -145,7 +145,7 @@ func tenantProblems(t *tenant.Tenant, err error) []wire.FieldError {
 // tenant by tenant.
 func renderFleetPlan(fp *service.FleetPlan) wire.FleetPlan {
 	sel, spec := fp.Selection, fp.Spec
-	out := wire.FleetPlan{Plan: fp.Plan.Name, Provider: fp.Plan.Provider, FromVersion: spec.From, ToVersion: spec.To,
+	out := wire.FleetPlan{Plan: fp.Plan.Name, Provider: fp.Plan.Provider, FromVersion: spec.From, ToVersion: spec.To, ToPlan: spec.ToPlan, ToProvider: spec.ToProvider,
 		Waves: make([]wire.FleetPlanWave, len(fp.Waves)), Diffs: renderDiffs(fp.Diffs), Pinned: planTenants(sel.Pinned), Current: planTenants(sel.Current),
 		Counts: wire.FleetPlanCounts{Waves: map[string]int{}, Tenants: len(fp.Members), Pinned: len(sel.Pinned), Current: len(sel.Current), Actions: map[string]int{}}}
 	for i, wv := range fp.Waves {

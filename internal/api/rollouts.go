@@ -184,7 +184,7 @@ func renderRollout(ro *fleet.Rollout, members *fleet.Summary, waiting []wire.Wai
 		deadline = fleet.DefaultDeadline
 	}
 	out := wire.Rollout{
-		ID: ro.ID, Plan: ro.Spec.Plan, FromVersion: ro.Spec.From, ToVersion: ro.Spec.To, State: string(ro.State),
+		ID: ro.ID, Plan: ro.Spec.Plan, FromVersion: ro.Spec.From, ToVersion: ro.Spec.To, ToPlan: ro.Spec.ToPlan, ToProvider: ro.Spec.ToProvider, State: string(ro.State),
 		Wave: ro.Wave, WaveName: waveName(ro, ro.Wave), Waves: make([]wire.RolloutWave, len(ro.Waves)),
 		Bake: ro.Spec.Bake.String(), Deadline: deadline.String(), MaxFailures: ro.Spec.MaxFailures,
 		Counts: counts(members.Total()), Failed: members.Failed, Waiting: waiting,

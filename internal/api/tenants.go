@@ -320,7 +320,7 @@ func (s *Server) renderMove(m *tenant.Move) *wire.Move {
 		return nil
 	}
 	return &wire.Move{ID: m.ID, Step: string(m.Step), Hold: m.Hold, Approved: m.Approved, From: m.From, To: m.To,
-		Other: s.renderPlacement(&m.Other), RequestedAt: m.RequestedAt, Actor: m.Actor, SwitchedAt: m.SwitchedAt}
+		Other: s.renderPlacement(&m.Other), RequestedAt: m.RequestedAt, Actor: m.Actor, SwitchedAt: m.SwitchedAt, Plan: wirePlan(m.Plan)}
 }
 
 // placementRequests is the service's form of the placements of a request.

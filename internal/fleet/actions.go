@@ -40,7 +40,8 @@ func Resume(r *Rollout, actor string, now time.Time) (*Rollout, Event, error) {
 
 // Abort ends an active rollout. With rollback the rollout becomes
 // aborting: the controller moves the members it changed (changing, done or
-// failed) back to their versions, then marks it aborted. It does so even
+// failed) back to their versions, or, for a fleet move, cancels the moves
+// that have not switched, then marks it aborted. It does so even
 // when members shows none changed: the driver may have changed one since
 // they were read, and only its next step, which reads them again, knows.
 // Without rollback it is aborted at once, and tenants already changed stay
@@ -62,9 +63,15 @@ func Abort(r *Rollout, members []Member, rollback bool, actor string, now time.T
 	next.Rollback = rollback
 	var msg string
 	switch {
+	case rollback && r.Spec.Moves():
+		next.State = StateAborting
+		msg = fmt.Sprintf("aborted by %s: cancelling the moves that have not switched; their sources serve on", actorName(actor))
 	case rollback:
 		next.State = StateAborting
 		msg = fmt.Sprintf("aborted by %s: rolling the changed tenants back to their versions", actorName(actor))
+	case r.Spec.Moves():
+		next.State, next.FinishedAt = StateAborted, &now
+		msg = fmt.Sprintf("aborted by %s: %d tenants moved or moving to plan %s go on", actorName(actor), changed, r.Spec.ToPlan)
 	default:
 		next.State, next.FinishedAt = StateAborted, &now
 		msg = fmt.Sprintf("aborted by %s: %d changed tenants stay at version %d", actorName(actor), changed, r.Spec.To)

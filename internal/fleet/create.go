@@ -54,15 +54,21 @@ func NewMembers(members []Member) ([]Member, error) {
 }
 
 // CheckTarget is the rule of CreateRollout that the rollout's plan exists
-// and has the version it moves to, as the store found them in the
-// transaction that creates it: nil, or an error wrapping ErrNotFound
-// naming what is missing.
-func CheckTarget(spec Spec, planExists, versionExists bool) error {
+// and the plan it moves tenants to (Spec.Target: the same one, but for a
+// fleet move) has the version, and, for a fleet move, is for
+// Spec.ToProvider, as the store found them in the transaction that creates
+// it: nil, or an error wrapping ErrNotFound naming what is missing.
+func CheckTarget(spec Spec, planExists bool, target FoundPlan) error {
+	to := spec.Target()
 	switch {
 	case !planExists:
 		return fmt.Errorf("plan %q: %w", spec.Plan, ErrNotFound)
-	case !versionExists:
-		return fmt.Errorf("plan %q version %d: %w", spec.Plan, spec.To, ErrNotFound)
+	case !target.Exists:
+		return fmt.Errorf("plan %q: %w", to.Name, ErrNotFound)
+	case spec.Moves() && target.Provider != spec.ToProvider:
+		return fmt.Errorf("plan %q for provider %s: %w: it is for %s", to.Name, spec.ToProvider, ErrNotFound, target.Provider)
+	case !target.HasVersion:
+		return fmt.Errorf("plan %q version %d: %w", to.Name, to.Version, ErrNotFound)
 	}
 	return nil
 }

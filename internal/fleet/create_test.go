@@ -94,18 +94,27 @@ func TestNewMembers(t *testing.T) {
 }
 
 func TestCheckTarget(t *testing.T) {
-	spec := Spec{Plan: "standard", To: 4}
+	rollout := Spec{Plan: "standard", To: 4}
+	move := Spec{Plan: "standard", ToPlan: "standard-nomad", ToProvider: "nomad", To: 2}
 	for _, tt := range []struct {
-		name          string
-		plan, version bool
-		says          string // "" when allowed
+		name   string
+		spec   Spec
+		plan   bool
+		target FoundPlan
+		says   string // "" when allowed
 	}{
-		{"both exist", true, true, ""},
-		{"no plan", false, false, `plan "standard": not found`},
-		{"no version", true, false, `plan "standard" version 4: not found`},
+		{"both exist", rollout, true, FoundPlan{Exists: true, Provider: "docker", HasVersion: true}, ""},
+		{"no plan", rollout, false, FoundPlan{}, `plan "standard": not found`},
+		{"no version", rollout, true, FoundPlan{Exists: true, Provider: "docker"}, `plan "standard" version 4: not found`},
+		{"a move to a plan that exists", move, true, FoundPlan{Exists: true, Provider: "nomad", HasVersion: true}, ""},
+		{"a move to no plan", move, true, FoundPlan{}, `plan "standard-nomad": not found`},
+		{"a move to a plan of another provider", move, true, FoundPlan{Exists: true, Provider: "kubernetes", HasVersion: true},
+			`plan "standard-nomad" for provider nomad: not found: it is for kubernetes`},
+		{"a move to no version", move, true, FoundPlan{Exists: true, Provider: "nomad"}, `plan "standard-nomad" version 2: not found`},
+		{"a move from no plan", move, false, FoundPlan{Exists: true, Provider: "nomad", HasVersion: true}, `plan "standard": not found`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckTarget(spec, tt.plan, tt.version)
+			err := CheckTarget(tt.spec, tt.plan, tt.target)
 			switch {
 			case tt.says == "" && err != nil:
 				t.Errorf("err = %v, want nil", err)

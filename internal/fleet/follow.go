@@ -50,6 +50,10 @@ func NewcomersError(r *Rollout, names []string, n int) error {
 	if n > len(names) {
 		named += fmt.Sprintf(" and %d more", n-len(names))
 	}
+	if r.Spec.Moves() {
+		return fmt.Errorf("%w: rollout %s cannot complete: tenants follow plan %s and are not its members (%s); add them first",
+			ErrConflict, r.ID, r.Spec.Plan, named)
+	}
 	return fmt.Errorf("%w: rollout %s cannot complete: tenants follow plan %s on another version than %d and are not its members (%s); add them first",
 		ErrConflict, r.ID, r.Spec.Plan, r.Spec.To, named)
 }

@@ -2,6 +2,8 @@ package fleet
 
 import (
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // State is where a rollout is in its life.
@@ -69,6 +71,16 @@ type Spec struct {
 	// than To.
 	From int64 `json:"from_version,omitempty"`
 	To   int64 `json:"to_version"`
+	// ToPlan, when set, makes the rollout a fleet move: it moves each
+	// member's tenant (a tenant.Move, make-before-break) to follow plan
+	// ToPlan at version To on ToPlan's provider, the tenant's own
+	// compute_config going with it. Empty: To is a version of Plan.
+	ToPlan string `json:"to_plan,omitempty"`
+	// ToProvider is ToPlan's provider, as the rollout was created: the
+	// provider its moves' targets run on (a plan's provider never
+	// changes, and a plan a rollout moves tenants onto cannot be deleted
+	// while it runs).
+	ToProvider string `json:"to_provider,omitempty"`
 	// Waves are taken in order; see Wave.
 	Waves []Wave `json:"waves,omitempty"`
 	// Bake is how long every tenant of a wave must stay ready before the
@@ -80,6 +92,29 @@ type Spec struct {
 	// Deadline is how long a changed tenant has to become ready at its new
 	// generation before it counts as failed; 0 is DefaultDeadline.
 	Deadline time.Duration `json:"deadline,omitempty"`
+}
+
+// Moves reports whether the rollout is a fleet move (ToPlan).
+func (s Spec) Moves() bool { return s.ToPlan != "" }
+
+// Target is the plan and version a member's tenant follows once the
+// rollout changed it.
+func (s Spec) Target() tenant.PlanRef {
+	if s.Moves() {
+		return tenant.PlanRef{Name: s.ToPlan, Version: s.To}
+	}
+	return tenant.PlanRef{Name: s.Plan, Version: s.To}
+}
+
+// Done is the version of Plan whose followers the rollout leaves alone
+// as done already: To for a rollout of versions, 0 (none: versions start
+// at 1) for a fleet move, which takes the plan's followers at any
+// version. The stores' newcomers queries take it.
+func (s Spec) Done() int64 {
+	if s.Moves() {
+		return 0
+	}
+	return s.To
 }
 
 // DefaultDeadline is a member's deadline when the spec sets none.

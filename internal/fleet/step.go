@@ -69,15 +69,25 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 
 	if r.State == StateAborting {
 		for _, m := range members {
-			switch m.State {
-			case MemberChanging, MemberDone, MemberFailed:
+			switch {
+			case r.Spec.Moves() && (m.State == MemberChanging || m.State == MemberFailed):
+				// A tenant done has switched, and its source is gone: it
+				// stays on the target.
+				d.Moves = append(d.Moves, Move{TenantID: m.TenantID, Expect: m.State, State: MemberRolledBack, Actor: actor,
+					Message: fmt.Sprintf("rollout %s aborted: the move to plan %s is cancelled unless it switched already", r.ID, r.Spec.ToPlan)})
+			case r.Spec.Moves():
+			case m.State == MemberChanging || m.State == MemberDone || m.State == MemberFailed:
 				d.Moves = append(d.Moves, Move{TenantID: m.TenantID, Expect: m.State, To: m.From, State: MemberRolledBack, Actor: actor,
 					Message: fmt.Sprintf("rollout %s aborted: plan %s back to version %d", r.ID, r.Spec.Plan, m.From)})
 			}
 		}
 		next := *r
 		next.State, next.FinishedAt = StateAborted, &now
-		d.Rollout, d.Events = &next, []Event{event(EventAborted, nil, "%d tenants rolled back", len(d.Moves))}
+		done := "%d tenants rolled back"
+		if r.Spec.Moves() {
+			done = "the moves of %d tenants cancelled where they had not switched"
+		}
+		d.Rollout, d.Events = &next, []Event{event(EventAborted, nil, done, len(d.Moves))}
 		return d
 	}
 
@@ -186,8 +196,12 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 				continue
 			}
 			inFlight++
-			d.Moves = append(d.Moves, Move{TenantID: m.TenantID, Expect: MemberPending, To: r.Spec.To, State: MemberChanging, Actor: actor,
-				Message: fmt.Sprintf("rollout %s, wave %s: plan %s version %d to %d", r.ID, r.Waves[wave].Name, r.Spec.Plan, m.From, r.Spec.To)})
+			msg := fmt.Sprintf("rollout %s, wave %s: plan %s version %d to %d", r.ID, r.Waves[wave].Name, r.Spec.Plan, m.From, r.Spec.To)
+			if r.Spec.Moves() {
+				msg = fmt.Sprintf("rollout %s, wave %s: moved from plan %s (v%d) to plan %s (v%d) on %s",
+					r.ID, r.Waves[wave].Name, r.Spec.Plan, m.From, r.Spec.ToPlan, r.Spec.To, r.Spec.ToProvider)
+			}
+			d.Moves = append(d.Moves, Move{TenantID: m.TenantID, Expect: MemberPending, To: r.Spec.To, State: MemberChanging, Actor: actor, Message: msg})
 		}
 		if open > 0 {
 			return d
@@ -233,8 +247,11 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 	if next.Wave >= len(r.Waves) {
 		c := Count(members, -1)
 		next.State, next.FinishedAt, next.Message, changed = StateCompleted, &now, "", true
-		d.Events = append(d.Events, event(EventCompleted, nil, "plan %s is at version %d: %d tenants done, %d failed, %d skipped",
-			r.Spec.Plan, r.Spec.To, c[MemberDone], c[MemberFailed], c[MemberSkipped]))
+		format := "plan %[1]s is at version %[2]d: %[4]d tenants done, %[5]d failed, %[6]d skipped"
+		if r.Spec.Moves() {
+			format = "plan %[1]s moved to plan %[3]s (v%[2]d): %[4]d tenants moved, %[5]d failed, %[6]d skipped"
+		}
+		d.Events = append(d.Events, event(EventCompleted, nil, format, r.Spec.Plan, r.Spec.To, r.Spec.ToPlan, c[MemberDone], c[MemberFailed], c[MemberSkipped]))
 	}
 	if changed {
 		d.Rollout = &next
@@ -253,22 +270,28 @@ func leftPending(r *Rollout, m *Member, t *tenant.Tenant, gone bool) string {
 		return "the tenant no longer follows plan " + r.Spec.Plan
 	case t.Plan.Pinned:
 		return fmt.Sprintf("the tenant is pinned to %s", t.Plan)
-	case t.Plan.Version != m.From && t.Plan.Version != r.Spec.To:
+	case !r.Spec.Moves() && t.Plan.Version != m.From && t.Plan.Version != r.Spec.To:
 		return fmt.Sprintf("the tenant was moved to %s by someone else", t.Plan)
 	}
 	return ""
 }
 
 // movedAway says why a tenant the rollout changed no longer runs its
-// target (it left the plan, or someone moved it to another version), or ""
-// when it does. Such a member is skipped: it is neither done nor failed at
-// the target, and a rollback leaves it where it was put.
+// target (it left the plan, someone moved it to another version, its move
+// was cancelled), or "" when it does, or is being moved onto it. Such a
+// member is skipped: it is neither done nor failed at the target, and a
+// rollback leaves it where it was put.
 func movedAway(r *Rollout, t *tenant.Tenant) string {
+	target := r.Spec.Target()
 	switch {
-	case t.Plan == nil || t.Plan.Name != r.Spec.Plan:
-		return "the tenant no longer follows plan " + r.Spec.Plan
-	case t.Plan.Version != r.Spec.To:
+	case t.Plan != nil && t.Plan.Name == target.Name && t.Plan.Version != target.Version:
 		return fmt.Sprintf("the tenant was moved to %s by someone else", t.Plan)
+	case t.Plan != nil && t.Plan.Name == target.Name:
+		return ""
+	case !r.Spec.Moves() || t.Plan == nil || t.Plan.Name != r.Spec.Plan:
+		return "the tenant no longer follows plan " + target.Name
+	case movingTo(t, target.Name) != nil:
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("the move was cancelled: the tenant stays on plan %s", t.Plan)
 }

@@ -3,10 +3,12 @@ package fleet
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
+	"github.com/jaxxstorm/landlord/internal/wire"
 )
 
 // Store persists plans, their versions, rollouts, their members and their
@@ -65,7 +67,7 @@ type Store interface {
 	// and FinishedAt, and events, when r.Version is the stored version
 	// (else ErrConflict), and returns the rollout with its version bumped.
 	// A rollout that becomes completed makes its target the plan's Current
-	// version in the same transaction; it is refused (ErrConflict) while a
+	// version in the same transaction (a fleet move leaves it); it is refused (ErrConflict) while a
 	// tenant that it would take (Select's candidates for its Spec: one
 	// that follows the plan, unpinned, not being deleted, on another
 	// version than the target and, with Spec.From, on that one) is not a
@@ -176,6 +178,9 @@ func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time)
 	}
 	now = tenant.Timestamp(now)
 	ev := Event{RolloutID: r.ID, Time: now, TenantID: m.TenantID, TenantName: m.TenantName, Wave: m.Wave, Actor: mv.Actor}
+	if r.Spec.Moves() {
+		return applyFleetMove(r, cur, m, mv, ev, now)
+	}
 	skip := ""
 	switch {
 	case cur.DeletionRequestedAt != nil || cur.Status == tenant.StatusDeleted:
@@ -214,4 +219,90 @@ func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time)
 		next = nil // already at the version: nothing to write
 	}
 	return next, events, m, ev, nil
+}
+
+// applyFleetMove is ApplyMove for a fleet move (Spec.ToPlan): forward, it
+// starts the move of the tenant's placement to ToPlan's provider,
+// following ToPlan at version To, with the tenant's own compute_config
+// (less the provider it chose, which the target's plan chooses); back, it
+// cancels the move of a tenant that has not switched yet, whose source
+// still serves. A tenant that cannot be moved is skipped, or, when the
+// move itself refuses it (not ready, say), fails, saying why.
+func applyFleetMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, ev Event, now time.Time) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
+	target := r.Spec.Target()
+	settle := func(state MemberState, typ EventType, why string) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
+		m.State, m.FinishedAt, m.Message = state, &now, why
+		ev.Type, ev.Message = typ, why
+		return nil, nil, m, ev, nil
+	}
+	action := &tenant.MoveAction{Kind: tenant.MoveCancel}
+	switch {
+	case cur.DeletionRequestedAt != nil || cur.Status == tenant.StatusDeleted:
+		return settle(MemberSkipped, EventSkipped, "the tenant is being deleted")
+	case mv.State == MemberRolledBack:
+		mover := movingTo(cur, target.Name)
+		if mover == nil {
+			if cur.Plan != nil && cur.Plan.Name == target.Name {
+				return settle(MemberSkipped, EventSkipped, fmt.Sprintf("the tenant switched to plan %s already; it stays there", target.Name))
+			}
+			return settle(MemberSkipped, EventSkipped, "the tenant is not being moved to plan "+target.Name)
+		}
+		action.Placement = mover.Name
+	case cur.Plan == nil || cur.Plan.Name != r.Spec.Plan:
+		return settle(MemberSkipped, EventSkipped, "the tenant no longer follows plan "+r.Spec.Plan)
+	case cur.Plan.Pinned:
+		return settle(MemberSkipped, EventSkipped, fmt.Sprintf("the tenant is pinned to %s", cur.Plan))
+	default:
+		action = &tenant.MoveAction{Kind: tenant.MoveStart, Provider: r.Spec.ToProvider, ComputeConfig: MovedConfig(cur.ComputeConfig), Plan: &target}
+	}
+	next, events, err := tenant.ApplyDesired(cur, tenant.DesiredChange{Version: cur.Version, Move: action, Actor: mv.Actor, Message: mv.Message}, now)
+	switch {
+	case mv.State == MemberChanging && (errors.Is(err, tenant.ErrMoving) || errors.Is(err, tenant.ErrInvalid)):
+		// The move refuses the tenant as it is (not ready, being moved
+		// already): that is this member's failure, not the rollout's.
+		return settle(MemberFailed, EventFailed, "cannot be moved: "+err.Error())
+	case err != nil:
+		return nil, nil, m, Event{}, err
+	}
+	m.State, m.Generation, m.ChangedAt, m.FinishedAt, m.Message = mv.State, next.Generation, &now, nil, ""
+	ev.Type, ev.Message = EventChanged, mv.Message
+	if mv.State == MemberRolledBack {
+		m.FinishedAt = &now
+		ev.Type = EventRolledBack
+	}
+	if next == cur {
+		next = nil // cancelled already
+	}
+	return next, events, m, ev, nil
+}
+
+// movingTo returns t's placement being moved onto plan, not switched yet,
+// or nil.
+func movingTo(t *tenant.Tenant, plan string) *tenant.Placement {
+	for i := range t.Placements {
+		p := &t.Placements[i]
+		if p.Move != nil && p.Move.SwitchedAt == nil && p.Move.Plan != nil && p.Move.Plan.Name == plan {
+			return p
+		}
+	}
+	return nil
+}
+
+// MovedConfig is the compute_config a fleet move gives a tenant's target:
+// the tenant's own, without the provider it names (wire.SelectionKey), if
+// any, since the target plan's provider is the target's.
+func MovedConfig(config json.RawMessage) json.RawMessage {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(config, &top) != nil {
+		return config
+	}
+	if _, ok := top[wire.SelectionKey]; !ok {
+		return config
+	}
+	delete(top, wire.SelectionKey)
+	out, err := json.Marshal(top)
+	if err != nil {
+		return config
+	}
+	return out
 }

@@ -31,9 +31,17 @@ func ValidateSpec(s Spec) error {
 	if s.To < 1 {
 		errs.Add("/to_version", "must be at least 1")
 	}
+	if s.Moves() {
+		switch err := tenant.ValidateName(s.ToPlan); {
+		case err != nil:
+			errs.Add("/to_plan", "%s", strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": "))
+		case s.ToPlan == s.Plan:
+			errs.Add("/to_plan", "is the plan the tenants follow: leave it out to roll them to another version of it")
+		}
+	}
 	if s.From < 0 {
 		errs.Add("/from_version", "must be at least 1, or left out for every version")
-	} else if s.From != 0 && s.From == s.To {
+	} else if s.From != 0 && s.From == s.To && !s.Moves() {
 		errs.Add("/from_version", "is the version the rollout moves to")
 	}
 	if s.MaxFailures < 0 {
@@ -99,8 +107,9 @@ type Selection struct {
 	Candidates []*tenant.Tenant
 	// Pinned are tenants pinned to a version: left alone.
 	Pinned []*tenant.Tenant
-	// Current are tenants already on the target version (or, with From
-	// set, on another version than From): left alone.
+	// Current are tenants already on the target version (a rollout of
+	// versions), or, with From set, on another version than From: left
+	// alone.
 	Current []*tenant.Tenant
 }
 
@@ -114,7 +123,7 @@ func Select(spec Spec, tenants []*tenant.Tenant) Selection {
 		case t.Plan == nil || t.Plan.Name != spec.Plan || t.DeletionRequestedAt != nil || t.Status == tenant.StatusDeleted:
 		case t.Plan.Pinned:
 			s.Pinned = append(s.Pinned, t)
-		case t.Plan.Version == spec.To || spec.From != 0 && t.Plan.Version != spec.From:
+		case !spec.Moves() && t.Plan.Version == spec.To || spec.From != 0 && t.Plan.Version != spec.From:
 			s.Current = append(s.Current, t)
 		default:
 			s.Candidates = append(s.Candidates, t)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/fleet"
@@ -277,7 +278,17 @@ func (d *Driver) step(ctx context.Context, r *fleet.Rollout) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	tenants, err := d.tenantsOf(ctx, members, following)
+	known := following
+	if r.Spec.Moves() {
+		// The tenants a fleet move switched follow its target plan: read
+		// them in one list too, not one by one.
+		moved, err := d.following(ctx, r.Spec.ToPlan)
+		if err != nil {
+			return false, err
+		}
+		known = append(slices.Clip(following), moved...)
+	}
+	tenants, err := d.tenantsOf(ctx, members, known)
 	if err != nil {
 		return false, err
 	}

@@ -50,11 +50,15 @@ type Move struct {
 	Diff    string // the ID of its changes in the fleet plan's Diffs
 	Changed bool   // some field of it changes
 	Same    bool   // the effective config does not change
+	// Moved says the tenant moves to another workload (a fleet move).
+	Moved bool
 }
 
 // Action is what the provider would do to the workload (wire.Action*).
 func (mv Move) Action(inPlace bool) string {
 	switch {
+	case mv.Moved:
+		return wire.ActionMove
 	case !mv.Changed && mv.Same:
 		return wire.ActionNone
 	case inPlace:
@@ -130,7 +134,7 @@ func (s *Service) PlanRollout(ctx context.Context, req RolloutRequest, diff bool
 	if diff {
 		diffs = newPlanDiffs()
 	}
-	if fp.Moves, err = s.resolveMoves(ctx, plan, target, inWaves, diffs); err != nil {
+	if fp.Moves, err = s.resolveMoves(ctx, spec, plan, target, inWaves, diffs); err != nil {
 		return nil, err
 	}
 	if diffs != nil {
@@ -161,30 +165,42 @@ func (s *Service) StartRollout(ctx context.Context, fp *FleetPlan, actor string,
 }
 
 // resolveMoves resolves each candidate's effective config at the target
-// version; with diffs, also at its current version, and compares them,
-// keeping the changes in diffs. A candidate that does not resolve at the
-// target makes it a *BreaksTenantsError naming every such tenant.
+// version (for a fleet move, on the target plan's provider, with the
+// tenant's own config as the move takes it: fleet.MovedConfig); with
+// diffs, also at its current version, and compares them, keeping the
+// changes in diffs. A candidate that does not resolve at the target makes
+// it a *BreaksTenantsError naming every such tenant.
 //
 // What it keeps of a candidate is bounded whatever the size of the plan's
 // configs: the resolved configs and their full changes are dropped once
 // compared, and only the first changes of each different diff, cut short,
 // are kept (planDiffs), so that a 1 MB version and its 109 tenants no
 // longer made a 142 MB answer and a heap of a gigabyte.
-func (s *Service) resolveMoves(ctx context.Context, plan *fleet.Plan, target *fleet.Version, candidates []*tenant.Tenant, diffs *planDiffs) (map[string]Move, error) {
-	versions := map[int64]json.RawMessage{target.Version: target.Config}
+func (s *Service) resolveMoves(ctx context.Context, spec fleet.Spec, plan *fleet.Plan, target *fleet.Version, candidates []*tenant.Tenant, diffs *planDiffs) (map[string]Move, error) {
+	versions := map[int64]json.RawMessage{}
+	if !spec.Moves() {
+		versions[target.Version] = target.Config
+	}
 	out := map[string]Move{}
-	broken := &BreaksTenantsError{Plan: plan.Name, Version: target.Version}
+	broken := &BreaksTenantsError{Plan: spec.Target().Name, Version: target.Version}
 	for _, t := range candidates {
 		req := compute.ResolveRequest{TenantID: t.ID, TenantName: t.Name, Generation: t.Generation + 1, ComputeConfig: t.ComputeConfig,
 			Plan: target.Config, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider, ResourceIDs: t.ResourceIDs}
+		if spec.Moves() {
+			req.ComputeConfig, req.Provider, req.ResourceIDs, req.Generation = fleet.MovedConfig(t.ComputeConfig), spec.ToProvider, nil, t.Generation
+		}
 		to, err := s.compute.Resolve(ctx, req)
 		if err != nil {
 			broken.Tenants = append(broken.Tenants, Broken{Tenant: t, Err: err})
 			continue
 		}
 		if diffs == nil {
+			if spec.Moves() {
+				out[t.ID] = Move{Moved: true}
+			}
 			continue
 		}
+		req.ComputeConfig, req.Provider, req.ResourceIDs = t.ComputeConfig, t.Provider, t.ResourceIDs
 		cur, ok := versions[t.Plan.Version]
 		if !ok {
 			v, err := s.fleet.GetVersion(ctx, plan.Name, t.Plan.Version)
@@ -206,7 +222,7 @@ func (s *Service) resolveMoves(ctx context.Context, plan *fleet.Plan, target *fl
 			continue
 		}
 		changes := provider.Diff(from.Spec, to.Spec)
-		out[t.ID] = Move{Diff: diffs.add(changes), Changed: len(changes) > 0, Same: from.Spec.ConfigHash == to.Spec.ConfigHash}
+		out[t.ID] = Move{Diff: diffs.add(changes), Changed: len(changes) > 0, Same: from.Spec.ConfigHash == to.Spec.ConfigHash, Moved: spec.Moves()}
 	}
 	if len(broken.Tenants) > 0 {
 		return nil, broken

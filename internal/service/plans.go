@@ -127,7 +127,9 @@ func (s *Service) planInUse(ctx context.Context, name string) error {
 		why = append(why, fmt.Sprintf("rollout %s of it is %s: let it finish, or abort it with POST /v1/rollouts/%s/abort", active[0].ID, active[0].State, active[0].ID))
 	}
 	if len(why) == 0 {
-		return fmt.Errorf("service: delete plan %s: %w", name, fleet.ErrInUse) // the problem table's words
+		// What the store saw and the lists above do not show: moves onto
+		// or off the plan, or a fleet move onto it, in progress.
+		why = append(why, "tenants are being moved onto or off it (GET /v1/rollouts lists a fleet move onto it): let the moves finish, or cancel them")
 	}
 	return refuse(KindConflict, wire.CodePlanInUse, fmt.Sprintf("plan %s is in use: %s; then delete it", name, strings.Join(why, "; and ")))
 }

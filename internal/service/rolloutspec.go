@@ -49,13 +49,27 @@ func (s *Service) rolloutSpec(ctx context.Context, req RolloutRequest) (fleet.Sp
 	if req.Deadline != "" && spec.Deadline == 0 {
 		errs.Add("/deadline", "is 0; give a positive duration, or leave deadline out for %s", fleet.DefaultDeadline)
 	}
-	plan, err := s.rolloutPlan(ctx, spec.Plan, &errs)
+	plan, err := s.rolloutPlan(ctx, spec.Plan, "/plan", &errs)
 	if err != nil {
 		return spec, nil, nil, err
 	}
+	if plan != nil && spec.From > plan.Latest {
+		errs.Add("/from_version", "plan %s has no version %d; its versions are 1 to %d", plan.Name, spec.From, plan.Latest)
+	}
+	// The plan whose version the tenants go to: the rollout's own, or, for
+	// a fleet move, the one they move onto, on its provider.
+	to := plan
+	if spec.Moves() && spec.ToPlan != spec.Plan {
+		if to, err = s.rolloutPlan(ctx, spec.ToPlan, "/to_plan", &errs); err != nil {
+			return spec, nil, nil, err
+		}
+		if to != nil {
+			spec.ToProvider = to.Provider
+		}
+	}
 	var target *fleet.Version
-	if plan != nil {
-		if target, err = s.rolloutTarget(ctx, plan, &spec, &errs); err != nil {
+	if to != nil {
+		if target, err = s.rolloutTarget(ctx, to, &spec, &errs); err != nil {
 			return spec, nil, nil, err
 		}
 	}
@@ -70,16 +84,16 @@ func (s *Service) rolloutSpec(ctx context.Context, req RolloutRequest) (fleet.Sp
 	return spec, plan, target, nil
 }
 
-// rolloutPlan reads the plan a rollout names; one that does not exist is
-// added to errs.
-func (s *Service) rolloutPlan(ctx context.Context, name string, errs *violation.List) (*fleet.Plan, error) {
+// rolloutPlan reads a plan a rollout names at pointer at; one that does
+// not exist is added to errs.
+func (s *Service) rolloutPlan(ctx context.Context, name, at string, errs *violation.List) (*fleet.Plan, error) {
 	if tenant.ValidateName(name) != nil {
 		return nil, nil // ValidateSpec says so
 	}
 	p, err := s.fleet.GetPlan(ctx, name)
 	switch {
 	case errors.Is(err, fleet.ErrNotFound):
-		errs.Add("/plan", "%s", s.noSuchPlan(ctx))
+		errs.Add(at, "%s", s.noSuchPlan(ctx))
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -87,9 +101,9 @@ func (s *Service) rolloutPlan(ctx context.Context, name string, errs *violation.
 	return p, nil
 }
 
-// rolloutTarget reads the version a rollout of plan moves to (the latest
-// when spec names none), adding what is wrong with spec's versions to
-// errs.
+// rolloutTarget reads the version of plan (the rollout's, or a fleet
+// move's target plan) the rollout moves tenants to (the latest when spec
+// names none), adding what is wrong with it to errs.
 func (s *Service) rolloutTarget(ctx context.Context, plan *fleet.Plan, spec *fleet.Spec, errs *violation.List) (*fleet.Version, error) {
 	if spec.To == 0 {
 		spec.To = plan.Latest
@@ -108,9 +122,6 @@ func (s *Service) rolloutTarget(ctx context.Context, plan *fleet.Plan, spec *fle
 			return nil, err
 		}
 		target = v
-	}
-	if spec.From > plan.Latest {
-		errs.Add("/from_version", "plan %s has no version %d; its versions are 1 to %d", plan.Name, spec.From, plan.Latest)
 	}
 	return target, nil
 }

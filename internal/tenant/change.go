@@ -302,8 +302,9 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 	if !simple && from != obs.Status {
 		events = append(events, Event{TenantID: cur.ID, Placement: at, Time: now, Type: EventStatus, From: from, To: obs.Status, Generation: obs.Generation, Message: obs.Message, Actor: obs.Actor})
 	}
+	next := *cur
 	if obs.MoveStep != "" {
-		ev, err := applyMoveStep(cur, p, obs.MoveStep, now, obs.Actor)
+		ev, err := applyMoveStep(&next, p, obs.MoveStep, now, obs.Actor)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -312,7 +313,6 @@ func ApplyObservation(cur *Tenant, obs Observation, now time.Time) (*Tenant, []E
 	if p.Removed && p.Status == StatusDeleted && len(placements) > 1 {
 		placements = slices.Delete(placements, i, i+1)
 	}
-	next := *cur
 	next.Placements = placements
 	next.UpdatedAt = now
 	next.summarize(now)
@@ -405,17 +405,17 @@ func applyOtherObservation(cur *Tenant, placements []Placement, i int, obs Obser
 	now = Timestamp(now)
 	observe(o, obs, now)
 	var events []Event
+	next := *cur
 	switch {
 	case obs.Status == StatusDeleted:
 		events = append(events, finishMove(cur, p, now, obs.Actor))
 	case obs.MoveStep != "":
-		ev, err := applyMoveStep(cur, p, obs.MoveStep, now, obs.Actor)
+		ev, err := applyMoveStep(&next, p, obs.MoveStep, now, obs.Actor)
 		if err != nil {
 			return nil, nil, err
 		}
 		events = append(events, *ev)
 	}
-	next := *cur
 	next.Placements = placements
 	next.UpdatedAt = now
 	next.summarize(now)

@@ -72,6 +72,10 @@ type Move struct {
 	RequestedAt time.Time  `json:"requested_at"`
 	Actor       string     `json:"actor,omitempty"`
 	SwitchedAt  *time.Time `json:"switched_at,omitempty"`
+	// Plan is the plan Other follows (nil: none): the one the target
+	// follows until the switch, which makes it the tenant's; the one the
+	// source followed after it.
+	Plan *PlanRef `json:"plan,omitempty"`
 }
 
 // MoveAction is what a change does to a placement's move (DesiredChange's
@@ -85,6 +89,11 @@ type MoveAction struct {
 	Provider      string
 	ComputeConfig json.RawMessage
 	Hold          bool
+	// Plan, for a start, is the plan the target follows, on its provider
+	// (its version resolved): the tenant follows it from the switch. A
+	// tenant that follows a plan moves only to another plan, whose config
+	// is for the target's provider; nil moves a tenant that follows none.
+	Plan *PlanRef
 }
 
 // MoveKind is what a MoveAction does.
@@ -148,17 +157,21 @@ func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Eve
 			return nil, nil, fmt.Errorf("%w: /placement: placement %s is being removed", ErrInvalid, p.Name)
 		case cur.Annotations[wire.PausedAnnotation] == "true":
 			return nil, nil, fmt.Errorf("%w: tenant %s is paused (%s): resume it before moving it", ErrMoving, cur.Name, wire.PausedAnnotation)
-		case cur.Plan != nil:
+		case cur.Plan != nil && a.Plan == nil:
 			// A plan's config is for one provider: the tenant would run
 			// the plan's layer on another.
-			return nil, nil, fmt.Errorf("%w: tenant %s follows plan %s, whose config is for %s; leave the plan (PATCH {\"plan\": null}) to move it on its own",
+			return nil, nil, fmt.Errorf("%w: tenant %s follows plan %s, whose config is for %s; name a plan for the target to follow (--plan), or leave the plan (PATCH {\"plan\": null}) to move it on its own",
 				ErrMoving, cur.Name, cur.Plan, p.Provider)
+		case a.Plan != nil && len(cur.Placements) > 1:
+			return nil, nil, fmt.Errorf("%w: /plan: tenant %s has placements %s, and a tenant of several placements follows no plan",
+				ErrInvalid, cur.Name, strings.Join(cur.PlacementNames(), ", "))
 		case p.Status != StatusReady || p.ObservedGeneration != cur.Generation:
 			return nil, nil, fmt.Errorf("%w: placement %s is %s, not ready at generation %d: a move starts from a running placement; wait for it (or fix it) first",
 				ErrMoving, p.Name, p.Status, cur.Generation)
 		}
 		var errs violation.List
 		validateConfig(a.ComputeConfig, "/compute_config", &errs)
+		validatePlan(a.Plan, &errs)
 		if err := errs.Err(ErrInvalid); err != nil {
 			return nil, nil, err
 		}
@@ -166,8 +179,12 @@ func applyMove(cur *Tenant, change DesiredChange, now time.Time) (*Tenant, []Eve
 		wid, wname := moveTarget(cur.ID, p, id, a.Provider)
 		p.Move = &Move{ID: id, Step: MoveProvisioning, Hold: a.Hold, From: p.Provider, To: a.Provider, RequestedAt: now, Actor: change.Actor,
 			Other: Placement{Name: p.Name, Provider: a.Provider, ComputeConfig: compacted(a.ComputeConfig), WorkloadID: wid, WorkloadName: wname,
-				Status: StatusRequested, StatusChangedAt: now}}
+				Status: StatusRequested, StatusChangedAt: now},
+			Plan: clonePlan(a.Plan)}
 		msg = fmt.Sprintf("move of placement %s from %s to %s asked for: the target workload is %s (%s)", p.Name, p.Provider, a.Provider, wname, wid)
+		if a.Plan != nil {
+			msg += fmt.Sprintf(", following plan %s", a.Plan)
+		}
 		if a.Hold {
 			msg += "; it holds for an approval before it switches"
 		}
@@ -248,13 +265,17 @@ func (t *Tenant) OtherView(name string) (*Tenant, error) {
 	}
 	o := p.Move.Other
 	o.Move = nil
-	return viewOf(t, o, p.Move.Step == MoveCancelling || p.Move.Step == MoveDestroyingSource || t.DeletionRequestedAt != nil), nil
+	v := viewOf(t, o, p.Move.Step == MoveCancelling || p.Move.Step == MoveDestroyingSource || t.DeletionRequestedAt != nil)
+	v.Plan = clonePlan(p.Move.Plan)
+	return v, nil
 }
 
 // applyMoveStep applies an observation's MoveStep to placement p (the
 // controller's steps: held for approval, switched, done). now is a
 // Timestamp already. It returns the event to record.
 func applyMoveStep(t *Tenant, p *Placement, step MoveStep, now time.Time, actor string) (*Event, error) {
+	// t is the tenant being made (a copy of the one read): the switch
+	// changes the plan it follows.
 	m := p.Move
 	if m == nil {
 		return nil, fmt.Errorf("%w: placement %s is not moving", ErrConflict, p.Name)
@@ -287,8 +308,14 @@ func applyMoveStep(t *Tenant, p *Placement, step MoveStep, now time.Time, actor 
 		m.Other = source
 		m.Step = MoveDestroyingSource
 		m.SwitchedAt = &now
+		// The tenant follows the target's plan from now on; the move keeps
+		// the source's, with which the source is destroyed.
+		t.Plan, m.Plan = m.Plan, t.Plan
 		p.Move = m
 		ev.Message = fmt.Sprintf("placement %s switched from %s to %s: its endpoints are the target's now; the source is destroyed next", p.Name, m.From, m.To)
+		if t.Plan != nil {
+			ev.Message += fmt.Sprintf("; the tenant follows plan %s", t.Plan)
+		}
 	default:
 		return nil, fmt.Errorf("%w: a controller does not set a move to %s", ErrInvalidTransition, step)
 	}

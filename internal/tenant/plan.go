@@ -85,3 +85,53 @@ func clonePlan(p *PlanRef) *PlanRef {
 	c := *p
 	return &c
 }
+
+// Follow is a plan a write puts a tenant on, or the target of one of its
+// moves (on the target's provider).
+type Follow struct {
+	Plan     PlanRef
+	Provider string
+}
+
+// NewFollows returns the plans next follows, or the targets of its moves
+// do, that cur (nil for a create) did not: those the stores check, in the
+// transaction that writes next, exist, are for the provider and have the
+// version (fleet.CheckFollow). A plan the tenant follows already cannot
+// have been deleted meanwhile (a plan's deletion is refused while a tenant
+// or a move's target follows it), and needs no check.
+func NewFollows(cur, next *Tenant) []Follow {
+	var out []Follow
+	if next.Plan != nil && (cur == nil || !samePlan(cur.Plan, next.Plan)) &&
+		(cur == nil || !movedOnto(cur, next.Plan)) {
+		out = append(out, Follow{Plan: *next.Plan, Provider: next.Provider})
+	}
+	for _, p := range next.Placements {
+		m := p.Move
+		if m == nil || m.Plan == nil || m.SwitchedAt != nil {
+			continue
+		}
+		if q := placementOf(cur, p.Name); q == nil || q.Move == nil || q.Move.ID != m.ID {
+			out = append(out, Follow{Plan: *m.Plan, Provider: m.To})
+		}
+	}
+	return out
+}
+
+// movedOnto reports whether plan is the one a move of cur's targets, which
+// a switch makes the tenant's: it was checked when the move started.
+func movedOnto(cur *Tenant, plan *PlanRef) bool {
+	for _, p := range cur.Placements {
+		if p.Move != nil && p.Move.SwitchedAt == nil && samePlan(p.Move.Plan, plan) {
+			return true
+		}
+	}
+	return false
+}
+
+// placementOf is t's placement named name, nil when t is nil or has none.
+func placementOf(t *Tenant, name string) *Placement {
+	if t == nil {
+		return nil
+	}
+	return t.Placement(name)
+}

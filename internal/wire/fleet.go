@@ -105,10 +105,13 @@ type WaveSpec struct {
 
 // CreateRolloutRequest is the body of POST /v1/rollouts.
 type CreateRolloutRequest struct {
-	Plan        string     `json:"plan"`
-	FromVersion int64      `json:"from_version,omitempty"`
-	ToVersion   int64      `json:"to_version,omitempty"`
-	Waves       []WaveSpec `json:"waves,omitempty"`
+	Plan        string `json:"plan"`
+	FromVersion int64  `json:"from_version,omitempty"`
+	// ToPlan makes the rollout a fleet move: the plan's tenants move to
+	// plan ToPlan (at ToVersion), on its provider.
+	ToPlan    string     `json:"to_plan,omitempty"`
+	ToVersion int64      `json:"to_version,omitempty"`
+	Waves     []WaveSpec `json:"waves,omitempty"`
 	// Bake and Deadline are Go durations ("10m", "1h30m").
 	Bake        string `json:"bake,omitempty"`
 	MaxFailures int    `json:"max_failures,omitempty"`
@@ -151,8 +154,12 @@ type Rollout struct {
 	ID          string `json:"id"`
 	Plan        string `json:"plan"`
 	FromVersion int64  `json:"from_version,omitempty"`
-	ToVersion   int64  `json:"to_version"`
-	State       string `json:"state"`
+	// ToPlan and ToProvider are a fleet move's target plan and its
+	// provider; absent for a rollout of the plan's versions.
+	ToPlan     string `json:"to_plan,omitempty"`
+	ToProvider string `json:"to_provider,omitempty"`
+	ToVersion  int64  `json:"to_version"`
+	State      string `json:"state"`
 	// Wave is the index of the wave in progress, WaveName its name (absent
 	// once every wave is done).
 	Wave        int           `json:"wave"`
@@ -234,6 +241,9 @@ const (
 	ActionNone    = "none"
 	ActionInPlace = "update in place"
 	ActionReplace = "replace"
+	// ActionMove: a fleet move provisions a new workload on the target
+	// plan's provider, switches to it, and destroys the old one.
+	ActionMove = "move"
 )
 
 // FleetPlanTenant is what a rollout would do to one tenant.
@@ -306,11 +316,16 @@ type FleetPlanCounts struct {
 // FleetPlan is what a rollout would do, tenant by tenant: the answer to a
 // dry run of POST /v1/rollouts.
 type FleetPlan struct {
-	Plan        string          `json:"plan"`
-	Provider    string          `json:"provider"`
-	FromVersion int64           `json:"from_version,omitempty"`
-	ToVersion   int64           `json:"to_version"`
-	Waves       []FleetPlanWave `json:"waves"`
+	Plan        string `json:"plan"`
+	Provider    string `json:"provider"`
+	FromVersion int64  `json:"from_version,omitempty"`
+	// ToPlan and ToProvider are a fleet move's target plan and its
+	// provider: each tenant moves from Plan (its from_version) on
+	// Provider to ToPlan (ToVersion) on ToProvider.
+	ToPlan     string          `json:"to_plan,omitempty"`
+	ToProvider string          `json:"to_provider,omitempty"`
+	ToVersion  int64           `json:"to_version"`
+	Waves      []FleetPlanWave `json:"waves"`
 	// Diffs are the changes of the tenants' effective configs, each set
 	// once, in the order the waves' tenants first have them.
 	Diffs   []FleetPlanDiff `json:"diffs"`

@@ -102,6 +102,9 @@ type Move struct {
 	RequestedAt time.Time  `json:"requested_at"`
 	Actor       string     `json:"actor,omitempty"`
 	SwitchedAt  *time.Time `json:"switched_at,omitempty"`
+	// Plan is the plan Other follows: the target's until the switch
+	// (when the tenant starts to follow it), the source's after it.
+	Plan *TenantPlan `json:"plan,omitempty"`
 }
 
 // MoveRequest is the body of POST /v1/tenants/{tenant}/move: the
@@ -109,7 +112,12 @@ type Move struct {
 // target, whose compute_provider names the target provider.
 type MoveRequest struct {
 	Placement     string          `json:"placement,omitempty"`
-	ComputeConfig json.RawMessage `json:"compute_config"`
+	ComputeConfig json.RawMessage `json:"compute_config,omitempty"`
+	// Plan makes the target follow a plan, on the plan's provider:
+	// ComputeConfig (optional then) holds the tenant's overrides of it.
+	// The tenant follows it from the switch. A tenant on a plan moves
+	// only so.
+	Plan *PlanChoice `json:"plan,omitempty"`
 	// Hold makes the move wait for an approval
 	// (POST /v1/tenants/{tenant}/move/approve) before it switches.
 	Hold bool `json:"hold,omitempty"`

@@ -147,8 +147,10 @@ func (s *Store) DeletePlan(ctx context.Context, name string) error {
 		b.Queue(`SELECT 1 FROM plans WHERE name = $1 FOR UPDATE`, name).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&locked)
 		})
-		b.Queue(`SELECT EXISTS (SELECT 1 FROM tenants WHERE plan_name = $1 AND deleted_at IS NULL),
-	EXISTS (SELECT 1 FROM rollouts WHERE plan = $1 AND state IN `+activeStates+`)`, name).QueryRow(func(row pgx.Row) error {
+		b.Queue(`SELECT EXISTS (SELECT 1 FROM tenants WHERE plan_name = $1 AND deleted_at IS NULL)
+		OR EXISTS (SELECT 1 FROM tenants t, jsonb_array_elements(t.placements::jsonb) e
+			WHERE t.deleted_at IS NULL AND t.placements <> '[]' AND e->'move'->'plan'->>'name' = $1),
+	EXISTS (SELECT 1 FROM rollouts WHERE (plan = $1 OR spec->>'to_plan' = $1) AND state IN `+activeStates+`)`, name).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&followed, &active)
 		})
 		err := tx.SendBatch(ctx, b).Close()
@@ -158,9 +160,9 @@ func (s *Store) DeletePlan(ctx context.Context, name string) error {
 		case err != nil:
 			return fmt.Errorf("postgres: delete plan %q: %w", name, err)
 		case followed:
-			return fmt.Errorf("postgres: delete plan %q: %w: tenants follow it", name, fleet.ErrInUse)
+			return fmt.Errorf("postgres: delete plan %q: %w: tenants follow it, or are being moved onto or off it", name, fleet.ErrInUse)
 		case active:
-			return fmt.Errorf("postgres: delete plan %q: %w: a rollout of it has not finished", name, fleet.ErrInUse)
+			return fmt.Errorf("postgres: delete plan %q: %w: a rollout of it, or onto it, has not finished", name, fleet.ErrInUse)
 		}
 		// Versions and rollouts (with their members and events) cascade.
 		if _, err := tx.Exec(ctx, `DELETE FROM plans WHERE name = $1`, name); err != nil {

@@ -116,32 +116,33 @@ func createdOnPlan(row pgx.Row, t *tenant.Tenant, key string) error {
 }
 
 // checkFollowed checks, in the transaction begun on conn, that next may
-// follow its plan when the write changes the plan cur follows (or its
-// version, or its pin): it locks the plan FOR SHARE and applies
-// fleet.CheckFollow. A write that leaves the plan as it was checks nothing
-// (the plan cannot have been deleted while the tenant followed it). One
-// round trip, when it checks.
+// follow the plans the write puts it, or the target of a move of its, on
+// (tenant.NewFollows): it locks each plan FOR SHARE and applies
+// fleet.CheckFollow. A write that leaves the plans as they were checks
+// nothing. One round trip per plan, when it checks.
 func checkFollowed(ctx context.Context, conn *pgxpool.Conn, cur, next *tenant.Tenant) error {
-	if next.Plan == nil || cur.Plan != nil && *cur.Plan == *next.Plan {
-		return nil
+	for _, f := range tenant.NewFollows(cur, next) {
+		var (
+			found fleet.FoundPlan
+			err   = conn.QueryRow(ctx, lockFollowed, f.Plan.Name, f.Plan.Version).Scan(&found.Provider, &found.HasVersion)
+		)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return err
+		default:
+			found.Exists = true
+		}
+		if err := fleet.CheckFollow(&f.Plan, f.Provider, found); err != nil {
+			return err
+		}
 	}
-	var (
-		found fleet.FoundPlan
-		err   = conn.QueryRow(ctx, lockFollowed, next.Plan.Name, next.Plan.Version).Scan(&found.Provider, &found.HasVersion)
-	)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return err
-	default:
-		found.Exists = true
-	}
-	return fleet.CheckFollow(next.Plan, next.Provider, found)
+	return nil
 }
 
 // selectNewcomers names (up to fleet.MaxNewcomersNamed, with their count)
-// the tenants a completing rollout ($4, of plan $1 to version $2, from
-// version $3 or any when 0) would take and that are not its members: the
+// the tenants a completing rollout ($4, of plan $1 to version $2 or, a
+// fleet move, 0, from version $3 or any when 0; fleet.Spec.Done) would take and that are not its members: the
 // candidates of fleet.Select that the driver would add as newcomers.
 var selectNewcomers = `SELECT name, count(*) OVER () FROM tenants t
 WHERE plan_name = $1 AND deleted_at IS NULL AND deletion_requested_at IS NULL AND status <> 'deleted' AND NOT plan_pinned

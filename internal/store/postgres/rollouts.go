@@ -160,13 +160,23 @@ func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []
 		if err := k.hold(ctx, tx); err != nil {
 			return err
 		}
-		var planExists, versionExists bool
-		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = $1),
-	EXISTS (SELECT 1 FROM plan_versions WHERE plan = $1 AND version = $2)`, plan, r.Spec.To).Scan(&planExists, &versionExists)
+		var (
+			planExists bool
+			provider   *string
+			target     fleet.FoundPlan
+		)
+		// The plan a fleet move moves tenants onto is locked FOR SHARE, as
+		// a tenant's write that follows it locks it: its deletion waits,
+		// then sees the rollout.
+		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = $1), (SELECT provider FROM plans WHERE name = $3 FOR SHARE),
+	EXISTS (SELECT 1 FROM plan_versions WHERE plan = $3 AND version = $2)`, plan, r.Spec.To, r.Spec.Target().Name).Scan(&planExists, &provider, &target.HasVersion)
 		if err != nil {
 			return fmt.Errorf("postgres: create rollout of plan %q: %w", plan, err)
 		}
-		if err := fleet.CheckTarget(r.Spec, planExists, versionExists); err != nil {
+		if provider != nil {
+			target.Exists, target.Provider = true, *provider
+		}
+		if err := fleet.CheckTarget(r.Spec, planExists, target); err != nil {
 			return fmt.Errorf("postgres: %w", err)
 		}
 		b := &pgx.Batch{}
@@ -398,8 +408,13 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 		if next.State == fleet.StateCompleted && cur.State != fleet.StateCompleted {
 			// The plan's row lock first, the newcomers after, in a
 			// statement of their own (see above).
-			b.Queue(`UPDATE plans SET current_version = $2, updated_at = $3 WHERE name = $1`, cur.Spec.Plan, cur.Spec.To, now)
-			b.Queue(selectNewcomers, cur.Spec.Plan, cur.Spec.To, cur.Spec.From, cur.ID).Query(func(rows pgx.Rows) error {
+			if cur.Spec.Moves() {
+				// A fleet move leaves the plan's current version as it is.
+				b.Queue(`SELECT 1 FROM plans WHERE name = $1 FOR UPDATE`, cur.Spec.Plan)
+			} else {
+				b.Queue(`UPDATE plans SET current_version = $2, updated_at = $3 WHERE name = $1`, cur.Spec.Plan, cur.Spec.To, now)
+			}
+			b.Queue(selectNewcomers, cur.Spec.Plan, cur.Spec.Done(), cur.Spec.From, cur.ID).Query(func(rows pgx.Rows) error {
 				var name string
 				_, err := pgx.ForEachRow(rows, []any{&name, &count}, func() error {
 					newcomers = append(newcomers, name)
@@ -504,6 +519,11 @@ func (s *Store) MoveTenant(ctx context.Context, id string, mv fleet.Move) (fleet
 		next, events, member, ev, err := fleet.ApplyMove(r, cur, m, mv, now)
 		if err != nil {
 			return fmt.Errorf("postgres: move tenant %s: %w", mv.TenantID, err)
+		}
+		if next != nil {
+			if err := checkFollowed(ctx, conn, cur, next); err != nil {
+				return fmt.Errorf("postgres: move tenant %s: %w", mv.TenantID, err)
+			}
 		}
 		b := &pgx.Batch{}
 		if next != nil {

@@ -134,17 +134,19 @@ func (s *Store) DeletePlan(ctx context.Context, name string) error {
 		var followed, active, exists bool
 		err := tx.QueryRowContext(ctx, `SELECT
 			EXISTS (SELECT 1 FROM plans WHERE name = ?1),
-			EXISTS (SELECT 1 FROM tenants WHERE plan_name = ?1 AND deleted_at IS NULL),
-			EXISTS (SELECT 1 FROM rollouts WHERE plan = ?1 AND state IN `+activeStates+`)`, name).Scan(&exists, &followed, &active)
+			EXISTS (SELECT 1 FROM tenants WHERE plan_name = ?1 AND deleted_at IS NULL)
+				OR EXISTS (SELECT 1 FROM tenants AS t INDEXED BY tenants_placed, json_each(t.placements) AS p
+					WHERE t.deleted_at IS NULL AND t.placements <> '[]' AND json_extract(p.value, '$.move.plan.name') = ?1),
+			EXISTS (SELECT 1 FROM rollouts WHERE (plan = ?1 OR json_extract(spec, '$.to_plan') = ?1) AND state IN `+activeStates+`)`, name).Scan(&exists, &followed, &active)
 		switch {
 		case err != nil:
 			return fmt.Errorf("sqlite: delete plan %q: %w", name, err)
 		case !exists:
 			return fmt.Errorf("sqlite: plan %q: %w", name, fleet.ErrNotFound)
 		case followed:
-			return fmt.Errorf("sqlite: delete plan %q: %w: tenants follow it", name, fleet.ErrInUse)
+			return fmt.Errorf("sqlite: delete plan %q: %w: tenants follow it, or are being moved onto or off it", name, fleet.ErrInUse)
 		case active:
-			return fmt.Errorf("sqlite: delete plan %q: %w: a rollout of it has not finished", name, fleet.ErrInUse)
+			return fmt.Errorf("sqlite: delete plan %q: %w: a rollout of it, or onto it, has not finished", name, fleet.ErrInUse)
 		}
 		// Versions and rollouts (with their members and events) cascade.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM plans WHERE name = ?`, name); err != nil {

@@ -24,36 +24,37 @@ import (
 const selectFollowed = `SELECT provider, EXISTS (SELECT 1 FROM plan_versions WHERE plan = ?1 AND version = ?2) FROM plans WHERE name = ?1`
 
 // checkFollowed checks, in the write transaction tx, that next may follow
-// its plan when the write puts it on one: when cur is nil (a create) or
-// follows another plan, version or pin. A write that leaves the plan as it
-// was checks nothing (the plan cannot have been deleted while the tenant
-// followed it).
+// the plans the write puts it, or the target of a move of its, on
+// (tenant.NewFollows): cur is nil for a create. A write that leaves the
+// plans as they were checks nothing.
 func (s *Store) checkFollowed(ctx context.Context, tx *sql.Tx, cur, next *tenant.Tenant) error {
-	if next.Plan == nil || cur != nil && samePlan(cur.Plan, next.Plan) {
+	follows := tenant.NewFollows(cur, next)
+	if len(follows) == 0 {
 		return nil
 	}
 	read, err := s.txStmt(ctx, tx, selectFollowed)
 	if err != nil {
 		return err
 	}
-	var found fleet.FoundPlan
-	err = read.QueryRowContext(ctx, next.Plan.Name, next.Plan.Version).Scan(&found.Provider, &found.HasVersion)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return fmt.Errorf("sqlite: read plan %q: %w", next.Plan.Name, err)
-	default:
-		found.Exists = true
-	}
-	if err := fleet.CheckFollow(next.Plan, next.Provider, found); err != nil {
-		return fmt.Errorf("sqlite: tenant %q: %w", next.Name, err)
+	for _, f := range follows {
+		var found fleet.FoundPlan
+		err = read.QueryRowContext(ctx, f.Plan.Name, f.Plan.Version).Scan(&found.Provider, &found.HasVersion)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("sqlite: read plan %q: %w", f.Plan.Name, err)
+		default:
+			found.Exists = true
+		}
+		if err := fleet.CheckFollow(&f.Plan, f.Provider, found); err != nil {
+			return fmt.Errorf("sqlite: tenant %q: %w", next.Name, err)
+		}
 	}
 	return nil
 }
-
 // selectNewcomers names (up to fleet.MaxNewcomersNamed, with their count)
-// the tenants a completing rollout (?4, of plan ?1 to version ?2, from
-// version ?3 or any when 0) would take and that are not its members: the
+// the tenants a completing rollout (?4, of plan ?1 to version ?2 or, a
+// fleet move, 0, from version ?3 or any when 0; fleet.Spec.Done) would take and that are not its members: the
 // candidates of fleet.Select that the driver would add as newcomers.
 var selectNewcomers = `SELECT name, count(*) OVER () FROM tenants t
 	WHERE plan_name = ?1 AND deleted_at IS NULL AND deletion_requested_at IS NULL AND status <> 'deleted' AND NOT plan_pinned
@@ -65,7 +66,7 @@ var selectNewcomers = `SELECT name, count(*) OVER () FROM tenants t
 // rollout r while tenants it would take are not its members
 // (fleet.NewcomersError).
 func checkNewcomers(ctx context.Context, tx *sql.Tx, r *fleet.Rollout) error {
-	rows, err := tx.QueryContext(ctx, selectNewcomers, r.Spec.Plan, r.Spec.To, r.Spec.From, r.ID)
+	rows, err := tx.QueryContext(ctx, selectNewcomers, r.Spec.Plan, r.Spec.Done(), r.Spec.From, r.ID)
 	if err != nil {
 		return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)
 	}

@@ -114,13 +114,18 @@ func (s *Store) createRollout(ctx context.Context, in *fleet.Rollout, members []
 		if err := k.hold(ctx, s, tx); err != nil {
 			return err
 		}
-		var planExists, versionExists bool
-		err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = ?1),
-			EXISTS (SELECT 1 FROM plan_versions WHERE plan = ?1 AND version = ?2)`, plan, r.Spec.To).Scan(&planExists, &versionExists)
+		var (
+			planExists bool
+			provider   sql.NullString
+			target     fleet.FoundPlan
+		)
+		err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM plans WHERE name = ?1), (SELECT provider FROM plans WHERE name = ?3),
+			EXISTS (SELECT 1 FROM plan_versions WHERE plan = ?3 AND version = ?2)`, plan, r.Spec.To, r.Spec.Target().Name).Scan(&planExists, &provider, &target.HasVersion)
 		if err != nil {
 			return fmt.Errorf("sqlite: create rollout of plan %q: %w", plan, err)
 		}
-		if err := fleet.CheckTarget(r.Spec, planExists, versionExists); err != nil {
+		target.Exists, target.Provider = provider.Valid, provider.String
+		if err := fleet.CheckTarget(r.Spec, planExists, target); err != nil {
 			return fmt.Errorf("sqlite: %w", err)
 		}
 		_, err = tx.ExecContext(ctx, insertRollout, r.ID, plan, string(spec), waves, string(r.State), r.Wave, nullTime(r.BakeFrom), r.Rollback, r.Message,
@@ -392,9 +397,11 @@ func (s *Store) UpdateRollout(ctx context.Context, r *fleet.Rollout, events ...f
 			if err := checkNewcomers(ctx, tx, cur); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `UPDATE plans SET current_version = ?, updated_at = ? WHERE name = ?`, cur.Spec.To, micros(now), cur.Spec.Plan)
-			if err != nil {
-				return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)
+			if !cur.Spec.Moves() {
+				_, err := tx.ExecContext(ctx, `UPDATE plans SET current_version = ?, updated_at = ? WHERE name = ?`, cur.Spec.To, micros(now), cur.Spec.Plan)
+				if err != nil {
+					return fmt.Errorf("sqlite: complete rollout %s: %w", r.ID, err)
+				}
 			}
 		}
 		if err := insertRolloutEvents(ctx, tx, r.ID, now, events...); err != nil {
@@ -464,6 +471,11 @@ func (s *Store) MoveTenant(ctx context.Context, id string, mv fleet.Move) (fleet
 		next, events, member, ev, err := fleet.ApplyMove(r, cur, m, mv, now)
 		if err != nil {
 			return nil, nil, fmt.Errorf("sqlite: move tenant %s: %w", mv.TenantID, err)
+		}
+		if next != nil {
+			if err := s.checkFollowed(ctx, tx, cur, next); err != nil {
+				return nil, nil, err
+			}
 		}
 		if err := writeMemberRow(ctx, tx, id, member); err != nil {
 			return nil, nil, err

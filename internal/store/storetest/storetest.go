@@ -81,6 +81,8 @@ func Run(t *testing.T, open Opener) {
 		{"FollowIdempotentChecksPlan", testFollowIdempotentChecksPlan},
 		{"DeletePlanRacesFollowers", testDeletePlanRacesFollowers},
 		{"CompletionWaitsForNewcomers", testCompletionWaitsForNewcomers},
+		{"FleetMove", testFleetMove},
+		{"FleetMoveCompletion", testFleetMoveCompletion},
 		{"PlacementsRoundTrip", testPlacementsRoundTrip},
 		{"PlacementObservations", testPlacementObservations},
 		{"PlacementChanges", testPlacementChanges},
