@@ -52,6 +52,7 @@ func (s *Store) checkFollowed(ctx context.Context, tx *sql.Tx, cur, next *tenant
 	}
 	return nil
 }
+
 // selectNewcomers names (up to fleet.MaxNewcomersNamed, with their count)
 // the tenants a completing rollout (?4, of plan ?1 to version ?2 or, a
 // fleet move, 0, from version ?3 or any when 0; fleet.Spec.Done) would take and that are not its members: the

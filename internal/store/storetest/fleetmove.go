@@ -44,8 +44,8 @@ func testFleetMove(t *testing.T, s tenant.Store) {
 	spec := fleet.Spec{Plan: "standard", ToPlan: "elsewhere", ToProvider: "docker", To: 1}
 	for what, bad := range map[string]fleet.Spec{
 		"onto a plan of another provider": {Plan: "standard", ToPlan: "elsewhere", ToProvider: "nomad", To: 1},
-		"onto no version of the plan":      {Plan: "standard", ToPlan: "elsewhere", ToProvider: "docker", To: 2},
-		"onto no plan":                     {Plan: "standard", ToPlan: "nowhere", ToProvider: "docker", To: 1},
+		"onto no version of the plan":     {Plan: "standard", ToPlan: "elsewhere", ToProvider: "docker", To: 2},
+		"onto no plan":                    {Plan: "standard", ToPlan: "nowhere", ToProvider: "docker", To: 1},
 	} {
 		_, err := f.CreateRollout(ctx, &fleet.Rollout{Spec: bad, CreatedBy: "alice"}, members)
 		wantErr(t, "CreateRollout "+what, err, fleet.ErrNotFound)
