@@ -33,6 +33,7 @@ type mixed struct {
 	images  [2]string
 	engine  *client.Client
 	prefix  string // the docker provider's label_prefix
+	client  *llclient.Client
 	tenants *llclient.Tenants
 }
 
@@ -64,7 +65,8 @@ func startMixed(t *testing.T) *mixed {
 		},
 		Controller: []string{"workers: 4", "lease_ttl: 2s"},
 	})
-	m.tenants = l.Client().Tenants()
+	m.client = l.Client()
+	m.tenants = m.client.Tenants()
 	return m
 }
 
