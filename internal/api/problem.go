@@ -63,8 +63,9 @@ var problemTable = []problemRow{
 		fields: func(error) []wire.FieldError {
 			return []wire.FieldError{{Pointer: "/placement", Message: "names no placement of the tenant"}}
 		}},
-	{err: tenant.ErrMoving, name: "tenant.ErrMoving", status: http.StatusConflict, code: wire.CodeTenantMoving,
-		detail: "a placement of the tenant is being moved, or is not in a state to move: wait for the move (GET the tenant shows its step), or cancel it (POST /v1/tenants/{tenant}/move/cancel)"},
+	// A move's refusal says which of its reasons it is, and what to do:
+	// the error's own words.
+	{err: tenant.ErrMoving, name: "tenant.ErrMoving", status: http.StatusConflict, code: wire.CodeTenantMoving},
 	{err: tenant.ErrConflict, name: "tenant.ErrConflict", status: http.StatusConflict, code: wire.CodeVersionConflict,
 		detail: "the tenant changed while the request was handled; read it again and retry"},
 	{err: tenant.ErrUnavailable, name: "tenant.ErrUnavailable", status: http.StatusServiceUnavailable, code: wire.CodeStorageUnavailable,

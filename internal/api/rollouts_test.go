@@ -228,6 +228,7 @@ func TestRolloutRefusesBrokenTenants(t *testing.T) {
 func TestRolloutBadBodies(t *testing.T) {
 	ts := newServer(t)
 	ts.plan(t, "standard", `{"image":"example.com/app:1"}`)
+	ts.plan(t, "elsewhere", `{"image":"example.com/app:1"}`)
 	for _, tt := range []struct {
 		name, body string
 		status     int
@@ -250,6 +251,11 @@ func TestRolloutBadBodies(t *testing.T) {
 		{"no plan", `{}`, 422, wire.CodeInvalidBody, []string{"/plan"}},
 		{"not an object", `[]`, 400, wire.CodeInvalidBody, nil},
 		{"bad failures", `{"plan":"standard","max_failures":-1}`, 422, wire.CodeInvalidBody, []string{"/max_failures"}},
+		{"a move to no such plan", `{"plan":"standard","to_plan":"gold"}`, 422, wire.CodeInvalidBody, []string{"/to_plan"}},
+		{"a move to the plan itself", `{"plan":"standard","to_plan":"standard"}`, 422, wire.CodeInvalidBody, []string{"/to_plan"}},
+		{"a move to a bad plan name", `{"plan":"standard","to_plan":"Not A Name"}`, 422, wire.CodeInvalidBody, []string{"/to_plan"}},
+		{"a move to no such version", `{"plan":"standard","to_plan":"elsewhere","to_version":2}`, 422, wire.CodeInvalidBody, []string{"/to_version"}},
+		{"a move from no such version", `{"plan":"standard","to_plan":"elsewhere","from_version":3}`, 422, wire.CodeInvalidBody, []string{"/from_version"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			expectProblem(t, ts.do(t, "POST", "/v1/rollouts", "application/json", tt.body), tt.status, tt.code, tt.want...)
@@ -381,4 +387,53 @@ func TestWaitingReadsTenantsOnce(t *testing.T) {
 			t.Errorf("rollout of %s, a tenant off the plan: waiting %v, want %v", tt.ro.Plan, names(got.Waiting), tt.want)
 		}
 	}
+}
+
+// A fleet move's plan (to_plan): every tenant of the plan, at any version,
+// moves onto the other plan on its provider, each carrying its own
+// overrides; pinned tenants are left alone. Started, it shows its target,
+// and a tenant following the plan cannot be moved onto a plan by hand
+// without naming one.
+func TestFleetMovePlan(t *testing.T) {
+	ts := newServer(t)
+	fleetOf(t, ts, 4)
+	ts.plan(t, "elsewhere", `{"image":"example.com/other:1"}`)
+	body := `{"plan":"standard","to_plan":"elsewhere","waves":[{"name":"canary","count":1}],"max_failures":1}`
+	res := ts.do(t, "POST", "/v1/rollouts?dry_run=true", "application/json", body)
+	if res.status != http.StatusOK {
+		t.Fatalf("dry run: %d %s", res.status, res.body)
+	}
+	var fp wire.FleetPlan
+	mustDecode(t, res, &fp)
+	if fp.Plan != "standard" || fp.ToPlan != "elsewhere" || fp.ToProvider != "mock" || fp.ToVersion != 1 {
+		t.Errorf("the fleet move's plan: %s → %s on %s version %d; want standard → elsewhere on mock version 1", fp.Plan, fp.ToPlan, fp.ToProvider, fp.ToVersion)
+	}
+	// Four tenants on v1 and one on v2 move; the pinned one stays.
+	if c := fp.Counts; c.Tenants != 5 || c.Pinned != 1 || c.Current != 0 || c.Actions[wire.ActionMove] != 5 {
+		t.Errorf("the fleet move's counts: %+v; want 5 tenants moved, 1 pinned, none current", c)
+	}
+	for _, w := range fp.Waves {
+		for _, pt := range w.Tenants {
+			d := fp.DiffOf(pt)
+			if pt.Action != wire.ActionMove || d == nil || !slices.ContainsFunc(d.Changes, func(ch wire.ConfigChange) bool {
+				return strings.HasSuffix(ch.Field, "/image") && ch.To == "example.com/other:1"
+			}) {
+				t.Errorf("%s in the fleet move's plan: %+v, diff %+v; want moved, its image changing to the other plan's", pt.Name, pt, d)
+			}
+		}
+	}
+	ro := ts.startRollout(t, body)
+	if ro.ToPlan != "elsewhere" || ro.ToProvider != "mock" || ro.Counts["pending"] != 5 {
+		t.Errorf("the fleet move started: %+v; want to elsewhere on mock, 5 pending", ro)
+	}
+	p := expectProblem(t, ts.do(t, "DELETE", "/v1/plans/elsewhere", "", ""), 409, wire.CodePlanInUse)
+	if !strings.Contains(p.Detail, "moved onto") {
+		t.Errorf("the refusal to delete a fleet move's target plan says %q; want it to say tenants are moved onto it", p.Detail)
+	}
+	p = expectProblem(t, ts.do(t, "POST", "/v1/tenants/current/move", "application/json", `{"compute_config":{"compute_provider":"mock","image":"example.com/app:1"}}`), 409, wire.CodeTenantMoving)
+	if !strings.Contains(p.Detail, "follows plan standard") {
+		t.Errorf("a move of a tenant on a plan without a plan for its target says %q", p.Detail)
+	}
+	expectProblem(t, ts.do(t, "POST", "/v1/tenants/current/move", "application/json", `{"plan":{"name":"gold"}}`), 422, wire.CodeInvalidPlan, "/plan/name")
+	expectProblem(t, ts.do(t, "POST", "/v1/tenants/current/move", "application/json", `{"plan":{"name":"elsewhere","pinned":true}}`), 422, wire.CodeInvalidPlan, "/plan/pinned")
 }
