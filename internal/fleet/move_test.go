@@ -144,3 +144,28 @@ func TestFleetMoveRefusedAndCancelled(t *testing.T) {
 		t.Errorf("t02, its move cancelled by hand, is %s (%s); want skipped", m.State, m.Message)
 	}
 }
+
+// A fleet move waits for a tenant still converging (a move starts from a
+// running tenant), and a member whose move was refused stays failed:
+// it never moved, so nothing was cancelled, and it never runs the target.
+func TestFleetMoveWaitsForConvergingTenants(t *testing.T) {
+	tenants := fleetOf(2)
+	tenants[0].Status, tenants[0].ObservedGeneration = tenant.StatusProvisioning, 0
+	tenants[1].Status, tenants[1].StatusMessage = tenant.StatusFailed, "exit code 1"
+	s := newSim(t, Spec{Plan: "standard", ToPlan: "standard-nomad", ToProvider: "nomad", To: 1, MaxFailures: 1}, tenants)
+	s.step()
+	s.step()
+	if m := s.memberNamed("t00"); m.State != MemberPending {
+		t.Errorf("t00, being provisioned, is %s (%s); want pending until it runs", m.State, m.Message)
+	}
+	if m := s.memberNamed("t01"); m.State != MemberFailed {
+		t.Errorf("t01, whose move was refused, is %s (%s) a step later; want failed still", m.State, m.Message)
+	}
+	ready := *s.tenantNamed("t00")
+	ready.Status, ready.ObservedGeneration = tenant.StatusReady, ready.Generation
+	s.tenants[ready.ID] = &ready
+	s.step()
+	if m := s.memberNamed("t00"); m.State != MemberChanging || !s.tenantNamed("t00").Moving() {
+		t.Errorf("t00, ready now, is %s, moving %t; want changing, its move started", m.State, s.tenantNamed("t00").Moving())
+	}
+}

@@ -116,9 +116,9 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 			switch {
 			case gone:
 				settle(m, MemberSkipped, EventSkipped, "the tenant is deleted")
-			case movedAway(r, t) != "":
-				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, t))
-			case t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation:
+			case movedAway(r, m, t) != "":
+				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, m, t))
+			case runsTarget(r, m, t):
 				settle(m, MemberDone, EventDone, "ready at generation %d", t.ObservedGeneration)
 			case t.Status == tenant.StatusFailed && t.ObservedGeneration >= m.Generation:
 				settle(m, MemberFailed, EventFailed, "failed at generation %d: %s", t.ObservedGeneration, t.StatusMessage)
@@ -134,9 +134,9 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 			switch {
 			case gone:
 				settle(m, MemberSkipped, EventSkipped, "the tenant is deleted")
-			case movedAway(r, t) != "":
-				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, t))
-			case t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation:
+			case movedAway(r, m, t) != "":
+				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, m, t))
+			case runsTarget(r, m, t):
 				settle(m, MemberDone, EventDone, "recovered: ready at generation %d", t.ObservedGeneration)
 			}
 		case MemberDone:
@@ -145,8 +145,8 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 			// is no longer done.
 			switch {
 			case gone:
-			case movedAway(r, t) != "":
-				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, t))
+			case movedAway(r, m, t) != "":
+				settle(m, MemberSkipped, EventSkipped, "%s", movedAway(r, m, t))
 			case t.Status == tenant.StatusFailed && t.ObservedGeneration >= m.Generation:
 				settle(m, MemberFailed, EventFailed, "failed at generation %d after it was ready: %s", t.ObservedGeneration, t.StatusMessage)
 			}
@@ -188,6 +188,12 @@ func Step(r *Rollout, members []Member, tenants map[string]*tenant.Tenant, now t
 				continue
 			}
 			t := tenants[m.TenantID]
+			if r.Spec.Moves() && t.Status != tenant.StatusFailed && (t.Status != tenant.StatusReady || t.ObservedGeneration != t.Generation) {
+				// A move starts from a running tenant: one still converging
+				// (being provisioned, changed) is waited for; a failed one
+				// is moved, which fails it as a member.
+				continue
+			}
 			if ok, opens := t.MaintenanceWindow.Open(now); !ok {
 				if d.Waiting == nil {
 					d.Waiting = map[string]time.Time{}
@@ -276,12 +282,24 @@ func leftPending(r *Rollout, m *Member, t *tenant.Tenant, gone bool) string {
 	return ""
 }
 
+// runsTarget reports whether member m's tenant t runs the rollout's
+// target: ready at the generation that carries it (or a later one), and,
+// for a fleet move, on the target plan with its move over.
+func runsTarget(r *Rollout, m *Member, t *tenant.Tenant) bool {
+	ready := t.Status == tenant.StatusReady && t.ObservedGeneration >= m.Generation && t.ObservedGeneration == t.Generation
+	if !r.Spec.Moves() {
+		return ready
+	}
+	return ready && t.Plan != nil && t.Plan.Name == r.Spec.ToPlan && !t.Moving()
+}
+
 // movedAway says why a tenant the rollout changed no longer runs its
 // target (it left the plan, someone moved it to another version, its move
-// was cancelled), or "" when it does, or is being moved onto it. Such a
-// member is skipped: it is neither done nor failed at the target, and a
-// rollback leaves it where it was put.
-func movedAway(r *Rollout, t *tenant.Tenant) string {
+// was cancelled), or "" when it does, or is being moved onto it, or (a
+// member of a fleet move that failed before its move started) was never
+// moved. Such a member is skipped: it is neither done nor failed at the
+// target, and a rollback leaves it where it was put.
+func movedAway(r *Rollout, m *Member, t *tenant.Tenant) string {
 	target := r.Spec.Target()
 	switch {
 	case t.Plan != nil && t.Plan.Name == target.Name && t.Plan.Version != target.Version:
@@ -290,7 +308,7 @@ func movedAway(r *Rollout, t *tenant.Tenant) string {
 		return ""
 	case !r.Spec.Moves() || t.Plan == nil || t.Plan.Name != r.Spec.Plan:
 		return "the tenant no longer follows plan " + target.Name
-	case movingTo(t, target.Name) != nil:
+	case movingTo(t, target.Name) != nil, m.ChangedAt == nil:
 		return ""
 	}
 	return fmt.Sprintf("the move was cancelled: the tenant stays on plan %s", t.Plan)

@@ -140,6 +140,9 @@ func (c *Console) rolloutPage(x *call) error {
 }
 
 func rolloutTitle(ro client.Rollout) string {
+	if ro.ToPlan != "" {
+		return fmt.Sprintf("Move of %s to %s on %s, version %d", ro.Plan, ro.ToPlan, ro.ToProvider, ro.ToVersion)
+	}
 	return fmt.Sprintf("Rollout of %s to version %d", ro.Plan, ro.ToVersion)
 }
 

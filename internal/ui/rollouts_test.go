@@ -421,3 +421,42 @@ func TestTenantShowsPlanAndWindow(t *testing.T) {
 		}
 	}
 }
+
+// A fleet move's pages say what it moves where, and what its abort does;
+// driven by the controller and the rollouts' driver, it moves every
+// tenant of plan web onto plan web-eu.
+func TestFleetMovePages(t *testing.T) {
+	s := newSite(t, siteOptions{tokens: tokens})
+	s.fleet(t, `{}`, `{}`)
+	s.mustCall(t, http.StatusCreated, "POST", "/v1/plans", `{"name":"web-eu"}`, nil)
+	s.mustCall(t, http.StatusCreated, "POST", "/v1/plans/web-eu/versions", `{"config":{"image":"example.com/shop-eu:1"}}`, nil)
+	ro := s.startRollout(t, `{"plan":"web","to_plan":"web-eu","waves":[{"name":"canary","count":1},{"name":"rest"}]}`)
+
+	admin := s.browser(t)
+	admin.signIn(adminToken)
+	if list := admin.get("/ui/rollouts"); !strings.Contains(list.body, "any → web-eu 1") {
+		t.Errorf("the rollouts list does not show the fleet move's target (any → web-eu 1)")
+	}
+	page := admin.get("/ui/rollouts/" + ro.ID)
+	for _, want := range []string{`Move of <a href="/ui/plans/web">web</a> to <a href="/ui/plans/web-eu">web-eu</a> on mock, version 1`, "cancels the moves that have not switched"} {
+		if !strings.Contains(page.body, want) {
+			t.Errorf("the fleet move's page lacks %s", want)
+		}
+	}
+
+	s.driveRollouts(t)
+	s.waitRollout(t, ro.ID, "completed")
+	var moved client.TenantList
+	s.mustCall(t, http.StatusOK, "GET", "/v1/tenants?plan=web-eu", "", &moved)
+	if len(moved.Tenants) != 2 {
+		_, members := s.call(t, "GET", "/v1/rollouts/"+ro.ID+"/members", "")
+		_, events := s.call(t, "GET", "/v1/rollouts/"+ro.ID+"/events", "")
+		_, tenants := s.call(t, "GET", "/v1/tenants", "")
+		t.Fatalf("%d tenants follow web-eu after the fleet move; want 2\nmembers %s\nevents %s\ntenants %s", len(moved.Tenants), members, events, tenants)
+	}
+	for _, tn := range moved.Tenants {
+		if tn.Status != client.StatusReady || len(tn.Placements) != 1 || tn.Placements[0].Move != nil {
+			t.Errorf("%s after the fleet move: %s, placements %+v; want ready, its move over", tn.Name, tn.Status, tn.Placements)
+		}
+	}
+}
