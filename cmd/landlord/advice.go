@@ -108,7 +108,7 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 // own.
 var memberFlags = map[string]string{
 	"plan": "plan", "maintenance_window": "maintenance-window", "placements": "placement",
-	"to_version": "to", "from_version": "from", "bake": "bake", "deadline": "deadline", "max_failures": "max-failures", "waves": "wave",
+	"to_version": "to", "to_plan": "to-plan", "from_version": "from", "bake": "bake", "deadline": "deadline", "max_failures": "max-failures", "waves": "wave",
 }
 
 // pointerFlag is a JSON pointer into the body as the flag of cmd that set

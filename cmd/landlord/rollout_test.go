@@ -280,3 +280,23 @@ func TestParseWaves(t *testing.T) {
 		t.Errorf("waves (-want +got):\n%s", diff)
 	}
 }
+
+// rollout plan and start with --to-plan: a fleet move, each tenant moved
+// onto the other plan; the server's refusal of the target names the flag.
+func TestRolloutToPlan(t *testing.T) {
+	srv := clienttest.NewServer(t, clienttest.Options{})
+	mustFleet(t, srv, 2, v2)
+	mustPlan(t, srv, "elsewhere", "image: example.com/other:1")
+	res := mustRunCLI(t, srv, exitOK, "", "rollout", "plan", "standard", "--to-plan", "elsewhere")
+	mustContain(t, "the fleet move's plan", res.stdout, "Rollout of plan standard (mock) moved to plan elsewhere (mock) version 1: 3 tenants", "3 move")
+	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "plan", "standard", "--to-plan", "nowhere")
+	mustContain(t, "stderr", res.stderr, "(422 invalid_body)", "\n  --to-plan: no plan has this name")
+	ro := mustRollout(t, mustRunCLI(t, srv, exitOK, "", "rollout", "start", "standard", "--to-plan", "elsewhere", "--max-failures", "1", "-o", "json").stdout)
+	if ro.ToPlan != "elsewhere" || ro.ToProvider != "mock" || ro.ToVersion != 1 {
+		t.Errorf("the fleet move started: to %s on %s version %d; want elsewhere on mock version 1", ro.ToPlan, ro.ToProvider, ro.ToVersion)
+	}
+	mustContain(t, "rollout status", mustRunCLI(t, srv, exitOK, "", "rollout", "status", ro.ID).stdout, "plan elsewhere on mock (make-before-break)")
+	// A tenant on a plan is moved only onto another plan, which the move names.
+	res = mustRunCLI(t, srv, exitFailure, "", "move", "t00", "--config", "image: example.com/app:1")
+	mustContain(t, "stderr", res.stderr, "(409 tenant_moving)", "follows plan standard")
+}
