@@ -87,7 +87,10 @@ type Store interface {
 	// ApplyMove decides, and the tenant's change, its events, the member
 	// and the rollout events commit together or not at all. It returns the
 	// member as stored. ErrConflict when the member is not in state
-	// mv.Expect (another controller moved it).
+	// mv.Expect (another controller moved it). The plan the tenant is put
+	// on needs no check here: CreateRollout checked it, and DeletePlan
+	// refuses a plan while a rollout of it, or a fleet move onto it, is
+	// active, which ApplyMove requires in this transaction.
 	MoveTenant(ctx context.Context, id string, mv Move) (Member, error)
 	// ListRolloutEvents returns a rollout's events, oldest first, after
 	// seq (0: from the first), at most limit (0: all); ErrNotFound when

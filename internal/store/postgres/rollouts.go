@@ -520,11 +520,6 @@ func (s *Store) MoveTenant(ctx context.Context, id string, mv fleet.Move) (fleet
 		if err != nil {
 			return fmt.Errorf("postgres: move tenant %s: %w", mv.TenantID, err)
 		}
-		if next != nil {
-			if err := checkFollowed(ctx, conn, cur, next); err != nil {
-				return fmt.Errorf("postgres: move tenant %s: %w", mv.TenantID, err)
-			}
-		}
 		b := &pgx.Batch{}
 		if next != nil {
 			row, err := tenant.ToStore(s.sealer, next, cur.ComputeConfig, stored)

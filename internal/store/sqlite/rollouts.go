@@ -472,11 +472,6 @@ func (s *Store) MoveTenant(ctx context.Context, id string, mv fleet.Move) (fleet
 		if err != nil {
 			return nil, nil, fmt.Errorf("sqlite: move tenant %s: %w", mv.TenantID, err)
 		}
-		if next != nil {
-			if err := s.checkFollowed(ctx, tx, cur, next); err != nil {
-				return nil, nil, err
-			}
-		}
 		if err := writeMemberRow(ctx, tx, id, member); err != nil {
 			return nil, nil, err
 		}
