@@ -29,6 +29,10 @@ matches, up to its count or percent. The tenants no wave takes form a last
 wave of their own, "rest". Without --wave, every tenant is in "rest". A
 rollout has at most 100 waves.
 
+--waves-of P splits the rollout into waves of P% each, in tenant order:
+--waves-of 10 is ten waves of 10% (wave-1 … wave-10), as many --wave
+percent=10. It is given instead of --wave.
+
 A wave starts when every tenant of the one before is ready at the new
 version and has stayed so for --bake. A tenant that is not ready within
 --deadline of its change has failed; when more than --max-failures (default
@@ -44,6 +48,7 @@ type rolloutSpecFlags struct {
 	to, from       int64
 	toPlan         string
 	waves          []string
+	wavesOf        int
 	bake, deadline time.Duration
 	maxFailures    int
 }
@@ -55,6 +60,8 @@ func addRolloutSpecFlags(cmd *cobra.Command) *rolloutSpecFlags {
 	fs.Int64Var(&f.from, "from", 0, "move only the tenants on this version (default every version but --to)")
 	fs.StringVar(&f.toPlan, "to-plan", "", "a fleet move: move the tenants to this plan, on its provider, make-before-break (--to is then its version)")
 	fs.StringArrayVar(&f.waves, "wave", nil, "a wave, as name=N,selector=LABEL=VALUE,count=N|percent=P,max-in-flight=N (repeatable, in order; see above)")
+	fs.IntVar(&f.wavesOf, "waves-of", 0, "waves of this percent of the tenants each, until every tenant is in one (instead of --wave)")
+	cmd.MarkFlagsMutuallyExclusive("wave", "waves-of")
 	fs.DurationVar(&f.bake, "bake", 0, "how long a wave's tenants must stay ready before the next wave starts")
 	fs.IntVar(&f.maxFailures, "max-failures", 0, "the failure budget: halt when more tenants than this have failed")
 	fs.DurationVar(&f.deadline, "deadline", 0, "how long a changed tenant has to become ready before it counts as failed (default the server's, 15m)")
@@ -94,6 +101,11 @@ func (f *rolloutSpecFlags) request(cmd *cobra.Command, plan string) (client.Crea
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if fs.Changed("waves-of") {
+		if waves, err = wavesOf(f.wavesOf); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	req.Waves = waves
 	if err := errors.Join(errs...); err != nil {
 		return req, withExitCode(exitUsage, err)
@@ -129,6 +141,21 @@ func parseWaves(values []string) ([]client.WaveSpec, error) {
 		out = append(out, w)
 	}
 	return out, errors.Join(errs...)
+}
+
+// wavesOf is --waves-of percent: waves of percent of the tenants each, as
+// many as it takes for every tenant to be in one (the last may take
+// fewer), named wave-1, wave-2, ….
+func wavesOf(percent int) ([]client.WaveSpec, error) {
+	if percent < 1 || percent > 100 {
+		return nil, fmt.Errorf("--waves-of %d: must be a percent from 1 to 100", percent)
+	}
+	n := (100 + percent - 1) / percent
+	out := make([]client.WaveSpec, n)
+	for i := range out {
+		out[i] = client.WaveSpec{Name: fmt.Sprintf("wave-%d", i+1), Percent: percent}
+	}
+	return out, nil
 }
 
 // parseWave reads one --wave value, returning every problem with it.

@@ -245,6 +245,8 @@ func TestRolloutFlags(t *testing.T) {
 		{"deadline", []string{"--deadline", "0s"}, []string{"--deadline 0s: must be positive"}},
 		{"a bad duration", []string{"--bake", "10"}, []string{`invalid argument "10" for "--bake" flag`}},
 		{"too many waves", slices.Repeat([]string{"--wave", "count=1"}, 101), []string{"--wave is given 101 times; a rollout has at most 100 waves"}},
+		{"waves of no percent", []string{"--waves-of", "0"}, []string{"--waves-of 0: must be a percent from 1 to 100"}},
+		{"waves of and a wave", []string{"--waves-of", "10", "--wave", "count=1"}, []string{"[wave waves-of] were all set"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, verb := range []string{"plan", "start"} {
@@ -291,6 +293,15 @@ func TestRolloutToPlan(t *testing.T) {
 	mustContain(t, "the fleet move's plan", res.stdout, "Rollout of plan standard (mock) moved to plan elsewhere (mock) version 1: 3 tenants", "3 move")
 	res = mustRunCLI(t, srv, exitFailure, "", "rollout", "plan", "standard", "--to-plan", "nowhere")
 	mustContain(t, "stderr", res.stderr, "(422 invalid_body)", "\n  --to-plan: no plan has this name")
+	var fp client.FleetPlan
+	mustDecode(t, mustRunCLI(t, srv, exitOK, "", "rollout", "plan", "standard", "--to-plan", "elsewhere", "--waves-of", "40", "-o", "json").stdout, &fp)
+	var names []string
+	for _, w := range fp.Waves {
+		names = append(names, fmt.Sprintf("%s:%d", w.Name, w.Size))
+	}
+	if !slices.Equal(names, []string{"wave-1:2", "wave-2:1", "wave-3:0"}) {
+		t.Errorf("--waves-of 40 of 3 tenants makes waves %v; want wave-1:2 wave-2:1 wave-3:0", names)
+	}
 	ro := mustRollout(t, mustRunCLI(t, srv, exitOK, "", "rollout", "start", "standard", "--to-plan", "elsewhere", "--max-failures", "1", "-o", "json").stdout)
 	if ro.ToPlan != "elsewhere" || ro.ToProvider != "mock" || ro.ToVersion != 1 {
 		t.Errorf("the fleet move started: to %s on %s version %d; want elsewhere on mock version 1", ro.ToPlan, ro.ToProvider, ro.ToVersion)
