@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,62 +54,16 @@ func killMidRollout(t *testing.T, database string) {
 	ctx, cancel := context.WithTimeout(t.Context(), rolloutKillTimeout)
 	defer cancel()
 	c := p.Client()
-
-	if _, err := c.Plans().Create(ctx, llclient.CreatePlanRequest{Name: "standard"}, llclient.CreatePlanOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for _, image := range []string{"app:1", "app:2"} {
-		config := json.RawMessage(fmt.Sprintf(`{"image":%q,"x-mock":{"latency":"300ms"}}`, image))
-		if _, err := c.Plans().Publish(ctx, "standard", llclient.PublishVersionRequest{Config: config}, llclient.PublishOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids := make([]string, rolloutKillTenants)
-	for i := range ids {
-		tn, err := c.Tenants().Create(ctx, llclient.CreateTenantRequest{Name: fmt.Sprintf("t%02d", i), ComputeConfig: json.RawMessage(`{}`),
-			Plan: &llclient.PlanChoice{Name: "standard"}}, llclient.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i] = tn.ID
-	}
-	for _, id := range ids {
-		if _, err := c.Tenants().Wait(ctx, id, llclient.UntilReady, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustSlowPlan(ctx, t, c, "standard", "app:1", "app:2")
+	ids := readyFleet(ctx, t, c)
 
 	ro, err := c.Rollouts().Start(ctx, llclient.CreateRolloutRequest{Plan: "standard", ToVersion: 2,
 		Waves: []llclient.WaveSpec{{Name: "first", Count: 2}, {Name: "rest", MaxInFlight: 3}}}, llclient.StartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Kill when the rollout is in its second wave with tenants changing
-	// and others still to change, at each step further on.
-	for k := 1; k <= rolloutKillKills; k++ {
-		done := 2 + k*(rolloutKillTenants-2)/(rolloutKillKills+1)
-		got := awaitRollout(ctx, t, c, ro.ID, func(r *llclient.Rollout) bool {
-			return r.Wave == 1 && r.Counts[llclient.MemberDone] >= done && r.Counts[llclient.MemberChanging] > 0
-		})
-		p.Kill()
-		t.Logf("kill %d: wave %s, %v", k, got.WaveName, got.Counts)
-		p.Start()
-	}
-	final := awaitRollout(ctx, t, c, ro.ID, func(r *llclient.Rollout) bool { return r.State != llclient.RolloutRunning })
-	if final.State != llclient.RolloutCompleted || final.Counts[llclient.MemberDone] != rolloutKillTenants {
-		t.Fatalf("rollout %s with %v: %s; want completed with %d done", final.State, final.Counts, final.Message, rolloutKillTenants)
-	}
-
-	changed := map[string]int{}
-	events, err := c.Rollouts().Events(ctx, ro.ID, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range events.Events {
-		if ev.Type == "tenant_changed" {
-			changed[ev.TenantID]++
-		}
-	}
+	killMidWaves(ctx, t, p, c, ro.ID)
+	changed := changedOnce(ctx, t, c, ro.ID)
 	for i, id := range ids {
 		tn, err := c.Tenants().Get(ctx, id, llclient.GetOptions{})
 		if err != nil {
@@ -138,6 +93,141 @@ func killMidRollout(t *testing.T, database string) {
 			t.Errorf("t%02d: %v", i, err)
 		}
 	}
+}
+
+// TestKillMidFleetMove is TestKillMidRollout for a fleet move: the 12
+// tenants of plan standard move onto plan elsewhere (each move's target
+// taking 300 ms to provision and its source 300 ms to destroy, on the
+// mock) in the same waves, through three kills of landlord serve mid-wave.
+// The fleet move must complete with every tenant ready on plan elsewhere,
+// its move over, and moved exactly once: one "tenant_changed" event in the
+// rollout's history and one move asked for, switched and done in its own.
+func TestKillMidFleetMove(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Run("sqlite", func(t *testing.T) { killMidFleetMove(t, "") })
+	t.Run("postgres", func(t *testing.T) { killMidFleetMove(t, pgtest.NewDatabase(t)) })
+}
+
+func killMidFleetMove(t *testing.T, database string) {
+	p := servetest.New(t, servetest.Options{Config: rolloutKillConfig, Database: database})
+	p.Start()
+	ctx, cancel := context.WithTimeout(t.Context(), rolloutKillTimeout)
+	defer cancel()
+	c := p.Client()
+	mustSlowPlan(ctx, t, c, "standard", "app:1")
+	mustSlowPlan(ctx, t, c, "elsewhere", "other:1")
+	ids := readyFleet(ctx, t, c)
+
+	ro, err := c.Rollouts().Start(ctx, llclient.CreateRolloutRequest{Plan: "standard", ToPlan: "elsewhere",
+		Waves: []llclient.WaveSpec{{Name: "first", Count: 2}, {Name: "rest", MaxInFlight: 3}}}, llclient.StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	killMidWaves(ctx, t, p, c, ro.ID)
+	changed := changedOnce(ctx, t, c, ro.ID)
+	for i, id := range ids {
+		tn, err := c.Tenants().Get(ctx, id, llclient.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		moving := len(tn.Placements) > 0 && tn.Placements[0].Move != nil
+		if tn.Plan == nil || tn.Plan.Name != "elsewhere" || tn.Status != llclient.StatusReady || moving {
+			t.Errorf("t%02d: plan %+v, %s, moving %t; want ready on plan elsewhere, its move over", i, tn.Plan, tn.Status, moving)
+		}
+		if changed[id] != 1 {
+			t.Errorf("t%02d: %d changed events in the rollout's history, want 1", i, changed[id])
+		}
+		steps := map[string]int{}
+		for ev, err := range c.Tenants().AllEvents(ctx, id, llclient.EventOptions{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, step := range []string{"asked for", "switched from", "is done"} {
+				if ev.Type == "move" && strings.Contains(ev.Message, step) {
+					steps[step]++
+				}
+			}
+		}
+		if steps["asked for"] != 1 || steps["switched from"] != 1 || steps["is done"] != 1 {
+			t.Errorf("t%02d: its history records the move's steps %v; want each once", i, steps)
+		}
+	}
+}
+
+// mustSlowPlan makes a plan on the mock with a version per image, each
+// workload taking 300 ms to change.
+func mustSlowPlan(ctx context.Context, t *testing.T, c *llclient.Client, name string, images ...string) {
+	t.Helper()
+	if _, err := c.Plans().Create(ctx, llclient.CreatePlanRequest{Name: name}, llclient.CreatePlanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, image := range images {
+		config := json.RawMessage(fmt.Sprintf(`{"image":%q,"x-mock":{"latency":"300ms"}}`, image))
+		if _, err := c.Plans().Publish(ctx, name, llclient.PublishVersionRequest{Config: config}, llclient.PublishOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readyFleet creates rolloutKillTenants tenants on plan standard's first
+// version, t00…, and waits until each is ready; it returns their ids.
+func readyFleet(ctx context.Context, t *testing.T, c *llclient.Client) []string {
+	t.Helper()
+	ids := make([]string, rolloutKillTenants)
+	for i := range ids {
+		tn, err := c.Tenants().Create(ctx, llclient.CreateTenantRequest{Name: fmt.Sprintf("t%02d", i), ComputeConfig: json.RawMessage(`{}`),
+			Plan: &llclient.PlanChoice{Name: "standard"}}, llclient.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = tn.ID
+	}
+	for _, id := range ids {
+		if _, err := c.Tenants().Wait(ctx, id, llclient.UntilReady, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// killMidWaves kills landlord serve (p) rolloutKillKills times while
+// rollout id is in its second wave, with tenants changing and others still
+// to change, at each step further on, starting it again each time on the
+// same database; then waits for the rollout to finish, and fails t unless
+// it completed with every tenant done.
+func killMidWaves(ctx context.Context, t *testing.T, p *servetest.Process, c *llclient.Client, id string) {
+	t.Helper()
+	for k := 1; k <= rolloutKillKills; k++ {
+		done := 2 + k*(rolloutKillTenants-2)/(rolloutKillKills+1)
+		got := awaitRollout(ctx, t, c, id, func(r *llclient.Rollout) bool {
+			return r.Wave == 1 && r.Counts[llclient.MemberDone] >= done && r.Counts[llclient.MemberChanging] > 0
+		})
+		p.Kill()
+		t.Logf("kill %d: wave %s, %v", k, got.WaveName, got.Counts)
+		p.Start()
+	}
+	final := awaitRollout(ctx, t, c, id, func(r *llclient.Rollout) bool { return r.State != llclient.RolloutRunning })
+	if final.State != llclient.RolloutCompleted || final.Counts[llclient.MemberDone] != rolloutKillTenants {
+		t.Fatalf("rollout %s with %v: %s; want completed with %d done", final.State, final.Counts, final.Message, rolloutKillTenants)
+	}
+}
+
+// changedOnce counts the "tenant_changed" events of rollout id, by tenant.
+func changedOnce(ctx context.Context, t *testing.T, c *llclient.Client, id string) map[string]int {
+	t.Helper()
+	changed := map[string]int{}
+	events, err := c.Rollouts().Events(ctx, id, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events.Events {
+		if ev.Type == "tenant_changed" {
+			changed[ev.TenantID]++
+		}
+	}
+	return changed
 }
 
 // awaitRollout polls a rollout until cond holds; it fails the test when
