@@ -208,3 +208,76 @@ func TestMoveRequests(t *testing.T) {
 		})
 	}
 }
+
+// TestPlacementsFollowAPlan: a plan version may hold a fragment per
+// placement (checked at its pointer like the rest of the config); a tenant
+// of several placements follows it, each placement's effective config
+// being its own layer of the plan; and a rollout's fleet plan shows the
+// changes of each placement.
+func TestPlacementsFollowAPlan(t *testing.T) {
+	ts := newServer(t)
+	ts.plan(t, "regional", `{"image":"example.com/app:1","env":{"REGION":"none"},"placements":{"eu":{"env":{"REGION":"eu"}}}}`)
+	res := ts.do(t, "POST", "/v1/plans/regional/versions", "application/json", `{"config":{"placements":{"Bad Name":{},"eu":{"image":7},"us":"x"}}}`)
+	if res.status != 422 {
+		t.Fatalf("a version with bad fragments: %d %s", res.status, res.body)
+	}
+	for _, want := range []string{"/config/placements/Bad Name", "/config/placements/us"} {
+		if !slices.Contains(pointers(res.problem(t)), want) {
+			t.Errorf("a version with bad fragments: pointers %v lack %s", pointers(res.problem(t)), want)
+		}
+	}
+	res = ts.do(t, "POST", "/v1/plans/regional/versions", "application/json", `{"config":{"placements":{"eu":{"image":7}}}}`)
+	if res.status != 422 || !slices.Contains(pointers(res.problem(t)), "/config/placements/eu/image") {
+		t.Errorf("a fragment that breaks the provider's schema: %d %s; want 422 at /config/placements/eu/image", res.status, res.body)
+	}
+
+	body := `{"name":"acme","plan":{"name":"regional"},"placements":[{"name":"eu","compute_config":{}},{"name":"us","compute_config":{"env":{"OWN":"1"}}}]}`
+	dry := ts.do(t, "POST", "/v1/tenants?dry_run=true", "application/json", body)
+	if dry.status != 200 {
+		t.Fatalf("dry run: %d %s", dry.status, dry.body)
+	}
+	want := map[string][]string{"eu": {`"REGION":"eu"`}, "us": {`"REGION":"none"`, `"OWN":"1"`}}
+	for _, p := range dry.tenant(t).Placements {
+		for _, w := range want[p.Name] {
+			if !strings.Contains(string(p.EffectiveConfig), w) || !strings.Contains(string(p.EffectiveConfig), "example.com/app:1") {
+				t.Errorf("placement %s's effective config %s lacks %s and the plan's image", p.Name, p.EffectiveConfig, w)
+			}
+		}
+	}
+	created := ts.do(t, "POST", "/v1/tenants", "application/json", body)
+	if created.status != 201 {
+		t.Fatalf("create: %d %s", created.status, created.body)
+	}
+	if got := created.tenant(t); got.Plan == nil || got.Plan.Name != "regional" || got.Plan.Version != 1 || len(got.Placements) != 2 {
+		t.Fatalf("the tenant follows %+v with placements %+v; want regional v1 with two", got.Plan, got.Placements)
+	}
+	if patch := ts.do(t, "PATCH", "/v1/tenants/acme", "application/merge-patch+json", `{"labels":{"tier":"gold"}}`); patch.status != 200 || patch.tenant(t).Plan == nil {
+		t.Errorf("a patch of labels: %d %s; want the tenant on its plan still", patch.status, patch.body)
+	}
+
+	ts.publish(t, "regional", `{"image":"example.com/app:2","env":{"REGION":"none"},"placements":{"eu":{"env":{"REGION":"eu"}}}}`)
+	res = ts.do(t, "POST", "/v1/rollouts?dry_run=true", "application/json", `{"plan":"regional"}`)
+	if res.status != 200 {
+		t.Fatalf("fleet plan: %d %s", res.status, res.body)
+	}
+	var fp wire.FleetPlan
+	mustDecode(t, res, &fp)
+	if len(fp.Waves) != 1 || len(fp.Waves[0].Tenants) != 1 {
+		t.Fatalf("the fleet plan's waves: %+v; want acme alone", fp.Waves)
+	}
+	d := fp.DiffOf(fp.Waves[0].Tenants[0])
+	var fields []string
+	for _, c := range d.Changes {
+		fields = append(fields, c.Field)
+	}
+	for _, placement := range []string{"eu", "us"} {
+		if !slices.ContainsFunc(fields, func(f string) bool {
+			return strings.HasPrefix(f, "placements/"+placement+": ") && strings.HasSuffix(f, "/image")
+		}) {
+			t.Errorf("the fleet plan's changes %v lack placement %s's image", fields, placement)
+		}
+	}
+	if r := ts.do(t, "POST", "/v1/tenants/acme/move", "application/json", `{"placement":"eu","plan":{"name":"regional"}}`); r.status < 400 || r.status >= 500 {
+		t.Errorf("a move of a placement of a tenant of several onto a plan: %d %s; want a 4xx", r.status, r.body)
+	}
+}

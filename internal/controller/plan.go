@@ -18,8 +18,10 @@ type PlanVersions interface {
 	GetVersion(ctx context.Context, plan string, version int64) (*fleet.Version, error)
 }
 
-// planConfig returns the config of the plan version the tenant follows,
-// nil when it follows none. A version that does not exist is a permanent
+// planConfig returns the plan layer of the tenant's placement (t is a
+// placement's view, or a tenant of one): the config of the plan version
+// the tenant follows, with that placement's fragment (fleet.Layer); nil
+// when it follows none. A version that does not exist is a permanent
 // failure: no retry brings it back.
 func (c *Controller) planConfig(ctx context.Context, t *tenant.Tenant) (json.RawMessage, error) {
 	ref := t.Plan
@@ -39,5 +41,13 @@ func (c *Controller) planConfig(ctx context.Context, t *tenant.Tenant) (json.Raw
 	if err != nil {
 		return nil, fmt.Errorf("controller: read plan %s version %d: %w", ref.Name, ref.Version, err)
 	}
-	return v.Config, nil
+	name := tenant.DefaultPlacement
+	if len(t.Placements) == 1 {
+		name = t.Placements[0].Name
+	}
+	layer, err := fleet.Layer(v.Config, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: plan %s version %d: %w", provider.ErrInvalidSpec, ref.Name, ref.Version, err)
+	}
+	return layer, nil
 }

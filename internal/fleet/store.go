@@ -205,10 +205,14 @@ func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time)
 	}
 	plan := *cur.Plan
 	plan.Version = mv.To
-	next, events, err := tenant.ApplyDesired(cur, tenant.DesiredChange{
+	change := tenant.DesiredChange{
 		Version: cur.Version, ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
 		Plan: &plan, MaintenanceWindow: cur.MaintenanceWindow, Actor: mv.Actor, Message: mv.Message,
-	}, now)
+	}
+	if len(cur.Placements) > 1 {
+		change.ComputeConfig, change.Placements = nil, cur.Declared()
+	}
+	next, events, err := tenant.ApplyDesired(cur, change, now)
 	if err != nil {
 		return nil, nil, m, Event{}, err
 	}

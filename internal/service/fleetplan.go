@@ -184,25 +184,17 @@ func (s *Service) resolveMoves(ctx context.Context, spec fleet.Spec, plan *fleet
 	out := map[string]Move{}
 	broken := &BreaksTenantsError{Plan: spec.Target().Name, Version: target.Version}
 	for _, t := range candidates {
-		req := compute.ResolveRequest{TenantID: t.ID, TenantName: t.Name, Generation: t.Generation + 1, ComputeConfig: t.ComputeConfig,
-			Plan: target.Config, Labels: t.Labels, Annotations: t.Annotations, Provider: t.Provider, ResourceIDs: t.ResourceIDs}
-		if spec.Moves() {
-			req.ComputeConfig, req.Provider, req.ResourceIDs, req.Generation = fleet.MovedConfig(t.ComputeConfig), spec.ToProvider, nil, t.Generation
+		placements := t.Declared()
+		if len(placements) == 0 { // a tenant made by hand: its one placement
+			placements = []tenant.PlacementSpec{{Name: tenant.DefaultPlacement, Provider: t.Provider, ComputeConfig: t.ComputeConfig}}
 		}
-		to, err := s.compute.Resolve(ctx, req)
-		if err != nil {
-			broken.Tenants = append(broken.Tenants, Broken{Tenant: t, Err: err})
+		if spec.Moves() && len(placements) > 1 {
+			broken.Tenants = append(broken.Tenants, Broken{Tenant: t, Err: fmt.Errorf("%w: tenant %s has placements %s: a fleet move moves a tenant of one placement; move its placements one at a time (landlord move --placement)",
+				tenant.ErrMoving, t.Name, strings.Join(t.PlacementNames(), ", "))})
 			continue
 		}
-		if diffs == nil {
-			if spec.Moves() {
-				out[t.ID] = Move{Moved: true}
-			}
-			continue
-		}
-		req.ComputeConfig, req.Provider, req.ResourceIDs = t.ComputeConfig, t.Provider, t.ResourceIDs
-		cur, ok := versions[t.Plan.Version]
-		if !ok {
+		cur := versions[t.Plan.Version]
+		if _, ok := versions[t.Plan.Version]; !ok && diffs != nil {
 			v, err := s.fleet.GetVersion(ctx, plan.Name, t.Plan.Version)
 			if err != nil && !errors.Is(err, fleet.ErrNotFound) {
 				return nil, err
@@ -212,17 +204,64 @@ func (s *Service) resolveMoves(ctx context.Context, spec fleet.Spec, plan *fleet
 			}
 			versions[t.Plan.Version] = cur
 		}
-		req.Plan, req.Generation = cur, t.Generation
-		from, err := s.compute.Resolve(ctx, req)
-		if err != nil {
-			// Its current config no longer resolves (the operator's
-			// defaults changed): everything may change.
-			changes := []provider.Change{{Field: "compute_config", From: "(does not resolve now)", To: "(resolves)"}}
-			out[t.ID] = Move{Diff: diffs.add(changes), Changed: true}
-			continue
+		var (
+			changes  []provider.Change
+			same     = true
+			resolved = true
+		)
+		for _, p := range placements {
+			id, name, resourceIDs := t.ID, t.Name, t.ResourceIDs
+			if q := t.Placement(p.Name); q != nil {
+				id, name, resourceIDs = q.WorkloadID, q.WorkloadName, q.ResourceIDs
+			}
+			toLayer, err := fleet.Layer(target.Config, p.Name)
+			if err != nil {
+				return nil, err
+			}
+			req := compute.ResolveRequest{TenantID: id, TenantName: name, Generation: t.Generation + 1, ComputeConfig: p.ComputeConfig,
+				Plan: toLayer, Labels: t.Labels, Annotations: t.Annotations, Provider: p.Provider, ResourceIDs: resourceIDs}
+			if spec.Moves() {
+				req.ComputeConfig, req.Provider, req.ResourceIDs, req.Generation = fleet.MovedConfig(p.ComputeConfig), spec.ToProvider, nil, t.Generation
+			}
+			to, err := s.compute.Resolve(ctx, req)
+			if err != nil {
+				broken.Tenants = append(broken.Tenants, Broken{Tenant: t, Err: err})
+				resolved = false
+				break
+			}
+			if diffs == nil {
+				continue
+			}
+			req.ComputeConfig, req.Provider, req.ResourceIDs, req.Generation = p.ComputeConfig, p.Provider, resourceIDs, t.Generation
+			if req.Plan, err = fleet.Layer(cur, p.Name); err != nil {
+				return nil, err
+			}
+			from, err := s.compute.Resolve(ctx, req)
+			var these []provider.Change
+			if err != nil {
+				// Its current config no longer resolves (the operator's
+				// defaults changed): everything may change.
+				these, same = []provider.Change{{Field: "compute_config", From: "(does not resolve now)", To: "(resolves)"}}, false
+			} else {
+				these = provider.Diff(from.Spec, to.Spec)
+				same = same && from.Spec.ConfigHash == to.Spec.ConfigHash
+			}
+			if len(placements) > 1 {
+				for i := range these {
+					these[i].Field = "placements/" + p.Name + ": " + these[i].Field
+				}
+			}
+			changes = append(changes, these...)
 		}
-		changes := provider.Diff(from.Spec, to.Spec)
-		out[t.ID] = Move{Diff: diffs.add(changes), Changed: len(changes) > 0, Same: from.Spec.ConfigHash == to.Spec.ConfigHash, Moved: spec.Moves()}
+		switch {
+		case !resolved:
+		case diffs == nil:
+			if spec.Moves() {
+				out[t.ID] = Move{Moved: true}
+			}
+		default:
+			out[t.ID] = Move{Diff: diffs.add(changes), Changed: len(changes) > 0, Same: same, Moved: spec.Moves()}
+		}
 	}
 	if len(broken.Tenants) > 0 {
 		return nil, broken

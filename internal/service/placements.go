@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
 	"github.com/jaxxstorm/landlord/sdk/provider"
@@ -34,9 +35,8 @@ func requestsOf(t *tenant.Tenant) []PlacementRequest {
 	return out
 }
 
-// checkDeclaration refuses a request that declares a tenant both ways, or
-// follows a plan with placements: a plan's config is one placement's.
-func checkDeclaration(config json.RawMessage, placements []PlacementRequest, plan *tenant.PlanRef) error {
+// checkDeclaration refuses a request that declares a tenant both ways.
+func checkDeclaration(config json.RawMessage, placements []PlacementRequest) error {
 	if placements == nil {
 		return nil
 	}
@@ -48,20 +48,25 @@ func checkDeclaration(config json.RawMessage, placements []PlacementRequest, pla
 		return refuse(KindMalformed, wire.CodeInvalidBody, "a tenant has at least one placement",
 			Field{Pointer: "/placements", Message: "must not be empty"})
 	}
-	if plan != nil {
-		return refuse(KindInvalid, wire.CodeInvalidBody, "a tenant that follows a plan has one placement: declare it with compute_config",
-			Field{Pointer: "/plan", Message: "cannot be given with placements"})
-	}
 	return nil
+}
+
+// followed is the plan a tenant's placements follow: its provider, and
+// the config of the version, whose layer for each placement fleet.Layer
+// makes.
+type followed struct {
+	name, provider string
+	config         json.RawMessage
 }
 
 // resolvePlacements checks and resolves the placements a request declares
 // for t (at generation), each against its provider's schema as a
-// tenant's config is (compute.Manager.Resolve): a placement cur already
-// has keeps its provider, and secrets sent back redacted keep their
-// stored values. It returns the placements to store and their
-// resolutions. Problems are reported at /placements/{i}/….
-func (s *Service) resolvePlacements(ctx context.Context, t, cur *tenant.Tenant, generation int64, reqs []PlacementRequest) ([]tenant.PlacementSpec, []*compute.Resolution, error) {
+// tenant's config is (compute.Manager.Resolve), over its layer of the plan
+// the tenant follows, if any: a placement cur already has keeps its
+// provider, a new one on a plan takes the plan's, and secrets sent back
+// redacted keep their stored values. It returns the placements to store
+// and their resolutions. Problems are reported at /placements/{i}/….
+func (s *Service) resolvePlacements(ctx context.Context, t, cur *tenant.Tenant, generation int64, reqs []PlacementRequest, plan *followed) ([]tenant.PlacementSpec, []*compute.Resolution, error) {
 	var bad []Field
 	for i, p := range reqs {
 		at := fmt.Sprintf("/placements/%d", i)
@@ -90,9 +95,21 @@ func (s *Service) resolvePlacements(ctx context.Context, t, cur *tenant.Tenant, 
 				id, name, recorded, previous = had.WorkloadID, had.WorkloadName, had.Provider, had.ComputeConfig
 			}
 		}
+		var layer json.RawMessage
+		if plan != nil {
+			if recorded != "" && recorded != plan.provider {
+				return nil, nil, invalidPlan(fmt.Sprintf("plan %s is for provider %s; placement %s runs on %s", plan.name, plan.provider, p.Name, recorded),
+					"/plan/name", fmt.Sprintf("is a plan for provider %s; placement %s runs on %s, and every placement of a tenant on a plan runs on its provider", plan.provider, p.Name, recorded))
+			}
+			recorded = plan.provider
+			var err error
+			if layer, err = fleet.Layer(plan.config, p.Name); err != nil {
+				return nil, nil, err
+			}
+		}
 		res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
 			TenantID: id, TenantName: name, Generation: generation,
-			ComputeConfig: p.ComputeConfig, Previous: previous,
+			ComputeConfig: p.ComputeConfig, Plan: layer, Previous: previous,
 			Labels: t.Labels, Annotations: t.Annotations, Provider: recorded,
 		})
 		if err != nil {

@@ -190,12 +190,30 @@ func (s *Service) checkVersion(p *fleet.Plan, in NewVersion) error {
 	if strings.ContainsRune(in.Message, 0) {
 		errs.Add("/message", "%s", MustNotHoldNUL)
 	}
-	if err := s.compute.CheckPlanConfig(p.Provider, in.Config); err != nil {
-		if !errors.Is(err, provider.ErrInvalidSpec) {
-			return reword(err, fmt.Sprintf("plan %s is for provider %s, which is not enabled on this server", p.Name, p.Provider))
+	// The config without its per-placement fragments, then each fragment,
+	// is a plan layer for the plan's provider (fleet.Layer merges them).
+	base, fragments, err := fleet.Fragments(in.Config)
+	if err != nil && !errors.Is(err, fleet.ErrInvalid) {
+		return err
+	}
+	for _, v := range violation.Of(err) {
+		errs.Add("/config"+v.Pointer, "%s", v.Message)
+	}
+	layers := map[string]json.RawMessage{"": base}
+	for name, f := range fragments {
+		layers["/"+fleet.PlacementsKey+"/"+violation.Escape(name)] = f
+	}
+	for at, layer := range layers {
+		if layer == nil {
+			continue
 		}
-		for _, v := range violation.Of(err) {
-			errs.Add("/config"+v.Pointer, "%s", v.Message)
+		if err := s.compute.CheckPlanConfig(p.Provider, layer); err != nil {
+			if !errors.Is(err, provider.ErrInvalidSpec) {
+				return reword(err, fmt.Sprintf("plan %s is for provider %s, which is not enabled on this server", p.Name, p.Provider))
+			}
+			for _, v := range violation.Of(err) {
+				errs.Add("/config"+at+v.Pointer, "%s", v.Message)
+			}
 		}
 	}
 	if len(errs) == 0 {

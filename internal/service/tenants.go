@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
 )
@@ -49,7 +50,7 @@ type Created struct {
 // nothing. keep, if set, keeps the response to an idempotent request with
 // the tenant.
 func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, dryRun bool, keep *Keep[*tenant.Tenant]) (*Created, error) {
-	if err := checkDeclaration(in.ComputeConfig, in.Placements, in.Plan); err != nil {
+	if err := checkDeclaration(in.ComputeConfig, in.Placements); err != nil {
 		return nil, err
 	}
 	if in.Placements == nil {
@@ -67,7 +68,10 @@ func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, 
 		return nil, err
 	}
 	out := &Created{}
-	var provider string
+	var (
+		provider string
+		follows  *followed
+	)
 	if in.Plan != nil {
 		ref, err := ChoosePlan(nil, in.Plan)
 		if err != nil {
@@ -80,10 +84,14 @@ func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, 
 		if err := checkProviderChoice(in.ComputeConfig, plan); err != nil {
 			return nil, err
 		}
-		t.Plan, provider, out.PlanConfig = ref, plan.Provider, version.Config
+		t.Plan, provider = ref, plan.Provider
+		follows = &followed{name: plan.Name, provider: plan.Provider, config: version.Config}
+		if out.PlanConfig, err = fleet.Layer(version.Config, tenant.DefaultPlacement); err != nil {
+			return nil, err
+		}
 	}
 	if in.Placements != nil {
-		specs, resolutions, err := s.resolvePlacements(ctx, t, nil, 1, in.Placements)
+		specs, resolutions, err := s.resolvePlacements(ctx, t, nil, 1, in.Placements, follows)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +99,11 @@ func (s *Service) CreateTenant(ctx context.Context, in NewTenant, actor string, 
 			t.Placements = append(t.Placements, tenant.Placement{Name: p.Name, Provider: p.Provider, ComputeConfig: p.ComputeConfig})
 		}
 		out.Resolution, out.Resolutions = resolutions[0], resolutions
+		if follows != nil { // the plan layer of the first placement, whose effective config is the tenant's
+			if out.PlanConfig, err = fleet.Layer(follows.config, specs[0].Name); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
 			TenantID: t.ID, TenantName: t.Name, Generation: 1,
@@ -205,13 +218,22 @@ func (s *Service) desiredChange(ctx context.Context, cur *tenant.Tenant, req Des
 			Field{Pointer: "/placements", Message: "is required for a tenant with placements"})
 	}
 	if req.Placements != nil {
-		if err := checkDeclaration(nil, req.Placements, req.Plan); err != nil {
+		if err := checkDeclaration(nil, req.Placements); err != nil {
 			return change, err
+		}
+		var follows *followed
+		if req.Plan != nil {
+			// Each placement's provider is checked against the plan's.
+			ref, plan, version, err := s.planLayer(ctx, req.Plan, "")
+			if err != nil {
+				return change, err
+			}
+			req.Plan, follows = ref, &followed{name: plan.Name, provider: plan.Provider, config: version.Config}
 		}
 		next := *cur
 		next.Labels, next.Annotations = req.Labels, req.Annotations
-		specs, _, err := s.resolvePlacements(ctx, &next, cur, cur.Generation+1, req.Placements)
-		change.Placements = specs
+		specs, _, err := s.resolvePlacements(ctx, &next, cur, cur.Generation+1, req.Placements, follows)
+		change.Placements, change.Plan = specs, req.Plan
 		return change, err
 	}
 	var planConfig json.RawMessage
@@ -223,7 +245,10 @@ func (s *Service) desiredChange(ctx context.Context, cur *tenant.Tenant, req Des
 		if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
 			return change, err
 		}
-		req.Plan, planConfig = ref, version.Config
+		if planConfig, err = fleet.Layer(version.Config, cur.Placements[0].Name); err != nil {
+			return change, err
+		}
+		req.Plan = ref
 	}
 	res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
 		TenantID: cur.Placements[0].WorkloadID, TenantName: cur.Placements[0].WorkloadName, Generation: cur.Generation + 1,

@@ -58,6 +58,18 @@ func NewTenant(t *Tenant, actor string, now time.Time) (*Tenant, Event, error) {
 	return out, ev, nil
 }
 
+// Declared returns t's placements as a change declares them to keep them
+// as they are: those not being removed, with their configs.
+func (t *Tenant) Declared() []PlacementSpec {
+	var out []PlacementSpec
+	for _, p := range t.Placements {
+		if !p.Removed {
+			out = append(out, PlacementSpec{Name: p.Name, Provider: p.Provider, ComputeConfig: p.ComputeConfig})
+		}
+	}
+	return out
+}
+
 // specsOf returns the desired part of ps.
 func specsOf(ps []Placement) []PlacementSpec {
 	out := make([]PlacementSpec, len(ps))

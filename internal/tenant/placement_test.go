@@ -212,3 +212,21 @@ func TestSwitchSealsAgain(t *testing.T) {
 		t.Errorf("after the switch: the placement's config stored %s, the source's %s", row.ComputeConfig, row.Placements[0].Move.Other.ComputeConfig)
 	}
 }
+
+// A tenant that follows a plan has every placement on one provider, the
+// plan's (which the stores check against the first's).
+func TestPlacementsOnAPlanShareAProvider(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	in := &tenant.Tenant{Name: "acme", Plan: &tenant.PlanRef{Name: "regional", Version: 1}, Placements: []tenant.Placement{
+		{Name: "eu", Provider: "docker", ComputeConfig: json.RawMessage(`{}`)},
+		{Name: "us", Provider: "nomad", ComputeConfig: json.RawMessage(`{}`)},
+	}}
+	_, _, err := tenant.NewTenant(in, "test", now)
+	if !errors.Is(err, tenant.ErrInvalid) || !strings.Contains(err.Error(), "/placements/1/compute_provider") {
+		t.Errorf("a tenant on a plan with placements on two providers: %v; want ErrInvalid at /placements/1/compute_provider", err)
+	}
+	in.Placements[1].Provider = "docker"
+	if _, _, err := tenant.NewTenant(in, "test", now); err != nil {
+		t.Errorf("a tenant on a plan with placements on one provider: %v", err)
+	}
+}

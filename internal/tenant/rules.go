@@ -66,6 +66,16 @@ func Validate(t *Tenant) error {
 	validateLabels("/labels", t.Labels, true, &errs)
 	validateLabels("/annotations", t.Annotations, false, &errs)
 	validatePlan(t.Plan, &errs)
+	if t.Plan != nil {
+		// A plan is for one provider: every placement of a tenant that
+		// follows one runs on it (the stores check the first's).
+		for i, p := range t.Placements {
+			if p.Provider != t.Placements[0].Provider && !p.Removed {
+				errs.Add(fmt.Sprintf("/placements/%d/compute_provider", i), "is %s: a tenant that follows plan %s has every placement on the plan's provider (%s)",
+					p.Provider, t.Plan.Name, t.Placements[0].Provider)
+			}
+		}
+	}
 	validateWindow(t.MaintenanceWindow, &errs)
 	return errs.Err(ErrInvalid)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -458,5 +459,36 @@ func TestFleetMovePages(t *testing.T) {
 		if tn.Status != client.StatusReady || len(tn.Placements) != 1 || tn.Placements[0].Move != nil {
 			t.Errorf("%s after the fleet move: %s, placements %+v; want ready, its move over", tn.Name, tn.Status, tn.Placements)
 		}
+	}
+}
+
+// A rollout of a plan whose version holds a fragment per placement, over a
+// tenant of two placements that follow it: the controller provisions each
+// placement with its own layer of the plan. Version 2 makes placement us
+// (only) fail its update, through its fragment, and the rollout halts on
+// that tenant's failure, placement eu being updated.
+func TestRolloutOfPlacementFragments(t *testing.T) {
+	s := newSite(t, siteOptions{tokens: tokens})
+	s.mustCall(t, http.StatusCreated, "POST", "/v1/plans", `{"name":"regional"}`, nil)
+	s.mustCall(t, http.StatusCreated, "POST", "/v1/plans/regional/versions", `{"config":{"image":"example.com/shop:1"}}`, nil)
+	s.mustCall(t, http.StatusCreated, "POST", "/v1/tenants",
+		`{"name":"acme","plan":{"name":"regional"},"placements":[{"name":"eu","compute_config":{}},{"name":"us","compute_config":{}}]}`, nil)
+	s.mustCall(t, http.StatusCreated, "POST", "/v1/plans/regional/versions",
+		`{"config":{"image":"example.com/shop:2","placements":{"us":{"x-mock":{"fail":"terminal","operations":["update"]}}}}}`, nil)
+	s.driveRollouts(t)
+	s.waitTenant(t, "acme", client.UntilReady)
+	ro := s.startRollout(t, `{"plan":"regional","max_failures":0}`)
+	ro = s.waitRollout(t, ro.ID, "halted")
+	if !slices.Equal(ro.Failed, []string{"acme"}) {
+		t.Errorf("the halted rollout's failed tenants: %v; want acme", ro.Failed)
+	}
+	var tn client.Tenant
+	s.mustCall(t, http.StatusOK, "GET", "/v1/tenants/acme", "", &tn)
+	states := map[string]string{}
+	for _, p := range tn.Placements {
+		states[p.Name] = fmt.Sprintf("%s@%d", p.Status, p.ObservedGeneration)
+	}
+	if states["eu"] != "ready@2" || states["us"] != "failed@2" {
+		t.Errorf("after the rollout acme's placements are %v; want eu ready and us failed at generation 2 (us's fragment fails its update)", states)
 	}
 }

@@ -151,7 +151,7 @@ var fieldNotes = map[fieldKey]fieldNote{
 	{tenantType, "deleted_at"}:                                     {doc: "When the tenant was deleted; its name may be reused since."},
 	{createType, "name"}:                                           {doc: "A lowercase DNS label (1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit) that is not a UUID."},
 	{createType, "compute_config"}:                                 {doc: configDoc + " Declares a tenant of one placement (\"default\"); give it or placements.", object: true},
-	{createType, "placements"}:                                     {doc: "Declares a tenant of one or more named placements (at most 8), each on its provider; give it or compute_config. A tenant with placements cannot follow a plan."},
+	{createType, "placements"}:                                     {doc: "Declares a tenant of one or more named placements (at most 8), each on its provider; give it or compute_config. With plan, every placement runs on the plan's provider, each over its layer of the plan (the version's config with its fragment in placements, if any)."},
 	{replaceType, "placements"}:                                    {doc: "Every placement of a tenant with placements, as it is to be: a placement left out is removed (its workload destroyed); a new one is provisioned; a placement's provider cannot change."},
 	{replaceType, "compute_config"}:                                {doc: configDoc + " The provider cannot change.", object: true},
 	{replaceType, "labels"}:                                        {doc: "The tenant's labels, all of them. Left out (or null), the tenant keeps the labels it has; {} removes them all."},
