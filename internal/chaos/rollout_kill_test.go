@@ -41,19 +41,33 @@ controller:
 // carries it, and changed exactly once: one desired-state change in its
 // history and one "tenant_changed" event in the rollout's.
 func TestKillMidRollout(t *testing.T) {
+	onBothStores(t, killMidRollout)
+}
+
+// onBothStores runs a kill test on SQLite and on PostgreSQL: landlord serve
+// (p) started on a new database, with the test's deadline and a client.
+func onBothStores(t *testing.T, run func(ctx context.Context, t *testing.T, p *servetest.Process, c *llclient.Client)) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	t.Run("sqlite", func(t *testing.T) { killMidRollout(t, "") })
-	t.Run("postgres", func(t *testing.T) { killMidRollout(t, pgtest.NewDatabase(t)) })
+	for _, store := range []struct {
+		name     string
+		database func(t *testing.T) string
+	}{
+		{"sqlite", func(*testing.T) string { return "" }},
+		{"postgres", func(t *testing.T) string { return pgtest.NewDatabase(t) }},
+	} {
+		t.Run(store.name, func(t *testing.T) {
+			p := servetest.New(t, servetest.Options{Config: rolloutKillConfig, Database: store.database(t)})
+			p.Start()
+			ctx, cancel := context.WithTimeout(t.Context(), rolloutKillTimeout)
+			defer cancel()
+			run(ctx, t, p, p.Client())
+		})
+	}
 }
 
-func killMidRollout(t *testing.T, database string) {
-	p := servetest.New(t, servetest.Options{Config: rolloutKillConfig, Database: database})
-	p.Start()
-	ctx, cancel := context.WithTimeout(t.Context(), rolloutKillTimeout)
-	defer cancel()
-	c := p.Client()
+func killMidRollout(ctx context.Context, t *testing.T, p *servetest.Process, c *llclient.Client) {
 	mustSlowPlan(ctx, t, c, "standard", "app:1", "app:2")
 	ids := readyFleet(ctx, t, c)
 
@@ -103,19 +117,10 @@ func killMidRollout(t *testing.T, database string) {
 // its move over, and moved exactly once: one "tenant_changed" event in the
 // rollout's history and one move asked for, switched and done in its own.
 func TestKillMidFleetMove(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	t.Run("sqlite", func(t *testing.T) { killMidFleetMove(t, "") })
-	t.Run("postgres", func(t *testing.T) { killMidFleetMove(t, pgtest.NewDatabase(t)) })
+	onBothStores(t, killMidFleetMove)
 }
 
-func killMidFleetMove(t *testing.T, database string) {
-	p := servetest.New(t, servetest.Options{Config: rolloutKillConfig, Database: database})
-	p.Start()
-	ctx, cancel := context.WithTimeout(t.Context(), rolloutKillTimeout)
-	defer cancel()
-	c := p.Client()
+func killMidFleetMove(ctx context.Context, t *testing.T, p *servetest.Process, c *llclient.Client) {
 	mustSlowPlan(ctx, t, c, "standard", "app:1")
 	mustSlowPlan(ctx, t, c, "elsewhere", "other:1")
 	ids := readyFleet(ctx, t, c)

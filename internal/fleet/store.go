@@ -165,7 +165,9 @@ type Move struct {
 // tenant that is deleting or deleted, follows another plan or none, is
 // pinned, or is on another version than the move expects (its member's
 // From or the target going forward, the target going back: someone else
-// chose it) is not changed, and the member is skipped saying why.
+// chose it) is not changed, and the member is skipped saying why. A
+// fleet move starts (or, going back, cancels) the tenant's move instead
+// (moveChange); one the move refuses fails the member, saying why.
 func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
 	if m.State != mv.Expect {
 		return nil, nil, m, Event{}, fmt.Errorf("%w: tenant %s is %s in rollout %s, not %s", ErrConflict, m.TenantID, m.State, r.ID, mv.Expect)
@@ -181,91 +183,27 @@ func ApplyMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, now time.Time)
 	}
 	now = tenant.Timestamp(now)
 	ev := Event{RolloutID: r.ID, Time: now, TenantID: m.TenantID, TenantName: m.TenantName, Wave: m.Wave, Actor: mv.Actor}
-	if r.Spec.Moves() {
-		return applyFleetMove(r, cur, m, mv, ev, now)
-	}
-	skip := ""
-	switch {
-	case cur.DeletionRequestedAt != nil || cur.Status == tenant.StatusDeleted:
-		skip = "the tenant is being deleted"
-	case cur.Plan == nil || cur.Plan.Name != r.Spec.Plan:
-		skip = "the tenant no longer follows plan " + r.Spec.Plan
-	case cur.Plan.Pinned:
-		skip = fmt.Sprintf("the tenant is pinned to %s", cur.Plan)
-	case mv.State == MemberChanging && cur.Plan.Version != m.From && cur.Plan.Version != mv.To,
-		mv.State == MemberRolledBack && cur.Plan.Version != r.Spec.To:
-		// Someone chose its version since the rollout read it: theirs
-		// stands.
-		skip = fmt.Sprintf("the tenant was moved to %s by someone else", cur.Plan)
-	}
-	if skip != "" {
-		m.State, m.FinishedAt, m.Message = MemberSkipped, &now, skip
-		ev.Type, ev.Message = EventSkipped, skip
-		return nil, nil, m, ev, nil
-	}
-	plan := *cur.Plan
-	plan.Version = mv.To
-	change := tenant.DesiredChange{
-		Version: cur.Version, ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
-		Plan: &plan, MaintenanceWindow: cur.MaintenanceWindow, Actor: mv.Actor, Message: mv.Message,
-	}
-	if len(cur.Placements) > 1 {
-		change.ComputeConfig, change.Placements = nil, cur.Declared()
-	}
-	next, events, err := tenant.ApplyDesired(cur, change, now)
-	if err != nil {
-		return nil, nil, m, Event{}, err
-	}
-	m.State, m.Generation, m.ChangedAt, m.FinishedAt, m.Message = mv.State, next.Generation, &now, nil, ""
-	ev.Type, ev.Message = EventChanged, mv.Message
-	if mv.State == MemberRolledBack {
-		m.FinishedAt = &now
-		ev.Type = EventRolledBack
-	}
-	if next == cur {
-		next = nil // already at the version: nothing to write
-	}
-	return next, events, m, ev, nil
-}
-
-// applyFleetMove is ApplyMove for a fleet move (Spec.ToPlan): forward, it
-// starts the move of the tenant's placement to ToPlan's provider,
-// following ToPlan at version To, with the tenant's own compute_config
-// (less the provider it chose, which the target's plan chooses); back, it
-// cancels the move of a tenant that has not switched yet, whose source
-// still serves. A tenant that cannot be moved is skipped, or, when the
-// move itself refuses it (not ready, say), fails, saying why.
-func applyFleetMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, ev Event, now time.Time) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
-	target := r.Spec.Target()
 	settle := func(state MemberState, typ EventType, why string) (*tenant.Tenant, []tenant.Event, Member, Event, error) {
 		m.State, m.FinishedAt, m.Message = state, &now, why
 		ev.Type, ev.Message = typ, why
 		return nil, nil, m, ev, nil
 	}
-	action := &tenant.MoveAction{Kind: tenant.MoveCancel}
-	switch {
-	case cur.DeletionRequestedAt != nil || cur.Status == tenant.StatusDeleted:
-		return settle(MemberSkipped, EventSkipped, "the tenant is being deleted")
-	case mv.State == MemberRolledBack:
-		mover := movingTo(cur, target.Name)
-		if mover == nil {
-			if cur.Plan != nil && cur.Plan.Name == target.Name {
-				return settle(MemberSkipped, EventSkipped, fmt.Sprintf("the tenant switched to plan %s already; it stays there", target.Name))
-			}
-			return settle(MemberSkipped, EventSkipped, "the tenant is not being moved to plan "+target.Name)
-		}
-		action.Placement = mover.Name
-	case cur.Plan == nil || cur.Plan.Name != r.Spec.Plan:
-		return settle(MemberSkipped, EventSkipped, "the tenant no longer follows plan "+r.Spec.Plan)
-	case cur.Plan.Pinned:
-		return settle(MemberSkipped, EventSkipped, fmt.Sprintf("the tenant is pinned to %s", cur.Plan))
-	default:
-		action = &tenant.MoveAction{Kind: tenant.MoveStart, Provider: r.Spec.ToProvider, ComputeConfig: MovedConfig(cur.ComputeConfig), Plan: &target}
+	var (
+		change tenant.DesiredChange
+		skip   string
+	)
+	if r.Spec.Moves() {
+		change, skip = moveChange(r, cur, mv)
+	} else {
+		change, skip = versionChange(r, cur, m, mv)
 	}
-	next, events, err := tenant.ApplyDesired(cur, tenant.DesiredChange{Version: cur.Version, Move: action, Actor: mv.Actor, Message: mv.Message}, now)
+	if skip != "" {
+		return settle(MemberSkipped, EventSkipped, skip)
+	}
+	next, events, err := tenant.ApplyDesired(cur, change, now)
 	switch {
-	case mv.State == MemberChanging && (errors.Is(err, tenant.ErrMoving) || errors.Is(err, tenant.ErrInvalid)):
-		// The move refuses the tenant as it is (not ready, being moved
+	case r.Spec.Moves() && mv.State == MemberChanging && (errors.Is(err, tenant.ErrMoving) || errors.Is(err, tenant.ErrInvalid)):
+		// The move refuses the tenant as it is (failed, being moved
 		// already): that is this member's failure, not the rollout's.
 		return settle(MemberFailed, EventFailed, "cannot be moved: "+err.Error())
 	case err != nil:
@@ -278,9 +216,70 @@ func applyFleetMove(r *Rollout, cur *tenant.Tenant, m Member, mv Move, ev Event,
 		ev.Type = EventRolledBack
 	}
 	if next == cur {
-		next = nil // cancelled already
+		next = nil // already at the version, or cancelled already: nothing to write
 	}
 	return next, events, m, ev, nil
+}
+
+// versionChange is the change of a rollout of versions to member m's
+// tenant cur: its plan's version set to mv.To, the rest as it is; or why
+// the member is skipped.
+func versionChange(r *Rollout, cur *tenant.Tenant, m Member, mv Move) (tenant.DesiredChange, string) {
+	switch {
+	case cur.DeletionRequestedAt != nil || cur.Status == tenant.StatusDeleted:
+		return tenant.DesiredChange{}, "the tenant is being deleted"
+	case cur.Plan == nil || cur.Plan.Name != r.Spec.Plan:
+		return tenant.DesiredChange{}, "the tenant no longer follows plan " + r.Spec.Plan
+	case cur.Plan.Pinned:
+		return tenant.DesiredChange{}, fmt.Sprintf("the tenant is pinned to %s", cur.Plan)
+	case mv.State == MemberChanging && cur.Plan.Version != m.From && cur.Plan.Version != mv.To,
+		mv.State == MemberRolledBack && cur.Plan.Version != r.Spec.To:
+		// Someone chose its version since the rollout read it: theirs
+		// stands.
+		return tenant.DesiredChange{}, fmt.Sprintf("the tenant was moved to %s by someone else", cur.Plan)
+	}
+	plan := *cur.Plan
+	plan.Version = mv.To
+	change := tenant.DesiredChange{
+		Version: cur.Version, ComputeConfig: cur.ComputeConfig, Labels: cur.Labels, Annotations: cur.Annotations,
+		Plan: &plan, MaintenanceWindow: cur.MaintenanceWindow, Actor: mv.Actor, Message: mv.Message,
+	}
+	if len(cur.Placements) > 1 {
+		change.ComputeConfig, change.Placements = nil, cur.Declared()
+	}
+	return change, ""
+}
+
+// moveChange is the change of a fleet move (Spec.ToPlan) to a member's
+// tenant cur: forward, the start of the move of its placement to ToPlan's
+// provider, following ToPlan at version To, with the tenant's own
+// compute_config (less the provider it chose, which the target's plan
+// chooses); back, the cancel of its move if it has not switched yet, its
+// source serving still; or why the member is skipped.
+func moveChange(r *Rollout, cur *tenant.Tenant, mv Move) (tenant.DesiredChange, string) {
+	target := r.Spec.Target()
+	var action *tenant.MoveAction
+	switch {
+	case cur.DeletionRequestedAt != nil || cur.Status == tenant.StatusDeleted:
+		return tenant.DesiredChange{}, "the tenant is being deleted"
+	case mv.State == MemberRolledBack:
+		mover := movingTo(cur, target.Name)
+		switch {
+		case mover != nil:
+			action = &tenant.MoveAction{Kind: tenant.MoveCancel, Placement: mover.Name}
+		case cur.Plan != nil && cur.Plan.Name == target.Name:
+			return tenant.DesiredChange{}, fmt.Sprintf("the tenant switched to plan %s already; it stays there", target.Name)
+		default:
+			return tenant.DesiredChange{}, "the tenant is not being moved to plan " + target.Name
+		}
+	case cur.Plan == nil || cur.Plan.Name != r.Spec.Plan:
+		return tenant.DesiredChange{}, "the tenant no longer follows plan " + r.Spec.Plan
+	case cur.Plan.Pinned:
+		return tenant.DesiredChange{}, fmt.Sprintf("the tenant is pinned to %s", cur.Plan)
+	default:
+		action = &tenant.MoveAction{Kind: tenant.MoveStart, Provider: r.Spec.ToProvider, ComputeConfig: MovedConfig(cur.ComputeConfig), Plan: &target}
+	}
+	return tenant.DesiredChange{Version: cur.Version, Move: action, Actor: mv.Actor, Message: mv.Message}, ""
 }
 
 // movingTo returns t's placement being moved onto plan, not switched yet,

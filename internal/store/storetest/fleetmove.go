@@ -22,13 +22,11 @@ func mustObserveOther(t *testing.T, s tenant.Store, cur *tenant.Tenant, status t
 	return out
 }
 
-// testFleetMove: a fleet move (Spec.ToPlan) is created only onto a plan
-// of its ToProvider that has its version; MoveTenant starts the member's
-// tenant's move onto that plan, checked in its transaction; the plan a
-// move or a fleet move targets cannot be deleted; the switch makes the
-// tenant follow it (lists by plan find it there); and the fleet move's
-// completion leaves the source plan's current version as it was.
-func testFleetMove(t *testing.T, s tenant.Store) {
+// fleetMovePlans are plan standard on mock, with versions 1 and 2, and
+// plan elsewhere on docker, with version 1: a fleet move's source and
+// target.
+func fleetMovePlans(t *testing.T, s tenant.Store) fleet.Store {
+	t.Helper()
 	f := fleetStore(t, s)
 	mustPlan(t, f, "standard")
 	mustPublish(t, f, "standard", `{"image":"a"}`)
@@ -37,6 +35,17 @@ func testFleetMove(t *testing.T, s tenant.Store) {
 		t.Fatal(err)
 	}
 	mustPublish(t, f, "elsewhere", `{"image":"e"}`)
+	return f
+}
+
+// testFleetMove: a fleet move (Spec.ToPlan) is created only onto a plan
+// of its ToProvider that has its version; MoveTenant starts the member's
+// tenant's move onto that plan, checked in its transaction; the plan a
+// move or a fleet move targets cannot be deleted; the switch makes the
+// tenant follow it (lists by plan find it there); and the fleet move's
+// completion leaves the source plan's current version as it was.
+func testFleetMove(t *testing.T, s tenant.Store) {
+	f := fleetMovePlans(t, s)
 	cur := mustCreate(t, s, planTenant("acme", "standard", 1))
 	cur = mustObserve(t, s, mustObserve(t, s, cur, tenant.StatusProvisioning), tenant.StatusReady)
 	members := []fleet.Member{{TenantID: cur.ID, TenantName: cur.Name, From: 1}}
@@ -116,14 +125,7 @@ func testFleetMove(t *testing.T, s tenant.Store) {
 // refused while a follower of its plan is not its member, but leaves the
 // plan's current version as it was.
 func testFleetMoveCompletion(t *testing.T, s tenant.Store) {
-	f := fleetStore(t, s)
-	mustPlan(t, f, "standard")
-	mustPublish(t, f, "standard", `{"image":"a"}`)
-	mustPublish(t, f, "standard", `{"image":"b"}`)
-	if _, err := f.CreatePlan(ctx, &fleet.Plan{Name: "elsewhere", Provider: "docker"}, "alice"); err != nil {
-		t.Fatal(err)
-	}
-	mustPublish(t, f, "elsewhere", `{"image":"e"}`)
+	f := fleetMovePlans(t, s)
 	r, err := f.CreateRollout(ctx, &fleet.Rollout{Spec: fleet.Spec{Plan: "standard", ToPlan: "elsewhere", ToProvider: "docker", To: 1}, CreatedBy: "alice"}, nil)
 	if err != nil {
 		t.Fatal(err)
