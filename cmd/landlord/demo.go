@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/spf13/cobra"
 
+	"github.com/jaxxstorm/landlord/internal/build"
 	"github.com/jaxxstorm/landlord/internal/demo"
 )
 
@@ -136,8 +136,7 @@ answers ok.`,
 			page.Tenant, page.Args = args[0], args[1:]
 		}
 		page.Host, _ = os.Hostname()
-		info, _ := debug.ReadBuildInfo()
-		page.Version = versionString(version, info)
+		page.Version = build.Read().String()
 		ctx, stop := signal.NotifyContext(contextOf(cmd), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		return serveDemo(ctx, cmd, listen, demo.Handler(page), page.Tenant)

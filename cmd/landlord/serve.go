@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/jaxxstorm/landlord/internal/build"
 	"github.com/jaxxstorm/landlord/internal/config"
 	"github.com/jaxxstorm/landlord/internal/server"
 )
@@ -101,7 +102,7 @@ func serve(ctx context.Context, cfg config.Config, file string, stderr io.Writer
 	if err != nil {
 		return withExitCode(exitUsage, err)
 	}
-	srv, err := server.New(ctx, cfg, server.Options{Providers: providerTable, Keys: keys, Logger: log, ConfigFile: file, Version: buildVersion()})
+	srv, err := server.New(ctx, cfg, server.Options{Providers: providerTable, Keys: keys, Logger: log, ConfigFile: file, Version: build.Read().String()})
 	if err != nil {
 		return serverExit(err)
 	}

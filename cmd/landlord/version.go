@@ -1,67 +1,43 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
-)
 
-// version is landlord's version, set when building a release:
-//
-//	go build -ldflags "-X main.version=v1.2.3" ./cmd/landlord
-//
-// Empty means the module version from the build information.
-var version = ""
+	"github.com/jaxxstorm/landlord/internal/build"
+)
 
 func init() { commands = append(commands, newVersionCommand) }
 
 func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:               "version",
-		Short:             "Print landlord's version",
-		Example:           "  landlord version",
+	var output string
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print landlord's version, commit, build date and Go version",
+		Long: `Print which landlord this is: its version, the commit and date it was built
+from, and the Go release and platform that built it. A release sets the
+version with the linker (see docs/operations.md); a build from a Git work tree
+says (devel), with the commit and whether the tree had changes.`,
+		Example:           "  landlord version\n  landlord version -o json",
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), buildVersion())
-			return err
+			info := build.Read()
+			switch output {
+			case "text":
+				_, err := fmt.Fprintln(cmd.OutOrStdout(), info)
+				return err
+			case "json":
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(info)
+			}
+			return withExitCode(exitUsage, fmt.Errorf("-o %q: use text or json", output))
 		},
 	}
-}
-
-// buildVersion is this binary's versionString.
-func buildVersion() string {
-	info, _ := debug.ReadBuildInfo()
-	return versionString(version, info)
-}
-
-// versionString is "landlord VERSION (commit REV, GO)": the version set at
-// build time, else the module's, with the VCS revision when known.
-func versionString(v string, info *debug.BuildInfo) string {
-	var rev, modified string
-	if info != nil {
-		if v == "" {
-			v = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					modified = ", modified"
-				}
-			}
-		}
-	}
-	if v == "" {
-		v = "(devel)"
-	}
-	out := "landlord " + v + " ("
-	if rev != "" {
-		out += "commit " + rev[:min(len(rev), 12)] + modified + ", "
-	}
-	return out + runtime.Version() + ")"
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
 }

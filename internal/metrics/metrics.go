@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/jaxxstorm/landlord/internal/build"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/sdk/provider"
 )
@@ -65,6 +66,14 @@ func New() *Metrics {
 		Help: "Differences found between tenants' declared state and what runs (each path of each new drift), by provider, placement (default for a tenant without placements) and kind.",
 	}, []string{"provider", "placement", "kind"})
 	reg.MustRegister(m.httpRequests, m.httpDuration, m.operations, m.opDuration, m.reconciles, m.reconcileTimes, m.drift)
+	info := build.Read()
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "landlord_build_info",
+		Help: "Always 1, labelled with the version, commit and Go release of the running landlord (see `landlord version`).",
+		ConstLabels: prometheus.Labels{
+			"version": info.Version, "revision": info.Commit, "goversion": info.GoVersion,
+		},
+	}, func() float64 { return 1 }))
 	return m
 }
 

@@ -5,10 +5,12 @@ import (
 	"io"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jaxxstorm/landlord/internal/build"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/metrics"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
@@ -77,6 +79,7 @@ func TestMetrics(t *testing.T) {
 		`landlord_reconciles_total{result="done"} 1`,
 		`landlord_drift_detected_total{kind="scale",placement="default",provider="kubernetes"} 3`,
 		`landlord_drift_detected_total{kind="image",placement="worker",provider="nomad"} 1`,
+		`landlord_build_info{goversion="` + runtime.Version() + `",revision="` + build.Read().Commit + `",version="` + build.Read().Version + `"} 1`,
 		`landlord_rollout_info{from_version="1",plan="standard",rollout="` + ro.ID + `",state="running",to_version="2"} 1`,
 		`landlord_rollout_wave{plan="standard",rollout="` + ro.ID + `"} 0`,
 		`landlord_rollout_members{plan="standard",rollout="` + ro.ID + `",state="pending"} 2`,
