@@ -12,6 +12,10 @@ import (
 	// have no zoneinfo of their own.
 	_ "time/tzdata"
 
+	// Likewise CA roots, for AWS, OIDC issuers and webhooks: used only
+	// where the system has none.
+	_ "golang.org/x/crypto/x509roots/fallback"
+
 	"github.com/spf13/cobra"
 )
 

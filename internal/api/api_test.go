@@ -483,6 +483,19 @@ func TestAuth(t *testing.T) {
 	if r := ts.do(t, "GET", "/healthz", "", ""); r.status != 200 {
 		t.Errorf("healthz must stay open: %d", r.status)
 	}
+	// A kubelet's probe carries no token: /readyz answers it, with the
+	// status alone; the checks are for readers.
+	if r := ts.do(t, "GET", "/readyz", "", ""); r.status != 200 || strings.TrimSpace(string(r.body)) != `{"status":"ok"}` {
+		t.Errorf("readyz without a token: %d %s", r.status, r.body)
+	}
+	ts.token = "wrong"
+	if r := ts.do(t, "GET", "/readyz", "", ""); r.status != 200 || strings.Contains(string(r.body), "checks") {
+		t.Errorf("readyz with a wrong token: %d %s", r.status, r.body)
+	}
+	ts.token = readerToken
+	if r := ts.do(t, "GET", "/readyz", "", ""); r.status != 200 || !strings.Contains(string(r.body), `"database":"ok"`) {
+		t.Errorf("readyz as a reader: %d %s", r.status, r.body)
+	}
 	ts.token = adminToken
 	created := ts.create(t, "beta", `{"image":"a"}`)
 	var list wire.EventList

@@ -44,7 +44,7 @@ const (
 func (s *Server) routes() []route {
 	return []route{
 		{method: "GET", pattern: "/healthz", operation: "healthz", summary: "The process is up", access: open, response: wire.Health{}, status: 200, handle: s.healthz},
-		{method: "GET", pattern: "/readyz", operation: "readyz", summary: "The database answers, providers are healthy, the controller has a leader", access: read, response: wire.Health{}, status: 200, handle: s.readyz},
+		{method: "GET", pattern: "/readyz", operation: "readyz", summary: "The database answers, providers are healthy, the controller has a leader", access: open, response: wire.Health{}, status: 200, handle: s.readyz},
 		{method: "GET", pattern: "/metrics", operation: "getMetrics", summary: "Prometheus metrics", access: read, response: metricsBody{}, status: 200, handle: s.metrics},
 		{method: "GET", pattern: "/v1/whoami", operation: "whoami", summary: "Who the token is: its name and role", access: read, response: wire.Identity{}, status: 200, handle: s.whoami},
 		{method: "GET", pattern: "/v1/compute/providers", operation: "listProviders", summary: "The enabled compute providers and their health", access: read, response: wire.ProviderList{}, status: 200, handle: s.listProviders},
