@@ -112,7 +112,7 @@ func purlEscape(s string) string {
 	var b strings.Builder
 	for _, c := range []byte(s) {
 		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte(".-_~+", c) >= 0:
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte(".-_~", c) >= 0:
 			b.WriteByte(c)
 		default:
 			fmt.Fprintf(&b, "%%%02X", c)
