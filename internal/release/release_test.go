@@ -133,9 +133,11 @@ func TestSBOM(t *testing.T) {
 	}
 	var bom struct {
 		BOMFormat, SpecVersion, SerialNumber string
-		Metadata                             struct{ Component struct{ Name, Version, Purl string } }
-		Components                           []struct{ Type, Name, Version, Purl string }
-		Dependencies                         []struct {
+		Metadata                             struct {
+			Component struct{ Name, Version, Purl string }
+		}
+		Components   []struct{ Type, Name, Version, Purl string }
+		Dependencies []struct {
 			Ref       string
 			DependsOn []string
 		}
