@@ -63,7 +63,7 @@ var (
 )
 
 func TestChartLints(t *testing.T) {
-	for name, vals := range map[string]map[string]any{"defaults": nil, "postgres, HA": postgresHA, "behind a proxy": behindProxy} {
+	for name, vals := range map[string]map[string]any{"defaults": nil, "postgres and HA": postgresHA, "behind a proxy": behindProxy} {
 		t.Run(name, func(t *testing.T) {
 			res := lint.RunAll(chartDir, vals, "landlord-system")
 			for _, m := range res.Messages {
@@ -151,7 +151,7 @@ func TestChartRenders(t *testing.T) {
 			}
 		}
 	})
-	t.Run("postgres, HA", func(t *testing.T) {
+	t.Run("postgres and HA", func(t *testing.T) {
 		objs := mustRender(t, "ops", postgresHA)
 		cfg := landlordConfig(t, objs, map[string]string{"LANDLORD_DATABASE": "postgres://db/landlord", "LANDLORD_ADMIN_TOKEN": "x"})
 		if cfg.Database.Driver != "postgres" || cfg.OIDC.Issuer == "" || cfg.OIDC.CAFile != "/etc/landlord/oidc/ca.crt" || cfg.Encryption.Primary != "k2" || len(cfg.Encryption.Keys) != 2 || cfg.Controller.Workers != 32 {
@@ -321,7 +321,7 @@ func TestManifestsApply(t *testing.T) {
 		apply(t, []byte(ns))
 		apply(t, []byte("# Source: serviceaccount.yaml"+rest), "--dry-run=server")
 	})
-	t.Run("postgres, HA", func(t *testing.T) {
+	t.Run("postgres and HA", func(t *testing.T) {
 		objs := mustRender(t, "landlord-system", postgresHA)
 		var b strings.Builder
 		for _, name := range installOrder {
