@@ -47,7 +47,9 @@ type Meta struct {
 // Image is landlord's image for one architecture: the static binary at
 // /landlord (bin, of GOOS linux and GOARCH arch), an /etc/passwd and
 // /etc/group naming the user, and DataDir owned by it, in one layer. It
-// runs `landlord serve` as UID:GID on 0.0.0.0:Port, which landlord refuses
+// runs `landlord serve` as UID:GID on 0.0.0.0:Port (LANDLORD_LISTEN, which
+// beats listen: in a configuration file: set the variable to move it),
+// which landlord refuses
 // to do without credentials (tokens, TLS client roles or OIDC) and TLS or
 // trusted proxies: the configuration comes from the environment or a file
 // mounted at /etc/landlord/landlord.yaml. No shell: nothing else is in it.

@@ -56,7 +56,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 
 {{/* landlord.yaml, from the values. */}}
 {{- define "landlord.config" -}}
-{{- $c := dict "listen" (printf "0.0.0.0:%d" (int .Values.service.port)) "compute" .Values.compute -}}
+{{- $c := dict "compute" .Values.compute -}}
 {{- if not (include "landlord.postgres" .) -}}
 {{- $_ := set $c "database" (dict "driver" "sqlite" "path" "/var/lib/landlord/landlord.db") -}}
 {{- end -}}
