@@ -35,6 +35,9 @@ type Options struct {
 	// Env is added to the test's environment, "KEY=value" each; a key
 	// given here replaces the test's own.
 	Env []string
+	// Binary is the landlord to run; empty means this tree's (Binary).
+	// An upgrade test runs an earlier release's.
+	Binary string
 }
 
 // Process is a `landlord serve` process run by a test, with a directory of
@@ -60,7 +63,11 @@ type Process struct {
 func New(tb testing.TB, opts Options) *Process {
 	tb.Helper()
 	dir := tb.TempDir()
-	p := &Process{tb: tb, bin: Binary(tb), dir: dir, addr: FreeAddr(tb), db: opts.Database, log: &providertest.LogBuffer{}}
+	bin := opts.Binary
+	if bin == "" {
+		bin = Binary(tb)
+	}
+	p := &Process{tb: tb, bin: bin, dir: dir, addr: FreeAddr(tb), db: opts.Database, log: &providertest.LogBuffer{}}
 	if p.db == "" {
 		p.db = filepath.Join(dir, "landlord.db")
 	}
