@@ -71,34 +71,9 @@ func TestRollingUpgrade(t *testing.T) {
 				p.Start()
 				return p
 			}
-			echo := func(greeting string) json.RawMessage {
-				return json.RawMessage(fmt.Sprintf(`{"image": %q, "env": {"GREETING": %q}, "ports": [{"name": "http", "container_port": 8080}],
-					"health_check": {"http": {"path": "/healthz", "port": 8080}, "interval": "1s"}}`, images[0], greeting))
-			}
-			ready := func(c *llclient.Client, name string, generation int64) {
-				t.Helper()
-				if _, err := c.Tenants().Wait(ctx, name, func(tn llclient.Tenant) (bool, error) {
-					if tn.ObservedGeneration < generation {
-						return false, nil
-					}
-					return llclient.UntilReady(tn)
-				}, nil); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-			}
-			containers := func() map[string][]string {
-				f := dockerclient.Filters{}.Add("label", prefix+".managed-by=landlord")
-				cs, err := cli.ContainerList(ctx, dockerclient.ContainerListOptions{All: true, Filters: f})
-				if err != nil {
-					t.Fatal(err)
-				}
-				by := map[string][]string{}
-				for _, c := range cs.Items {
-					name := c.Labels[prefix+".tenant_name"]
-					by[name] = append(by[name], c.ID)
-				}
-				return by
-			}
+			echo := func(greeting string) json.RawMessage { return echoConfig(images[0], greeting) }
+			ready := func(c *llclient.Client, name string, generation int64) { readyAt(ctx, t, c, name, generation) }
+			containers := func() map[string][]string { return containersOf(ctx, t, cli, prefix) }
 			t.Cleanup(func() { removePrefixed(cli, prefix) })
 
 			// The old release, two replicas, four tenants.
@@ -170,6 +145,42 @@ func TestRollingUpgrade(t *testing.T) {
 			t.Logf("from %s (%s): %d tenants, each ready, untouched ones on their first containers", from.name, from.rev, len(after))
 		})
 	}
+}
+
+// readyAt waits until tenant name is ready at generation or later.
+func readyAt(ctx context.Context, t *testing.T, c *llclient.Client, name string, generation int64) {
+	t.Helper()
+	if _, err := c.Tenants().Wait(ctx, name, func(tn llclient.Tenant) (bool, error) {
+		if tn.ObservedGeneration < generation {
+			return false, nil
+		}
+		return llclient.UntilReady(tn)
+	}, nil); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// containersOf is the ids of the containers landlord runs under the label
+// prefix, by tenant name.
+func containersOf(ctx context.Context, t *testing.T, cli *dockerclient.Client, prefix string) map[string][]string {
+	t.Helper()
+	f := dockerclient.Filters{}.Add("label", prefix+".managed-by=landlord")
+	cs, err := cli.ContainerList(ctx, dockerclient.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string][]string{}
+	for _, c := range cs.Items {
+		name := c.Labels[prefix+".tenant_name"]
+		by[name] = append(by[name], c.ID)
+	}
+	return by
+}
+
+// echoConfig is a tenant of the echo image saying greeting.
+func echoConfig(image, greeting string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"image": %q, "env": {"GREETING": %q}, "ports": [{"name": "http", "container_port": 8080}],
+		"health_check": {"http": {"path": "/healthz", "port": 8080}, "interval": "1s"}}`, image, greeting))
 }
 
 // buildRevision builds cmd/landlord of the repository's commit rev (git

@@ -113,6 +113,10 @@ func (p *Process) Addr() string { return p.addr }
 // Options.Database is empty.
 func (p *Process) Dir() string { return p.dir }
 
+// Database returns the process's --database: a postgres:// URL or the
+// SQLite file's path.
+func (p *Process) Database() string { return p.db }
+
 // Log returns what the process (every run of it) has written so far.
 func (p *Process) Log() string { return p.log.String() }
 

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/testbin"
@@ -390,4 +391,21 @@ func logTail(path string) string {
 		return ""
 	}
 	return fmt.Sprintf("\n%s (last %d lines):\n\t%s", filepath.Base(path), len(lines), strings.Join(lines, "\n\t"))
+}
+
+// Tool returns the path of one of PostgreSQL's client programs (pg_dump,
+// pg_restore) of the release whose server the tests run, beside its
+// initdb; it fails t when there is none.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := findBinDir()
+	if err != nil {
+		report(t, os.Getenv, err)
+		return ""
+	}
+	path := filepath.Join(dir, name)
+	if !isFile(path) {
+		t.Fatalf("pgtest: no %s beside initdb in %s", name, dir)
+	}
+	return path
 }

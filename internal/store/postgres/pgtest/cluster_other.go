@@ -5,6 +5,7 @@ package pgtest
 import (
 	"errors"
 	"fmt"
+	"testing"
 )
 
 // cluster stands in for the throwaway cluster, which needs a Unix system.
@@ -20,3 +21,9 @@ func startCluster(...string) (*cluster, error) {
 func (c *cluster) pid() int { return 0 }
 
 func (c *cluster) stop() error { return errors.ErrUnsupported }
+
+// Tool skips t: the tests run PostgreSQL on Unix only.
+func Tool(t testing.TB, name string) string {
+	t.Skipf("pgtest: %s: the tests run PostgreSQL on Unix only", name)
+	return ""
+}
