@@ -311,6 +311,11 @@ func TestManifestsApply(t *testing.T) {
 		if err != nil {
 			t.Fatalf("kubectl apply: %v\n%s", err, out)
 		}
+		// The namespace enforces the restricted Pod Security profile; the
+		// API server warns of a Pod template that would break it.
+		if strings.Contains(string(out), "would violate PodSecurity") {
+			t.Errorf("the Pod is not restricted:\n%s", out)
+		}
 		t.Logf("%s", out)
 	}
 	t.Run("plain manifests", func(t *testing.T) {
