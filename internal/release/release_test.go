@@ -2,11 +2,16 @@ package release
 
 import (
 	"archive/tar"
+	"compress/gzip"
 	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +186,63 @@ func TestReleaseRefusesBadVersions(t *testing.T) {
 		_, err := Release(t.Context(), Options{Meta: Meta{Version: v, Commit: "c", Date: time.Now()}, Out: t.TempDir()})
 		if !errors.Is(err, ErrVersion) {
 			t.Errorf("version %q: %v", v, err)
+		}
+	}
+}
+
+// TestRelease runs the release for this machine's Linux platform: the
+// archive holds the binary, the licence and the README; the binary says
+// its version; the SBOM is beside it; SHA256SUMS checks with sha256sum's
+// own rules; and no image is made without both architectures.
+func TestRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds landlord")
+	}
+	out := t.TempDir()
+	platform := "linux/" + runtime.GOARCH
+	a, err := Release(t.Context(), Options{Meta: testMeta, Source: moduleRoot(t), Out: out, Platforms: []string{platform}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "landlord_1.2.3_linux_" + runtime.GOARCH
+	if len(a.Archives) != 1 || a.Archives[0] != base+".tar.gz" || a.Layout != "" || len(a.Docker) != 0 {
+		t.Errorf("artifacts: %+v", a)
+	}
+	f, err := os.Open(filepath.Join(out, a.Archives[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+	}
+	if want := []string{base + "/", base + "/landlord", base + "/LICENSE", base + "/README.md"}; !slices.Equal(names, want) {
+		t.Errorf("the archive holds %v, want %v", names, want)
+	}
+	if runtime.GOOS == "linux" {
+		v, err := exec.Command(filepath.Join(out, a.Binaries[platform]), "version").Output()
+		if err != nil || !strings.HasPrefix(string(v), "landlord v1.2.3 (commit c0c0c0c0c0c0, built 2026-11-28T22:05:00Z, ") {
+			t.Errorf("landlord version: %q, %v", v, err)
+		}
+	}
+	if sha, err := exec.LookPath("sha256sum"); err == nil {
+		cmd := exec.Command(sha, "--check", "--strict", a.Sums)
+		cmd.Dir = out
+		if res, err := cmd.CombinedOutput(); err != nil || strings.Count(string(res), ": OK") != 2 {
+			t.Errorf("sha256sum --check: %v\n%s", err, res)
 		}
 	}
 }
