@@ -34,4 +34,18 @@ func TestBackupCommand(t *testing.T) {
 		t.Errorf("a PostgreSQL backup: %q", res.stderr)
 	}
 	mustRunCLI(t, nil, exitUsage, "", "backup")
+	// To standard output: the same database, whole.
+	res = mustRunCLI(t, nil, exitOK, "", "backup", "--database", db, "-")
+	streamed := filepath.Join(dir, "streamed.db")
+	if err := os.WriteFile(streamed, []byte(res.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := sqlite.Open(t.Context(), streamed, sqlite.Options{}); err != nil {
+		t.Errorf("the streamed backup does not open: %v", err)
+	} else {
+		s.Close()
+	}
+	if !strings.Contains(res.stderr, "integrity checked") {
+		t.Errorf("backup -: %q", res.stderr)
+	}
 }

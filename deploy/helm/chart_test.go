@@ -49,7 +49,7 @@ var (
 			"adminGroups": []any{"platform"}, "readerGroups": []any{"support"}, "caSecret": "sso-ca",
 		}},
 		"tls":            map[string]any{"secretName": "", "certManager": map[string]any{"enabled": true, "issuerRef": map[string]any{"name": "internal-ca"}}},
-		"serviceMonitor": map[string]any{"enabled": true, "bearerTokenSecret": map[string]any{"name": "landlord-tokens"}},
+		"serviceMonitor": map[string]any{"enabled": true, "bearerTokenSecret": map[string]any{"name": "landlord-tokens"}, "caSecret": map[string]any{"name": "landlord-tls"}},
 		"networkPolicy":  map[string]any{"from": []any{map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"team": "platform"}}}}},
 		"compute": map[string]any{"default": "kubernetes", "kubernetes": map[string]any{"namespace_mode": "per-tenant"},
 			"docker": map[string]any{"host": "tcp://docker.internal:2376"}},
@@ -205,6 +205,9 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"plain HTTP", map[string]any{"tls": map[string]any{"enabled": false}}, "insecureHTTP"},
 		{"keys without ids", map[string]any{"encryption": map[string]any{"secretName": "k"}}, "encryption.keys"},
 		{"a monitor without a token", map[string]any{"serviceMonitor": map[string]any{"enabled": true}}, "serviceMonitor.bearerTokenSecret.name"},
+		{"a monitor without the CA", map[string]any{"serviceMonitor": map[string]any{"enabled": true, "bearerTokenSecret": map[string]any{"name": "t"}}}, "serviceMonitor.caSecret.name"},
+		{"a monitor's token over plain HTTP", map[string]any{"tls": map[string]any{"enabled": false}, "trustedProxies": []any{"10.0.0.0/8"},
+			"serviceMonitor": map[string]any{"enabled": true, "bearerTokenSecret": map[string]any{"name": "t"}}}, "Prometheus would send its token over plain HTTP"},
 		{"cert-manager without an issuer", map[string]any{"tls": map[string]any{"certManager": map[string]any{"enabled": true}}}, "tls.certManager.issuerRef.name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +27,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/demo"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/release"
+	"github.com/jaxxstorm/landlord/internal/release/releasetest"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -55,29 +55,8 @@ func TestInClusterFromTheImage(t *testing.T) {
 	runID := dockertest.RunID()
 
 	// The image, as the release makes it, and the demo image, on the node.
-	bin := filepath.Join(t.TempDir(), "landlord")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/jaxxstorm/landlord/cmd/landlord")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	content, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := release.Image(content, runtime.GOARCH, release.Meta{Version: "v0.0.0-helm", Commit: "helm", Date: time.Now().UTC().Truncate(time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ref := "landlord-test/helm:" + runID
-	archive := filepath.Join(t.TempDir(), "image.tar")
-	if err := release.WriteDockerArchive(archive, img, ref); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.CommandContext(ctx, "docker", "load", "--quiet", "--input", archive).CombinedOutput(); err != nil {
-		t.Fatalf("docker load: %v\n%s", err, out)
-	}
-	defer exec.Command("docker", "image", "rm", "--force", ref).Run()
+	bin := releasetest.LoadImage(ctx, t, ref, release.Meta{Version: "v0.0.0-helm", Commit: "helm", Date: time.Now().UTC().Truncate(time.Second)})
 	if err := c.Kubelet.LoadImage(ctx, ref); err != nil {
 		t.Fatal(err)
 	}
@@ -179,17 +158,7 @@ func TestInClusterFromTheImage(t *testing.T) {
 	}
 	tenants := lc.Tenants()
 	cfg := fmt.Sprintf(`{"image": %q, "args": ["in-cluster"], "ports": [{"container_port": 8080}]}`, tenantImage)
-	created := servetest.CreateTenant(ctx, t, tenants, "in-cluster", json.RawMessage(cfg))
-	if t.Failed() {
-		t.FailNow()
-	}
-	tn, err := tenants.Wait(ctx, created.ID, llclient.UntilReady, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tn.Endpoints) == 0 {
-		t.Fatal("ready without an endpoint")
-	}
+	tn := servetest.CreateReady(ctx, t, tenants, "in-cluster", json.RawMessage(cfg))
 	// kube-proxy programs the Service's rules a moment after the Pod is
 	// ready, as on any cluster.
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) { return c.Dial(ctx, addr) }}}
@@ -220,10 +189,10 @@ func TestInClusterFromTheImage(t *testing.T) {
 	if writes == 0 {
 		t.Error("no write of the tenant's Deployment came from the chart's service account")
 	}
-	if _, err := tenants.Delete(ctx, created.ID, llclient.DeleteOptions{}); err != nil {
+	if _, err := tenants.Delete(ctx, tn.ID, llclient.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tenants.Wait(ctx, created.ID, llclient.UntilDeleted, nil); err != nil {
+	if _, err := tenants.Wait(ctx, tn.ID, llclient.UntilDeleted, nil); err != nil {
 		t.Fatal(err)
 	}
 }

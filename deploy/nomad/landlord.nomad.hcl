@@ -1,4 +1,4 @@
-# landlord as a Nomad job, from its release image (tools/release; push it
+# landlord as a Nomad job, from its release image (tools/releaser; push it
 # to a registry the clients reach). Tenants run on Nomad through the same
 # agent (the nomad provider), or on any other provider the configuration
 # below enables.
@@ -14,7 +14,7 @@
 #
 #   nomad job run -var image=registry.example/landlord:v1.2.3 deploy/nomad/landlord.nomad.hcl
 #
-# Proven by TestNomadJob (deploy/nomad): on a Nomad v1.10.0 agent, landlord
+# Proven by TestNomadJob (deploy/nomad_job_test.go): on a Nomad v1.10.0 agent, landlord
 # runs from its image with this file, its check on /readyz passes over
 # HTTPS, and it provisions a tenant on the same agent.
 
@@ -32,7 +32,7 @@ variable "port" {
 variable "nomad_addr" {
   type        = string
   default     = ""
-  description = "the Nomad API the nomad provider drives; default the client's own agent"
+  description = "the Nomad API the nomad provider drives; default the agent of the client landlord runs on, at its address (attr.unique.network.ip-address) on port 4646"
 }
 
 variable "datacenters" {
@@ -160,6 +160,9 @@ job "landlord" {
       template {
         destination = "secrets/landlord.env"
         env         = true
+        perms       = "0400"
+        uid         = 65532
+        gid         = 65532
         data        = <<-EOT
           {{- with nomadVar "nomad/jobs/landlord" }}
           LANDLORD_ADMIN_TOKEN={{ .admin_token }}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -23,16 +24,38 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readyz checks the database, the providers and the extra checks; a failed
-// check is named, its cause is logged, not returned.
+// check is named, its cause is logged, not returned. A caller without
+// credentials (a kubelet's probe, a load balancer's) gets the status alone,
+// from a run at most anonReadyTTL old: the checks call the database and
+// every provider, which anyone who reaches the port must not be able to
+// make landlord do at will.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
-	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	if _, err := s.auth.authenticate(r); err != nil {
+		ready := s.anonReady.get(func() bool {
+			// Its result serves other callers: the first one leaving must
+			// not cut it short.
+			ready, _ := s.checkReady(context.WithoutCancel(r.Context()), requestID(r))
+			return ready
+		})
+		writeJSON(w, readyCode(ready), wire.Health{Status: readyStatus(ready)})
+		return nil
+	}
+	ready, checks := s.checkReady(r.Context(), requestID(r))
+	writeJSON(w, readyCode(ready), wire.Health{Status: readyStatus(ready), Checks: checks})
+	return nil
+}
+
+// checkReady runs every readiness check, logging the cause of each that
+// fails under the request's id.
+func (s *Server) checkReady(ctx context.Context, reqID string) (bool, map[string]string) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	checks := map[string]string{}
 	ready := true
 	fail := func(name string, err error) {
 		ready = false
 		checks[name] = "failing"
-		s.log.WarnContext(ctx, "readiness check failed", "check", name, "request_id", requestID(r), "error", err)
+		s.log.WarnContext(ctx, "readiness check failed", "check", name, "request_id", reqID, "error", err)
 	}
 	if _, err := s.store.List(ctx, tenant.ListOptions{PageSize: 1}); err != nil {
 		fail("database", err)
@@ -63,18 +86,44 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 			checks[name] = "ok"
 		}
 	}
-	status, code := "ok", http.StatusOK
-	if !ready {
-		status, code = "unavailable", http.StatusServiceUnavailable
+	return ready, checks
+}
+
+func readyCode(ready bool) int {
+	if ready {
+		return http.StatusOK
 	}
-	// The status is open to orchestrators' probes, which carry no token
-	// (a kubelet's, a load balancer's); which check fails is for callers
-	// who may read.
-	if _, err := s.auth.authenticate(r); err != nil {
-		checks = nil
+	return http.StatusServiceUnavailable
+}
+
+func readyStatus(ready bool) string {
+	if ready {
+		return "ok"
 	}
-	writeJSON(w, code, wire.Health{Status: status, Checks: checks})
-	return nil
+	return "unavailable"
+}
+
+// anonReadyTTL is how long a readiness run answers callers without
+// credentials: a kubelet probes every few seconds, so it sees each run.
+const anonReadyTTL = time.Second
+
+// readyCache is the last readiness run for callers without credentials;
+// one run at a time, the others wait for it and take its result.
+type readyCache struct {
+	mu    sync.Mutex
+	at    time.Time
+	ready bool
+}
+
+func (c *readyCache) get(run func() bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < anonReadyTTL {
+		return c.ready
+	}
+	c.ready = run()
+	c.at = time.Now()
+	return c.ready
 }
 
 // metrics serves the Prometheus metrics, when the server has them.

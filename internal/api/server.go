@@ -93,6 +93,9 @@ type Server struct {
 	// could not take it (tenant.ErrUnavailable): /readyz then tries a
 	// write, and clears it once one succeeds.
 	writesFailing atomic.Bool
+	// anonReady is the readiness answered to callers without
+	// credentials (readyz).
+	anonReady readyCache
 }
 
 // New returns a Server.

@@ -2,6 +2,7 @@ package release
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -71,6 +72,15 @@ func Release(ctx context.Context, o Options) (*Artifacts, error) {
 	if o.Go == "" {
 		o.Go = "go"
 	}
+	// Out is emptied: never the source, nor a directory that holds it.
+	out, err1 := filepath.Abs(o.Out)
+	src, err2 := filepath.Abs(o.Source)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(out, src); err == nil && !strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("release: the output directory %s holds the source %s, and is emptied first: choose another, such as dist", out, src)
+	}
 	if err := os.RemoveAll(o.Out); err != nil {
 		return nil, err
 	}
@@ -86,7 +96,7 @@ func Release(ctx context.Context, o Options) (*Artifacts, error) {
 		}
 		base := fmt.Sprintf("landlord_%s_%s_%s", strings.TrimPrefix(o.Version, "v"), goos, goarch)
 		bin := filepath.Join(base, "landlord")
-		if err := o.build(ctx, goos, goarch, filepath.Join(o.Out, bin)); err != nil {
+		if err := o.Build(ctx, goos, goarch, filepath.Join(o.Out, bin)); err != nil {
 			return nil, err
 		}
 		a.Binaries[p] = bin
@@ -119,15 +129,16 @@ func Release(ctx context.Context, o Options) (*Artifacts, error) {
 	return a, nil
 }
 
-// build builds cmd/landlord for goos/goarch into out.
-func (o Options) build(ctx context.Context, goos, goarch, out string) error {
+// Build builds cmd/landlord of o.Source for goos/goarch into out, as a
+// release does: static, -trimpath, stripped, o.Meta stamped.
+func (o Options) Build(ctx context.Context, goos, goarch, out string) error {
 	pkg := "github.com/jaxxstorm/landlord/internal/build"
 	ldflags := strings.Join([]string{"-s", "-w",
 		"-X", pkg + ".version=" + o.Version,
 		"-X", pkg + ".commit=" + o.Commit,
 		"-X", pkg + ".date=" + o.Date.UTC().Format("2006-01-02T15:04:05Z"),
 	}, " ")
-	cmd := exec.CommandContext(ctx, o.Go, "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", out, "./cmd/landlord")
+	cmd := exec.CommandContext(ctx, cmp.Or(o.Go, "go"), "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", out, "./cmd/landlord")
 	cmd.Dir = o.Source
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-mod=readonly")
 	if goarch == "amd64" {

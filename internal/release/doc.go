@@ -9,6 +9,6 @@
 // Everything is reproducible: file times are the commit's, tar headers
 // carry no owner names, gzip headers no name or time, and the image's
 // created time is the commit's, so two runs on one commit with one Go
-// release give the same bytes and the same image digest. tools/release is
+// release give the same bytes and the same image digest. tools/releaser is
 // the command; docs/operations.md says how to cut a release.
 package release

@@ -67,7 +67,7 @@ func Image(bin []byte, arch string, m Meta) (v1.Image, error) {
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
 	img, err = mutate.Append(img, mutate.Addendum{Layer: layer, History: v1.History{
-		Created: v1.Time{Time: m.Date}, CreatedBy: "landlord tools/release", Comment: "the landlord binary, its user and its data directory",
+		Created: v1.Time{Time: m.Date}, CreatedBy: "landlord tools/releaser", Comment: "the landlord binary, its user and its data directory",
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("release: image: %w", err)

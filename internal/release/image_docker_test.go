@@ -63,7 +63,7 @@ func TestImageRunsAndRestores(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "landlord")
 	m := Meta{Version: "v0.0.0-test", Commit: strings.Repeat("ab", 20), Date: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	o := Options{Meta: m, Source: moduleRoot(t), Go: "go"}
-	if err := o.build(ctx, "linux", runtime.GOARCH, bin); err != nil {
+	if err := o.Build(ctx, "linux", runtime.GOARCH, bin); err != nil {
 		t.Fatal(err)
 	}
 	content, err := os.ReadFile(bin)

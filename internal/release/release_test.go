@@ -123,10 +123,17 @@ func TestIndex(t *testing.T) {
 
 // TestSBOM lists every module the binary links, as its build information
 // records them, with package URLs, and says the same of the same binary.
+// The binary is tools/releaser's, built here: a test binary records no
+// modules.
 func TestSBOM(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	self := filepath.Join(t.TempDir(), "releaser")
+	build := exec.Command("go", "build", "-o", self, "./tools/releaser")
+	build.Dir = moduleRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out, err := SBOM(self, testMeta)
 	if err != nil {
@@ -162,6 +169,10 @@ func TestSBOM(t *testing.T) {
 	for _, c := range bom.Components {
 		purls[c.Purl] = true
 	}
+	// Spelled out, not through goPurl: a module this test links.
+	if !purls["pkg:golang/github.com/google/go-containerregistry@v0.22.1"] {
+		t.Errorf("no component pkg:golang/github.com/google/go-containerregistry@v0.22.1 among %d", len(purls))
+	}
 	if !purls["pkg:golang/stdlib@"+strings.TrimPrefix(info.GoVersion, "go")] {
 		t.Error("no standard library component")
 	}
@@ -173,11 +184,26 @@ func TestSBOM(t *testing.T) {
 			t.Errorf("%s@%s is linked and not listed", d.Path, d.Version)
 		}
 	}
-	if len(bom.Components) != len(info.Deps)+1 || len(bom.Dependencies) != 1 || len(bom.Dependencies[0].DependsOn) != len(bom.Components) {
+	if len(info.Deps) < 5 || len(bom.Components) != len(info.Deps)+1 || len(bom.Dependencies) != 1 || len(bom.Dependencies[0].DependsOn) != len(bom.Components) {
 		t.Errorf("%d components, %d modules linked", len(bom.Components), len(info.Deps))
 	}
 	if got := goPurl("github.com/Foo/bar baz", "v1.0.0+incompatible"); got != "pkg:golang/github.com/Foo/bar%20baz@v1.0.0%2Bincompatible" {
 		t.Errorf("goPurl: %s", got)
+	}
+}
+
+func TestReleaseRefusesToEmptyTheSource(t *testing.T) {
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{src, filepath.Dir(src)} {
+		if _, err := Release(t.Context(), Options{Meta: testMeta, Source: src, Out: out}); err == nil || !strings.Contains(err.Error(), "holds the source") {
+			t.Errorf("out %s: %v", out, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(src, "go.mod")); err != nil {
+		t.Errorf("the source is gone: %v", err)
 	}
 }
 

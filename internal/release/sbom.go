@@ -80,7 +80,7 @@ func SBOM(path string, m Meta) ([]byte, error) {
 		Version:      1,
 		Metadata: cdxMetadata{
 			Timestamp: m.Date.UTC().Format(time.RFC3339),
-			Tools:     cdxTools{Components: []cdxComponent{{Type: "application", Name: "landlord tools/release", Version: m.Version}}},
+			Tools:     cdxTools{Components: []cdxComponent{{Type: "application", Name: "landlord tools/releaser", Version: m.Version}}},
 			Component: main,
 		},
 		Components:   comps,

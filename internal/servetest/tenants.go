@@ -20,3 +20,21 @@ func CreateTenant(ctx context.Context, tb testing.TB, tenants *llclient.Tenants,
 	}
 	return tn
 }
+
+// CreateReady creates a tenant through the public client and waits until
+// it is ready with an endpoint, failing tb otherwise.
+func CreateReady(ctx context.Context, tb testing.TB, tenants *llclient.Tenants, name string, config json.RawMessage) *llclient.Tenant {
+	tb.Helper()
+	created := CreateTenant(ctx, tb, tenants, name, config)
+	if created.ID == "" {
+		tb.FailNow()
+	}
+	tn, err := tenants.Wait(ctx, created.ID, llclient.UntilReady, nil)
+	if err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	if len(tn.Endpoints) == 0 {
+		tb.Fatalf("%s is ready without an endpoint", name)
+	}
+	return tn
+}

@@ -13,22 +13,28 @@ import (
 // before the expand-only rule: later ones are held to it.
 var released = map[string]int{"postgres": 11, "sqlite": 10}
 
-// contracting are the statements a release beside an older one cannot run:
-// each takes away or tightens what the older release reads or writes
-// (docs/operations.md, "The version skew landlord promises").
+// contracting are what a release beside an older one cannot run, each
+// matched in one statement of the migration's Up part (upper-cased, its
+// whitespace folded): each takes away or tightens what the older release
+// reads or writes (docs/operations.md, "The version skew landlord
+// promises").
 var contracting = []struct {
 	re   *regexp.Regexp
 	says string
 }{
-	{regexp.MustCompile(`(?i)\bDROP\s+(TABLE|COLUMN|VIEW|TYPE)\b`), "drops what the older release reads"},
-	{regexp.MustCompile(`(?i)\bRENAME\b`), "renames what the older release names"},
-	{regexp.MustCompile(`(?i)\bALTER\s+COLUMN\s+\S+\s+(SET\s+NOT\s+NULL|TYPE|SET\s+DATA\s+TYPE)\b`), "tightens or retypes a column the older release writes"},
-	{regexp.MustCompile(`(?i)\bADD\s+(COLUMN\s+)?\S+\s+[^,;]*\bNOT\s+NULL\b[^,;]*`), "adds a NOT NULL column"},
+	{regexp.MustCompile(`^DROP (TABLE|VIEW|TYPE|SEQUENCE)\b`), "drops what the older release reads"},
+	{regexp.MustCompile(`\bDROP (COLUMN )?(IF EXISTS )?"?[A-Z_][A-Z0-9_]*"?( CASCADE| RESTRICT)?$|\bDROP (COLUMN )?(IF EXISTS )?"?[A-Z_][A-Z0-9_]*"?( CASCADE| RESTRICT)?,`), "drops a column the older release reads"},
+	{regexp.MustCompile(`\bRENAME\b`), "renames what the older release names"},
+	{regexp.MustCompile(`\bALTER (COLUMN )?\S+ (SET NOT NULL|TYPE|SET DATA TYPE|DROP DEFAULT)\b`), "tightens, retypes or takes the default of a column the older release writes"},
+	{regexp.MustCompile(`\bADD CONSTRAINT\b|\bADD (CHECK|UNIQUE|FOREIGN KEY|PRIMARY KEY)\b`), "adds a constraint the older release's writes may break"},
+	{regexp.MustCompile(`^CREATE UNIQUE INDEX\b`), "adds a uniqueness the older release's writes may break"},
+	{regexp.MustCompile(`\bADD (COLUMN )?(IF NOT EXISTS )?\S+ [^,]*\bNOT NULL\b[^,]*`), "adds a NOT NULL column without a DEFAULT"},
 }
 
 // expandOnly returns what in the Up part of a goose migration an older
 // release could not run beside. An added NOT NULL column with a DEFAULT is
-// allowed: the older release's inserts get the default.
+// allowed (the older release's inserts get the default), and so is
+// dropping a constraint or an index.
 func expandOnly(sql string) []string {
 	up, _, _ := strings.Cut(sql, "-- +goose Down")
 	var lines []string
@@ -37,14 +43,19 @@ func expandOnly(sql string) []string {
 			lines = append(lines, code)
 		}
 	}
-	code := strings.Join(lines, "\n")
 	var found []string
-	for _, c := range contracting {
-		for _, m := range c.re.FindAllString(code, -1) {
-			if strings.Contains(strings.ToUpper(m), "DEFAULT") {
-				continue
+	for stmt := range strings.SplitSeq(strings.Join(lines, "\n"), ";") {
+		stmt = strings.ToUpper(strings.Join(strings.Fields(stmt), " "))
+		for _, c := range contracting {
+			for _, m := range c.re.FindAllString(stmt, -1) {
+				if strings.Contains(m, "DEFAULT") && strings.Contains(c.says, "NOT NULL") {
+					continue
+				}
+				if strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(m, "DROP")), "CONSTRAINT") || strings.Contains(m, "DROP INDEX") {
+					continue
+				}
+				found = append(found, strings.TrimSuffix(m, ",")+": "+c.says)
 			}
-			found = append(found, strings.Join(strings.Fields(m), " ")+": "+c.says)
 		}
 	}
 	return found

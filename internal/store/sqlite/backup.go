@@ -79,15 +79,9 @@ func Backup(ctx context.Context, src, dest string) (*BackupInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: backup: sync: %w", err)
 	}
-	// os.Link fails when dest appeared meanwhile, where a rename would
-	// replace it.
-	if err := os.Link(tmpPath, dest); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("%w: %s", ErrBackupExists, dest)
-		}
-		return nil, fmt.Errorf("sqlite: backup: %w", err)
+	if err := publish(tmpPath, dest); err != nil {
+		return nil, err
 	}
-	os.Remove(tmpPath)
 	done = true
 	if d, err := os.Open(filepath.Dir(dest)); err == nil {
 		_ = d.Sync()
@@ -95,6 +89,27 @@ func Backup(ctx context.Context, src, dest string) (*BackupInfo, error) {
 	}
 	info.Path = dest
 	return info, nil
+}
+
+// publish gives the file at tmp the name dest, which must not exist.
+// os.Link fails when dest appeared meanwhile, where a rename would replace
+// it; on a file system without hard links (vfat, SMB shares, some FUSE
+// mounts) a rename after a last look is the best there is.
+func publish(tmp, dest string) error {
+	err := os.Link(tmp, dest)
+	switch {
+	case err == nil:
+		return os.Remove(tmp)
+	case errors.Is(err, os.ErrExist):
+		return fmt.Errorf("%w: %s", ErrBackupExists, dest)
+	}
+	if _, serr := os.Lstat(dest); serr == nil {
+		return fmt.Errorf("%w: %s", ErrBackupExists, dest)
+	}
+	if rerr := os.Rename(tmp, dest); rerr != nil {
+		return fmt.Errorf("sqlite: backup: %w", errors.Join(err, rerr))
+	}
+	return nil
 }
 
 // checkBackup checks the database at path whole and reads what BackupInfo

@@ -1,6 +1,7 @@
-// Package nomad tests the Nomad job landlord ships
-// (deploy/nomad/landlord.nomad.hcl) on a real Nomad agent.
-package nomad
+// Package deploy tests the Nomad job landlord ships
+// (deploy/nomad/landlord.nomad.hcl) on a real Nomad agent; the Helm chart
+// and the systemd unit are tested in deploy/helm and deploy/systemd.
+package deploy
 
 import (
 	"context"
@@ -10,8 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/demo"
 	"github.com/jaxxstorm/landlord/internal/poll"
 	"github.com/jaxxstorm/landlord/internal/release"
+	"github.com/jaxxstorm/landlord/internal/release/releasetest"
 	"github.com/jaxxstorm/landlord/internal/servetest"
 )
 
@@ -42,29 +42,8 @@ func TestNomadJob(t *testing.T) {
 	defer cancel()
 	runID := dockertest.RunID()
 
-	bin := filepath.Join(t.TempDir(), "landlord")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/jaxxstorm/landlord/cmd/landlord")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	content, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := release.Image(content, runtime.GOARCH, release.Meta{Version: "v0.0.0-nomad", Commit: "nomad", Date: time.Now().UTC().Truncate(time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ref := "landlord-test/nomad-job:" + runID
-	archive := filepath.Join(t.TempDir(), "image.tar")
-	if err := release.WriteDockerArchive(archive, img, ref); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.CommandContext(ctx, "docker", "load", "--quiet", "--input", archive).CombinedOutput(); err != nil {
-		t.Fatalf("docker load: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("docker", "image", "rm", "--force", ref).Run() })
+	bin := releasetest.LoadImage(ctx, t, ref, release.Meta{Version: "v0.0.0-nomad", Commit: "nomad", Date: time.Now().UTC().Truncate(time.Second)})
 	demoRef := "landlord-test/nomad-job-demo:" + runID
 	if _, err := demo.Load(ctx, cli, demo.Options{Binary: bin, Ref: demoRef}); err != nil {
 		t.Fatal(err)
@@ -80,7 +59,7 @@ func TestNomadJob(t *testing.T) {
 	}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	hcl, err := os.ReadFile("landlord.nomad.hcl")
+	hcl, err := os.ReadFile("nomad/landlord.nomad.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,17 +102,7 @@ func TestNomadJob(t *testing.T) {
 	cfg := fmt.Sprintf(`{"image": %q, "args": ["on-nomad"], "ports": [{"container_port": 8080, "name": "http"}],
 		"health_check": {"http": {"port": 8080, "path": "/"}, "interval": "1s", "timeout": "1s"},
 		"resources": {"cpu_millicores": 100, "memory_mib": 32}}`, demoRef)
-	created := servetest.CreateTenant(ctx, t, tenants, "on-nomad", json.RawMessage(cfg))
-	if t.Failed() {
-		t.FailNow()
-	}
-	tn, err := tenants.Wait(ctx, created.ID, llclient.UntilReady, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tn.Endpoints) == 0 {
-		t.Fatal("ready without an endpoint")
-	}
+	tn := servetest.CreateReady(ctx, t, tenants, "on-nomad", json.RawMessage(cfg))
 	res, err := http.Get("http://" + tn.Endpoints[0].Address + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -143,10 +112,10 @@ func TestNomadJob(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "on-nomad") {
 		t.Errorf("the tenant's page: %s %.200s", res.Status, body)
 	}
-	if _, err := tenants.Delete(ctx, created.ID, llclient.DeleteOptions{}); err != nil {
+	if _, err := tenants.Delete(ctx, tn.ID, llclient.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tenants.Wait(ctx, created.ID, llclient.UntilDeleted, nil); err != nil {
+	if _, err := tenants.Wait(ctx, tn.ID, llclient.UntilDeleted, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,7 +2,7 @@
 // checked out, with nothing but Go and Git (no make, no Docker, no
 // network beyond the module proxy for a cold module cache):
 //
-//	go run ./tools/release --version v1.2.3 [--out dist] [--platforms linux/amd64,…]
+//	go run ./tools/releaser --version v1.2.3 [--out dist] [--platforms linux/amd64,…]
 //
 // It writes, into --out: a directory and a .tar.gz per platform (the
 // binary, LICENSE, README.md), a CycloneDX SBOM per binary, the image as
