@@ -82,9 +82,10 @@ func serverPackage(dep string) string {
 // serveFiles are the files of cmd/landlord that work on the server's side
 // rather than through the API: serve, which hands its settings to
 // internal/server; the provider table serve registers; secrets, which
-// reseals a database's stored secrets; and demo, which builds the demo
-// image on the Engine. The rest are the CLI's verbs.
-var serveFiles = []string{"serve.go", "providers.go", "secrets.go", "demo.go"}
+// reseals a database's stored secrets; demo, which builds the demo image
+// on the Engine; and backup, which copies the database. The rest are the
+// CLI's verbs.
+var serveFiles = []string{"serve.go", "providers.go", "secrets.go", "demo.go", "backup.go"}
 
 // TestClientSideLeavesTheServerOut: the console and the CLI's verbs depend
 // on no server package; of the module's own packages they use the client
@@ -105,8 +106,9 @@ func TestClientSideLeavesTheServerOut(t *testing.T) {
 			module + "/sdk/violation":     "JSON pointers of the fields at fault, as the API's problems name them",
 		}},
 		{"cmd/landlord verbs", mustCLIImports(t), map[string]string{
-			module + "/client":        "",
-			module + "/internal/wire": "",
+			module + "/client":         "",
+			module + "/internal/wire":  "",
+			module + "/internal/build": "which landlord this is (landlord version), standard library only",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
