@@ -32,7 +32,7 @@ func TestPostgresRestore(t *testing.T) {
 	cfg := fmt.Sprintf(upgradeConfig, prefix, dockertest.AddressPoolOf("198.19.0.0/20"))
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
-	t.Cleanup(func() { removePrefixed(cli, prefix) })
+	t.Cleanup(func() { dockertest.RemoveManaged(cli, prefix) })
 	pgDump, pgRestore := pgtest.Tool(t, "pg_dump"), pgtest.Tool(t, "pg_restore")
 
 	p := servetest.New(t, servetest.Options{Config: cfg, Database: pgtest.NewDatabase(t)})

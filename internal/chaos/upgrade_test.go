@@ -74,7 +74,7 @@ func TestRollingUpgrade(t *testing.T) {
 			echo := func(greeting string) json.RawMessage { return echoConfig(images[0], greeting) }
 			ready := func(c *llclient.Client, name string, generation int64) { readyAt(ctx, t, c, name, generation) }
 			containers := func() map[string][]string { return containersOf(ctx, t, cli, prefix) }
-			t.Cleanup(func() { removePrefixed(cli, prefix) })
+			t.Cleanup(func() { dockertest.RemoveManaged(cli, prefix) })
 
 			// The old release, two replicas, four tenants.
 			a, b := replica(old), replica(old)
@@ -205,21 +205,4 @@ func buildRevision(t *testing.T, rev string) string {
 		t.Fatalf("go build %s: %v\n%s", rev, err, out)
 	}
 	return bin
-}
-
-// removePrefixed removes the containers and networks labelled with prefix.
-func removePrefixed(cli *dockerclient.Client, prefix string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	f := dockerclient.Filters{}.Add("label", prefix+".managed-by=landlord")
-	if cs, err := cli.ContainerList(ctx, dockerclient.ContainerListOptions{All: true, Filters: f}); err == nil {
-		for _, c := range cs.Items {
-			_, _ = cli.ContainerRemove(ctx, c.ID, dockerclient.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		}
-	}
-	if ns, err := cli.NetworkList(ctx, dockerclient.NetworkListOptions{Filters: f}); err == nil {
-		for _, n := range ns.Items {
-			_, _ = cli.NetworkRemove(ctx, n.ID, dockerclient.NetworkRemoveOptions{})
-		}
-	}
 }

@@ -57,7 +57,7 @@ func TestImageRunsAndRestores(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	runID := dockertest.RunID()
-	t.Cleanup(func() { removeLabelled(cli) })
+	t.Cleanup(func() { dockertest.RemoveManaged(cli, labelPrefix) })
 
 	// The image, from a static binary as the release builds it.
 	bin := filepath.Join(t.TempDir(), "landlord")
@@ -295,23 +295,6 @@ func docker(t *testing.T, ctx context.Context, args ...string) string {
 		t.Fatalf("docker %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// removeLabelled removes what the landlord in the image left.
-func removeLabelled(cli *client.Client) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	f := client.Filters{}.Add("label", labelPrefix+".managed-by=landlord")
-	if cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
-		for _, c := range cs.Items {
-			_, _ = cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		}
-	}
-	if ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f}); err == nil {
-		for _, n := range ns.Items {
-			_, _ = cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
-		}
-	}
 }
 
 // moduleRoot is the repository's root, two directories up.

@@ -28,25 +28,8 @@ func benchEngine(b *testing.B) (*client.Client, string) {
 		b.Skipf("the docker CLI is needed to compare with docker run: %v", err)
 	}
 	image := dockertest.EchoImage(b)[0]
-	b.Cleanup(func() { removeManaged(cli) })
+	b.Cleanup(func() { dockertest.RemoveManaged(cli, testPrefix) })
 	return cli, image
-}
-
-// removeManaged removes every container and network with this run's label.
-func removeManaged(cli *client.Client) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	f := client.Filters{}.Add("label", testPrefix+".managed-by=landlord")
-	if cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
-		for _, c := range cs.Items {
-			_, _ = cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		}
-	}
-	if ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f}); err == nil {
-		for _, n := range ns.Items {
-			_, _ = cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
-		}
-	}
 }
 
 func benchSpec(id, image string) *provider.TenantComputeSpec {
@@ -124,7 +107,7 @@ func BenchmarkProvisionVsDockerRun(b *testing.B) {
 		shared := testPrefix + "-bench-shared"
 		p := sharedNetworkProvider(b, shared, "2s")
 		b.Cleanup(func() {
-			removeManaged(cli)
+			dockertest.RemoveManaged(cli, testPrefix)
 			removeNetworkNamed(cli, shared)
 		})
 		var prov, destroy time.Duration

@@ -59,23 +59,7 @@ func sharedNetworkProvider(tb testing.TB, name, stop string) *Provider {
 // cleanupByLabel removes every container and network this run's tests
 // created, even when they fail, and nothing of other runs.
 func cleanupByLabel(t *testing.T, cli *client.Client) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		f := client.Filters{}.Add("label", testPrefix+".managed-by=landlord")
-		cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
-		if err == nil {
-			for _, c := range cs.Items {
-				_, _ = cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-			}
-		}
-		ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
-		if err == nil {
-			for _, n := range ns.Items {
-				_, _ = cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
-			}
-		}
-	})
+	t.Cleanup(func() { dockertest.RemoveManaged(cli, testPrefix) })
 }
 
 func tenantFilter(tenantID string) client.Filters {

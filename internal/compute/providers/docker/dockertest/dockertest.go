@@ -63,3 +63,22 @@ func ping() (*client.Client, error) {
 	}
 	return cli, nil
 }
+
+// RemoveManaged removes every container (with its volumes) and network
+// that landlord's Docker provider made under the label prefix, at the end
+// of a test, whatever the test left.
+func RemoveManaged(cli *client.Client, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	f := client.Filters{}.Add("label", prefix+".managed-by=landlord")
+	if cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
+		for _, c := range cs.Items {
+			_, _ = cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		}
+	}
+	if ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f}); err == nil {
+		for _, n := range ns.Items {
+			_, _ = cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
+		}
+	}
+}
