@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jaxxstorm/landlord/internal/compute"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -108,6 +109,8 @@ var problemTable = []problemRow{
 	{err: fleet.ErrInvalid, name: "fleet.ErrInvalid", status: http.StatusUnprocessableEntity, code: wire.CodeInvalidBody,
 		detail: "the request breaks the plan or rollout rules", fields: violationsAt("")},
 	{err: fleet.ErrState, name: "fleet.ErrState", status: http.StatusConflict, code: wire.CodeRolloutState},
+	{err: events.ErrNotFound, name: "events.ErrNotFound", status: http.StatusNotFound, code: wire.CodeNotFound},
+	{err: events.ErrConflict, name: "events.ErrConflict", status: http.StatusConflict, code: wire.CodeVersionConflict},
 	{err: errUpstream, name: "a provider's own error while a request reads from it", status: http.StatusBadGateway, code: wire.CodeUnavailable,
 		detail: "the compute provider did not answer"},
 }

@@ -114,6 +114,16 @@ var (
 		openapi3.NewIntegerSchema().WithMin(0), badParameter)
 	rolloutEventsPageParam = queryParam("page_size", "How many events to return at most; the most when absent.", openapi3.NewIntegerSchema().WithMin(1).WithMax(tenant.MaxPageSize), badParameter)
 
+	feedAfterParam = queryParam("after", "Only events after this sequence (the next of the previous page, or an event's sequence); absent from the oldest kept.",
+		openapi3.NewStringSchema(), badParameter)
+	feedTypeParam = queryParam("type", "Only events of these types (repeatable, or comma-separated), such as landlord.tenant.ready.",
+		openapi3.NewStringSchema(), badParameter)
+	lastEventIDParam = headerParam("Last-Event-ID", "What a reconnecting event source sends: the sequence of the last event it had, as after= does.",
+		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}})
+	deliveryStateParam       = queryParam("state", "Only deliveries in this state: pending, delivered or failed.", openapi3.NewStringSchema().WithEnum("pending", "delivered", "failed"), badParameter)
+	subscriptionIfMatchParam = headerParam("If-Match", "Change the subscription only if its version is still this ETag, else answer 412.",
+		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}, http.StatusPreconditionFailed: {wire.CodePreconditionFailed}})
+
 	ifMatchParam = headerParam("If-Match", "Change the tenant only if its version is still this ETag (from an ETag header), else answer 412. "+
 		"Without it (or with *), a concurrent change is retried on the new state, or answered 409.",
 		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}, http.StatusPreconditionFailed: {wire.CodePreconditionFailed}})
@@ -139,6 +149,14 @@ func pathParameter(name string) (openapi.Parameter, error) {
 		p.Description = "The rollout's id."
 		p.Schema = openapi3.NewStringSchema()
 		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodeRolloutNotFound}, http.StatusNotImplemented: {wire.CodeFleetUnavailable}}
+	case "subscription":
+		p.Description = "The subscription's id or name."
+		p.Schema = openapi3.NewStringSchema()
+		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodeNotFound}, http.StatusNotImplemented: {wire.CodeUnavailable}}
+	case "event":
+		p.Description = "The event's id (evt_…)."
+		p.Schema = openapi3.NewStringSchema()
+		p.Problems = map[int][]string{http.StatusNotFound: {wire.CodeNotFound}}
 	case "asset":
 		p.Description = "A file of the page, as the page names it."
 		p.Schema = openapi3.NewStringSchema()
@@ -190,6 +208,44 @@ var rolloutActionProblems = map[int][]string{
 
 // operationNotes are keyed by operation.
 var operationNotes = map[string]operationNote{
+	"listEvents": {
+		description: "Every event landlord publishes (docs/events.md), as CloudEvents 1.0, in the order their changes committed: " +
+			"pass the response's next as after to read on. A reader never finds, later, an event before one it read. " +
+			"Events are kept for events.retention (7 days by default).",
+		params: []openapi.Parameter{feedAfterParam, feedTypeParam, pageSizeParam},
+	},
+	"streamEvents": {
+		description: "The feed as server-sent events (text/event-stream): each event's id is its sequence and its data the CloudEvent; " +
+			"a client that reconnects with Last-Event-ID (or after=) resumes after the last event it had. A comment every 15 s keeps a quiet stream open.",
+		params: []openapi.Parameter{feedAfterParam, feedTypeParam, lastEventIDParam},
+	},
+	"createSubscription": {
+		description: "Deliveries are POSTs of one CloudEvent (application/cloudevents+json) signed by the Standard Webhooks scheme " +
+			"(webhook-id, webhook-timestamp, webhook-signature) with the secret given, which is never shown again. " +
+			"The URL must be https (http only to loopback), and reach a public address unless the operator allows its network (events.allow_networks). " +
+			"It is sent the events written after it is created.",
+		problems: map[int][]string{http.StatusConflict: {wire.CodeNameTaken}, http.StatusUnprocessableEntity: {wire.CodeInvalidBody}},
+	},
+	"updateSubscription": {
+		description: "Fields left out are kept. Enabling a subscription that landlord disabled clears its disabled_reason; " +
+			"its pending deliveries, and the events written while it was disabled, are then sent.",
+		params:   []openapi.Parameter{subscriptionIfMatchParam},
+		problems: map[int][]string{http.StatusConflict: {wire.CodeVersionConflict}, http.StatusUnprocessableEntity: {wire.CodeInvalidBody}},
+	},
+	"rotateSubscriptionSecret": {
+		description: "The new secret signs from now on; the previous ones go on signing beside it (several v1 signatures) until previous_expires_in (24h by default).",
+		params:      []openapi.Parameter{subscriptionIfMatchParam},
+		problems:    map[int][]string{http.StatusConflict: {wire.CodeVersionConflict}, http.StatusUnprocessableEntity: {wire.CodeInvalidBody}},
+	},
+	"listDeliveries": {
+		description: "Each delivery with its state (pending, delivered, failed), attempts, last status and error; GET one for every attempt, with latency and the start of the answer.",
+		params:      []openapi.Parameter{deliveryStateParam, pageSizeParam, pageTokenParam},
+	},
+	"redeliver": {
+		description: "The deliveries become pending, due now, with the same event ids: by event_id, or every event written in [since, until) (at most 7 days) that passes the subscription's filters. " +
+			"Events are kept for events.retention.",
+		problems: map[int][]string{http.StatusUnprocessableEntity: {wire.CodeInvalidBody}},
+	},
 	"readyz": {
 		also: []openapi.Response{{Status: http.StatusServiceUnavailable, Description: "a check failed; checks names it", Body: wire.Health{}}},
 	},

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -69,6 +70,18 @@ type Options struct {
 	Metrics http.Handler
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// Events keeps the outbox and the webhook subscriptions; without it
+	// (or EventEncoder) /v1/events and /v1/subscriptions answer 501.
+	Events events.Store
+	// EventEncoder writes events as CloudEvents; its Tenant is set by New
+	// to the API's view of a tenant when nil.
+	EventEncoder *events.Encoder
+	// EventKeys seal subscriptions' secrets; EventGuard checks their URLs.
+	EventKeys  events.Keyring
+	EventGuard *events.Guard
+	// Changes wakes event streams at once when tenants change.
+	Changes tenant.ChangeFeed
 }
 
 // HTTPObserver records requests (for metrics).
@@ -131,6 +144,12 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{store: opts.Store, fleet: opts.Fleet, idem: idem, svc: svc, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
+	if s.opts.EventEncoder != nil && s.opts.EventEncoder.Tenant == nil {
+		s.opts.EventEncoder.Tenant = s.render
+	}
+	if s.opts.EventGuard == nil {
+		s.opts.EventGuard = events.NewGuard(nil)
+	}
 	mux := http.NewServeMux()
 	for pattern, rs := range groupRoutes(s.routes()) {
 		mux.Handle(pattern, s.dispatch(rs))

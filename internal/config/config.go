@@ -50,6 +50,8 @@ type Config struct {
 	API        API        `yaml:"api"`
 	// Encryption configures the encryption of secrets at rest.
 	Encryption Encryption `yaml:"encryption"`
+	// Events tunes the event feed and webhooks.
+	Events Events `yaml:"events"`
 }
 
 // Database says where tenants are stored.
@@ -277,6 +279,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validatePlugins()...)
 	errs = append(errs, c.TLS.validate()...)
 	errs = append(errs, c.OIDC.validate()...)
+	errs = append(errs, c.Events.validate()...)
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err)
 	}

@@ -27,6 +27,7 @@ type Metrics struct {
 	reconciles     *prometheus.CounterVec
 	reconcileTimes *prometheus.HistogramVec
 	drift          *prometheus.CounterVec
+	events         eventMetrics
 }
 
 // New returns Metrics in a new registry that also holds the Go runtime and

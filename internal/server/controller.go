@@ -28,6 +28,9 @@ func (s *Server) buildController(m *metrics.Metrics) error {
 		ropts.Changes = feed
 	}
 	s.rollouts = rollout.New(s.db, s.db, ropts)
+	// So are webhooks delivered, by one replica at a time.
+	s.buildDispatcher(s.events, copts.Identity, copts.LeaseTTL, m)
+	m.WatchEvents(s.db, time.Now, s.log)
 	m.WatchQueue(s.ctrl.QueueDepth)
 	m.WatchPartitions(s.ctrl.Partitions, s.ctrl.Members)
 	m.WatchTenants(s.db, s.log)

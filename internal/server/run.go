@@ -35,6 +35,7 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		})
 		wg.Go(func() { s.rollouts.Run(runCtx) })
+		wg.Go(func() { s.dispatcher.Run(runCtx) })
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.serve() }()

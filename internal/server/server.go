@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"log/slog"
 	"net"
 	"net/http"
@@ -68,8 +69,12 @@ type Server struct {
 	manager  *compute.Manager
 	ctrl     *controller.Controller
 	rollouts *rollout.Driver
-	console  *ui.Console
-	http     *http.Server
+	// dispatcher delivers webhooks (nil when the controller does not run
+	// here).
+	dispatcher *events.Dispatcher
+	events     eventParts
+	console    *ui.Console
+	http       *http.Server
 
 	closeOnce sync.Once
 	closeErr  error
@@ -101,6 +106,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Server, error) 
 		return nil, err
 	}
 	m := metrics.New()
+	if s.events, err = s.buildEvents(); err != nil {
+		return nil, err
+	}
 	err = s.openCompute(ctx, m)
 	if err == nil {
 		err = s.buildController(m)
@@ -199,7 +207,18 @@ func (s *Server) apiOptions(ready map[string]func(context.Context) error, m *met
 		Logger:           s.log,
 		Observer:         m,
 		Metrics:          m.Handler(),
+		Events:           s.db,
+		EventEncoder:     s.events.encoder,
+		EventKeys:        s.opts.Keys,
+		EventGuard:       s.events.guard,
+		Changes:          changeFeed(s.db),
 	}
+}
+
+// changeFeed is db's change feed, nil when it has none.
+func changeFeed(db store) tenant.ChangeFeed {
+	feed, _ := db.(tenant.ChangeFeed)
+	return feed
 }
 
 // runsController reports whether this replica runs the controller and the

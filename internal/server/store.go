@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"log/slog"
 
 	"github.com/jaxxstorm/landlord/internal/config"
@@ -31,6 +32,7 @@ type store interface {
 	tenant.StatusCounter
 	tenant.KeyStore
 	identity.SessionStore
+	events.Store
 }
 
 // openStore opens the database and describes it for the start-up line;
