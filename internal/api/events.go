@@ -2,10 +2,12 @@ package api
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -76,6 +78,19 @@ func (s *Server) encodeRecords(recs []events.Record) ([]wire.CloudEvent, [][]byt
 	return out, raw, nil
 }
 
+// readFeed reads the feed after a position. It first gives positions to
+// what committed (events.Store.SequenceOutbox: a no-op on SQLite), so that
+// the feed moves on PostgreSQL whether or not a dispatcher runs.
+func (s *Server) readFeed(ctx context.Context, after int64, limit int, types []events.Type) ([]events.Record, error) {
+	if _, err := s.opts.Events.SequenceOutbox(ctx, sequenceBatch); err != nil {
+		return nil, err
+	}
+	return s.opts.Events.ReadOutbox(ctx, after, limit, types)
+}
+
+// sequenceBatch bounds the events a read of the feed positions.
+const sequenceBatch = 1000
+
 func (s *Server) listFeed(w http.ResponseWriter, r *http.Request) error {
 	if err := s.needEvents(); err != nil {
 		return err
@@ -84,7 +99,7 @@ func (s *Server) listFeed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recs, err := s.opts.Events.ReadOutbox(r.Context(), after, size, types)
+	recs, err := s.readFeed(r.Context(), after, size, types)
 	if err != nil {
 		return err
 	}
@@ -123,18 +138,27 @@ func (s *Server) streamFeed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rc := http.NewResponseController(w)
 	ctx := r.Context()
+	// The first page is read before the answer starts, so that a database
+	// that cannot be read is a problem (503), not a stream that ends.
+	recs, err := s.readFeed(ctx, after, tenant.MaxPageSize, types)
+	if err != nil {
+		return err
+	}
 	var wake <-chan string
 	if s.opts.Changes != nil {
 		if ch, err := s.opts.Changes.Changes(ctx); err == nil {
 			wake = ch
 		}
 	}
+	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return nil
+	}
 	if err := rc.Flush(); err != nil {
 		return nil // the client is gone
 	}
@@ -142,17 +166,9 @@ func (s *Server) streamFeed(w http.ResponseWriter, r *http.Request) error {
 	defer poll.Stop()
 	quiet := time.Now()
 	for {
-		recs, err := s.opts.Events.ReadOutbox(ctx, after, tenant.MaxPageSize, types)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("event stream: cannot read the outbox", slog.Any("error", err))
-				_, _ = fmt.Fprintf(w, "event: error\ndata: {\"detail\":%q}\n\n", "cannot read the events now; reconnect with Last-Event-ID")
-				_ = rc.Flush()
-			}
-			return nil
-		}
 		_, raw, err := s.encodeRecords(recs)
 		if err != nil {
+			s.log.Warn("event stream: cannot encode an event", slog.Any("error", err))
 			return nil
 		}
 		for i, rec := range recs {
@@ -161,28 +177,36 @@ func (s *Server) streamFeed(w http.ResponseWriter, r *http.Request) error {
 			}
 			after = rec.Position
 		}
-		if len(recs) > 0 {
+		switch {
+		case len(recs) > 0:
 			quiet = time.Now()
 			if err := rc.Flush(); err != nil {
 				return nil
 			}
-			if len(recs) == tenant.MaxPageSize {
-				continue
-			}
-		} else if time.Since(quiet) >= streamKeepAlive {
+		case time.Since(quiet) >= streamKeepAlive:
 			quiet = time.Now()
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
 				return nil
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-poll.C:
-		case _, ok := <-wake:
-			if !ok {
-				wake = nil
+		if len(recs) < tenant.MaxPageSize {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-poll.C:
+			case _, ok := <-wake:
+				if !ok {
+					wake = nil
+				}
 			}
+		}
+		if recs, err = s.readFeed(ctx, after, tenant.MaxPageSize, types); err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("event stream: cannot read the outbox", slog.Any("error", err))
+				_, _ = fmt.Fprint(w, "event: error\ndata: {\"detail\":\"cannot read the events now; reconnect with Last-Event-ID\"}\n\n")
+				_ = rc.Flush()
+			}
+			return nil
 		}
 	}
 }
@@ -191,7 +215,7 @@ func (s *Server) streamFeed(w http.ResponseWriter, r *http.Request) error {
 func renderSubscription(sub *events.Subscription) wire.Subscription {
 	out := wire.Subscription{ID: sub.ID, Name: sub.Name, URL: sub.URL, Labels: sub.Labels, Description: sub.Description,
 		Enabled: sub.Enabled, DisabledReason: sub.DisabledReason, Version: sub.Version, CreatedAt: sub.CreatedAt, UpdatedAt: sub.UpdatedAt,
-		CreatedBy: sub.CreatedBy, Secrets: make([]wire.SecretInfo, len(sub.Secrets))}
+		CreatedBy: sub.CreatedBy, Secrets: make([]wire.SecretInfo, len(sub.Secrets)), Deliveries: &wire.DeliveryCount{Pending: sub.Pending}}
 	for _, t := range sub.Types {
 		out.Types = append(out.Types, string(t))
 	}
@@ -241,15 +265,18 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	var errs violation.List
-	if err := tenant.ValidateName(req.Name); err != nil {
-		errs.Add("/name", "%s", strings.TrimPrefix(err.Error(), tenant.ErrInvalid.Error()+": "))
+	switch {
+	case req.Name == "":
+		errs.Add("/name", "is required")
+	case !subscriptionName.MatchString(req.Name):
+		errs.Add("/name", "%s must be a lowercase DNS label: 1 to 63 of a-z, 0-9 and -, starting and ending with a letter or digit", wire.Quote(req.Name))
+	case tenant.IsID(req.Name):
+		errs.Add("/name", "%s reads as a subscription id; choose a name that is not a UUID", wire.Quote(req.Name))
 	}
 	if req.URL == "" {
 		errs.Add("/url", "is required: the https URL deliveries are posted to")
 	}
-	if _, err := events.SecretKey(req.Secret); err != nil {
-		errs.Add("/secret", "%s", strings.TrimPrefix(err.Error(), events.ErrSecret.Error()+": ")+": "+events.ErrSecret.Error())
-	}
+	checkSecret(&errs, req.Secret)
 	types := s.subscriptionRules(&errs, &req.URL, &req.Types, &req.Labels)
 	if len(errs) > 0 {
 		return invalidSubscription(errs)
@@ -271,6 +298,18 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) erro
 	w.Header().Set("ETag", etag(sub.Version))
 	writeJSON(w, http.StatusCreated, renderSubscription(sub))
 	return nil
+}
+
+// subscriptionName is the rule of a subscription's name: a lowercase DNS
+// label, as tenants' and plans' names are.
+var subscriptionName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// checkSecret adds the problem of a secret that is not whsec_ and the
+// base64 of 24 to 64 bytes, without quoting it.
+func checkSecret(errs *violation.List, secret string) {
+	if _, err := events.SecretKey(secret); err != nil {
+		errs.Add("/secret", "%s", err.Error())
+	}
 }
 
 // invalidSubscription is the problem of a subscription's broken rules.
@@ -395,9 +434,7 @@ func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var errs violation.List
-	if _, err := events.SecretKey(req.Secret); err != nil {
-		errs.Add("/secret", "%s", err.Error())
-	}
+	checkSecret(&errs, req.Secret)
 	keep := DefaultPreviousSecret
 	if req.PreviousExpiresIn != "" {
 		d, err := time.ParseDuration(req.PreviousExpiresIn)
@@ -553,7 +590,11 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.log.Info("redelivery asked for", slog.String("subscription", sub.Name), slog.Int("deliveries", n), slog.String("actor", actor(r)))
-	writeJSON(w, http.StatusAccepted, wire.RedeliverResponse{Deliveries: n})
+	out := wire.RedeliverResponse{Deliveries: n}
+	if !sub.Enabled {
+		out.Note = "the subscription is disabled: these deliveries wait until it is enabled (PATCH it with {\"enabled\": true})"
+	}
+	writeJSON(w, http.StatusAccepted, out)
 	return nil
 }
 

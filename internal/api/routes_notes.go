@@ -2,7 +2,9 @@ package api
 
 import (
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"net/http"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/jaxxstorm/landlord/internal/api/openapi"
@@ -116,7 +118,7 @@ var (
 
 	feedAfterParam = queryParam("after", "Only events after this sequence (the next of the previous page, or an event's sequence); absent from the oldest kept.",
 		openapi3.NewStringSchema(), badParameter)
-	feedTypeParam = queryParam("type", "Only events of these types (repeatable, or comma-separated), such as landlord.tenant.ready.",
+	feedTypeParam = queryParam("type", "Only events of these types (repeatable, or comma-separated): "+eventTypeList()+".",
 		openapi3.NewStringSchema(), badParameter)
 	lastEventIDParam = headerParam("Last-Event-ID", "What a reconnecting event source sends: the sequence of the last event it had, as after= does.",
 		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}})
@@ -128,6 +130,15 @@ var (
 		"Without it (or with *), a concurrent change is retried on the new state, or answered 409.",
 		map[int][]string{http.StatusBadRequest: {wire.CodeInvalidParameter}, http.StatusPreconditionFailed: {wire.CodePreconditionFailed}})
 )
+
+// eventTypeList lists the event types, for the document.
+func eventTypeList() string {
+	names := make([]string, len(events.Types))
+	for i, t := range events.Types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
 
 // pathParameter describes a path parameter by its name.
 func pathParameter(name string) (openapi.Parameter, error) {

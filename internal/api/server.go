@@ -144,7 +144,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{store: opts.Store, fleet: opts.Fleet, idem: idem, svc: svc, compute: opts.Compute, auth: auth, opts: opts, log: opts.Logger}
-	if s.opts.EventEncoder != nil && s.opts.EventEncoder.Tenant == nil {
+	if s.opts.Events == nil {
+		s.opts.Events, _ = opts.Store.(events.Store) // the outbox, where the store keeps it
+	}
+	if s.opts.EventEncoder == nil {
+		s.opts.EventEncoder = &events.Encoder{Source: "landlord"}
+	}
+	if s.opts.EventEncoder.Tenant == nil {
 		s.opts.EventEncoder.Tenant = s.render
 	}
 	if s.opts.EventGuard == nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jaxxstorm/landlord/internal/wire"
 	"github.com/jaxxstorm/landlord/sdk/violation"
@@ -37,6 +38,16 @@ func (s *shape) add(at, format string, args ...any) {
 // encoding/json leaves the Go value alone.
 func (s *shape) check(v any, t reflect.Type, at string) {
 	if v == nil || t == rawMessageType {
+		return
+	}
+	if t == timeType {
+		// A time is an RFC 3339 string.
+		str, ok := v.(string)
+		if !ok {
+			s.wrong(v, t, at)
+		} else if _, err := time.Parse(time.RFC3339, str); err != nil {
+			s.add(at, "%s is not an RFC 3339 time such as 2026-12-02T10:00:00Z", wire.Quote(str))
+		}
 		return
 	}
 	switch t.Kind() {
@@ -134,7 +145,13 @@ func valueKind(v any) string {
 }
 
 // jsonKind names the JSON a Go type takes.
+// timeType is time.Time's type: a string in JSON.
+var timeType = reflect.TypeFor[time.Time]()
+
 func jsonKind(t reflect.Type) string {
+	if t == timeType {
+		return "an RFC 3339 time (a string)"
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		return jsonKind(t.Elem()) + " or null"

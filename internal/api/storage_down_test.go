@@ -24,13 +24,17 @@ var noStorage = map[string]bool{
 // storageDownBodies are request bodies that would succeed were the
 // database up, by operation.
 var storageDownBodies = map[string]string{
-	"createTenant":       `{"name":"newcomer","compute_config":{"image":"a"}}`,
-	"replaceTenant":      `{"compute_config":{"image":"b"}}`,
-	"patchTenant":        `{"labels":{"team":"a"}}`,
-	"createPlan":         `{"name":"another"}`,
-	"publishPlanVersion": `{"config":{"image":"c"}}`,
-	"createRollout":      `{"plan":"standard"}`,
-	"moveTenant":         `{"compute_config":{"image":"m"}}`,
+	"createTenant":             `{"name":"newcomer","compute_config":{"image":"a"}}`,
+	"replaceTenant":            `{"compute_config":{"image":"b"}}`,
+	"patchTenant":              `{"labels":{"team":"a"}}`,
+	"createPlan":               `{"name":"another"}`,
+	"publishPlanVersion":       `{"config":{"image":"c"}}`,
+	"createRollout":            `{"plan":"standard"}`,
+	"moveTenant":               `{"compute_config":{"image":"m"}}`,
+	"createSubscription":       `{"name":"hooks","url":"https://hooks.example.com/","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}`,
+	"updateSubscription":       `{"enabled":false}`,
+	"rotateSubscriptionSecret": `{"secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}`,
+	"redeliver":                `{"event_id":"evt_1"}`,
 }
 
 // With PostgreSQL stopped, every operation that reads or writes the

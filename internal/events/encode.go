@@ -37,6 +37,7 @@ func (e *Encoder) Encode(r *Record) ([]byte, error) {
 			Tenant: e.Tenant(r.Tenant),
 			Event: wire.Event{Time: r.Time, Placement: h.Placement, Type: string(h.Type), From: string(h.From), To: string(h.To),
 				Generation: h.Generation, Message: h.Message, Actor: h.Actor},
+			Changed: h.Changed,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("events: encode event %s: %w", r.ID, err)

@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -13,6 +14,9 @@ var (
 	// ErrConflict: a subscription's version is not the one expected, or
 	// its name is taken.
 	ErrConflict = errors.New("conflict")
+	// ErrNameTaken: another subscription has the name. It is an
+	// ErrConflict.
+	ErrNameTaken = fmt.Errorf("%w: the name is taken", ErrConflict)
 	// ErrFenced: the dispatcher's lease has moved on; it must stop
 	// writing.
 	ErrFenced = errors.New("the events lease has moved to another replica")
@@ -42,7 +46,7 @@ type Store interface {
 	PruneOutbox(ctx context.Context, before time.Time) (int, error)
 
 	// CreateSubscription stores s with version 1; a name taken is
-	// ErrConflict. Its cursor is the outbox's head: it is sent what is
+	// ErrNameTaken. Its cursor is the outbox's head: it is sent what is
 	// written after.
 	CreateSubscription(ctx context.Context, s *Subscription) (*Subscription, error)
 	// Subscription returns one by id or name (ErrNotFound).
@@ -112,7 +116,9 @@ type Subscription struct {
 	// DisabledReason says why the dispatcher disabled it, "" otherwise.
 	DisabledReason string
 	// Cursor is the position up to which deliveries were made for it.
-	Cursor    int64
+	Cursor int64
+	// Pending counts its deliveries not yet made (read only).
+	Pending   int
 	Version   int64
 	CreatedAt time.Time
 	UpdatedAt time.Time

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/jaxxstorm/landlord/internal/events"
+	"github.com/jaxxstorm/landlord/internal/tenant"
 	"log/slog"
 	"net"
 	"net/http"

@@ -79,6 +79,34 @@ func specsOf(ps []Placement) []PlacementSpec {
 	return out
 }
 
+// changedFields are the fields of the desired state a change changed, for
+// its "updated" event: a tenant of one placement changes its
+// compute_config, one of several its placements.
+func changedFields(cur, next *Tenant) []string {
+	var fields []string
+	if !samePlacements(cur.Placements, next.Placements) {
+		if cur.Simple() && next.Simple() {
+			fields = append(fields, "compute_config")
+		} else {
+			fields = append(fields, "placements")
+		}
+	}
+	for _, f := range []struct {
+		name string
+		same bool
+	}{
+		{"labels", sameMap(cur.Labels, next.Labels)},
+		{"annotations", sameMap(cur.Annotations, next.Annotations)},
+		{"plan", samePlan(cur.Plan, next.Plan)},
+		{"maintenance_window", sameWindow(cur.MaintenanceWindow, next.MaintenanceWindow)},
+	} {
+		if !f.same {
+			fields = append(fields, f.name)
+		}
+	}
+	return fields
+}
+
 // ApplyDesired returns cur with change applied and its "updated" event, or
 // cur itself and no events when the change alters nothing.
 func ApplyDesired(in *Tenant, change DesiredChange, now time.Time) (*Tenant, []Event, error) {
@@ -125,7 +153,8 @@ func ApplyDesired(in *Tenant, change DesiredChange, now time.Time) (*Tenant, []E
 	for i := range next.Placements {
 		next.Placements[i].Attempts, next.Placements[i].RetryAt = 0, nil
 	}
-	ev := Event{TenantID: cur.ID, Time: now, Type: EventUpdated, Generation: next.Generation, Message: change.Message, Actor: change.Actor}
+	ev := Event{TenantID: cur.ID, Time: now, Type: EventUpdated, Generation: next.Generation, Message: change.Message, Actor: change.Actor,
+		Changed: changedFields(cur, &next)}
 	return &next, []Event{ev}, nil
 }
 

@@ -48,6 +48,11 @@ type Event struct {
 	// Actor is who caused it: an API principal, or the identity of the
 	// controller replica that wrote it.
 	Actor string `json:"actor"`
+	// Changed names, for an "updated" event, the fields of the desired
+	// state the change changed (compute_config or placements, labels,
+	// annotations, plan, maintenance_window). It is kept for the event
+	// published (internal/events), not shown in the history.
+	Changed []string `json:"changed,omitempty"`
 	// Epoch, when not 0, is the epoch of the tenant's partition lease
 	// (FenceLease) the writer holds; AppendEvent refuses it with ErrFenced
 	// when the lease has moved on, as UpdateObserved does. It is not stored.

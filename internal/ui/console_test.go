@@ -111,6 +111,10 @@ func TestFormsNeedTheirCSRFToken(t *testing.T) {
 	}
 }
 
+// inline finds script or style written into a page, which the
+// Content-Security-Policy would refuse.
+var inline = regexp.MustCompile(`<script>|<script [^>]*>[^<]|<style|\sstyle=|\son[a-z]+=|javascript:`)
+
 // Every page is served with a Content-Security-Policy that allows no
 // inline script or style, and none is in the pages.
 func TestPagesHaveNothingInline(t *testing.T) {
@@ -118,10 +122,11 @@ func TestPagesHaveNothingInline(t *testing.T) {
 	s.createTenant(t, `{"name":"acme","compute_config":{"image":"a","ports":[{"container_port":80}],"secrets":{"K":"v"}},"labels":{"tier":"gold"}}`)
 	s.fleet(t, `{}`)
 	ro := s.startRollout(t, twoWaves)
+	s.subscribe(t, "hooks", "https://hooks.example.com/a", `,"labels":{"tier":"gold"}`)
 	b := s.browser(t)
-	inline := regexp.MustCompile(`<script>|<script [^>]*>[^<]|<style|\sstyle=|\son[a-z]+=|javascript:`)
 	for _, path := range []string{"/ui/", "/ui/tenants/acme", "/ui/tenants/acme/edit", "/ui/tenants/acme/edit?mode=raw", "/ui/tenants/new", "/ui/providers", "/ui/signin", "/ui/nothing",
-		"/ui/rollouts", "/ui/rollouts/" + ro.ID, "/ui/plans", "/ui/plans/web", "/ui/tenants/t0"} {
+		"/ui/rollouts", "/ui/rollouts/" + ro.ID, "/ui/plans", "/ui/plans/web", "/ui/tenants/t0",
+		"/ui/subscriptions", "/ui/subscriptions/new", "/ui/subscriptions/hooks"} {
 		p := b.get(path)
 		if csp := p.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 			t.Errorf("%s: Content-Security-Policy %q", path, csp)

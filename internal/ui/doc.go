@@ -2,7 +2,8 @@
 // the tenants with their statuses kept live, a tenant's state, workload and
 // history with its actions, create and edit forms made from the provider's
 // JSON Schema, the rollouts of plans with their waves kept live and their
-// actions, the plans and their versions, and the providers.
+// actions, the plans and their versions, the webhook subscriptions with
+// their delivery logs and actions, and the providers.
 //
 // The console is a client of the API in the same process: every page reads
 // and every form writes through the API's handler, with the signed-in

@@ -21,6 +21,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute/computetest"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/identity"
 	"github.com/jaxxstorm/landlord/internal/store/postgres/pgtest"
@@ -88,7 +89,13 @@ func newSiteOn(t testing.TB, store siteStore, opts siteOptions) *site {
 		}
 	}
 	m := computetest.Manager(t, p, compute.ManagerOptions{})
-	server, err := api.New(api.Options{Store: store, Fleet: store, Compute: m, Tokens: opts.tokens, Verifier: opts.verifier})
+	apiOpts := api.Options{Store: store, Fleet: store, Compute: m, Tokens: opts.tokens, Verifier: opts.verifier}
+	if es, ok := store.(events.Store); ok {
+		// Webhooks on, to receivers on this machine; secrets stored as
+		// they are (no key), so that tests can compare them.
+		apiOpts.Events, apiOpts.EventEncoder, apiOpts.EventGuard = es, &events.Encoder{Source: "test"}, loopbackGuard()
+	}
+	server, err := api.New(apiOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,21 +28,25 @@ type pages struct {
 }
 
 var funcs = template.FuncMap{
-	"statusClass":  statusClass,
-	"stateClass":   stateClass,
-	"window":       window,
-	"age":          age,
-	"timestamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"when":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"endpointURL":  endpointURL,
-	"pretty":       pretty,
-	"id":           fieldID,
-	"join":         strings.Join,
-	"add":          func(a, b int) int { return a + b },
-	"singular":     singular,
-	"asset":        asset,
-	"actor":        tenantActor,
-	"rolloutActor": rolloutActor,
+	"statusClass":   statusClass,
+	"stateClass":    stateClass,
+	"window":        window,
+	"age":           age,
+	"timestamp":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"when":          func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"endpointURL":   endpointURL,
+	"pretty":        pretty,
+	"id":            fieldID,
+	"join":          strings.Join,
+	"add":           func(a, b int) int { return a + b },
+	"singular":      singular,
+	"asset":         asset,
+	"actor":         tenantActor,
+	"rolloutActor":  rolloutActor,
+	"deliveryClass": deliveryClass,
+	"latency":       latency,
+	"httpStatus":    httpStatus,
+	"attemptClass":  attemptClass,
 }
 
 func parsePages() (*pages, error) {
@@ -69,8 +73,8 @@ func parsePages() (*pages, error) {
 // view is what every page gets.
 type view struct {
 	Title string
-	// Nav is the section the page is in: tenants, rollouts, plans or
-	// providers.
+	// Nav is the section the page is in: tenants, rollouts, plans,
+	// subscriptions or providers.
 	Nav  string
 	User *session
 	// CanWrite shows write controls.

@@ -33,6 +33,9 @@ type CloudEvent struct {
 type TenantEventData struct {
 	Tenant Tenant `json:"tenant"`
 	Event  Event  `json:"event"`
+	// Changed names, for landlord.tenant.changed, the fields of the
+	// desired state the change changed.
+	Changed []string `json:"changed,omitempty"`
 }
 
 // EventFeed is a page of the feed.
@@ -70,7 +73,7 @@ type SecretInfo struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
-// DeliveryCount counts a subscription's deliveries by state.
+// DeliveryCount counts a subscription's deliveries not yet made.
 type DeliveryCount struct {
 	Pending int `json:"pending"`
 }
@@ -118,6 +121,8 @@ type RedeliverRequest struct {
 // RedeliverResponse counts the deliveries made pending.
 type RedeliverResponse struct {
 	Deliveries int `json:"deliveries"`
+	// Note says why they will not be sent at once, when they will not.
+	Note string `json:"note,omitempty"`
 }
 
 // SubscriptionList lists subscriptions.

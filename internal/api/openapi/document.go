@@ -26,6 +26,7 @@ var tags = []struct {
 	{"tenants", "Tenants: their desired state, their history and their live status.", []string{"/v1/tenants"}},
 	{"plans", "Plans: named, versioned fragments of compute_config that tenants follow; a published version never changes.", []string{"/v1/plans"}},
 	{"rollouts", "Rollouts: moving a plan's tenants to another version in waves, gated on their health, with a fleet plan first (dry_run).", []string{"/v1/rollouts"}},
+	{"events", "Events: the feed of CloudEvents landlord publishes (tenants created, changed, ready, failed, drifted, deleted; rollouts; plan versions), in commit order, and the webhook subscriptions that receive them, signed by the Standard Webhooks scheme.", []string{"/v1/events", "/v1/subscriptions"}},
 	{"identity", "Who a token is.", []string{"/v1/whoami"}},
 	{"compute", "The enabled compute providers and the compute_config each accepts.", []string{"/v1/compute"}},
 	{"health", "Liveness, readiness and metrics, for load balancers, orchestrators and monitoring.", []string{"/healthz", "/readyz", "/metrics"}},

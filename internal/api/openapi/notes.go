@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/jaxxstorm/landlord/internal/events"
 	"github.com/jaxxstorm/landlord/internal/fleet"
 	"github.com/jaxxstorm/landlord/internal/wire"
 	"github.com/jaxxstorm/landlord/sdk/provider"
@@ -15,59 +16,82 @@ import (
 // problemBody is the body of every problem response.
 var problemBody = wire.Problem{}
 
+// eventTypes are the event types, in the catalogue's order.
+func eventTypes() []string {
+	out := make([]string, len(events.Types))
+	for i, t := range events.Types {
+		out[i] = string(t)
+	}
+	return out
+}
+
 // typeNotes describe the wire types.
 var typeNotes = map[reflect.Type]string{
-	reflect.TypeFor[wire.Tenant]():                "A tenant: its desired state (compute_config, labels, annotations; generation counts its changes) and its observed state (status, observed_generation, resource_ids, endpoints).",
-	reflect.TypeFor[wire.CreateTenantRequest]():   "A new tenant.",
-	reflect.TypeFor[wire.ReplaceTenantRequest]():  "A tenant's whole desired state. A secret value sent back as \"[redacted]\" keeps the stored secret.",
-	reflect.TypeFor[wire.TenantList]():            "A page of tenants.",
-	reflect.TypeFor[wire.Placement]():             "One part of a tenant declared with placements: a compute provider and its config, with the placement's own observed state (status, endpoints, drift). Its workload is known to the provider by workload_id and workload_name.",
-	reflect.TypeFor[wire.Move]():                  "A placement's move in progress, make-before-break: the target is provisioned beside the source (other until the switch), awaited until it runs and its endpoints answer, switched to after an approval when hold is set, and the source (other after the switch) destroyed.",
-	reflect.TypeFor[wire.MoveRequest]():           "A move of a placement: placement names it (optional for a tenant of one), compute_config is its config on the target, whose compute_provider chooses the target provider; hold waits for an approval before the switch.",
-	reflect.TypeFor[wire.MoveActionRequest]():     "The placement whose move to approve or cancel; optional for a tenant of one placement.",
-	reflect.TypeFor[wire.PlacementRequest]():      "A placement as a create or a replace declares it: a name (a lowercase DNS label of 1 to 30 characters starting with a letter, unique in the tenant) and a compute_config, whose compute_provider chooses its provider.",
-	reflect.TypeFor[wire.Event]():                 "One entry of a tenant's history: a transition or a change through the API.",
-	reflect.TypeFor[wire.EventList]():             "A page of a tenant's history, oldest first.",
-	reflect.TypeFor[wire.Provider]():              "An enabled compute provider.",
-	reflect.TypeFor[wire.ProviderList]():          "The enabled compute providers.",
-	reflect.TypeFor[wire.ComputeConfig]():         "What a provider accepts as a tenant's compute_config.",
-	reflect.TypeFor[wire.Health]():                "Whether the process, or each of its dependencies, is ready.",
-	reflect.TypeFor[wire.Identity]():              "Who a token is: its name, the actor recorded in history (anonymous on a server without tokens), and its role: admin may read and write, reader may only read.",
-	reflect.TypeFor[wire.Problem]():               "An RFC 9457 problem detail with a stable machine-readable code and every field at fault.",
-	reflect.TypeFor[wire.FieldError]():            "One problem with one field of a request: a JSON pointer into the body, or the name of a parameter or header.",
-	reflect.TypeFor[wire.ComputeStatus]():         "The live state of a tenant's workload, as its provider reports it.",
-	reflect.TypeFor[wire.ContainerStatus]():       "The live state of one container of a workload.",
-	reflect.TypeFor[wire.Endpoint]():              "An address where a container port can be reached.",
-	reflect.TypeFor[wire.Drift]():                 "The last drift found in a tenant's workload: what differed from its declared state (a field changed or an object deleted behind landlord's back, the workload gone or not running), when, and what was done about it.",
-	reflect.TypeFor[wire.DriftDifference]():       "One path that differed from the declared state, with the expected and found values; a secret's value reads \"[redacted]\".",
-	reflect.TypeFor[wire.TenantPlan]():            "The plan a tenant follows: its effective config is the provider's defaults, then this plan version's config, then the tenant's compute_config.",
-	reflect.TypeFor[wire.PlanChoice]():            "The plan a tenant is to follow. name is required, except in a patch of a tenant that follows a plan; version left out is the plan's current version for a tenant that starts to follow it, else the tenant's; pinned keeps the tenant at its version (rollouts leave it alone).",
-	reflect.TypeFor[wire.MaintenanceWindow]():     "A weekly window in which rollouts may change the tenant: it opens at start on each of days, in time_zone, and closes at end (the next day when end is at or before start).",
-	reflect.TypeFor[wire.ConfigLayers]():          "The layers merged into effective_config, each with secrets redacted: the operator's defaults, then the plan version's config, then the tenant's compute_config; null for a layer that is absent.",
-	reflect.TypeFor[wire.Plan]():                  "A plan: a named line of compute_config versions for one provider.",
-	reflect.TypeFor[wire.PlanList]():              "Every plan, in name order.",
-	reflect.TypeFor[wire.CreatePlanRequest]():     "A new plan.",
-	reflect.TypeFor[wire.PlanVersion]():           "A published version of a plan; it never changes.",
-	reflect.TypeFor[wire.PlanVersionList]():       "A plan's versions, oldest first.",
-	reflect.TypeFor[wire.PublishVersionRequest](): "A plan's next version.",
-	reflect.TypeFor[wire.WaveSpec]():              "A wave of a rollout: from the tenants no earlier wave took, those matching selector, at most count of them or percent of the rollout's tenants (rounded up).",
-	reflect.TypeFor[wire.CreateRolloutRequest]():  "A rollout of a plan to one of its versions.",
-	reflect.TypeFor[wire.AbortRolloutRequest]():   "How to abort a rollout.",
-	reflect.TypeFor[wire.Rollout]():               "A rollout and where it stands.",
-	reflect.TypeFor[wire.RolloutWave]():           "A wave of a rollout as assigned when it started.",
-	reflect.TypeFor[wire.WaitingTenant]():         "A tenant of the wave in progress that waits for its maintenance window to open.",
-	reflect.TypeFor[wire.RolloutList]():           "Rollouts, newest first.",
-	reflect.TypeFor[wire.RolloutMember]():         "A tenant of a rollout.",
-	reflect.TypeFor[wire.RolloutMemberList]():     "A rollout's tenants, in wave order.",
-	reflect.TypeFor[wire.RolloutEvent]():          "One entry of a rollout's history.",
-	reflect.TypeFor[wire.RolloutEventList]():      "A rollout's history, oldest first.",
-	reflect.TypeFor[wire.ConfigChange]():          "One difference between a tenant's effective configs; secret values are never shown (a changed secret is named only).",
-	reflect.TypeFor[wire.FleetPlan]():             "What a rollout would do, tenant by tenant: the answer to a dry run.",
-	reflect.TypeFor[wire.FleetPlanWave]():         "A wave of a fleet plan with its tenants.",
-	reflect.TypeFor[wire.FleetPlanTenant]():       "What a rollout would do to one tenant.",
-	reflect.TypeFor[wire.FleetPlanDiff]():         "How the effective configs of some tenants would change, shown once for all of them. A value longer than 256 bytes is cut, ending with \"… (N bytes)\"; a diff lists at most 100 changes, and the diffs of a fleet plan at most 1 MiB of them; changes_omitted counts the rest.",
-	reflect.TypeFor[wire.FleetPlanCounts]():       "The sums of a fleet plan.",
-	reflect.TypeFor[wire.PlanTenant]():            "A tenant of the plan that the rollout leaves alone.",
+	reflect.TypeFor[wire.CloudEvent]():                "An event as landlord publishes it: a CloudEvents 1.0 event in the structured JSON format, as webhooks deliver it (application/cloudevents+json) and the feed lists it. docs/events.md is the catalogue.",
+	reflect.TypeFor[wire.EventFeed]():                 "A page of the event feed, oldest first.",
+	reflect.TypeFor[wire.Subscription]():              "A webhook subscription: where events are posted, which ones, and whether it is enabled; its secrets by their dates only.",
+	reflect.TypeFor[wire.SecretInfo]():                "One of a subscription's signing secrets: when it was given, and when it stops signing (after a rotation).",
+	reflect.TypeFor[wire.DeliveryCount]():             "A subscription's deliveries by state.",
+	reflect.TypeFor[wire.CreateSubscriptionRequest](): "A new webhook subscription.",
+	reflect.TypeFor[wire.UpdateSubscriptionRequest](): "A change to a subscription; fields left out are kept.",
+	reflect.TypeFor[wire.RotateSecretRequest]():       "A subscription's new signing secret.",
+	reflect.TypeFor[wire.RedeliverRequest]():          "Which events to send again: one by id, or a time range.",
+	reflect.TypeFor[wire.RedeliverResponse]():         "How many deliveries were made pending.",
+	reflect.TypeFor[wire.SubscriptionList]():          "Every subscription, in name order.",
+	reflect.TypeFor[wire.Delivery]():                  "An event sent, or to be sent, to a subscription, with where it stands.",
+	reflect.TypeFor[wire.DeliveryAttempt]():           "One attempt at a delivery: when, the receiver's answer (status, the start of its body) or the error, and how long it took.",
+	reflect.TypeFor[wire.DeliveryList]():              "A page of a subscription's deliveries, newest first.",
+	reflect.TypeFor[wire.Tenant]():                    "A tenant: its desired state (compute_config, labels, annotations; generation counts its changes) and its observed state (status, observed_generation, resource_ids, endpoints).",
+	reflect.TypeFor[wire.CreateTenantRequest]():       "A new tenant.",
+	reflect.TypeFor[wire.ReplaceTenantRequest]():      "A tenant's whole desired state. A secret value sent back as \"[redacted]\" keeps the stored secret.",
+	reflect.TypeFor[wire.TenantList]():                "A page of tenants.",
+	reflect.TypeFor[wire.Placement]():                 "One part of a tenant declared with placements: a compute provider and its config, with the placement's own observed state (status, endpoints, drift). Its workload is known to the provider by workload_id and workload_name.",
+	reflect.TypeFor[wire.Move]():                      "A placement's move in progress, make-before-break: the target is provisioned beside the source (other until the switch), awaited until it runs and its endpoints answer, switched to after an approval when hold is set, and the source (other after the switch) destroyed.",
+	reflect.TypeFor[wire.MoveRequest]():               "A move of a placement: placement names it (optional for a tenant of one), compute_config is its config on the target, whose compute_provider chooses the target provider; hold waits for an approval before the switch.",
+	reflect.TypeFor[wire.MoveActionRequest]():         "The placement whose move to approve or cancel; optional for a tenant of one placement.",
+	reflect.TypeFor[wire.PlacementRequest]():          "A placement as a create or a replace declares it: a name (a lowercase DNS label of 1 to 30 characters starting with a letter, unique in the tenant) and a compute_config, whose compute_provider chooses its provider.",
+	reflect.TypeFor[wire.Event]():                     "One entry of a tenant's history: a transition or a change through the API.",
+	reflect.TypeFor[wire.EventList]():                 "A page of a tenant's history, oldest first.",
+	reflect.TypeFor[wire.Provider]():                  "An enabled compute provider.",
+	reflect.TypeFor[wire.ProviderList]():              "The enabled compute providers.",
+	reflect.TypeFor[wire.ComputeConfig]():             "What a provider accepts as a tenant's compute_config.",
+	reflect.TypeFor[wire.Health]():                    "Whether the process, or each of its dependencies, is ready.",
+	reflect.TypeFor[wire.Identity]():                  "Who a token is: its name, the actor recorded in history (anonymous on a server without tokens), and its role: admin may read and write, reader may only read.",
+	reflect.TypeFor[wire.Problem]():                   "An RFC 9457 problem detail with a stable machine-readable code and every field at fault.",
+	reflect.TypeFor[wire.FieldError]():                "One problem with one field of a request: a JSON pointer into the body, or the name of a parameter or header.",
+	reflect.TypeFor[wire.ComputeStatus]():             "The live state of a tenant's workload, as its provider reports it.",
+	reflect.TypeFor[wire.ContainerStatus]():           "The live state of one container of a workload.",
+	reflect.TypeFor[wire.Endpoint]():                  "An address where a container port can be reached.",
+	reflect.TypeFor[wire.Drift]():                     "The last drift found in a tenant's workload: what differed from its declared state (a field changed or an object deleted behind landlord's back, the workload gone or not running), when, and what was done about it.",
+	reflect.TypeFor[wire.DriftDifference]():           "One path that differed from the declared state, with the expected and found values; a secret's value reads \"[redacted]\".",
+	reflect.TypeFor[wire.TenantPlan]():                "The plan a tenant follows: its effective config is the provider's defaults, then this plan version's config, then the tenant's compute_config.",
+	reflect.TypeFor[wire.PlanChoice]():                "The plan a tenant is to follow. name is required, except in a patch of a tenant that follows a plan; version left out is the plan's current version for a tenant that starts to follow it, else the tenant's; pinned keeps the tenant at its version (rollouts leave it alone).",
+	reflect.TypeFor[wire.MaintenanceWindow]():         "A weekly window in which rollouts may change the tenant: it opens at start on each of days, in time_zone, and closes at end (the next day when end is at or before start).",
+	reflect.TypeFor[wire.ConfigLayers]():              "The layers merged into effective_config, each with secrets redacted: the operator's defaults, then the plan version's config, then the tenant's compute_config; null for a layer that is absent.",
+	reflect.TypeFor[wire.Plan]():                      "A plan: a named line of compute_config versions for one provider.",
+	reflect.TypeFor[wire.PlanList]():                  "Every plan, in name order.",
+	reflect.TypeFor[wire.CreatePlanRequest]():         "A new plan.",
+	reflect.TypeFor[wire.PlanVersion]():               "A published version of a plan; it never changes.",
+	reflect.TypeFor[wire.PlanVersionList]():           "A plan's versions, oldest first.",
+	reflect.TypeFor[wire.PublishVersionRequest]():     "A plan's next version.",
+	reflect.TypeFor[wire.WaveSpec]():                  "A wave of a rollout: from the tenants no earlier wave took, those matching selector, at most count of them or percent of the rollout's tenants (rounded up).",
+	reflect.TypeFor[wire.CreateRolloutRequest]():      "A rollout of a plan to one of its versions.",
+	reflect.TypeFor[wire.AbortRolloutRequest]():       "How to abort a rollout.",
+	reflect.TypeFor[wire.Rollout]():                   "A rollout and where it stands.",
+	reflect.TypeFor[wire.RolloutWave]():               "A wave of a rollout as assigned when it started.",
+	reflect.TypeFor[wire.WaitingTenant]():             "A tenant of the wave in progress that waits for its maintenance window to open.",
+	reflect.TypeFor[wire.RolloutList]():               "Rollouts, newest first.",
+	reflect.TypeFor[wire.RolloutMember]():             "A tenant of a rollout.",
+	reflect.TypeFor[wire.RolloutMemberList]():         "A rollout's tenants, in wave order.",
+	reflect.TypeFor[wire.RolloutEvent]():              "One entry of a rollout's history.",
+	reflect.TypeFor[wire.RolloutEventList]():          "A rollout's history, oldest first.",
+	reflect.TypeFor[wire.ConfigChange]():              "One difference between a tenant's effective configs; secret values are never shown (a changed secret is named only).",
+	reflect.TypeFor[wire.FleetPlan]():                 "What a rollout would do, tenant by tenant: the answer to a dry run.",
+	reflect.TypeFor[wire.FleetPlanWave]():             "A wave of a fleet plan with its tenants.",
+	reflect.TypeFor[wire.FleetPlanTenant]():           "What a rollout would do to one tenant.",
+	reflect.TypeFor[wire.FleetPlanDiff]():             "How the effective configs of some tenants would change, shown once for all of them. A value longer than 256 bytes is cut, ending with \"… (N bytes)\"; a diff lists at most 100 changes, and the diffs of a fleet plan at most 1 MiB of them; changes_omitted counts the rest.",
+	reflect.TypeFor[wire.FleetPlanCounts]():           "The sums of a fleet plan.",
+	reflect.TypeFor[wire.PlanTenant]():                "A tenant of the plan that the rollout leaves alone.",
 }
 
 // fieldNote describes one field of a wire type and may tighten its schema.
@@ -121,6 +145,11 @@ const configDoc = "The provider's tenant config; GET /v1/compute/config gives it
 
 // fieldNotes describe the fields whose name does not say it all.
 var fieldNotes = map[fieldKey]fieldNote{
+	{reflect.TypeFor[wire.CloudEvent](), "type"}: {doc: "What the event reports.", enum: eventTypes()},
+	{reflect.TypeFor[wire.CloudEvent](), "data"}: {doc: "For a tenant's events (landlord.tenant.*, landlord.placement.moved), {\"tenant\": the tenant as GET /v1/tenants/{id} showed it when the event was written, secrets redacted, \"event\": the entry of its history the event stands for, \"changed\": on landlord.tenant.changed, the fields the change changed}. " +
+		"For a rollout's, {\"rollout\": {id, plan, state, wave, rollback, message, spec, created_by}, \"event\": {seq, type, wave, message, actor}}. For a plan version's, {plan, version, message, actor, config}.", object: true},
+	{reflect.TypeFor[wire.Delivery](), "state"}: {doc: "pending: to be sent, or sent again after a failure; delivered: a receiver answered 2xx; failed: given up after the retry horizon (the subscription was disabled).",
+		enum: []string{"pending", "delivered", "failed"}},
 	{tenantType, "id"}:                                             {doc: "The tenant's id, a UUID; it never changes."},
 	{tenantType, "name"}:                                           {doc: "Unique among tenants that are not deleted."},
 	{tenantType, "compute_provider"}:                               {doc: "The provider chosen at creation; it never changes."},

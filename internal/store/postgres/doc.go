@@ -66,6 +66,18 @@
 // job. Concurrent saves of one key queue on its primary key: exactly one
 // keeps its response and all get that one back.
 //
+// The events landlord publishes (events.Store) are rows of the table
+// outbox, written by AFTER INSERT triggers on events, rollout_events and
+// plan_versions in the transaction of the change they report, a tenant's
+// with its row as it then was. Transactions commit out of the order in
+// which they drew their seq, so rows are written without a position, and
+// SequenceOutbox gives positions to committed rows, one run at a time
+// under an advisory lock: a reader paging by position never misses one,
+// and a tenant's events, written under its row lock, keep their order (see
+// outbox.go). The dispatcher's writes (FanOut, RecordAttempt) read its
+// lease FOR KEY SHARE and refuse a lease no longer held, as fenced
+// observations do.
+//
 // Open migrates the schema with goose from migrations embedded in the
 // binary, each in its own transaction, under a PostgreSQL advisory lock so
 // that replicas starting together migrate once. The migration history is in

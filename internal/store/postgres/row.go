@@ -54,6 +54,10 @@ const (
 
 const insertEvent = `INSERT INTO events (` + eventColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
+// insertChangedEvent is insertEvent for an event that names the fields it
+// changed ($10, tenant.Event.Changed as JSON): an "updated" event.
+const insertChangedEvent = `INSERT INTO events (` + eventColumns + `, changed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
 // notifyTenant announces a change of a tenant's desired state to watchers
 // (see Watch). Sent in the transaction that makes the change, it is
 // delivered when, and only if, that transaction commits.
@@ -140,7 +144,15 @@ func writeBatch(create, notify bool, t *tenant.Tenant, events []tenant.Event) (*
 			j.placements, t.Provider)
 	}
 	for _, e := range events {
-		b.Queue(insertEvent, eventArgs(e)...)
+		if len(e.Changed) == 0 {
+			b.Queue(insertEvent, eventArgs(e)...)
+			continue
+		}
+		changed, err := json.Marshal(e.Changed)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: encode the fields an event changed: %w", err)
+		}
+		b.Queue(insertChangedEvent, append(eventArgs(e), changed)...)
 	}
 	if notify {
 		b.Queue(notifyTenant, t.ID)

@@ -11,8 +11,8 @@ import (
 
 const (
 	tenantExists = `SELECT 1 FROM tenants WHERE id = ?`
-	insertEvent  = `INSERT INTO events (tenant_id, placement, time, type, from_status, to_status, generation, message, actor)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertEvent  = `INSERT INTO events (tenant_id, placement, time, type, from_status, to_status, generation, message, actor, changed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	// The listings of a tenant's events (?1), oldest first after a seq
 	// (?2), newest first, and newest first before a seq, of one placement
@@ -74,7 +74,8 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs ...tenant.Even
 		return err
 	}
 	for _, e := range evs {
-		_, err := insert.ExecContext(ctx, e.TenantID, e.Placement, micros(tenant.Timestamp(e.Time)), string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor)
+		_, err := insert.ExecContext(ctx, e.TenantID, e.Placement, micros(tenant.Timestamp(e.Time)), string(e.Type), string(e.From), string(e.To), e.Generation, e.Message, e.Actor,
+			jsonText(e.Changed, "[]"))
 		if err != nil {
 			return fmt.Errorf("sqlite: append %s event of tenant %s: %w", e.Type, e.TenantID, err)
 		}

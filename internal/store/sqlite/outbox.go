@@ -124,6 +124,9 @@ func scanRecord(row scanner) (events.Record, error) {
 		return r, fmt.Errorf("sqlite: event %s: decode its history entry: %w", r.ID, err)
 	}
 	h.Time = r.Time
+	if len(h.Changed) == 0 {
+		h.Changed = nil
+	}
 	r.History = h
 	cols, err := jsonrow.Parse([]byte(tenantText.String))
 	if err == nil {
@@ -137,6 +140,11 @@ func scanRecord(row scanner) (events.Record, error) {
 
 const subscriptionColumns = `id, name, url, types, labels, secrets, description, enabled, disabled_reason, cursor, version, created_at, updated_at, created_by`
 
+// selectSubscription reads what scanSubscription does: the columns and the
+// count of pending deliveries (from deliveries_key, which holds only those).
+const selectSubscription = `SELECT ` + subscriptionColumns + `,
+	(SELECT count(*) FROM deliveries d WHERE d.subscription_id = subscriptions.id AND d.state = 'pending') FROM subscriptions`
+
 func scanSubscription(row scanner) (*events.Subscription, error) {
 	var (
 		sub                    events.Subscription
@@ -144,7 +152,7 @@ func scanSubscription(row scanner) (*events.Subscription, error) {
 		created, updated       int64
 	)
 	err := row.Scan(&sub.ID, &sub.Name, &sub.URL, &types, &labels, &secrets, &sub.Description, &sub.Enabled, &sub.DisabledReason,
-		&sub.Cursor, &sub.Version, &created, &updated, &sub.CreatedBy)
+		&sub.Cursor, &sub.Version, &created, &updated, &sub.CreatedBy, &sub.Pending)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +186,11 @@ func (s *Store) CreateSubscription(ctx context.Context, in *events.Subscription)
 		_, err := tx.ExecContext(ctx, `INSERT INTO subscriptions (`+subscriptionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sub.ID, sub.Name, sub.URL, jsonText(sub.Types, "[]"), jsonText(sub.Labels, "{}"), jsonText(sub.Secrets, "[]"), sub.Description,
 			sub.Enabled, sub.DisabledReason, sub.Cursor, sub.Version, micros(sub.CreatedAt), micros(sub.UpdatedAt), sub.CreatedBy)
-		if isUniqueViolation(err) || isPrimaryKeyViolation(err) {
-			return fmt.Errorf("%w: a subscription is called %q already", events.ErrConflict, sub.Name)
+		if isPrimaryKeyViolation(err) {
+			return fmt.Errorf("%w: subscription id %s is already used", events.ErrConflict, sub.ID)
+		}
+		if isUniqueViolation(err) {
+			return fmt.Errorf("%w: a subscription is called %q already; choose another name", events.ErrNameTaken, sub.Name)
 		}
 		if err != nil {
 			return fmt.Errorf("sqlite: create subscription %s: %w", sub.Name, err)
@@ -194,7 +205,7 @@ func (s *Store) CreateSubscription(ctx context.Context, in *events.Subscription)
 
 // Subscription implements events.Store.
 func (s *Store) Subscription(ctx context.Context, idOrName string) (*events.Subscription, error) {
-	row, err := s.queryRow(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions WHERE id = ?1 OR name = ?1`, idOrName)
+	row, err := s.queryRow(ctx, selectSubscription+` WHERE id = ?1 OR name = ?1 ORDER BY id = ?1 DESC LIMIT 1`, idOrName)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +221,7 @@ func (s *Store) Subscription(ctx context.Context, idOrName string) (*events.Subs
 
 // Subscriptions implements events.Store.
 func (s *Store) Subscriptions(ctx context.Context) ([]*events.Subscription, error) {
-	rows, err := s.query(ctx, `SELECT `+subscriptionColumns+` FROM subscriptions ORDER BY name`)
+	rows, err := s.query(ctx, selectSubscription+` ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list subscriptions: %w", unavailable(err))
 	}
@@ -236,7 +247,7 @@ func (s *Store) UpdateSubscription(ctx context.Context, in *events.Subscription)
 			sub.Name, sub.URL, jsonText(sub.Types, "[]"), jsonText(sub.Labels, "{}"), jsonText(sub.Secrets, "[]"), sub.Description,
 			sub.Enabled, sub.DisabledReason, micros(sub.UpdatedAt), sub.ID, sub.Version)
 		if isUniqueViolation(err) {
-			return fmt.Errorf("%w: a subscription is called %q already", events.ErrConflict, sub.Name)
+			return fmt.Errorf("%w: a subscription is called %q already; choose another name", events.ErrNameTaken, sub.Name)
 		}
 		if err != nil {
 			return fmt.Errorf("sqlite: update subscription %s: %w", sub.ID, err)

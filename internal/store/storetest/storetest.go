@@ -87,6 +87,20 @@ func Run(t *testing.T, open Opener) {
 		{"PlacementObservations", testPlacementObservations},
 		{"PlacementChanges", testPlacementChanges},
 		{"PlacementProviders", testPlacementProviders},
+		{"OutboxLifecycle", testOutboxLifecycle},
+		{"OutboxStatuses", testOutboxStatuses},
+		{"OutboxFleet", testOutboxFleet},
+		{"OutboxCreates", testOutboxCreates},
+		{"OutboxRead", testOutboxRead},
+		{"OutboxPrune", testOutboxPrune},
+		{"OutboxConcurrently", testOutboxConcurrently},
+		{"Subscriptions", testSubscriptions},
+		{"FanOut", testFanOut},
+		{"DueDeliveries", testDueDeliveries},
+		{"RecordAttempt", testRecordAttempt},
+		{"DeliveriesPaging", testDeliveriesPaging},
+		{"Redeliver", testRedeliver},
+		{"DeliveryStats", testDeliveryStats},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,4 +1,8 @@
 -- +goose Up
+-- What an "updated" event changed (tenant.Event.Changed: the names of the
+-- fields of the desired state), for the event published; [] for the others.
+ALTER TABLE events ADD COLUMN changed TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(changed));
+
 -- The outbox (events.Record): one row per event landlord publishes, written
 -- by the triggers below in the transaction of the change it reports, so
 -- that no change commits without its event and no event without its
@@ -44,7 +48,8 @@ BEGIN
     END,
     NEW.tenant_id, NEW.tenant_id, NEW.time,
     json_object('seq', NEW.seq, 'tenant_id', NEW.tenant_id, 'placement', NEW.placement, 'type', NEW.type,
-      'from', NEW.from_status, 'to', NEW.to_status, 'generation', NEW.generation, 'message', NEW.message, 'actor', NEW.actor),
+      'from', NEW.from_status, 'to', NEW.to_status, 'generation', NEW.generation, 'message', NEW.message, 'actor', NEW.actor,
+      'changed', json(NEW.changed)),
     json_array(t.id, t.name, t.provider, t.compute_config, t.labels, t.annotations,
       t.plan_name, t.plan_version, t.plan_pinned, t.maintenance_window, t.status, t.status_message,
       t.generation, t.observed_generation, t.version, t.resource_ids, t.endpoints,
@@ -145,3 +150,4 @@ DROP TRIGGER outbox_plan_versions;
 DROP TRIGGER outbox_rollout_events;
 DROP TRIGGER outbox_tenant_events;
 DROP TABLE outbox;
+ALTER TABLE events DROP COLUMN changed;
