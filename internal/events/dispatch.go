@@ -159,6 +159,8 @@ type Dispatcher struct {
 	done     chan struct{} // an attempt finished
 
 	lastPrune time.Time
+	// subs are the subscriptions the last Step read, by id.
+	subs map[string]*Subscription
 }
 
 // New returns a dispatcher; Run runs it.
@@ -187,9 +189,16 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	defer d.inflight.Wait()
 	tick := time.NewTicker(d.opts.Poll)
 	defer tick.Stop()
+	full := true // a full step: new events too, not only due deliveries
 	for {
 		if d.lead(ctx) {
-			if err := d.Step(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, ErrFenced) {
+			var err error
+			if full || d.subs == nil {
+				err = d.Step(ctx)
+			} else {
+				err = d.startDue(ctx, d.subs)
+			}
+			if err != nil && ctx.Err() == nil && !errors.Is(err, ErrFenced) {
 				d.log.Warn("cannot dispatch events; retrying", slog.Any("error", err))
 			}
 		}
@@ -197,11 +206,16 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			full = true
 		case <-d.done:
+			// An attempt finished: the next of its key may be due. New
+			// events wait for the tick or a change.
+			full = false
 		case _, ok := <-changes:
 			if !ok {
 				changes = nil
 			}
+			full = true
 		}
 	}
 }
@@ -296,6 +310,7 @@ func (d *Dispatcher) Step(ctx context.Context) error {
 			}
 		}
 	}
+	d.subs = byID
 	if err := d.startDue(ctx, byID); err != nil {
 		errs = append(errs, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -20,7 +21,10 @@ import (
 )
 
 // openStore opens a SQLite store in a test directory.
-func openStore(t *testing.T) *sqlite.Store {
+func openStore(t *testing.T) *sqlite.Store { return openStoreT(t) }
+
+// openStoreT is openStore for a test or a benchmark.
+func openStoreT(t testing.TB) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "landlord.db"), sqlite.Options{})
 	if err != nil {
@@ -69,7 +73,7 @@ func (r *rig) run(t *testing.T, opts events.Options) {
 }
 
 // lifecycle creates a tenant and takes it to ready.
-func lifecycle(t *testing.T, s tenant.Store, name string) *tenant.Tenant {
+func lifecycle(t testing.TB, s tenant.Store, name string) *tenant.Tenant {
 	t.Helper()
 	ctx := t.Context()
 	tn, err := s.Create(ctx, &tenant.Tenant{Name: name, Provider: "mock", ComputeConfig: json.RawMessage(`{"image":"a"}`), Labels: map[string]string{"tier": "gold"}}, "test")
@@ -240,4 +244,13 @@ func TestDispatchFenced(t *testing.T) {
 	other.LeaseTTL = time.Hour
 	r.run(t, other)
 	waitFor(t, "the holder's deliveries", func() bool { return len(delivered(r.receiver.Requests())) == 2 })
+}
+
+// httpHandlerFunc answers 204 to every request, calling got first.
+type httpHandlerFunc func()
+
+func (f httpHandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	f()
+	w.WriteHeader(http.StatusNoContent)
 }

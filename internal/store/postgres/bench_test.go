@@ -102,3 +102,19 @@ func BenchmarkMemberSummary(b *testing.B) {
 	s, _ := mustOpen(b, Options{})
 	storetest.BenchmarkMemberSummary(b, s)
 }
+
+// BenchmarkOutboxCost: what the outbox's triggers cost a lifecycle
+// (storetest.BenchmarkOutboxCost).
+func BenchmarkOutboxCost(b *testing.B) {
+	tables := map[string]string{"outbox_tenant_events": "events", "outbox_rollout_events": "rollout_events", "outbox_plan_versions": "plan_versions"}
+	storetest.BenchmarkOutboxCost(b, func(b *testing.B) tenant.Store {
+		s, _ := mustOpen(b, Options{})
+		return s
+	}, func(b *testing.B, st tenant.Store) {
+		for _, trigger := range storetest.OutboxTriggers {
+			if _, err := st.(*Store).pool.Exec(context.Background(), `DROP TRIGGER `+trigger+` ON `+tables[trigger]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -43,14 +43,16 @@ ON CONFLICT (subscription_id, position) DO NOTHING`
 
 	// dueDeliveries are the pending deliveries due at $1 of enabled
 	// subscriptions, each the first pending of its subscription's key,
-	// at most $2, the longest due first. deliveries_key finds whether an
-	// earlier one is pending.
-	dueDeliveries = selectDelivery + `
-WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-	AND NOT EXISTS (SELECT 1 FROM deliveries e WHERE e.subscription_id = d.subscription_id AND e.key = d.key
-		AND e.state = 'pending' AND e.position < d.position)
+	// at most $2, the longest due first. The first of each key is found
+	// in one pass of deliveries_key (DISTINCT ON its order), which holds
+	// the pending deliveries only; a first that is not due yet holds its
+	// key back.
+	dueDeliveries = `WITH heads AS (SELECT DISTINCT ON (subscription_id, key) subscription_id, position, next_attempt_at
+	FROM deliveries WHERE state = 'pending' ORDER BY subscription_id, key, position)
+` + selectDelivery + ` JOIN heads h ON h.subscription_id = d.subscription_id AND h.position = d.position
+WHERE h.next_attempt_at <= $1
 	AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = d.subscription_id AND s.enabled)
-ORDER BY d.next_attempt_at, d.position LIMIT $2`
+ORDER BY h.next_attempt_at, h.position LIMIT $2`
 
 	// recordAttempt writes, in one statement, the state of subscription
 	// $1's delivery of the event at position $2 after an attempt ($3 to
@@ -59,14 +61,15 @@ ORDER BY d.next_attempt_at, d.position LIMIT $2`
 	// reason. A delivery that is gone (its subscription or its event
 	// deleted meanwhile) matches no row, and the statement then writes
 	// nothing.
-	recordAttempt = `WITH d AS (UPDATE deliveries SET state = $3, attempts = attempts + 1, tries = tries + 1, next_attempt_at = $4,
+	recordAttempt = `WITH f AS (SELECT 1 FROM leases WHERE name = $12 AND holder = $13 AND epoch = $14 AND expires_at > clock_timestamp() FOR KEY SHARE),
+d AS (UPDATE deliveries SET state = $3, attempts = attempts + 1, tries = tries + 1, next_attempt_at = $4,
 		last_status = $5, last_error = $6, updated_at = $7
-	WHERE subscription_id = $1 AND position = $2 RETURNING tries),
+	WHERE subscription_id = $1 AND position = $2 AND EXISTS (SELECT 1 FROM f) RETURNING tries),
 a AS (INSERT INTO delivery_attempts (subscription_id, position, number, time, status, latency_us, error, response)
 	SELECT $1, $2, d.tries, $8, $5, $9, $6, $10 FROM d),
 off AS (UPDATE subscriptions SET enabled = false, disabled_reason = $11, version = version + 1, updated_at = $7
 	WHERE id = $1 AND $11 <> '' AND EXISTS (SELECT 1 FROM d))
-SELECT count(*) FROM d`
+SELECT (SELECT count(*) FROM f), (SELECT count(*) FROM d)`
 
 	// listDeliveries pages subscription $1's deliveries before position
 	// $2, of state $3 unless it is '', newest first.
@@ -159,22 +162,25 @@ func (s *Store) DueDeliveries(ctx context.Context, now time.Time, limit int, bus
 	return out, nil
 }
 
-// RecordAttempt implements events.Store: the fence, then recordAttempt, in
-// one transaction. A delivery that is gone (its subscription or its event
-// deleted meanwhile) records nothing and is no error.
+// RecordAttempt implements events.Store: the fence and the writes in one
+// statement (recordAttempt), one round trip: the lease's row is held FOR
+// KEY SHARE until it commits, so that the lease cannot change hands
+// between the check and the write. A delivery that is gone (its
+// subscription or its event deleted meanwhile) records nothing and is no
+// error.
 func (s *Store) RecordAttempt(ctx context.Context, f events.Fence, a events.Attempt, next events.DeliveryUpdate, disable string) error {
 	now := tenant.Timestamp(s.now())
-	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := checkEventsFence(ctx, tx, f); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, recordAttempt, a.Subscription, a.Position, string(next.State), tenant.Timestamp(next.NextAttemptAt),
-			a.Status, a.Error, now, tenant.Timestamp(a.Time), a.Latency.Microseconds(), a.Response, disable)
-		if err != nil {
-			return fmt.Errorf("postgres: record attempt at event %d to subscription %s: %w", a.Position, a.Subscription, err)
-		}
-		return nil
-	})
+	var fenced, written int
+	err := s.pool.QueryRow(ctx, recordAttempt, a.Subscription, a.Position, string(next.State), tenant.Timestamp(next.NextAttemptAt),
+		a.Status, a.Error, now, tenant.Timestamp(a.Time), a.Latency.Microseconds(), a.Response, disable,
+		f.Lease, f.Holder, f.Epoch).Scan(&fenced, &written)
+	if err != nil {
+		return fmt.Errorf("postgres: record attempt at event %d to subscription %s: %w", a.Position, a.Subscription, unavailable(err))
+	}
+	if fenced == 0 {
+		return fmt.Errorf("%w (epoch %d of %s)", events.ErrFenced, f.Epoch, f.Lease)
+	}
+	return nil
 }
 
 // Deliveries implements events.Store. The page token is the position of

@@ -98,3 +98,22 @@ func BenchmarkMemberSummary(b *testing.B) {
 	b.Cleanup(func() { s.Close() })
 	storetest.BenchmarkMemberSummary(b, s)
 }
+
+// BenchmarkOutboxCost: what the outbox's triggers cost a lifecycle
+// (storetest.BenchmarkOutboxCost).
+func BenchmarkOutboxCost(b *testing.B) {
+	storetest.BenchmarkOutboxCost(b, func(b *testing.B) tenant.Store {
+		s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	}, func(b *testing.B, st tenant.Store) {
+		for _, trigger := range storetest.OutboxTriggers {
+			if _, err := st.(*Store).write.Exec(`DROP TRIGGER ` + trigger); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

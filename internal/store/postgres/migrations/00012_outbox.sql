@@ -19,7 +19,9 @@ ALTER TABLE events ADD COLUMN changed jsonb NOT NULL DEFAULT '[]';
 -- time column) of a tenant's event, or the data of a rollout's or a
 -- plan's; tenant is the tenant's row when the event was written, as a JSON
 -- array of the columns scanTenant reads, in tenantColumns' order (row.go),
--- secrets as stored.
+-- secrets as stored. An id begins with the time it was written (Unix
+-- microseconds, 14 hex digits) and ends with random bits: ids grow, so that
+-- their index is appended to, not written all over.
 CREATE TABLE outbox (
     seq      bigserial   PRIMARY KEY,
     position bigint      UNIQUE,
@@ -34,8 +36,9 @@ CREATE TABLE outbox (
 -- SequenceOutbox: the rows not yet positioned, in seq order; few, as it
 -- runs often.
 CREATE INDEX outbox_unpositioned ON outbox (seq) WHERE position IS NULL;
--- PruneOutbox: the oldest events.
-CREATE INDEX outbox_time ON outbox (time);
+-- PruneOutbox reads the oldest events in position order (outbox_position_key),
+-- which is time order within a clock's steps: no index on time, which every
+-- event would write.
 
 -- A tenant's events that are published (docs/events.md): its creation,
 -- changes, deletion asked for, drift, being forgotten, a move's switch, and
@@ -52,7 +55,7 @@ CREATE INDEX outbox_time ON outbox (time);
 CREATE FUNCTION outbox_tenant_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO outbox (id, type, subject, key, time, data, tenant)
-    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+    SELECT 'evt_' || lpad(to_hex((extract(epoch FROM NEW.time) * 1000000)::bigint), 14, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 1, 18),
         CASE NEW.type
             WHEN 'created' THEN 'landlord.tenant.created'
             WHEN 'updated' THEN 'landlord.tenant.changed'
@@ -93,7 +96,7 @@ EXECUTE FUNCTION outbox_tenant_event();
 CREATE FUNCTION outbox_rollout_event() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO outbox (id, type, subject, key, time, data)
-    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''),
+    SELECT 'evt_' || lpad(to_hex((extract(epoch FROM NEW.time) * 1000000)::bigint), 14, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 1, 18),
         CASE NEW.type WHEN 'wave_baking' THEN 'landlord.rollout.wave_completed' ELSE 'landlord.rollout.' || NEW.type END,
         NEW.rollout_id::text, 'rollout:' || NEW.rollout_id::text, NEW.time,
         jsonb_build_object(
@@ -118,7 +121,7 @@ EXECUTE FUNCTION outbox_rollout_event();
 CREATE FUNCTION outbox_plan_version() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO outbox (id, type, subject, key, time, data)
-    VALUES ('evt_' || replace(gen_random_uuid()::text, '-', ''), 'landlord.plan.version_published', NEW.plan, 'plan:' || NEW.plan, NEW.created_at,
+    VALUES ('evt_' || lpad(to_hex((extract(epoch FROM NEW.created_at) * 1000000)::bigint), 14, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 1, 18), 'landlord.plan.version_published', NEW.plan, 'plan:' || NEW.plan, NEW.created_at,
         jsonb_build_object('plan', NEW.plan, 'version', NEW.version, 'message', NEW.message, 'actor', NEW.created_by, 'config', NEW.config));
     RETURN NULL;
 END
