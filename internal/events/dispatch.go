@@ -159,8 +159,10 @@ type Dispatcher struct {
 	done     chan struct{} // an attempt finished
 
 	lastPrune time.Time
-	// subs are the subscriptions the last Step read, by id.
-	subs map[string]*Subscription
+	// subs are the subscriptions the last Step read, by id; queue the
+	// due deliveries startDue read ahead. Both belong to Run's goroutine.
+	subs  map[string]*Subscription
+	queue []Delivery
 }
 
 // New returns a dispatcher; Run runs it.
@@ -310,7 +312,7 @@ func (d *Dispatcher) Step(ctx context.Context) error {
 			}
 		}
 	}
-	d.subs = byID
+	d.subs, d.queue = byID, nil
 	if err := d.startDue(ctx, byID); err != nil {
 		errs = append(errs, err)
 	}
@@ -350,32 +352,51 @@ func (d *Dispatcher) fanOut(ctx context.Context, s *Subscription) error {
 	return nil
 }
 
-// startDue starts the attempts that are due, one per key.
+// startDue starts the attempts that are due, one per key, as many as
+// there are free workers. It reads due deliveries ahead, a few times the
+// workers, and starts them from that queue as workers free up: a query
+// per finished attempt would make the query's latency the pace of
+// delivery. The queue holds the first pending delivery of distinct keys,
+// none in flight when it was read; a Step reads it anew.
 func (d *Dispatcher) startDue(ctx context.Context, subs map[string]*Subscription) error {
 	d.mu.Lock()
 	free := d.opts.Workers - len(d.busy)
-	busy := make(map[string]bool, len(d.busy))
-	for k := range d.busy {
-		busy[k] = true
-	}
 	d.mu.Unlock()
 	if free <= 0 {
 		return nil
 	}
-	due, err := d.store.DueDeliveries(ctx, d.opts.Now(), free, busy)
-	if err != nil {
-		return err
+	if len(d.queue) < free {
+		d.mu.Lock()
+		busy := make(map[string]bool, len(d.busy))
+		for k := range d.busy {
+			busy[k] = true
+		}
+		d.mu.Unlock()
+		due, err := d.store.DueDeliveries(ctx, d.opts.Now(), readAhead*d.opts.Workers, busy)
+		if err != nil {
+			return err
+		}
+		d.queue = due
 	}
 	fence := d.fence()
-	for _, del := range due {
+	for free > 0 && len(d.queue) > 0 {
+		del := d.queue[0]
+		d.queue = d.queue[1:]
 		s := subs[del.Subscription]
 		if s == nil || !s.Enabled {
 			continue // changed since the list was read; the next step sees it
 		}
 		key := del.Subscription + "\x00" + del.Key
 		d.mu.Lock()
-		d.busy[key] = true
+		inFlight := d.busy[key]
+		if !inFlight {
+			d.busy[key] = true
+		}
 		d.mu.Unlock()
+		if inFlight {
+			continue
+		}
+		free--
 		d.inflight.Add(1)
 		go func() {
 			defer d.inflight.Done()
@@ -391,6 +412,9 @@ func (d *Dispatcher) startDue(ctx context.Context, subs map[string]*Subscription
 	}
 	return nil
 }
+
+// readAhead is how many due deliveries per worker startDue reads at once.
+const readAhead = 4
 
 // attempt makes one attempt at del and records it.
 func (d *Dispatcher) attempt(ctx context.Context, fence Fence, s *Subscription, del Delivery) {

@@ -44,15 +44,18 @@ ON CONFLICT (subscription_id, position) DO NOTHING`
 	// dueDeliveries are the pending deliveries due at $1 of enabled
 	// subscriptions, each the first pending of its subscription's key,
 	// at most $2, the longest due first. The first of each key is found
-	// in one pass of deliveries_key (DISTINCT ON its order), which holds
-	// the pending deliveries only; a first that is not due yet holds its
-	// key back.
-	dueDeliveries = `WITH heads AS (SELECT DISTINCT ON (subscription_id, key) subscription_id, position, next_attempt_at
-	FROM deliveries WHERE state = 'pending' ORDER BY subscription_id, key, position)
-` + selectDelivery + ` JOIN heads h ON h.subscription_id = d.subscription_id AND h.position = d.position
-WHERE h.next_attempt_at <= $1
-	AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = d.subscription_id AND s.enabled)
-ORDER BY h.next_attempt_at, h.position LIMIT $2`
+	// in one pass of the pending deliveries (DISTINCT ON), a first that is
+	// not due yet holding its key back; the events of the few chosen are
+	// then looked up by position, one index probe each, whatever the
+	// planner believes of the tables' sizes (a young outbox has no
+	// statistics, and a join planned for an empty one scans it per row).
+	dueDeliveries = `WITH heads AS MATERIALIZED (
+	SELECT DISTINCT ON (subscription_id, key) * FROM deliveries WHERE state = 'pending' ORDER BY subscription_id, key, position),
+d AS MATERIALIZED (SELECT h.* FROM heads h WHERE h.next_attempt_at <= $1
+	AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = h.subscription_id AND s.enabled)
+	ORDER BY h.next_attempt_at, h.position LIMIT $2)
+SELECT ` + deliveryColumns + ` FROM d CROSS JOIN LATERAL (SELECT id, type, subject FROM outbox WHERE position = d.position) o
+ORDER BY d.next_attempt_at, d.position`
 
 	// recordAttempt writes, in one statement, the state of subscription
 	// $1's delivery of the event at position $2 after an attempt ($3 to
