@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"slices"
 	"testing"
 	"time"
@@ -97,6 +98,7 @@ func testFleetMove(t *testing.T, s tenant.Store) {
 	moving = mustObserveOther(t, s, moving, tenant.StatusProvisioning, "")
 	moving = mustObserveOther(t, s, moving, tenant.StatusReady, "")
 	switched := mustObserveOther(t, s, moving, tenant.StatusReady, tenant.MoveDestroyingSource)
+	checkMovedPublished(t, s, cur.ID)
 	if got := mustGet(t, s, cur.ID); got.Plan == nil || got.Plan.Name != "elsewhere" || got.Provider != "docker" {
 		t.Fatalf("after the switch the tenant follows %v on %s; want elsewhere on docker", got.Plan, got.Provider)
 	}
@@ -145,5 +147,25 @@ func testFleetMoveCompletion(t *testing.T, s tenant.Store) {
 	}
 	if p := mustGetPlan(t, f, "elsewhere"); p.Current != 1 {
 		t.Errorf("plan elsewhere's current version after a fleet move onto it: %d; want 1, as it was", p.Current)
+	}
+}
+
+// checkMovedPublished checks that the switch of tenant id's move was
+// published, once, as landlord.placement.moved with the tenant as
+// switched: on the target's provider.
+func checkMovedPublished(t *testing.T, s tenant.Store, id string) {
+	t.Helper()
+	es, ok := s.(events.Store)
+	if !ok {
+		return
+	}
+	var moved []events.Record
+	for _, r := range mustOutbox(t, es, 0) {
+		if r.Type == events.PlacementMoved && r.Key == id {
+			moved = append(moved, r)
+		}
+	}
+	if len(moved) != 1 || moved[0].Tenant == nil || moved[0].Tenant.Provider != "docker" || moved[0].History == nil || moved[0].History.Type != tenant.EventMove {
+		t.Errorf("the switch published %d landlord.placement.moved events (%+v), want one with the tenant on docker", len(moved), moved)
 	}
 }
