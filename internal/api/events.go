@@ -34,6 +34,20 @@ func (s *Server) needEvents() error {
 	return nil
 }
 
+// readEventsRequest reads the JSON body of a request to the events routes
+// into req, strictly, with one of the content types given, once the
+// server is known to keep events.
+func (s *Server) readEventsRequest(w http.ResponseWriter, r *http.Request, req any, types ...string) error {
+	if err := s.needEvents(); err != nil {
+		return err
+	}
+	body, err := s.readRaw(w, r, types...)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(body, req)
+}
+
 // feedParams reads after= (or Last-Event-ID), type= and page_size=.
 func feedParams(r *http.Request) (after int64, types []events.Type, size int, err error) {
 	q := r.URL.Query()
@@ -253,15 +267,8 @@ func (s *Server) subscriptionRules(errs *violation.List, url *string, types *[]s
 }
 
 func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) error {
-	if err := s.needEvents(); err != nil {
-		return err
-	}
 	var req wire.CreateSubscriptionRequest
-	body, err := s.readRaw(w, r, contentJSON)
-	if err != nil {
-		return err
-	}
-	if err := decodeStrict(body, &req); err != nil {
+	if err := s.readEventsRequest(w, r, &req, contentJSON); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -378,15 +385,8 @@ func (s *Server) changeSubscription(w http.ResponseWriter, r *http.Request, chan
 }
 
 func (s *Server) updateSubscription(w http.ResponseWriter, r *http.Request) error {
-	if err := s.needEvents(); err != nil {
-		return err
-	}
 	var req wire.UpdateSubscriptionRequest
-	body, err := s.readRaw(w, r, contentJSON, contentMergePatch)
-	if err != nil {
-		return err
-	}
-	if err := decodeStrict(body, &req); err != nil {
+	if err := s.readEventsRequest(w, r, &req, contentJSON, contentMergePatch); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -422,15 +422,8 @@ func (s *Server) updateSubscription(w http.ResponseWriter, r *http.Request) erro
 const DefaultPreviousSecret = 24 * time.Hour
 
 func (s *Server) rotateSecret(w http.ResponseWriter, r *http.Request) error {
-	if err := s.needEvents(); err != nil {
-		return err
-	}
 	var req wire.RotateSecretRequest
-	body, err := s.readRaw(w, r, contentJSON)
-	if err != nil {
-		return err
-	}
-	if err := decodeStrict(body, &req); err != nil {
+	if err := s.readEventsRequest(w, r, &req, contentJSON); err != nil {
 		return err
 	}
 	var errs violation.List
@@ -549,15 +542,8 @@ func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) error {
 const maxRedelivery = 7 * 24 * time.Hour
 
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) error {
-	if err := s.needEvents(); err != nil {
-		return err
-	}
 	var req wire.RedeliverRequest
-	body, err := s.readRaw(w, r, contentJSON)
-	if err != nil {
-		return err
-	}
-	if err := decodeStrict(body, &req); err != nil {
+	if err := s.readEventsRequest(w, r, &req, contentJSON); err != nil {
 		return err
 	}
 	var errs violation.List

@@ -63,34 +63,7 @@ func killLoop(t *testing.T, database string) {
 
 	began := time.Now()
 	creator := newRetryingCreator(p.Addr(), killLoopTenants)
-	var clients sync.WaitGroup
-	for range killLoopClients {
-		clients.Go(func() { creator.run(ctx) })
-	}
-	finished := make(chan struct{})
-	go func() { clients.Wait(); close(finished) }()
-
-	// Kill at even steps of progress, a random moment after each, so that
-	// kills fall among requests in flight whatever the machine's speed.
-	var downtime time.Duration
-	kills := 0
-	for k := 1; k <= killLoopKills; k++ {
-		if !waitDone(ctx, finished, creator, int64(killLoopTenants*k/(killLoopKills+1))) {
-			break
-		}
-		time.Sleep(rand.N(20 * time.Millisecond))
-		p.Kill()
-		kills++
-		down := time.Now()
-		time.Sleep(rand.N(200 * time.Millisecond)) // clients are refused meanwhile
-		p.Start()
-		downtime += time.Since(down)
-	}
-	select {
-	case <-finished:
-	case <-ctx.Done():
-		<-finished
-	}
+	kills, downtime := createKilling(ctx, p, creator)
 	createTime := time.Since(began)
 	if kills < killLoopKills {
 		t.Errorf("landlord was killed %d times, want %d: the clients finished first", kills, killLoopKills)
@@ -118,6 +91,39 @@ func killLoop(t *testing.T, database string) {
 	t.Logf("%d tenants by %d clients, %d kills (down %v in all): creates done in %v, %d requests: %d without an answer, %d × 409 idempotency_in_progress (longest Retry-After %ds, longest wait for one tenant %v), %d × 502–504, %d 201s replayed; all ready %v after the creates",
 		killLoopTenants, killLoopClients, kills, downtime.Round(time.Millisecond), createTime.Round(time.Millisecond),
 		s.attempts, s.connErrors, s.inProgress, creator.maxRetryAfter.Load(), maxWait, s.retryable, s.replayed, readyIn.Round(time.Millisecond))
+}
+
+// createKilling runs killLoopClients clients of creator until they are
+// done, killing p with SIGKILL killLoopKills times meanwhile and starting
+// it again on the same database; it returns the kills made and the time p
+// was down. Kills come at even steps of the clients' progress, each a
+// random moment after its step, so that they fall among requests in flight
+// whatever the machine's speed.
+func createKilling(ctx context.Context, p *servetest.Process, creator *retryingCreator) (kills int, downtime time.Duration) {
+	var clients sync.WaitGroup
+	for range killLoopClients {
+		clients.Go(func() { creator.run(ctx) })
+	}
+	finished := make(chan struct{})
+	go func() { clients.Wait(); close(finished) }()
+	for k := 1; k <= killLoopKills; k++ {
+		if !waitDone(ctx, finished, creator, int64(killLoopTenants*k/(killLoopKills+1))) {
+			break
+		}
+		time.Sleep(rand.N(20 * time.Millisecond))
+		p.Kill()
+		kills++
+		down := time.Now()
+		time.Sleep(rand.N(200 * time.Millisecond)) // clients are refused meanwhile
+		p.Start()
+		downtime += time.Since(down)
+	}
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		<-finished
+	}
+	return kills, downtime
 }
 
 // waitDone waits until n tenants are done; false if the clients finished or

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,24 +77,7 @@ func webhookKillLoop(t *testing.T, database string) {
 
 	began := time.Now()
 	creator := newRetryingCreator(p.Addr(), killLoopTenants)
-	var clients sync.WaitGroup
-	for range killLoopClients {
-		clients.Go(func() { creator.run(ctx) })
-	}
-	finished := make(chan struct{})
-	go func() { clients.Wait(); close(finished) }()
-	kills := 0
-	for k := 1; k <= killLoopKills; k++ {
-		if !waitDone(ctx, finished, creator, int64(killLoopTenants*k/(killLoopKills+1))) {
-			break
-		}
-		time.Sleep(rand.N(20 * time.Millisecond))
-		p.Kill()
-		kills++
-		time.Sleep(rand.N(200 * time.Millisecond))
-		p.Start()
-	}
-	<-finished
+	kills, _ := createKilling(ctx, p, creator)
 	if kills < killLoopKills {
 		t.Errorf("landlord was killed %d times, want %d: the clients finished first", kills, killLoopKills)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/leader"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -151,7 +152,7 @@ type Dispatcher struct {
 	client      *http.Client
 	maxAttempts int
 
-	lease *tenant.Lease
+	lease *leader.Lease
 
 	mu       sync.Mutex
 	busy     map[string]bool // subscription + "\x00" + key of the attempts in flight
@@ -168,8 +169,11 @@ type Dispatcher struct {
 // New returns a dispatcher; Run runs it.
 func New(opts Options) *Dispatcher {
 	opts = opts.withDefaults()
+	log := opts.Logger.With(slog.String("component", "events"))
 	return &Dispatcher{
-		opts: opts, store: opts.Store, log: opts.Logger.With(slog.String("component", "events")),
+		opts: opts, store: opts.Store, log: log,
+		lease: &leader.Lease{Leases: opts.Leases, Name: LeaseName, Identity: opts.Identity, TTL: opts.LeaseTTL, Log: log, Now: opts.Now,
+			Doing: "dispatching events", Others: "another replica dispatches"},
 		client:      opts.Guard.Client(opts.Timeout),
 		maxAttempts: MaxAttempts(opts.Initial, opts.MaxWait, opts.Horizon),
 		busy:        make(map[string]bool),
@@ -187,13 +191,13 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			changes = ch
 		}
 	}
-	defer d.release()
+	defer d.lease.Release()
 	defer d.inflight.Wait()
 	tick := time.NewTicker(d.opts.Poll)
 	defer tick.Stop()
 	full := true // a full step: new events too, not only due deliveries
 	for {
-		if d.lead(ctx) {
+		if d.lease.Lead(ctx) {
 			var err error
 			if full || d.subs == nil {
 				err = d.Step(ctx)
@@ -222,62 +226,9 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}
 }
 
-// lead reports whether this replica holds the lease, acquiring or
-// renewing it.
-func (d *Dispatcher) lead(ctx context.Context) bool {
-	if d.opts.Leases == nil {
-		return true
-	}
-	now := d.opts.Now()
-	if d.lease != nil && now.Before(d.lease.ExpiresAt.Add(-d.opts.LeaseTTL*2/3)) {
-		return true // renewed less than a third of the TTL ago
-	}
-	var (
-		l   tenant.Lease
-		err error
-	)
-	if d.lease != nil {
-		l, err = d.opts.Leases.RenewLease(ctx, LeaseName, d.opts.Identity, d.lease.Epoch, d.opts.LeaseTTL)
-	} else {
-		l, err = d.opts.Leases.AcquireLease(ctx, LeaseName, d.opts.Identity, d.opts.LeaseTTL)
-	}
-	switch {
-	case err == nil:
-		if d.lease == nil {
-			d.log.Info("dispatching events", slog.Int64("epoch", l.Epoch))
-		}
-		d.lease = &l
-		return true
-	case errors.Is(err, tenant.ErrLeaseHeld):
-	case errors.Is(err, tenant.ErrLeaseLost):
-		d.log.Warn("lost the events lease; another replica dispatches")
-	default:
-		if ctx.Err() == nil {
-			d.log.Warn("cannot read the events lease", slog.Any("error", err))
-		}
-	}
-	d.lease = nil
-	return false
-}
-
-func (d *Dispatcher) release() {
-	if d.lease == nil || d.opts.Leases == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := d.opts.Leases.ReleaseLease(ctx, LeaseName, d.opts.Identity, d.lease.Epoch); err != nil {
-		d.log.Warn("cannot release the events lease; it expires", slog.Any("error", err))
-	}
-	d.lease = nil
-}
-
+// fence is the fence of the lease held now.
 func (d *Dispatcher) fence() Fence {
-	f := Fence{Lease: LeaseName, Holder: d.opts.Identity}
-	if d.lease != nil {
-		f.Epoch = d.lease.Epoch
-	}
-	return f
+	return Fence{Lease: LeaseName, Holder: d.opts.Identity, Epoch: d.lease.Epoch()}
 }
 
 // sequenceBatch and fanOutBatch bound a step's reads.

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"time"
+
+	"github.com/jaxxstorm/landlord/internal/tenant"
 )
 
 // Errors of the stores, mapped to the API's answers.
@@ -240,4 +244,30 @@ type Redelivery struct {
 	EventID string
 	Since   time.Time
 	Until   time.Time
+}
+
+// DeliveryPageStart reads a DeliveryListOptions page token: the position
+// of the last delivery of the page before (its deliveries come before
+// it), or the end for "". A token no listing gave is an error wrapping
+// tenant.ErrInvalidPageToken.
+func DeliveryPageStart(token string) (before int64, err error) {
+	if token == "" {
+		return math.MaxInt64, nil
+	}
+	p, err := strconv.ParseInt(token, 10, 64)
+	if err != nil || p <= 0 {
+		return 0, fmt.Errorf("list deliveries: %w", tenant.ErrInvalidPageToken)
+	}
+	return p, nil
+}
+
+// Page cuts ds, read with a limit of size+1, to a page of size, with the
+// token of the next page when there is one.
+func Page(ds []Delivery, size int) *DeliveryPage {
+	page := &DeliveryPage{Deliveries: ds}
+	if len(ds) > size {
+		page.Deliveries = ds[:size]
+		page.NextPageToken = strconv.FormatInt(ds[size-1].Position, 10)
+	}
+	return page
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jaxxstorm/landlord/internal/leader"
 	"log/slog"
 	"os"
 	"slices"
@@ -66,7 +67,7 @@ type Driver struct {
 	fleet   fleet.Store
 	opts    Options
 	log     *slog.Logger
-	lease   *tenant.Lease // held, when Leases is set
+	lease   *leader.Lease
 	// active is how many rollouts the last tick stepped: changes of
 	// tenants wake the driver only while some are.
 	active int
@@ -87,7 +88,10 @@ const coalesce = 250 * time.Millisecond
 // tenants (the same database).
 func New(tenants tenant.Store, plans fleet.Store, opts Options) *Driver {
 	opts = opts.withDefaults()
-	return &Driver{tenants: tenants, fleet: plans, opts: opts, log: opts.Logger.With(slog.String("component", "rollouts"))}
+	log := opts.Logger.With(slog.String("component", "rollouts"))
+	return &Driver{tenants: tenants, fleet: plans, opts: opts, log: log,
+		lease: &leader.Lease{Leases: opts.Leases, Name: LeaseName, Identity: opts.Identity, TTL: opts.LeaseTTL, Log: log,
+			Doing: "driving the rollouts", Others: "another replica drives them"}}
 }
 
 // Run steps the rollouts every Interval, at once again after a step that
@@ -98,12 +102,12 @@ func New(tenants tenant.Store, plans fleet.Store, opts Options) *Driver {
 func (d *Driver) Run(ctx context.Context) {
 	tick := time.NewTicker(d.opts.Interval)
 	defer tick.Stop()
-	defer d.release()
+	defer d.lease.Release()
 	changes := d.subscribe(ctx)
 	streak := 0 // steps taken at once, one after the other
 	for {
 		again := false
-		if d.lead(ctx) {
+		if d.lease.Lead(ctx) {
 			more, err := d.tick(ctx)
 			if err != nil && ctx.Err() == nil {
 				d.log.Warn("rollout step failed; trying again at the next tick", slog.Any("error", err))
@@ -184,52 +188,6 @@ func drain(ch <-chan string) {
 			return
 		}
 	}
-}
-
-// lead reports whether this driver holds the lease (or needs none),
-// acquiring or renewing it.
-func (d *Driver) lead(ctx context.Context) bool {
-	if d.opts.Leases == nil {
-		return true
-	}
-	var (
-		l   tenant.Lease
-		err error
-	)
-	if d.lease != nil {
-		l, err = d.opts.Leases.RenewLease(ctx, LeaseName, d.opts.Identity, d.lease.Epoch, d.opts.LeaseTTL)
-	} else {
-		l, err = d.opts.Leases.AcquireLease(ctx, LeaseName, d.opts.Identity, d.opts.LeaseTTL)
-	}
-	switch {
-	case err == nil:
-		if d.lease == nil {
-			d.log.Info("driving the rollouts", slog.Int64("epoch", l.Epoch))
-		}
-		d.lease = &l
-		return true
-	case errors.Is(err, tenant.ErrLeaseHeld):
-	case errors.Is(err, tenant.ErrLeaseLost):
-		d.log.Warn("lost the rollouts lease; another replica drives them")
-	default:
-		if ctx.Err() == nil {
-			d.log.Warn("cannot read the rollouts lease", slog.Any("error", err))
-		}
-	}
-	d.lease = nil
-	return false
-}
-
-func (d *Driver) release() {
-	if d.lease == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := d.opts.Leases.ReleaseLease(ctx, LeaseName, d.opts.Identity, d.lease.Epoch); err != nil {
-		d.log.Warn("cannot release the rollouts lease; it expires", slog.Any("error", err))
-	}
-	d.lease = nil
 }
 
 // Tick steps every active rollout once, and every finished one with

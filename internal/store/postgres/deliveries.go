@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -189,13 +188,9 @@ func (s *Store) RecordAttempt(ctx context.Context, f events.Fence, a events.Atte
 // Deliveries implements events.Store. The page token is the position of
 // the last delivery of the page before.
 func (s *Store) Deliveries(ctx context.Context, subscription string, opts events.DeliveryListOptions) (*events.DeliveryPage, error) {
-	before := int64(1<<63 - 1)
-	if opts.PageToken != "" {
-		p, err := strconv.ParseInt(opts.PageToken, 10, 64)
-		if err != nil || p <= 0 {
-			return nil, fmt.Errorf("postgres: list deliveries: %w", tenant.ErrInvalidPageToken)
-		}
-		before = p
+	before, err := events.DeliveryPageStart(opts.PageToken)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	size := tenant.ClampPageSize(opts.PageSize)
 	rows, err := s.pool.Query(ctx, listDeliveries, subscription, before, string(opts.State), size+1)
@@ -206,12 +201,7 @@ func (s *Store) Deliveries(ctx context.Context, subscription string, opts events
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list deliveries: %w", unavailable(err))
 	}
-	page := &events.DeliveryPage{Deliveries: ds}
-	if len(ds) > size {
-		page.Deliveries = ds[:size]
-		page.NextPageToken = strconv.FormatInt(ds[size-1].Position, 10)
-	}
-	return page, nil
+	return events.Page(ds, size), nil
 }
 
 // Delivery implements events.Store: events.ErrNotFound when the

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -405,13 +404,9 @@ func (s *Store) RecordAttempt(ctx context.Context, f events.Fence, a events.Atte
 
 // Deliveries implements events.Store.
 func (s *Store) Deliveries(ctx context.Context, subscription string, opts events.DeliveryListOptions) (*events.DeliveryPage, error) {
-	before := int64(1<<63 - 1)
-	if opts.PageToken != "" {
-		p, err := strconv.ParseInt(opts.PageToken, 10, 64)
-		if err != nil || p <= 0 {
-			return nil, fmt.Errorf("sqlite: list deliveries: %w", tenant.ErrInvalidPageToken)
-		}
-		before = p
+	before, err := events.DeliveryPageStart(opts.PageToken)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	size := tenant.ClampPageSize(opts.PageSize)
 	rows, err := s.query(ctx, `SELECT `+deliveryColumns+` FROM deliveries d JOIN outbox o ON o.position = d.position
@@ -421,22 +416,18 @@ func (s *Store) Deliveries(ctx context.Context, subscription string, opts events
 		return nil, fmt.Errorf("sqlite: list deliveries: %w", unavailable(err))
 	}
 	defer rows.Close()
-	page := &events.DeliveryPage{}
+	var ds []events.Delivery
 	for rows.Next() {
 		d, err := scanDelivery(rows)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: list deliveries: %w", err)
 		}
-		page.Deliveries = append(page.Deliveries, d)
+		ds = append(ds, d)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: list deliveries: %w", unavailable(err))
 	}
-	if len(page.Deliveries) > size {
-		page.Deliveries = page.Deliveries[:size]
-		page.NextPageToken = strconv.FormatInt(page.Deliveries[size-1].Position, 10)
-	}
-	return page, nil
+	return events.Page(ds, size), nil
 }
 
 // Delivery implements events.Store.
