@@ -127,6 +127,8 @@ type request struct {
 	// body is sent as JSON with contentType (default application/json).
 	body        any
 	contentType string
+	// accept is the Accept header (default JSON and problems).
+	accept string
 }
 
 // maxProblemBytes bounds how much of an error response is read.
@@ -135,11 +137,30 @@ const maxProblemBytes = 1 << 16
 // do sends req and decodes a 2xx JSON answer into out (when not nil). Any
 // other answer is a *Error; a failure to reach the API is wrapped.
 func (c *Client) do(ctx context.Context, req request, out any) error {
+	res, err := c.send(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer closeBody(res.Body)
+	if out == nil {
+		_, _ = io.Copy(io.Discard, res.Body)
+		return nil
+	}
+	if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+		return fmt.Errorf("client: %s %s: read the answer: %w", req.method, res.Request.URL.Path, err)
+	}
+	return nil
+}
+
+// send sends req and returns a 2xx answer, whose body the caller closes
+// (closeBody). Any other answer is a *Error; a failure to reach the API is
+// wrapped.
+func (c *Client) send(ctx context.Context, req request) (*http.Response, error) {
 	u := *c.base
 	u.RawPath = c.base.EscapedPath() + req.path
 	p, err := url.PathUnescape(u.RawPath)
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", req.method, u.RawPath, err)
+		return nil, fmt.Errorf("client: %s %s: %w", req.method, u.RawPath, err)
 	}
 	u.Path = p
 	u.RawQuery = req.query.Encode()
@@ -152,19 +173,19 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 		default:
 			var err error
 			if b, err = json.Marshal(v); err != nil {
-				return fmt.Errorf("client: %s %s: encode the request: %w", req.method, u.Path, err)
+				return nil, fmt.Errorf("client: %s %s: encode the request: %w", req.method, u.Path, err)
 			}
 		}
 		body = bytes.NewReader(b)
 	}
 	hr, err := http.NewRequestWithContext(ctx, req.method, u.String(), body)
 	if err != nil {
-		return fmt.Errorf("client: %s %s: %w", req.method, u.Path, err)
+		return nil, fmt.Errorf("client: %s %s: %w", req.method, u.Path, err)
 	}
 	for k, v := range req.header {
 		hr.Header[k] = v
 	}
-	hr.Header.Set("Accept", "application/json, application/problem+json")
+	hr.Header.Set("Accept", cmp.Or(req.accept, "application/json, application/problem+json"))
 	hr.Header.Set("User-Agent", "landlord-client")
 	if body != nil {
 		ct := req.contentType
@@ -183,20 +204,13 @@ func (c *Client) do(ctx context.Context, req request, out any) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("client: %s %s: %w", req.method, u.Redacted(), err)
+		return nil, fmt.Errorf("client: %s %s: %w", req.method, u.Redacted(), err)
 	}
-	defer closeBody(res.Body)
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return responseError(res)
+		defer closeBody(res.Body)
+		return nil, responseError(res)
 	}
-	if out == nil {
-		_, _ = io.Copy(io.Discard, res.Body)
-		return nil
-	}
-	if err := json.NewDecoder(res.Body).Decode(out); err != nil {
-		return fmt.Errorf("client: %s %s: read the answer: %w", req.method, u.Path, err)
-	}
-	return nil
+	return res, nil
 }
 
 // maxDrainBytes bounds what is read of an answer's unread rest (a decoder

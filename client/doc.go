@@ -12,4 +12,17 @@
 // not build the server. Failed requests return a *Error carrying the API's
 // problem (its stable code and every field at fault); network failures are
 // wrapped with %w. The client never logs, and never prints its token.
+//
+// Events reads the feed of CloudEvents landlord publishes, a page at a time
+// or as a stream that reconnects where it left off; Subscriptions manages
+// the webhooks that receive the same events:
+//
+//	for e, err := range c.Events().Stream(ctx, client.StreamOptions{Types: []string{client.EventTenantReady}}) {
+//		if err != nil {
+//			return err
+//		}
+//		if d, ok := client.TenantOf(e); ok {
+//			fmt.Println(d.Tenant.Name, "is ready")
+//		}
+//	}
 package client

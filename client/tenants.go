@@ -53,10 +53,12 @@ type ListOptions struct {
 	PageToken string
 }
 
-// UpdateOptions modify a replace or patch.
+// UpdateOptions modify a change: a tenant's replace or patch, a
+// subscription's update or secret rotation.
 type UpdateOptions struct {
-	// IfMatch, when not 0, is the tenant version the change is meant for:
-	// if the tenant changed since, the change is refused with a 412 *Error.
+	// IfMatch, when not 0, is the version (of the tenant or subscription)
+	// the change is meant for: if it changed since, the change is refused
+	// with a 412 *Error.
 	IfMatch int64
 }
 

@@ -117,6 +117,45 @@ type (
 	PlanTenant = wire.PlanTenant
 	// ConfigChange is one difference between two effective configs.
 	ConfigChange = wire.ConfigChange
+
+	// CloudEvent is an event of the feed, as webhooks deliver it too: a
+	// CloudEvents 1.0 event in the structured JSON format. Its Type is one
+	// of EventTypes, its Sequence its place in the feed.
+	CloudEvent = wire.CloudEvent
+	// TenantEventData is the Data of a tenant's CloudEvent: the tenant as
+	// the API showed it when the event was written, and the entry of its
+	// history the event stands for.
+	TenantEventData = wire.TenantEventData
+	// EventFeed is a page of the event feed, oldest first.
+	EventFeed = wire.EventFeed
+	// Subscription is a webhook subscription, its secrets shown by their
+	// dates only.
+	Subscription = wire.Subscription
+	// SubscriptionList lists the webhook subscriptions.
+	SubscriptionList = wire.SubscriptionList
+	// SecretInfo is when one of a subscription's signing secrets was made
+	// and when it stops signing.
+	SecretInfo = wire.SecretInfo
+	// DeliveryCount counts a subscription's deliveries by state.
+	DeliveryCount = wire.DeliveryCount
+	// CreateSubscriptionRequest is the body of a subscription's create.
+	CreateSubscriptionRequest = wire.CreateSubscriptionRequest
+	// UpdateSubscriptionRequest is the body of a subscription's change:
+	// what it leaves nil is kept.
+	UpdateSubscriptionRequest = wire.UpdateSubscriptionRequest
+	// RotateSecretRequest is the body of a secret's rotation.
+	RotateSecretRequest = wire.RotateSecretRequest
+	// RedeliverRequest chooses the events to send again: one by id, or
+	// those of a time range.
+	RedeliverRequest = wire.RedeliverRequest
+	// RedeliverResponse counts the deliveries a redelivery made pending.
+	RedeliverResponse = wire.RedeliverResponse
+	// Delivery is one event sent, or to send, to a subscription.
+	Delivery = wire.Delivery
+	// DeliveryAttempt is one try at a delivery.
+	DeliveryAttempt = wire.DeliveryAttempt
+	// DeliveryList is a page of a subscription's deliveries, newest first.
+	DeliveryList = wire.DeliveryList
 )
 
 // What a fleet plan says a provider would do to a tenant's workload, the

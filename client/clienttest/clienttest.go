@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/compute/providers/mock"
 	"github.com/jaxxstorm/landlord/internal/controller"
+	"github.com/jaxxstorm/landlord/internal/events"
 	"github.com/jaxxstorm/landlord/internal/rollout"
 	"github.com/jaxxstorm/landlord/internal/store/sqlite"
 	"github.com/jaxxstorm/landlord/sdk/provider"
@@ -38,6 +41,14 @@ type Options struct {
 	// TLS, if set, makes the server serve TLS only, with this
 	// configuration (see PKI.ServerTLS); URL is then https.
 	TLS *tls.Config
+	// Events serves the event feed and the webhook subscriptions with
+	// subscriptions to loopback receivers allowed (which serve refuses
+	// unless events.allow_networks allows them), and runs a dispatcher
+	// that delivers to them. A failed delivery is tried again within
+	// milliseconds, and given up (its subscription disabled) after about
+	// 100ms of failures, so that tests reach every state of a delivery at
+	// once.
+	Events bool
 }
 
 // Server is a running API.
@@ -89,9 +100,20 @@ func NewServer(t testing.TB, opts Options) *Server {
 	for name, secret := range opts.Tokens {
 		tokens = append(tokens, api.Token{Name: name, Secret: secret, Role: api.RoleAdmin})
 	}
-	s, err := api.New(api.Options{Store: store, Fleet: store, Compute: m, Tokens: tokens})
+	apiOpts := api.Options{Store: store, Fleet: store, Compute: m, Tokens: tokens}
+	var encoder *events.Encoder
+	if opts.Events {
+		encoder = &events.Encoder{Source: "landlord"}
+		apiOpts.Events, apiOpts.EventEncoder, apiOpts.EventGuard, apiOpts.Changes = store, encoder, loopbackGuard(), store
+	}
+	s, err := api.New(apiOpts)
 	if err != nil {
 		t.Fatalf("clienttest: %v", err)
+	}
+	if opts.Events {
+		// After api.New, which gives the encoder the API's view of a
+		// tenant.
+		srv.runDispatcher(t, encoder)
 	}
 	ts := httptest.NewUnstartedServer(s.Handler())
 	if opts.TLS != nil {
@@ -143,6 +165,26 @@ func (s *Server) StartController(t testing.TB) {
 		go func() { defer close(done); d.Run(ctx) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}
+}
+
+// loopbackGuard is the SSRF guard of a test: loopback receivers are
+// allowed.
+func loopbackGuard() *events.Guard {
+	return events.NewGuard([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")})
+}
+
+// runDispatcher delivers webhooks until the test ends, with short
+// retries (see Options.Events).
+func (s *Server) runDispatcher(t testing.TB, encoder *events.Encoder) {
+	d := events.New(events.Options{
+		Store: s.Store, Leases: s.Store, Changes: s.Store, Encoder: encoder, Guard: loopbackGuard(),
+		Identity: "clienttest", LeaseTTL: 5 * time.Second, Timeout: 2 * time.Second,
+		Initial: 5 * time.Millisecond, MaxWait: 20 * time.Millisecond, Horizon: 100 * time.Millisecond, Poll: 10 * time.Millisecond,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { d.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 // Client returns a client of the server with the given token.

@@ -84,6 +84,10 @@ func cliProblem(cmd *cobra.Command, e client.Error) *client.Error {
 		if arg := cmd.Flags().Arg(0); strings.HasPrefix(cmd.CommandPath(), "landlord rollout ") && arg != "" && !client.IsID(arg) {
 			p.Detail = rolloutNotFound(arg)
 		}
+	case client.CodeNameTaken:
+		if cmd.CommandPath() == "landlord subscriptions create" && len(cmd.Flags().Args()) > 0 {
+			p.Detail += "; see it with: landlord subscriptions get " + cmd.Flags().Arg(0)
+		}
 	case client.CodeStorageUnavailable:
 		p.Detail = "the server's database cannot take this request now (its disk is full, or it cannot be reached); nothing was written: try again in a few seconds"
 	}
@@ -111,6 +115,14 @@ var memberFlags = map[string]string{
 	"to_version": "to", "to_plan": "to-plan", "from_version": "from", "bake": "bake", "deadline": "deadline", "max_failures": "max-failures", "waves": "wave",
 }
 
+// subscriptionMemberFlags are the members of a subscription's requests,
+// each to the flag of the subscriptions verbs that sets it: /types/1 is
+// "--type 1", /labels/tier "--label tier".
+var subscriptionMemberFlags = map[string]string{
+	"url": "url", "types": "type", "labels": "label", "description": "description", "secret": "secret",
+	"previous_expires_in": "previous-expires-in", "event_id": "event", "since": "since", "until": "until",
+}
+
 // pointerFlag is a JSON pointer into the body as the flag of cmd that set
 // it: /plan/version is "--plan version", /waves/1/count is
 // `--wave "percent=30,count=2" count`, naming the value of the second
@@ -119,7 +131,11 @@ var memberFlags = map[string]string{
 // A pointer that no flag of cmd set stays.
 func pointerFlag(cmd *cobra.Command, pointer string) string {
 	tokens := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	flag, ok := memberFlags[tokens[0]]
+	members := memberFlags
+	if strings.HasPrefix(cmd.CommandPath(), "landlord subscriptions ") {
+		members = subscriptionMemberFlags
+	}
+	flag, ok := members[tokens[0]]
 	if !strings.HasPrefix(pointer, "/") || !ok || cmd.Flags().Lookup(flag) == nil {
 		return pointer
 	}
@@ -157,6 +173,7 @@ var httpAdvice = []struct {
 	{regexp.MustCompile(`GET /v1/plans\b`), "landlord plan list"},
 	{regexp.MustCompile(`POST /v1/plans\b`), "landlord plan create NAME"},
 	{regexp.MustCompile(`GET /v1/rollouts\b`), "landlord rollout list"},
+	{regexp.MustCompile(`GET /v1/subscriptions\b`), "landlord subscriptions list"},
 }
 
 // cliWords is s with the requests it advises worded as the CLI's commands.

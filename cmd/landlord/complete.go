@@ -106,3 +106,45 @@ func firstArg(f cobra.CompletionFunc) cobra.CompletionFunc {
 		return f(cmd, args, toComplete)
 	}
 }
+
+// completeSubscriptionNames completes a subscription name, the first
+// argument, with the server's subscriptions, each described by its URL and
+// whether it is enabled.
+func completeSubscriptionNames(cf *clientFlags) cobra.CompletionFunc {
+	return firstArg(func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		c, err := cf.client(cmd)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ctx, cancel := context.WithTimeout(contextOf(cmd), 3*time.Second)
+		defer cancel()
+		list, err := c.Subscriptions().List(ctx)
+		if err != nil {
+			cobra.CompDebugln("landlord: list subscriptions: "+err.Error(), false)
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, s := range list.Subscriptions {
+			if strings.HasPrefix(s.Name, toComplete) {
+				out = append(out, cobra.CompletionWithDesc(s.Name, s.URL+", "+enabledText(s)))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// completeEventTypes completes --type with the event types, and a
+// comma-separated list of them one type at a time.
+func completeEventTypes(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	given, last := "", toComplete
+	if i := strings.LastIndex(toComplete, ","); i >= 0 {
+		given, last = toComplete[:i+1], toComplete[i+1:]
+	}
+	var out []cobra.Completion
+	for _, t := range client.EventTypes() {
+		if strings.HasPrefix(t, last) && !strings.Contains(","+given, ","+t+",") {
+			out = append(out, given+t)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}

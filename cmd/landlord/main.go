@@ -38,7 +38,8 @@ const exitCodesHelp = `Exit codes:
      rotate could not rotate every tenant
   2  a usage error: an unknown verb or flag, a bad flag value or argument, a
      configuration that serve or secrets refuses
-  3  not found: the API answered 404 (no such tenant, plan or rollout)
+  3  not found: the API answered 404 (no such tenant, plan, rollout,
+     subscription or delivery)
   4  --wait or --watch ran out of --timeout: the change stands, and landlord
      carries on with it`
 

@@ -50,15 +50,17 @@ func (s *Server) readEventsRequest(w http.ResponseWriter, r *http.Request, req a
 
 // feedParams reads after= (or Last-Event-ID), type= and page_size=.
 func feedParams(r *http.Request) (after int64, types []events.Type, size int, err error) {
+	var ok bool
 	q := r.URL.Query()
 	cursor := q.Get("after")
 	if last := r.Header.Get("Last-Event-ID"); last != "" && cursor == "" {
 		cursor = last
 	}
-	after, ok := events.ParsePosition(cursor)
-	if !ok {
+	if cursor == "latest" {
+		after = latest
+	} else if after, ok = events.ParsePosition(cursor); !ok {
 		return 0, nil, 0, problem(http.StatusBadRequest, wire.CodeInvalidParameter, fmt.Sprintf("after %s is not a sequence this feed returned", wire.Quote(cursor)),
-			wire.FieldError{Parameter: "after", Message: "must be the sequence of an event (a whole number), or absent for the first"})
+			wire.FieldError{Parameter: "after", Message: "must be the sequence of an event (a whole number), latest for what is written from now on, or absent for the oldest kept"})
 	}
 	for _, v := range q["type"] {
 		for t := range strings.SplitSeq(v, ",") {
@@ -92,6 +94,10 @@ func (s *Server) encodeRecords(recs []events.Record) ([]wire.CloudEvent, [][]byt
 	return out, raw, nil
 }
 
+// latest is feedParams' after for after=latest: the feed's head when the
+// request is served (resolved by readFeed).
+const latest = -1
+
 // readFeed reads the feed after a position. It first gives positions to
 // what committed (events.Store.SequenceOutbox: a no-op on SQLite), so that
 // the feed moves on PostgreSQL whether or not a dispatcher runs.
@@ -100,6 +106,17 @@ func (s *Server) readFeed(ctx context.Context, after int64, limit int, types []e
 		return nil, err
 	}
 	return s.opts.Events.ReadOutbox(ctx, after, limit, types)
+}
+
+// resolveLatest returns after, or the feed's head when it is latest.
+func (s *Server) resolveLatest(ctx context.Context, after int64) (int64, error) {
+	if after != latest {
+		return after, nil
+	}
+	if _, err := s.opts.Events.SequenceOutbox(ctx, sequenceBatch); err != nil {
+		return 0, err
+	}
+	return s.opts.Events.OutboxHead(ctx)
 }
 
 // sequenceBatch bounds the events a read of the feed positions.
@@ -111,6 +128,9 @@ func (s *Server) listFeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	after, types, size, err := feedParams(r)
 	if err != nil {
+		return err
+	}
+	if after, err = s.resolveLatest(r.Context(), after); err != nil {
 		return err
 	}
 	recs, err := s.readFeed(r.Context(), after, size, types)
@@ -150,6 +170,9 @@ func (s *Server) streamFeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	after, types, _, err := feedParams(r)
 	if err != nil {
+		return err
+	}
+	if after, err = s.resolveLatest(r.Context(), after); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -386,7 +409,7 @@ func (s *Server) changeSubscription(w http.ResponseWriter, r *http.Request, chan
 
 func (s *Server) updateSubscription(w http.ResponseWriter, r *http.Request) error {
 	var req wire.UpdateSubscriptionRequest
-	if err := s.readEventsRequest(w, r, &req, contentJSON, contentMergePatch); err != nil {
+	if err := s.readEventsRequest(w, r, &req, contentJSON); err != nil {
 		return err
 	}
 	var errs violation.List

@@ -80,6 +80,9 @@ func TestEventFeed(t *testing.T) {
 	if rest := feed(t, ts, "?after="+f.Events[0].Sequence); len(rest.Events) != 2 || rest.Events[0].ID != f.Events[1].ID {
 		t.Errorf("after the first: %+v", rest)
 	}
+	if head := feed(t, ts, "?after=latest"); len(head.Events) != 0 || head.Next != changed.Events[0].Sequence {
+		t.Errorf("after=latest: %+v, want nothing, next the head %s", head, changed.Events[0].Sequence)
+	}
 	if none := feed(t, ts, "?type=landlord.tenant.ready"); len(none.Events) != 0 || none.Next != "0" {
 		t.Errorf("ready events: %+v, want none, next 0", none)
 	}

@@ -187,7 +187,7 @@ var (
 		"abortRollout":             "application/json",
 		"moveTenant":               "application/json",
 		"createSubscription":       "application/json",
-		"updateSubscription":       "application/merge-patch+json",
+		"updateSubscription":       "application/json",
 		"rotateSubscriptionSecret": "application/json",
 		"redeliver":                "application/json",
 	}

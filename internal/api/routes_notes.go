@@ -116,7 +116,8 @@ var (
 		openapi3.NewIntegerSchema().WithMin(0), badParameter)
 	rolloutEventsPageParam = queryParam("page_size", "How many events to return at most; the most when absent.", openapi3.NewIntegerSchema().WithMin(1).WithMax(tenant.MaxPageSize), badParameter)
 
-	feedAfterParam = queryParam("after", "Only events after this sequence (the next of the previous page, or an event's sequence); absent from the oldest kept.",
+	feedAfterParam = queryParam("after", "Only events after this sequence (the next of the previous page, or an event's sequence); latest for those written from now on; absent from the oldest kept. "+
+		"A page shorter than page_size is the end of the feed for now.",
 		openapi3.NewStringSchema(), badParameter)
 	feedTypeParam = queryParam("type", "Only events of these types (repeatable, or comma-separated): "+eventTypeList()+".",
 		openapi3.NewStringSchema(), badParameter)

@@ -95,21 +95,33 @@ func (g *Guard) CheckURL(raw string) (*url.URL, error) {
 	}
 	host := u.Hostname()
 	addr, literal := parseHost(host)
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if !(literal && addr.Unmap().IsLoopback()) && !strings.EqualFold(host, "localhost") {
-			return nil, fmt.Errorf("%w: http is for loopback receivers only; use https", ErrURL)
-		}
-	default:
-		return nil, fmt.Errorf("%w: scheme %q; use https", ErrURL, u.Scheme)
+	if isLocalhost(host) {
+		// Names under localhost resolve to loopback (RFC 6761): checked
+		// as its address, so that a URL no delivery could reach is
+		// refused now, not after a day of failed attempts.
+		addr, literal = netip.AddrFrom4([4]byte{127, 0, 0, 1}), true
 	}
 	if literal {
 		if err := g.CheckAddr(addr); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrURL, err)
 		}
 	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !literal || !addr.Unmap().IsLoopback() {
+			return nil, fmt.Errorf("%w: http is for loopback receivers only; use https", ErrURL)
+		}
+	default:
+		return nil, fmt.Errorf("%w: scheme %q; use https", ErrURL, u.Scheme)
+	}
 	return u, nil
+}
+
+// isLocalhost reports whether host is localhost or a name under it.
+func isLocalhost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 func parseHost(host string) (netip.Addr, bool) {

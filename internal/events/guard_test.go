@@ -36,6 +36,8 @@ func TestCheckURL(t *testing.T) {
 		{g, "https://[::ffff:10.0.0.1]/", false}, // IPv4-mapped private
 		{g, "https://0.0.0.0/", false},
 		{g, "http://127.0.0.1:9000/", false}, // loopback, not allowed
+		{g, "http://localhost:9000/", false}, // the same, by name
+		{g, "https://app.localhost/", false}, // RFC 6761: loopback too
 		{allowLoopback, "http://127.0.0.1:9000/", true},
 		{allowLoopback, "http://localhost:9000/", true}, // name: checked at dial
 		{allowLoopback, "https://10.0.0.1/", false},
