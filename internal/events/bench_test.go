@@ -64,7 +64,9 @@ func benchDispatch(b *testing.B, open func(b *testing.B) dispatchStore) {
 		got.Store(0)
 		ctx, cancel := context.WithCancel(context.Background())
 		d := events.New(events.Options{Store: s, Leases: s, Identity: "bench", Encoder: &events.Encoder{Source: "bench",
-			Tenant: func(t *tenant.Tenant) wire.Tenant { return wire.Tenant{ID: t.ID, Name: t.Name, Status: string(t.Status)} }},
+			Tenant: func(t *tenant.Tenant) wire.Tenant {
+				return wire.Tenant{ID: t.ID, Name: t.Name, Status: string(t.Status)}
+			}},
 			Guard: events.NewGuard([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}), Poll: 10 * time.Millisecond})
 		b.StartTimer()
 		began := time.Now()

@@ -160,10 +160,13 @@ type Dispatcher struct {
 	done     chan struct{} // an attempt finished
 
 	lastPrune time.Time
-	// subs are the subscriptions the last Step read, by id; queue the
-	// due deliveries startDue read ahead. Both belong to Run's goroutine.
-	subs  map[string]*Subscription
-	queue []Delivery
+	// subs are the subscriptions the last Step read, by id, enabled how
+	// many of them are enabled and lastFull when it began; queue the due
+	// deliveries startDue read ahead. They belong to Run's goroutine.
+	subs     map[string]*Subscription
+	enabled  int
+	lastFull time.Time
+	queue    []Delivery
 }
 
 // New returns a dispatcher; Run runs it.
@@ -195,11 +198,11 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	defer d.inflight.Wait()
 	tick := time.NewTicker(d.opts.Poll)
 	defer tick.Stop()
-	full := true // a full step: new events too, not only due deliveries
+	next := stepFull
 	for {
-		if d.lease.Lead(ctx) {
+		if next != stepNone && d.lease.Lead(ctx) {
 			var err error
-			if full || d.subs == nil {
+			if next == stepFull || d.subs == nil {
 				err = d.Step(ctx)
 			} else {
 				err = d.startDue(ctx, d.subs)
@@ -212,16 +215,58 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			full = true
+			next = stepFull
 		case <-d.done:
 			// An attempt finished: the next of its key may be due. New
 			// events wait for the tick or a change.
-			full = false
+			next = stepDue
 		case _, ok := <-changes:
+			next = stepNone
 			if !ok {
 				changes = nil
+				continue
 			}
-			full = true
+			if d.enabled == 0 {
+				continue // nobody to deliver to: the tick keeps the rest
+			}
+			// A burst of changes (a fleet's tenants turning ready) costs
+			// one step per changeCoalesce, not one per change.
+			if wait := changeCoalesce - time.Since(d.lastFull); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-t.C:
+				}
+				drain(changes)
+			}
+			next = stepFull
+		}
+	}
+}
+
+// What a turn of Run's loop does.
+const (
+	stepNone = iota // nothing: wait for the next wake
+	stepDue         // start the due deliveries
+	stepFull        // Step: new events too
+)
+
+// changeCoalesce is the least time between two steps woken by tenants'
+// changes.
+const changeCoalesce = 50 * time.Millisecond
+
+// drain empties ch of what has gathered.
+func drain(ch <-chan string) {
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		default:
+			return
 		}
 	}
 }
@@ -240,6 +285,7 @@ const (
 // Step positions what committed, records the deliveries of new events and
 // starts the attempts that are due, as many as there are free workers.
 func (d *Dispatcher) Step(ctx context.Context) error {
+	d.lastFull = time.Now()
 	for {
 		n, err := d.store.SequenceOutbox(ctx, sequenceBatch)
 		if err != nil {
@@ -255,17 +301,21 @@ func (d *Dispatcher) Step(ctx context.Context) error {
 	}
 	byID := make(map[string]*Subscription, len(subs))
 	var errs []error
+	d.enabled = 0
 	for _, s := range subs {
 		byID[s.ID] = s
 		if s.Enabled {
+			d.enabled++
 			if err := d.fanOut(ctx, s); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	d.subs, d.queue = byID, nil
-	if err := d.startDue(ctx, byID); err != nil {
-		errs = append(errs, err)
+	if d.enabled > 0 {
+		if err := d.startDue(ctx, byID); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if now := d.opts.Now(); now.Sub(d.lastPrune) > time.Hour {
 		d.lastPrune = now

@@ -132,6 +132,11 @@ func TestDispatchInOrderDespiteFailures(t *testing.T) {
 	}
 	r.run(t, r.opts)
 	waitFor(t, "every event delivered", func() bool { return len(delivered(r.receiver.Requests())) == 2*n })
+	// The receiver answers before the dispatcher records it.
+	waitFor(t, "every delivery recorded", func() bool {
+		pending, _, err := r.store.DeliveryStats(t.Context())
+		return err == nil && pending == 0
+	})
 
 	reqs := r.receiver.Requests()
 	last := map[string]int64{}

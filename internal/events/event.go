@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jaxxstorm/landlord/internal/tenant"
@@ -99,4 +100,23 @@ func ParsePosition(s string) (int64, bool) {
 	}
 	p, err := strconv.ParseInt(s, 10, 64)
 	return p, err == nil && p >= 0
+}
+
+// IDKey returns the number an event id holds (its position on SQLite, its
+// row's sequence on PostgreSQL), by which a store finds it: an id is
+// "evt_", that number in 16 hex digits, and 16 more of random bits. False
+// for a string that is not such an id.
+func IDKey(id string) (int64, bool) {
+	hex, ok := strings.CutPrefix(id, "evt_")
+	if !ok || len(hex) != 32 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(hex[:16], 16, 63)
+	if err != nil || n == 0 {
+		return 0, false
+	}
+	if _, err := strconv.ParseUint(hex[16:], 16, 64); err != nil {
+		return 0, false
+	}
+	return int64(n), true
 }

@@ -97,3 +97,25 @@ func TestSecretKey(t *testing.T) {
 		t.Errorf("a new secret: %v", err)
 	}
 }
+
+func TestIDKey(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		key  int64
+		isID bool
+	}{
+		{"evt_000000000000002a0123456789abcdef", 42, true},
+		{"evt_7fffffffffffffff0123456789abcdef", 1<<63 - 1, true},
+		{"evt_00000000000000000123456789abcdef", 0, false}, // no event is 0
+		{"evt_000000000000002a0123456789abcde", 0, false},  // short
+		{"evt_000000000000002a0123456789abcdeg", 0, false}, // not hex
+		{"evt_800000000000002a0123456789abcdef", 0, false}, // beyond int64
+		{"msg_000000000000002a0123456789abcdef", 0, false},
+		{"", 0, false},
+	} {
+		key, ok := events.IDKey(tc.id)
+		if ok != tc.isID || key != tc.key {
+			t.Errorf("IDKey(%q) = %d, %v; want %d, %v", tc.id, key, ok, tc.key, tc.isID)
+		}
+	}
+}

@@ -136,9 +136,14 @@ func (s *Store) ReadOutbox(ctx context.Context, after int64, limit int, types []
 // OutboxEvent implements events.Store. An event not yet positioned is not
 // found, as ReadOutbox does not return it either.
 func (s *Store) OutboxEvent(ctx context.Context, id string) (events.Record, error) {
-	r, err := scanRecord(s.pool.QueryRow(ctx, selectRecord+` WHERE id = $1 AND position IS NOT NULL`, id))
+	notFound := fmt.Errorf("%w: event %q (events are kept for events.retention)", events.ErrNotFound, id)
+	seq, ok := events.IDKey(id)
+	if !ok {
+		return events.Record{}, notFound
+	}
+	r, err := scanRecord(s.pool.QueryRow(ctx, selectRecord+` WHERE seq = $1 AND id = $2 AND position IS NOT NULL`, seq, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return events.Record{}, fmt.Errorf("%w: event %q (events are kept for events.retention)", events.ErrNotFound, id)
+		return events.Record{}, notFound
 	}
 	if err != nil {
 		return events.Record{}, fmt.Errorf("postgres: read event %q: %w", id, unavailable(err))

@@ -56,15 +56,21 @@ func (s *Store) ReadOutbox(ctx context.Context, after int64, limit int, types []
 	return out, nil
 }
 
-// OutboxEvent implements events.Store.
+// OutboxEvent implements events.Store: by the position its id holds
+// (events.IDKey).
 func (s *Store) OutboxEvent(ctx context.Context, id string) (events.Record, error) {
-	row, err := s.queryRow(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE id = ?`, id)
+	notFound := fmt.Errorf("%w: event %q (events are kept for events.retention)", events.ErrNotFound, id)
+	position, ok := events.IDKey(id)
+	if !ok {
+		return events.Record{}, notFound
+	}
+	row, err := s.queryRow(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE position = ? AND id = ?`, position, id)
 	if err != nil {
 		return events.Record{}, err
 	}
 	r, err := scanRecord(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("%w: event %q (events are kept for events.retention)", events.ErrNotFound, id)
+		return r, notFound
 	}
 	return r, err
 }

@@ -19,13 +19,14 @@ ALTER TABLE events ADD COLUMN changed jsonb NOT NULL DEFAULT '[]';
 -- time column) of a tenant's event, or the data of a rollout's or a
 -- plan's; tenant is the tenant's row when the event was written, as a JSON
 -- array of the columns scanTenant reads, in tenantColumns' order (row.go),
--- secrets as stored. An id begins with the time it was written (Unix
--- microseconds, 14 hex digits) and ends with random bits: ids grow, so that
--- their index is appended to, not written all over.
+-- secrets as stored. An id is 'evt_', the row's seq (16 hex digits), by
+-- which it is found, and random bits (outbox_id): no index but the primary
+-- key's for ids, which every event would write, and ids that never repeat
+-- even where seqs do (a database restored from a backup).
 CREATE TABLE outbox (
     seq      bigserial   PRIMARY KEY,
     position bigint      UNIQUE,
-    id       text        NOT NULL UNIQUE,
+    id       text        NOT NULL,
     type     text        NOT NULL,
     subject  text        NOT NULL,
     key      text        NOT NULL,
@@ -40,6 +41,14 @@ CREATE INDEX outbox_unpositioned ON outbox (seq) WHERE position IS NULL;
 -- which is time order within a clock's steps: no index on time, which every
 -- event would write.
 
+-- outbox_id is the id of the event of outbox row seq: 'evt_', seq in 16 hex
+-- digits, and 62 random bits (the second half of a version 4 UUID).
+-- +goose StatementBegin
+CREATE FUNCTION outbox_id(seq bigint) RETURNS text LANGUAGE sql VOLATILE AS $$
+    SELECT 'evt_' || lpad(to_hex(seq), 16, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 17, 16)
+$$;
+-- +goose StatementEnd
+
 -- A tenant's events that are published (docs/events.md): its creation,
 -- changes, deletion asked for, drift, being forgotten, a move's switch, and
 -- the tenant's own status (not a placement's) becoming ready, failed or
@@ -53,9 +62,11 @@ CREATE INDEX outbox_unpositioned ON outbox (seq) WHERE position IS NULL;
 -- tenants, so it cannot happen.
 -- +goose StatementBegin
 CREATE FUNCTION outbox_tenant_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    next bigint := nextval('outbox_seq_seq');
 BEGIN
-    INSERT INTO outbox (id, type, subject, key, time, data, tenant)
-    SELECT 'evt_' || lpad(to_hex((extract(epoch FROM NEW.time) * 1000000)::bigint), 14, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 1, 18),
+    INSERT INTO outbox (seq, id, type, subject, key, time, data, tenant)
+    SELECT next, outbox_id(next),
         CASE NEW.type
             WHEN 'created' THEN 'landlord.tenant.created'
             WHEN 'updated' THEN 'landlord.tenant.changed'
@@ -94,9 +105,11 @@ EXECUTE FUNCTION outbox_tenant_event();
 -- as its row is when the event is written.
 -- +goose StatementBegin
 CREATE FUNCTION outbox_rollout_event() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    next bigint := nextval('outbox_seq_seq');
 BEGIN
-    INSERT INTO outbox (id, type, subject, key, time, data)
-    SELECT 'evt_' || lpad(to_hex((extract(epoch FROM NEW.time) * 1000000)::bigint), 14, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 1, 18),
+    INSERT INTO outbox (seq, id, type, subject, key, time, data)
+    SELECT next, outbox_id(next),
         CASE NEW.type WHEN 'wave_baking' THEN 'landlord.rollout.wave_completed' ELSE 'landlord.rollout.' || NEW.type END,
         NEW.rollout_id::text, 'rollout:' || NEW.rollout_id::text, NEW.time,
         jsonb_build_object(
@@ -119,9 +132,11 @@ EXECUTE FUNCTION outbox_rollout_event();
 -- A plan's version published.
 -- +goose StatementBegin
 CREATE FUNCTION outbox_plan_version() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    next bigint := nextval('outbox_seq_seq');
 BEGIN
-    INSERT INTO outbox (id, type, subject, key, time, data)
-    VALUES ('evt_' || lpad(to_hex((extract(epoch FROM NEW.created_at) * 1000000)::bigint), 14, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 1, 18), 'landlord.plan.version_published', NEW.plan, 'plan:' || NEW.plan, NEW.created_at,
+    INSERT INTO outbox (seq, id, type, subject, key, time, data)
+    VALUES (next, outbox_id(next), 'landlord.plan.version_published', NEW.plan, 'plan:' || NEW.plan, NEW.created_at,
         jsonb_build_object('plan', NEW.plan, 'version', NEW.version, 'message', NEW.message, 'actor', NEW.created_by, 'config', NEW.config));
     RETURN NULL;
 END
@@ -197,5 +212,6 @@ DROP TRIGGER outbox_tenant_events ON events;
 DROP FUNCTION outbox_plan_version();
 DROP FUNCTION outbox_rollout_event();
 DROP FUNCTION outbox_tenant_event();
+DROP FUNCTION outbox_id(bigint);
 DROP TABLE outbox;
 ALTER TABLE events DROP COLUMN changed;

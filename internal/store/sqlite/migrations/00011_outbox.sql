@@ -11,14 +11,19 @@ ALTER TABLE events ADD COLUMN changed TEXT NOT NULL DEFAULT '[]' CHECK (json_val
 -- (tenant.Event's JSON but time, which is the time column) of a tenant's
 -- event, or the data of a rollout's or a plan's; tenant is the tenant's row
 -- when the event was written, as a JSON array of the columns scanTenant
--- reads (tenantColumns), secrets as stored. An id begins with the time it
--- was written (Unix microseconds, 14 hex digits) and ends with 72 random
--- bits: ids grow, so that their index is appended to, not written all
--- over. PruneOutbox reads the oldest events in position order, which is
--- time order within a clock's steps: no index on time.
+-- reads (tenantColumns), secrets as stored.
+--
+-- Each event writes one row and no index but the table's own: an id is
+-- 'evt_', the event's position (16 hex digits), by which it is found, and
+-- 64 random bits, so that ids never repeat even where positions do (a
+-- database restored from a backup gives again the positions given after
+-- it). A position is the last one plus 1: PruneOutbox keeps the newest
+-- event, so that none is given twice in one database. PruneOutbox reads
+-- the oldest events in position order, which is time order within a
+-- clock's steps: no index on time.
 CREATE TABLE outbox (
-    position INTEGER PRIMARY KEY AUTOINCREMENT,
-    id       TEXT    NOT NULL UNIQUE,
+    position INTEGER PRIMARY KEY,
+    id       TEXT    NOT NULL,
     type     TEXT    NOT NULL,
     subject  TEXT    NOT NULL,
     key      TEXT    NOT NULL,
@@ -37,8 +42,8 @@ WHEN NEW.type IN ('created', 'updated', 'delete_requested', 'drift_detected', 'f
   OR (NEW.type = 'status' AND NEW.placement = '' AND NEW.to_status IN ('ready', 'failed', 'deleted'))
   OR (NEW.type = 'move' AND NEW.message LIKE 'placement % switched from %')
 BEGIN
-  INSERT INTO outbox (id, type, subject, key, time, data, tenant)
-  SELECT 'evt_' || printf('%014x', NEW.time) || lower(hex(randomblob(9))),
+  INSERT INTO outbox (position, id, type, subject, key, time, data, tenant)
+  SELECT p.next, 'evt_' || printf('%016x', p.next) || lower(hex(randomblob(8))),
     CASE NEW.type
       WHEN 'created' THEN 'landlord.tenant.created'
       WHEN 'updated' THEN 'landlord.tenant.changed'
@@ -57,7 +62,7 @@ BEGIN
       t.generation, t.observed_generation, t.version, t.resource_ids, t.endpoints,
       t.status_changed_at, t.attempts, t.retry_at,
       t.deletion_requested_at, t.created_at, t.updated_at, t.deleted_at, t.drift, t.placements)
-  FROM tenants t WHERE t.id = NEW.tenant_id;
+  FROM (SELECT coalesce(max(position), 0) + 1 AS next FROM outbox) p, tenants t WHERE t.id = NEW.tenant_id;
 END;
 -- +goose StatementEnd
 
@@ -67,15 +72,15 @@ END;
 CREATE TRIGGER outbox_rollout_events AFTER INSERT ON rollout_events
 WHEN NEW.type IN ('started', 'wave_baking', 'halted', 'completed', 'aborted')
 BEGIN
-  INSERT INTO outbox (id, type, subject, key, time, data)
-  SELECT 'evt_' || printf('%014x', NEW.time) || lower(hex(randomblob(9))),
+  INSERT INTO outbox (position, id, type, subject, key, time, data)
+  SELECT p.next, 'evt_' || printf('%016x', p.next) || lower(hex(randomblob(8))),
     CASE NEW.type WHEN 'wave_baking' THEN 'landlord.rollout.wave_completed' ELSE 'landlord.rollout.' || NEW.type END,
     NEW.rollout_id, 'rollout:' || NEW.rollout_id, NEW.time,
     json_object('rollout', json_object('id', r.id, 'plan', r.plan, 'state', r.state, 'wave', r.wave,
         'rollback', json(CASE r.rollback WHEN 1 THEN 'true' ELSE 'false' END), 'message', r.message,
         'spec', json(r.spec), 'created_by', r.created_by),
       'event', json_object('seq', NEW.seq, 'type', NEW.type, 'wave', NEW.wave, 'message', NEW.message, 'actor', NEW.actor))
-  FROM rollouts r WHERE r.id = NEW.rollout_id;
+  FROM (SELECT coalesce(max(position), 0) + 1 AS next FROM outbox) p, rollouts r WHERE r.id = NEW.rollout_id;
 END;
 -- +goose StatementEnd
 
@@ -83,9 +88,10 @@ END;
 -- +goose StatementBegin
 CREATE TRIGGER outbox_plan_versions AFTER INSERT ON plan_versions
 BEGIN
-  INSERT INTO outbox (id, type, subject, key, time, data)
-  VALUES ('evt_' || printf('%014x', NEW.created_at) || lower(hex(randomblob(9))), 'landlord.plan.version_published', NEW.plan, 'plan:' || NEW.plan, NEW.created_at,
-    json_object('plan', NEW.plan, 'version', NEW.version, 'message', NEW.message, 'actor', NEW.created_by, 'config', json(NEW.config)));
+  INSERT INTO outbox (position, id, type, subject, key, time, data)
+  SELECT p.next, 'evt_' || printf('%016x', p.next) || lower(hex(randomblob(8))), 'landlord.plan.version_published', NEW.plan, 'plan:' || NEW.plan, NEW.created_at,
+    json_object('plan', NEW.plan, 'version', NEW.version, 'message', NEW.message, 'actor', NEW.created_by, 'config', json(NEW.config))
+  FROM (SELECT coalesce(max(position), 0) + 1 AS next FROM outbox) p;
 END;
 -- +goose StatementEnd
 
