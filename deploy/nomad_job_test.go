@@ -38,7 +38,9 @@ func TestMain(m *testing.M) { os.Exit(nomadtest.Main(m)) }
 func TestNomadJob(t *testing.T) {
 	a := nomadtest.Start(t)
 	cli := dockertest.Engine(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+	// 41 s alone; the budget is for a machine CI loads with every other
+	// test at once (6 minutes were once not enough there).
+	ctx, cancel := context.WithTimeout(t.Context(), 12*time.Minute)
 	defer cancel()
 	runID := dockertest.RunID()
 
@@ -86,7 +88,7 @@ func TestNomadJob(t *testing.T) {
 			}
 		}
 	})
-	poll.Until(t, "the job's deployment successful: its /readyz check passes", 3*time.Minute, func() (bool, string) {
+	poll.Until(t, "the job's deployment successful: its /readyz check passes", 6*time.Minute, func() (bool, string) {
 		d, _, err := a.Client.Jobs().LatestDeployment("landlord", nil)
 		if err != nil || d == nil {
 			return false, fmt.Sprint(err)
