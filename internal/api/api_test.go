@@ -135,7 +135,20 @@ func (r response) tenant(t *testing.T) wire.Tenant {
 
 func (ts *testServer) do(t *testing.T, method, path, contentType, body string, headers ...string) response {
 	t.Helper()
-	req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	res, err := ts.Client().Do(ts.request(t, context.Background(), method, path, contentType, body, headers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{status: res.StatusCode, header: res.Header, body: b}
+}
+
+// request is a request to ts with ts's token, the body of contentType and
+// the headers given as name, value pairs.
+func (ts *testServer) request(t *testing.T, ctx context.Context, method, path, contentType, body string, headers ...string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, ts.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,13 +161,7 @@ func (ts *testServer) do(t *testing.T, method, path, contentType, body string, h
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return response{status: res.StatusCode, header: res.Header, body: b}
+	return req
 }
 
 func (ts *testServer) create(t *testing.T, name, config string) wire.Tenant {

@@ -286,19 +286,7 @@ func (ts *testServer) doHeaders(t *testing.T, method, path, contentType, body st
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, ts.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if ts.token != "" {
-		req.Header.Set("Authorization", "Bearer "+ts.token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
+	req := ts.request(t, ctx, method, path, contentType, body, headers...)
 	res, err := ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
