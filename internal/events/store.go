@@ -271,3 +271,29 @@ func Page(ds []Delivery, size int) *DeliveryPage {
 	}
 	return page
 }
+
+// Selected returns the records a redelivery sel selects for s: the one it
+// names by id, whatever s's filters say, or those written in [sel.Since,
+// sel.Until) that pass them. byID and inRange read them from the store.
+func Selected(ctx context.Context, s *Subscription, sel Redelivery,
+	byID func(context.Context, string) (Record, error),
+	inRange func(ctx context.Context, since, until time.Time) ([]Record, error)) ([]Record, error) {
+	if sel.EventID != "" {
+		r, err := byID(ctx, sel.EventID)
+		if err != nil {
+			return nil, err
+		}
+		return []Record{r}, nil
+	}
+	all, err := inRange(ctx, sel.Since, sel.Until)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for i := range all {
+		if s.Matches(&all[i]) {
+			out = append(out, all[i])
+		}
+	}
+	return out, nil
+}

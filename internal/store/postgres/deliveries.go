@@ -239,28 +239,9 @@ func (s *Store) Redeliver(ctx context.Context, subscription string, sel events.R
 	if err != nil {
 		return 0, err
 	}
-	var recs []events.Record
-	if sel.EventID != "" {
-		r, err := s.OutboxEvent(ctx, sel.EventID)
-		if err != nil {
-			return 0, err
-		}
-		recs = append(recs, r)
-	} else {
-		rows, err := s.pool.Query(ctx, selectRecord+` WHERE position IS NOT NULL AND time >= $1 AND time < $2 ORDER BY position`,
-			tenant.Timestamp(sel.Since), tenant.Timestamp(sel.Until))
-		if err != nil {
-			return 0, fmt.Errorf("postgres: read the outbox: %w", unavailable(err))
-		}
-		all, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (events.Record, error) { return scanRecord(row) })
-		if err != nil {
-			return 0, fmt.Errorf("postgres: read the outbox: %w", unavailable(err))
-		}
-		for _, r := range all {
-			if sub.Matches(&r) {
-				recs = append(recs, r)
-			}
-		}
+	recs, err := events.Selected(ctx, sub, sel, s.OutboxEvent, s.outboxBetween)
+	if err != nil {
+		return 0, err
 	}
 	if len(recs) == 0 {
 		return 0, nil
@@ -273,6 +254,21 @@ func (s *Store) Redeliver(ctx context.Context, subscription string, sel events.R
 		return 0, fmt.Errorf("postgres: redeliver %d events to subscription %s: %w", len(recs), sub.ID, unavailable(err))
 	}
 	return len(recs), nil
+}
+
+// outboxBetween reads the positioned events written in [since, until), in
+// position order.
+func (s *Store) outboxBetween(ctx context.Context, since, until time.Time) ([]events.Record, error) {
+	rows, err := s.pool.Query(ctx, selectRecord+` WHERE position IS NOT NULL AND time >= $1 AND time < $2 ORDER BY position`,
+		tenant.Timestamp(since), tenant.Timestamp(until))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read the outbox: %w", unavailable(err))
+	}
+	recs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (events.Record, error) { return scanRecord(row) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read the outbox: %w", unavailable(err))
+	}
+	return recs, nil
 }
 
 // DeliveryStats implements events.Store.

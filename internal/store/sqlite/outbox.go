@@ -38,6 +38,12 @@ func (s *Store) ReadOutbox(ctx context.Context, after int64, limit int, types []
 	q += ` ORDER BY position LIMIT ?`
 	args = append(args, limit)
 	rows, err := s.read.QueryContext(ctx, q, args...)
+	return collectRecords(rows, err)
+}
+
+// collectRecords reads the records of a query of outboxColumns (err its
+// error) and closes it.
+func collectRecords(rows *sql.Rows, err error) ([]events.Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: read the outbox: %w", unavailable(err))
 	}
@@ -475,31 +481,9 @@ func (s *Store) Redeliver(ctx context.Context, subscription string, sel events.R
 	if err != nil {
 		return 0, err
 	}
-	var recs []events.Record
-	if sel.EventID != "" {
-		r, err := s.OutboxEvent(ctx, sel.EventID)
-		if err != nil {
-			return 0, err
-		}
-		recs = append(recs, r)
-	} else {
-		rows, err := s.query(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE time >= ? AND time < ? ORDER BY position`, micros(sel.Since), micros(sel.Until))
-		if err != nil {
-			return 0, fmt.Errorf("sqlite: read the outbox: %w", unavailable(err))
-		}
-		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRecord(rows)
-			if err != nil {
-				return 0, err
-			}
-			if sub.Matches(&r) {
-				recs = append(recs, r)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return 0, fmt.Errorf("sqlite: read the outbox: %w", unavailable(err))
-		}
+	recs, err := events.Selected(ctx, sub, sel, s.OutboxEvent, s.outboxBetween)
+	if err != nil {
+		return 0, err
 	}
 	now := micros(s.now())
 	err = s.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -515,6 +499,12 @@ func (s *Store) Redeliver(ctx context.Context, subscription string, sel events.R
 		return nil
 	})
 	return len(recs), err
+}
+
+// outboxBetween reads the events written in [since, until), in position
+// order.
+func (s *Store) outboxBetween(ctx context.Context, since, until time.Time) ([]events.Record, error) {
+	return collectRecords(s.query(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE time >= ? AND time < ? ORDER BY position`, micros(since), micros(until)))
 }
 
 // DeliveryStats implements events.Store.
