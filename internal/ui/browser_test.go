@@ -31,22 +31,8 @@ func TestConsoleInABrowser(t *testing.T) {
 	})
 	p.Start()
 	base := "http://" + p.Addr()
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(b.Context(), chromedp.Text(css(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	eval := func(js string) bool {
-		t.Helper()
-		v, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](js))
-		if err != nil {
-			t.Fatalf("%s: %v", js, err)
-		}
-		return v
-	}
+	text := func(sel string) string { t.Helper(); return pageText(t, b, sel) }
+	eval := func(js string) bool { t.Helper(); return pageTrue(t, b, js) }
 	// until waits for a condition in the page, without reloading it.
 	until := func(js string) {
 		t.Helper()
@@ -259,4 +245,24 @@ func startRollout(t *testing.T, base string) string {
 		Waves: []client.WaveSpec{{Name: "canary", Count: 1}, {Name: "rest"}}}, client.StartOptions{})
 	must("start the rollout", err)
 	return ro.ID
+}
+
+// pageText is the text of the element sel finds in b's page, trimmed.
+func pageText(t *testing.T, b *browsertest.Browser, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(b.Context(), chromedp.Text(css(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// pageTrue evaluates js, a boolean expression, in b's page.
+func pageTrue(t *testing.T, b *browsertest.Browser, js string) bool {
+	t.Helper()
+	v, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
 }

@@ -73,22 +73,8 @@ func TestSubscriptionsInABrowser(t *testing.T) {
 	})
 	p.Start()
 	base := "http://" + p.Addr()
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(b.Context(), chromedp.Text(css(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	eval := func(js string) bool {
-		t.Helper()
-		v, err := chromedp.Run(b.Context(), chromedp.Evaluate[bool](js))
-		if err != nil {
-			t.Fatalf("%s: %v", js, err)
-		}
-		return v
-	}
+	text := func(sel string) string { t.Helper(); return pageText(t, b, sel) }
+	eval := func(js string) bool { t.Helper(); return pageTrue(t, b, js) }
 	desktop := func() { b.Do(chromedp.EmulateViewport(1280, 860)) }
 
 	b.Do(chromedp.Navigate(base+"/ui/subscriptions"), chromedp.WaitVisible(css("#token")),
