@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -44,9 +45,20 @@ func build() (string, error) {
 		return "", fmt.Errorf("build landlord: %w", err)
 	}
 	bin := filepath.Join(dir, "landlord")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/jaxxstorm/landlord/cmd/landlord")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/landlord")
+	// Built in landlord's own module, whichever module's test asks: the
+	// Terraform provider's module requires landlord's packages, not its
+	// server's dependencies.
+	cmd.Dir = moduleRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build landlord: %w\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// moduleRoot is the directory of landlord's module, two up from this
+// file's.
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }

@@ -1,0 +1,229 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/jaxxstorm/landlord/client"
+)
+
+func newTenantDataSource() datasource.DataSource { return &tenantDataSource{} }
+
+type tenantDataSource struct {
+	data *providerData
+}
+
+var _ datasource.DataSourceWithConfigure = &tenantDataSource{}
+
+// tenantDataModel is the landlord_tenant data source.
+type tenantDataModel struct {
+	Name              types.String `tfsdk:"name"`
+	ComputeConfig     JSONObject   `tfsdk:"compute_config"`
+	Labels            types.Map    `tfsdk:"labels"`
+	Annotations       types.Map    `tfsdk:"annotations"`
+	Plan              types.String `tfsdk:"plan"`
+	Pin               types.Int64  `tfsdk:"pin"`
+	MaintenanceWindow types.Object `tfsdk:"maintenance_window"`
+	observed
+}
+
+func (d *tenantDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_tenant"
+}
+
+func (d *tenantDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A landlord tenant, by name or id, as landlord holds it: its declared state (secrets left out) and what landlord observed.",
+		Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "The tenant's name; give it or `id`.",
+				Validators:          []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("id"))},
+			},
+			"id": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "The tenant's id; give it or `name`.",
+			},
+			"compute_config": schema.StringAttribute{
+				CustomType: JSONObjectType{}, Computed: true,
+				MarkdownDescription: "The tenant's compute_config as a JSON object, without its secrets.",
+			},
+			"labels":      schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Labels."},
+			"annotations": schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Annotations."},
+			"plan":        schema.StringAttribute{Computed: true, MarkdownDescription: "The plan the tenant follows, if any."},
+			"pin":         schema.Int64Attribute{Computed: true, MarkdownDescription: "The plan version the tenant is pinned at, if it is."},
+			"maintenance_window": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The weekly window in which rollouts may change the tenant, if it has one.",
+				Attributes: map[string]schema.Attribute{
+					"days":      schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Days, `mon` … `sun`; none is every day."},
+					"start":     schema.StringAttribute{Computed: true, MarkdownDescription: "Opening time of day, `HH:MM`."},
+					"end":       schema.StringAttribute{Computed: true, MarkdownDescription: "Closing time of day, `HH:MM`."},
+					"time_zone": schema.StringAttribute{Computed: true, MarkdownDescription: "The IANA time zone; none is UTC."},
+				},
+			},
+			"compute_provider":    schema.StringAttribute{Computed: true, MarkdownDescription: "The compute provider the tenant runs on."},
+			"plan_version":        schema.Int64Attribute{Computed: true, MarkdownDescription: "The version of `plan` the tenant runs."},
+			"status":              schema.StringAttribute{Computed: true, MarkdownDescription: "`requested`, `provisioning`, `ready`, `updating`, `deleting`, `deleted` or `failed`."},
+			"status_message":      schema.StringAttribute{Computed: true, MarkdownDescription: "Why the tenant is in its status."},
+			"generation":          schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation of the desired state."},
+			"observed_generation": schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation landlord last applied."},
+			"version":             schema.Int64Attribute{Computed: true, MarkdownDescription: "The record's version."},
+			"endpoints": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Where the tenant's container ports can be reached.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"container":      schema.StringAttribute{Computed: true, MarkdownDescription: "The container."},
+					"name":           schema.StringAttribute{Computed: true, MarkdownDescription: "The port's name, if it has one."},
+					"container_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "The port the container listens on."},
+					"protocol":       schema.StringAttribute{Computed: true, MarkdownDescription: "`tcp` or `udp`."},
+					"address":        schema.StringAttribute{Computed: true, MarkdownDescription: "`host:port` where the port answers."},
+				}},
+			},
+		},
+	}
+}
+
+func (d *tenantDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = dataOf(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *tenantDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var m tenantDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	key := m.Name.ValueString()
+	if !m.ID.IsNull() {
+		key = m.ID.ValueString()
+	}
+	t, err := d.data.client.Tenants().Get(ctx, key, client.GetOptions{})
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "Cannot read tenant "+key, err, nil)
+		return
+	}
+	config, err := decodeObject(t.ComputeConfig)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read tenant "+key, fmt.Sprintf("its compute_config is %v", err))
+		return
+	}
+	m.Name = types.StringValue(t.Name)
+	m.ComputeConfig = NewJSONObject(encodeJSON(withoutRedacted(config)))
+	m.Labels = stringMap(ctx, t.Labels, types.MapNull(types.StringType), &resp.Diagnostics)
+	m.Annotations = stringMap(ctx, t.Annotations, types.MapNull(types.StringType), &resp.Diagnostics)
+	m.Plan, m.Pin = types.StringNull(), types.Int64Null()
+	if t.Plan != nil {
+		m.Plan = types.StringValue(t.Plan.Name)
+		if t.Plan.Pinned {
+			m.Pin = types.Int64Value(t.Plan.Version)
+		}
+	}
+	m.MaintenanceWindow = windowValue(ctx, t.MaintenanceWindow, &resp.Diagnostics)
+	m.observe(ctx, t, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func newComputeProviderDataSource() datasource.DataSource { return &computeProviderDataSource{} }
+
+type computeProviderDataSource struct {
+	data *providerData
+}
+
+var _ datasource.DataSourceWithConfigure = &computeProviderDataSource{}
+
+// computeProviderModel is the landlord_compute_provider data source.
+type computeProviderModel struct {
+	Name         types.String `tfsdk:"name"`
+	Default      types.Bool   `tfsdk:"default"`
+	Healthy      types.Bool   `tfsdk:"healthy"`
+	Message      types.String `tfsdk:"message"`
+	Capabilities types.Map    `tfsdk:"capabilities"`
+	Schema       JSONObject   `tfsdk:"schema"`
+	Defaults     JSONObject   `tfsdk:"defaults"`
+}
+
+func (d *computeProviderDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_compute_provider"
+}
+
+func (d *computeProviderDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A compute provider landlord has enabled: its compute_config schema, the defaults merged under each tenant's config, and what it can do.",
+		Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "The provider's name (`docker`, `ecs`, `kubernetes`, `nomad`, `mock` or a plugin's); landlord's default provider when left out.",
+			},
+			"default":      schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether it is landlord's default provider."},
+			"healthy":      schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether its platform answers."},
+			"message":      schema.StringAttribute{Computed: true, MarkdownDescription: "Why it is unhealthy, if it is."},
+			"capabilities": schema.MapAttribute{ElementType: types.BoolType, Computed: true, MarkdownDescription: "What it supports, by capability: `in_place_update`, `multiple_containers`, `secrets`, `published_ports`, `public_networking`, `health_checks`, `scaling`, `volumes`."},
+			"schema":       schema.StringAttribute{CustomType: JSONObjectType{}, Computed: true, MarkdownDescription: "The JSON Schema (2020-12) of its compute_config, as JSON."},
+			"defaults":     schema.StringAttribute{CustomType: JSONObjectType{}, Computed: true, MarkdownDescription: "The defaults merged under each tenant's compute_config, as JSON; null when it has none."},
+		},
+	}
+}
+
+func (d *computeProviderDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = dataOf(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *computeProviderDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.data == nil {
+		notConfigured(&resp.Diagnostics)
+		return
+	}
+	var m computeProviderModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	list, err := d.data.client.Compute().Providers(ctx)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "Cannot list compute providers", err, nil)
+		return
+	}
+	var found *client.Provider
+	var names []string
+	for i, p := range list.Providers {
+		names = append(names, p.Name)
+		if (m.Name.IsNull() && p.Default) || p.Name == m.Name.ValueString() {
+			found = &list.Providers[i]
+		}
+	}
+	if found == nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "No such compute provider",
+			fmt.Sprintf("landlord has not enabled compute provider %q; it has %v.", m.Name.ValueString(), names))
+		return
+	}
+	cc, err := d.data.client.Compute().Config(ctx, found.Name)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, "Cannot read compute provider "+found.Name, err, nil)
+		return
+	}
+	m.Name = types.StringValue(found.Name)
+	m.Default = types.BoolValue(found.Default)
+	m.Healthy = types.BoolValue(found.Healthy)
+	m.Message = types.StringValue(found.Message)
+	caps, diags := types.MapValueFrom(ctx, types.BoolType, found.Capabilities)
+	resp.Diagnostics.Append(diags...)
+	m.Capabilities = caps
+	m.Schema = NewJSONObject(string(cc.Schema))
+	m.Defaults = NullJSONObject()
+	if len(cc.Defaults) > 0 && string(cc.Defaults) != "null" {
+		m.Defaults = NewJSONObject(string(cc.Defaults))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
