@@ -39,6 +39,9 @@ func (s *Tenants) CancelMove(ctx context.Context, idOrName, placement string, op
 }
 
 func (s *Tenants) moveAction(ctx context.Context, idOrName, action string, body any, opts UpdateOptions) (*Tenant, error) {
+	if err := noDryRun(opts, "moves"); err != nil {
+		return nil, err
+	}
 	path, err := pathFor(idOrName)
 	if err != nil {
 		return nil, err

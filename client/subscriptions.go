@@ -91,8 +91,12 @@ func (s *Subscriptions) Get(ctx context.Context, idOrName string) (*Subscription
 // Update changes a subscription: its URL, types, labels, description, or
 // whether it is enabled (enabling one that landlord disabled clears its
 // DisabledReason); what req leaves nil is kept. With opts.IfMatch, a
-// subscription changed since that version is a 412 *Error.
+// subscription changed since that version is a 412 *Error. opts.DryRun is
+// refused: a subscription's update has no dry run.
 func (s *Subscriptions) Update(ctx context.Context, idOrName string, req UpdateSubscriptionRequest, opts UpdateOptions) (*Subscription, error) {
+	if err := noDryRun(opts, "subscriptions"); err != nil {
+		return nil, err
+	}
 	path, err := subscriptionPath(idOrName)
 	if err != nil {
 		return nil, err
@@ -119,8 +123,12 @@ func (s *Subscriptions) Delete(ctx context.Context, idOrName string) error {
 // carrying a signature by each, until req.PreviousExpiresIn from now (a
 // Go duration, default 24h; "0s" ends them at once), so that receivers
 // can move to the new one meanwhile. With opts.IfMatch, a subscription
-// changed since that version is a 412 *Error.
+// changed since that version is a 412 *Error. opts.DryRun is refused: a
+// rotation has no dry run.
 func (s *Subscriptions) RotateSecret(ctx context.Context, idOrName string, req RotateSecretRequest, opts UpdateOptions) (*Subscription, error) {
+	if err := noDryRun(opts, "subscriptions"); err != nil {
+		return nil, err
+	}
 	path, err := subscriptionPath(idOrName, "/secrets")
 	if err != nil {
 		return nil, err

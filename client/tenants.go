@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
@@ -53,13 +54,30 @@ type ListOptions struct {
 	PageToken string
 }
 
-// UpdateOptions modify a change: a tenant's replace or patch, a
+// UpdateOptions modify a change: a tenant's replace or patch, a move, a
 // subscription's update or secret rotation.
 type UpdateOptions struct {
 	// IfMatch, when not 0, is the version (of the tenant or subscription)
 	// the change is meant for: if it changed since, the change is refused
 	// with a 412 *Error.
 	IfMatch int64
+	// DryRun, for a tenant's replace or patch (and so Retry), makes every
+	// check the change would (IfMatch too, refused with the same *Error)
+	// and returns the tenant as the change would make it, with its
+	// EffectiveConfig and ConfigLayers; it stores nothing and records no
+	// event. Moves and subscriptions have no dry run: their methods return
+	// an error, and send nothing, when it is set.
+	DryRun bool
+}
+
+// noDryRun is the error of a change that has no dry run, what, asked for
+// one: it is refused rather than made for real or ignored, so that nobody
+// takes it for a check.
+func noDryRun(opts UpdateOptions, what string) error {
+	if opts.DryRun {
+		return fmt.Errorf("client: dry run is not supported for %s", what)
+	}
+	return nil
 }
 
 // DeleteOptions modify a delete.
@@ -197,32 +215,40 @@ func (s *Tenants) All(ctx context.Context, opts ListOptions) iter.Seq2[Tenant, e
 // their workloads destroyed), labels and annotations. Labels or
 // Annotations left nil keep the tenant's; an empty, non-nil map removes
 // them all. A secret sent back as "[redacted]" keeps its stored value.
+// With opts.DryRun it returns the tenant as the replace would make it and
+// stores nothing.
 func (s *Tenants) Replace(ctx context.Context, idOrName string, req ReplaceTenantRequest, opts UpdateOptions) (*Tenant, error) {
-	return s.change(ctx, idOrName, "PUT", "application/json", req, opts.IfMatch)
+	return s.change(ctx, idOrName, "PUT", "application/json", req, opts)
 }
 
 // ReplaceRaw replaces a tenant's desired state with a body that is
 // already JSON (a ReplaceTenantRequest as an editor holds it), sent as it
 // is.
 func (s *Tenants) ReplaceRaw(ctx context.Context, idOrName string, body json.RawMessage, opts UpdateOptions) (*Tenant, error) {
-	return s.change(ctx, idOrName, "PUT", "application/json", body, opts.IfMatch)
+	return s.change(ctx, idOrName, "PUT", "application/json", body, opts)
 }
 
 // Patch changes a tenant's desired state with a JSON merge patch (RFC 7396)
 // of compute_config, placements (replaced whole, as a merge patch
 // replaces an array), labels, annotations, plan and maintenance_window:
-// what it does not name stays, null removes.
+// what it does not name stays, null removes. With opts.DryRun it returns
+// the tenant as the patch would make it and stores nothing.
 func (s *Tenants) Patch(ctx context.Context, idOrName string, patch json.RawMessage, opts UpdateOptions) (*Tenant, error) {
-	return s.change(ctx, idOrName, "PATCH", "application/merge-patch+json", patch, opts.IfMatch)
+	return s.change(ctx, idOrName, "PATCH", "application/merge-patch+json", patch, opts)
 }
 
-func (s *Tenants) change(ctx context.Context, idOrName, method, contentType string, body any, ifMatch int64) (*Tenant, error) {
+func (s *Tenants) change(ctx context.Context, idOrName, method, contentType string, body any, opts UpdateOptions) (*Tenant, error) {
 	path, err := pathFor(idOrName)
 	if err != nil {
 		return nil, err
 	}
+	q := url.Values{}
+	if opts.DryRun {
+		q.Set("dry_run", "true")
+	}
 	var out Tenant
-	if err := s.c.do(ctx, request{method: method, path: path, header: ifMatchHeader(ifMatch), body: body, contentType: contentType}, &out); err != nil {
+	req := request{method: method, path: path, query: q, header: ifMatchHeader(opts.IfMatch), body: body, contentType: contentType}
+	if err := s.c.do(ctx, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

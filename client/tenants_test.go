@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -207,6 +208,97 @@ func TestListAndAll(t *testing.T) {
 	}
 	if errs != 1 {
 		t.Errorf("%d errors yielded, want 1", errs)
+	}
+}
+
+// TestChangeDryRun: Replace, ReplaceRaw and Patch with DryRun return the
+// tenant as the change would make it and store nothing; a stale IfMatch
+// and a config the provider refuses are the *Errors a change gets.
+func TestChangeDryRun(t *testing.T) {
+	c := clienttest.NewServer(t, clienttest.Options{}).Client(t, "")
+	cur := mustCreate(t, c, "acme", appConfig, map[string]string{"tier": "gold"})
+	dry := client.UpdateOptions{IfMatch: cur.Version, DryRun: true}
+	for _, tc := range []struct {
+		name   string
+		change func() (*client.Tenant, error)
+	}{
+		{"Replace", func() (*client.Tenant, error) {
+			return c.Tenants().Replace(ctx, "acme", client.ReplaceTenantRequest{ComputeConfig: json.RawMessage(`{"image":"example.com/app:2"}`)}, dry)
+		}},
+		{"ReplaceRaw", func() (*client.Tenant, error) {
+			return c.Tenants().ReplaceRaw(ctx, "acme", json.RawMessage(`{"compute_config":{"image":"example.com/app:2"}}`), dry)
+		}},
+		{"Patch", func() (*client.Tenant, error) {
+			return c.Tenants().Patch(ctx, "acme", json.RawMessage(`{"compute_config":{"image":"example.com/app:2"}}`), dry)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			would, err := tc.change()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if would.Generation != cur.Generation+1 || !strings.Contains(string(would.ComputeConfig), "app:2") ||
+				!strings.Contains(string(would.EffectiveConfig), "FROM_DEFAULTS") || would.ConfigLayers == nil {
+				t.Errorf("dry run = %+v, want the tenant at the next generation with app:2, its effective_config and config_layers", would)
+			}
+			got, err := c.Tenants().Get(ctx, "acme", client.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Version != cur.Version || got.Generation != cur.Generation || strings.Contains(string(got.ComputeConfig), "app:2") {
+				t.Errorf("after a dry run the tenant is at version %d, generation %d, with %s; want it as created", got.Version, got.Generation, got.ComputeConfig)
+			}
+		})
+	}
+	_, err := c.Tenants().Replace(ctx, "acme", client.ReplaceTenantRequest{ComputeConfig: json.RawMessage(appConfig)},
+		client.UpdateOptions{IfMatch: cur.Version + 1, DryRun: true})
+	if !client.IsPreconditionFailed(err) {
+		t.Errorf("a dry run with a stale If-Match: %v, want 412", err)
+	}
+	_, err = c.Tenants().Replace(ctx, "acme", client.ReplaceTenantRequest{ComputeConfig: json.RawMessage(`{"image":5}`)}, client.UpdateOptions{DryRun: true})
+	var refused *client.Error
+	if !errors.As(err, &refused) || refused.Status != http.StatusUnprocessableEntity || len(refused.Problem.Errors) != 1 ||
+		refused.Problem.Errors[0].Pointer != "/compute_config/image" {
+		t.Errorf("a dry run of an invalid config: %v, want 422 at /compute_config/image", err)
+	}
+}
+
+// TestDryRunRefusedWithoutOne: a change that has no dry run (a move, a
+// subscription's update or rotation) asked for one is an error, and
+// nothing is sent.
+func TestDryRunRefusedWithoutOne(t *testing.T) {
+	c := clienttest.NewServer(t, clienttest.Options{}).Client(t, "")
+	mustCreate(t, c, "acme", appConfig, nil)
+	dry := client.UpdateOptions{DryRun: true}
+	for _, tc := range []struct {
+		name, want string
+		call       func() error
+	}{
+		{"move", "moves", func() error {
+			_, err := c.Tenants().Move(ctx, "acme", client.MoveRequest{ComputeConfig: json.RawMessage(appConfig)}, dry)
+			return err
+		}},
+		{"approve a move", "moves", func() error { _, err := c.Tenants().ApproveMove(ctx, "acme", "", dry); return err }},
+		{"cancel a move", "moves", func() error { _, err := c.Tenants().CancelMove(ctx, "acme", "", dry); return err }},
+		{"subscription update", "subscriptions", func() error {
+			_, err := c.Subscriptions().Update(ctx, "billing", client.UpdateSubscriptionRequest{}, dry)
+			return err
+		}},
+		{"secret rotation", "subscriptions", func() error {
+			_, err := c.Subscriptions().RotateSecret(ctx, "billing", client.RotateSecretRequest{}, dry)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			var answered *client.Error
+			if err == nil || errors.As(err, &answered) || !strings.Contains(err.Error(), "dry run is not supported for "+tc.want) {
+				t.Errorf("err = %v, want the client's refusal, the request not sent", err)
+			}
+		})
+	}
+	if got, err := c.Tenants().Get(ctx, "acme", client.GetOptions{}); err != nil || got.Version != 1 {
+		t.Errorf("after refused dry runs the tenant is %+v, %v; want it as created", got, err)
 	}
 }
 

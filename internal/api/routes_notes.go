@@ -79,6 +79,10 @@ var (
 
 	dryRunParam = queryParam("dry_run", "Validate, and answer 200 with the tenant as it would be stored (provider chosen, defaults merged into effective_config, its layers in config_layers); store nothing.",
 		openapi3.NewBoolSchema(), badParameter)
+	changeDryRunParam = queryParam("dry_run", "Check the change as it would be made (If-Match too: a stale one is a 412), and answer 200 with the tenant as the change would make it "+
+		"(generation and version as they would be, defaults merged into effective_config, its layers in config_layers) and the ETag of the tenant as stored, "+
+		"which the dry run leaves as it is; store nothing, record no event.",
+		openapi3.NewBoolSchema(), badParameter)
 	includeDeletedParam = queryParam("include_deleted", "Find a deleted tenant too; without it, a deleted tenant is a 404.",
 		openapi3.NewBoolSchema(), badParameter)
 	listDeletedParam = queryParam("include_deleted", "List deleted tenants too.", openapi3.NewBoolSchema(), badParameter)
@@ -197,6 +201,10 @@ var changeProblems = map[int][]string{
 	http.StatusServiceUnavailable:  {wire.CodeStorageUnavailable},
 	http.StatusNotImplemented:      {wire.CodeFleetUnavailable},
 }
+
+// changeSuccess says what a change to a tenant's desired state answers.
+const changeSuccess = "the tenant, as stored; with dry_run=true, the tenant as the change would make it, with effective_config and config_layers, " +
+	"and the ETag of the tenant as stored (unchanged); nothing is stored"
 
 // moveProblems are the problems of a move and its actions.
 var moveProblems = map[int][]string{
@@ -381,12 +389,16 @@ var operationNotes = map[string]operationNote{
 	"replaceTenant": {
 		description: "labels and annotations left out (or null) are kept; {} removes them all. plan and maintenance_window left out (or null) are kept. " + planDoc +
 			"A change that alters nothing answers 200 without bumping generation.",
+		params:   []openapi.Parameter{changeDryRunParam},
+		success:  changeSuccess,
 		problems: changeProblems,
 	},
 	"patchTenant": {
 		description: "plan null makes the tenant leave its plan (its compute_config alone, over the defaults, must then be valid); plan {\"pinned\": true} pins it at its version, " +
 			"{\"version\": 3, \"pinned\": true} pins it at version 3, {\"pinned\": false} lets rollouts move it again; a new plan name starts at that plan's current version unless version is given. " +
 			"maintenance_window null removes the window. " + planDoc + "A change that alters nothing answers 200 without bumping generation.",
+		params:   []openapi.Parameter{changeDryRunParam},
+		success:  changeSuccess,
 		problems: changeProblems,
 	},
 	"deleteTenant": {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jaxxstorm/landlord/internal/compute"
 	"github.com/jaxxstorm/landlord/internal/service"
 	"github.com/jaxxstorm/landlord/internal/tenant"
 	"github.com/jaxxstorm/landlord/internal/wire"
@@ -46,18 +47,9 @@ func (s *Server) createTenant(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		out := s.render(c.Tenant)
-		if out.EffectiveConfig, err = s.compute.RedactConfig(c.Tenant.Provider, c.Resolution.Spec.ProviderConfig); err != nil {
+		out, err := s.renderResolved(c.Tenant, c.Resolution, c.PlanConfig, c.Resolutions)
+		if err != nil {
 			return err
-		}
-		if out.ConfigLayers, err = s.configLayers(c.Tenant.Provider, c.PlanConfig, c.Tenant.ComputeConfig); err != nil {
-			return err
-		}
-		for i := range out.Placements {
-			p, res := &out.Placements[i], c.Resolutions[i]
-			if p.EffectiveConfig, err = s.compute.RedactConfig(p.ComputeProvider, res.Spec.ProviderConfig); err != nil {
-				return err
-			}
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil
@@ -170,18 +162,35 @@ func (s *Server) patchTenant(w http.ResponseWriter, r *http.Request) error {
 }
 
 // change applies a new desired state made from the current tenant (see
-// service.ChangeTenant) and answers with the tenant changed.
+// service.ChangeTenant) and answers with the tenant changed, or, with
+// dry_run, checks it as a change would (If-Match too) and answers the
+// tenant as the change would make it, rendered as a create's dry run is,
+// with the ETag of the tenant as stored (unchanged): the version an
+// If-Match on the real change names.
 func (s *Server) change(w http.ResponseWriter, r *http.Request, next func(cur *tenant.Tenant) (service.Desired, error)) error {
 	expect, err := parseIfMatch(r)
 	if err != nil {
 		return err
 	}
-	updated, err := s.svc.ChangeTenant(r.Context(), service.Change{Tenant: r.PathValue("tenant"), Expect: expect, Actor: actor(r),
-		Seen: func(t *tenant.Tenant) { noteTenant(r, t.ID) }, Next: next})
+	dryRun, err := boolParam(r, "dry_run")
 	if err != nil {
 		return err
 	}
-	s.writeTenant(w, http.StatusOK, updated)
+	c, err := s.svc.ChangeTenant(r.Context(), service.Change{Tenant: r.PathValue("tenant"), Expect: expect, Actor: actor(r),
+		Seen: func(t *tenant.Tenant) { noteTenant(r, t.ID) }, Next: next, DryRun: dryRun})
+	if err != nil {
+		return err
+	}
+	if !dryRun {
+		s.writeTenant(w, http.StatusOK, c.Tenant)
+		return nil
+	}
+	out, err := s.renderResolved(c.Tenant, c.Resolution, c.PlanConfig, c.Resolutions)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("ETag", etag(c.Version))
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -289,6 +298,34 @@ func (s *Server) render(t *tenant.Tenant) wire.Tenant {
 		}
 	}
 	return out
+}
+
+// renderResolved is the API's view of t as a dry run shows it: with the
+// effective config of its first placement (res, none when nil) and the
+// layers it is made of (planConfig the plan's), and each placement's
+// effective config (resolutions, in the order of t's placements; none
+// where nil).
+func (s *Server) renderResolved(t *tenant.Tenant, res *compute.Resolution, planConfig json.RawMessage, resolutions []*compute.Resolution) (wire.Tenant, error) {
+	out := s.render(t)
+	var err error
+	if res != nil {
+		if out.EffectiveConfig, err = s.compute.RedactConfig(t.Provider, res.Spec.ProviderConfig); err != nil {
+			return wire.Tenant{}, err
+		}
+		if out.ConfigLayers, err = s.configLayers(t.Provider, planConfig, t.ComputeConfig); err != nil {
+			return wire.Tenant{}, err
+		}
+	}
+	for i := range out.Placements {
+		p := &out.Placements[i]
+		if i >= len(resolutions) || resolutions[i] == nil {
+			continue
+		}
+		if p.EffectiveConfig, err = s.compute.RedactConfig(p.ComputeProvider, resolutions[i].Spec.ProviderConfig); err != nil {
+			return wire.Tenant{}, err
+		}
+	}
+	return out, nil
 }
 
 // redacted is a compute_config of provider with its secrets redacted.

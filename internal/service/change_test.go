@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jaxxstorm/landlord/internal/service"
@@ -24,7 +25,7 @@ func TestChangeTenantRefusesAStaleVersion(t *testing.T) {
 		t.Fatalf("change with a version the tenant does not have: %v; want a StaleError saying version %d", err, acme.Version)
 	}
 	got, err := f.svc.ChangeTenant(context.Background(), service.Change{Tenant: "acme", Expect: service.Versions{acme.Version}, Actor: "bob", Next: keep})
-	if err != nil || got.Labels["tier"] != "gold" || got.Generation != 2 {
+	if err != nil || got.Tenant.Labels["tier"] != "gold" || got.Tenant.Generation != 2 || got.Version != got.Tenant.Version {
 		t.Fatalf("change with the tenant's version: %+v, %v; want it changed, generation 2", got, err)
 	}
 }
@@ -47,15 +48,51 @@ func TestChangeTenantRetriesAConcurrentChange(t *testing.T) {
 		}
 		return service.Desired{ComputeConfig: cur.ComputeConfig, Annotations: cur.Annotations, Labels: map[string]string{"tier": "gold"}}, nil
 	}
-	got, err := f.svc.ChangeTenant(ctx, service.Change{Tenant: "acme", Actor: "bob", Next: race})
-	if err != nil || calls != 2 || got.Labels["tier"] != "gold" || got.Annotations["by"] != "other" {
-		t.Fatalf("after %d calls: %+v, %v; want the change made again on the other writer's state", calls, got, err)
+	changed, err := f.svc.ChangeTenant(ctx, service.Change{Tenant: "acme", Actor: "bob", Next: race})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := changed.Tenant
+	if calls != 2 || got.Labels["tier"] != "gold" || got.Annotations["by"] != "other" {
+		t.Fatalf("after %d calls: %+v; want the change made again on the other writer's state", calls, got)
 	}
 	calls = 0
 	_, err = f.svc.ChangeTenant(ctx, service.Change{Tenant: "acme", Expect: service.Versions{got.Version}, Actor: "bob", Next: race})
 	var stale *service.StaleError
 	if !errors.As(err, &stale) || calls != 1 {
 		t.Fatalf("with a version expected, after %d calls: %v; want a StaleError and no second try", calls, err)
+	}
+}
+
+// TestChangeTenantDryRun: a dry run answers the tenant as the change would
+// make it, with its effective config, checks the expected versions as a
+// change does, and stores nothing.
+func TestChangeTenantDryRun(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	acme := f.create(t, service.NewTenant{Name: "acme", ComputeConfig: json.RawMessage(`{"image":"a:1"}`)})
+	image := func(cur *tenant.Tenant) (service.Desired, error) {
+		return service.Desired{ComputeConfig: json.RawMessage(`{"image":"a:2"}`)}, nil
+	}
+	got, err := f.svc.ChangeTenant(ctx, service.Change{Tenant: "acme", Expect: service.Versions{acme.Version}, Actor: "bob", Next: image, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Tenant.Generation != acme.Generation+1 || got.Version != acme.Version || got.Resolution == nil ||
+		len(got.Resolutions) != 1 || got.Resolutions[0] != got.Resolution || !strings.Contains(string(got.Tenant.ComputeConfig), "a:2") {
+		t.Errorf("dry run: %+v; want the tenant at the next generation with image a:2, its resolution, and version %d", got, acme.Version)
+	}
+	stored, err := f.store.Get(ctx, acme.ID, tenant.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Version != acme.Version || stored.Generation != acme.Generation || strings.Contains(string(stored.ComputeConfig), "a:2") {
+		t.Errorf("after a dry run the tenant is %+v; want it as created", stored)
+	}
+	_, err = f.svc.ChangeTenant(ctx, service.Change{Tenant: "acme", Expect: service.Versions{acme.Version + 1}, Actor: "bob", Next: image, DryRun: true})
+	var stale *service.StaleError
+	if !errors.As(err, &stale) || stale.Current != acme.Version {
+		t.Fatalf("dry run with a version the tenant does not have: %v; want a StaleError saying version %d", err, acme.Version)
 	}
 }
 
@@ -66,8 +103,10 @@ func TestChangeTenantRefusesADeletingTenant(t *testing.T) {
 	if _, err := f.svc.DeleteTenant(ctx, service.Deletion{Tenant: acme.ID, Actor: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.svc.ChangeTenant(ctx, service.Change{Tenant: "acme", Actor: "bob", Next: keep})
-	mustRefuse(t, err, service.KindConflict, wire.CodeTenantDeleting, "")
+	for _, dryRun := range []bool{false, true} {
+		_, err := f.svc.ChangeTenant(ctx, service.Change{Tenant: "acme", Actor: "bob", Next: keep, DryRun: dryRun})
+		mustRefuse(t, err, service.KindConflict, wire.CodeTenantDeleting, "")
+	}
 }
 
 func TestForgetRefusesATenantWhoseProviderIsEnabled(t *testing.T) {

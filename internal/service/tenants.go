@@ -168,6 +168,27 @@ type Change struct {
 	Seen func(*tenant.Tenant)
 	// Next makes the desired state from the current tenant.
 	Next func(cur *tenant.Tenant) (Desired, error)
+	// DryRun checks all that the change would (the expected versions
+	// too) and stores nothing: no write, no event.
+	DryRun bool
+}
+
+// Changed is a tenant a change stored, or, for a dry run, would store.
+type Changed struct {
+	Tenant *tenant.Tenant
+	// Version is the tenant's version as stored: Tenant's, or for a dry
+	// run the version the change was checked against (what the real
+	// change's expected versions are to name).
+	Version int64
+	// The fields below are set for a dry run. Resolution is the
+	// effective config of the tenant's first placement (the one its
+	// compute_config shows), nil when that placement is being removed;
+	// PlanConfig is its plan layer (nil without a plan).
+	Resolution *compute.Resolution
+	PlanConfig json.RawMessage
+	// Resolutions are those of the tenant's placements, in order; nil for
+	// a placement being removed.
+	Resolutions []*compute.Resolution
 }
 
 // ChangeTenant applies a new desired state made from the current tenant.
@@ -176,8 +197,11 @@ type Change struct {
 // state a few times, then fails with tenant.ErrConflict. Every change resolves with the
 // plan layer, so that an override that no longer validates with the plan
 // is refused here; secrets sent back as they were shown ("[redacted]")
-// keep their stored values.
-func (s *Service) ChangeTenant(ctx context.Context, c Change) (*tenant.Tenant, error) {
+// keep their stored values. A dry run makes the change's checks on the
+// tenant as read, and applies the change with the store's rules
+// (tenant.ApplyDesired) without storing it: a plan deleted between its
+// check here and the write is all it cannot see.
+func (s *Service) ChangeTenant(ctx context.Context, c Change) (*Changed, error) {
 	for attempt := 0; ; attempt++ {
 		cur, err := s.changeable(ctx, c.Tenant, c.Expect, c.Seen)
 		if err != nil {
@@ -190,65 +214,116 @@ func (s *Service) ChangeTenant(ctx context.Context, c Change) (*tenant.Tenant, e
 		if err := tenant.ValidateWindow(req.MaintenanceWindow); err != nil {
 			return nil, err
 		}
-		change, err := s.desiredChange(ctx, cur, req)
+		resolved, err := s.desiredChange(ctx, cur, req)
 		if err != nil {
 			return nil, err
 		}
-		change.Actor = c.Actor
-		updated, err := s.tenants.UpdateDesired(ctx, cur.ID, change)
+		resolved.change.Actor = c.Actor
+		if c.DryRun {
+			next, _, err := tenant.ApplyDesired(cur, resolved.change, s.now())
+			if err != nil {
+				return nil, err
+			}
+			return resolved.dryRun(next, cur.Version)
+		}
+		updated, err := s.tenants.UpdateDesired(ctx, cur.ID, resolved.change)
 		if retry, err := settleWrite(err, c.Expect, attempt); retry {
 			continue
 		} else if err != nil {
 			return nil, err
 		}
-		return updated, nil
+		// The write is done: nothing after it may fail the request.
+		return &Changed{Tenant: updated, Version: updated.Version}, nil
 	}
+}
+
+// resolvedChange is a change to store with the effective configs it was
+// resolved into.
+type resolvedChange struct {
+	change tenant.DesiredChange
+	// resolutions are the effective configs of the placements the change
+	// declares, by name.
+	resolutions map[string]*compute.Resolution
+	// plan is the config of the plan version the tenant is to follow, nil
+	// for none.
+	plan json.RawMessage
+}
+
+// dryRun is what a dry run of the change answers: t, the tenant as the
+// change would make it, with its effective configs, stored at version.
+func (r *resolvedChange) dryRun(t *tenant.Tenant, version int64) (*Changed, error) {
+	out := &Changed{Tenant: t, Version: version, Resolutions: make([]*compute.Resolution, len(t.Placements))}
+	for i, p := range t.Placements {
+		if !p.Removed {
+			out.Resolutions[i] = r.resolutions[p.Name]
+		}
+	}
+	if len(t.Placements) == 0 || out.Resolutions[0] == nil {
+		return out, nil
+	}
+	out.Resolution = out.Resolutions[0]
+	if r.plan != nil {
+		var err error
+		if out.PlanConfig, err = fleet.Layer(r.plan, t.Placements[0].Name); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // desiredChange resolves req, the desired state a change makes of cur,
 // into the change to store: a tenant's compute_config with its plan layer,
 // or its placements, each against its provider.
-func (s *Service) desiredChange(ctx context.Context, cur *tenant.Tenant, req Desired) (tenant.DesiredChange, error) {
-	change := tenant.DesiredChange{Version: cur.Version, Labels: req.Labels, Annotations: req.Annotations, MaintenanceWindow: req.MaintenanceWindow}
+func (s *Service) desiredChange(ctx context.Context, cur *tenant.Tenant, req Desired) (*resolvedChange, error) {
+	out := &resolvedChange{change: tenant.DesiredChange{Version: cur.Version, Labels: req.Labels, Annotations: req.Annotations,
+		MaintenanceWindow: req.MaintenanceWindow}}
 	// A tenant of one placement (one that moved, say) takes a
 	// compute_config as every tenant did before placements.
 	if req.Placements == nil && len(cur.Placements) > 1 {
-		return change, refuse(KindInvalid, wire.CodeInvalidBody,
+		return nil, refuse(KindInvalid, wire.CodeInvalidBody,
 			fmt.Sprintf("tenant %s has placements %s: a change declares them (placements), not a compute_config", cur.Name, strings.Join(cur.PlacementNames(), ", ")),
 			Field{Pointer: "/placements", Message: "is required for a tenant with placements"})
 	}
 	if req.Placements != nil {
 		if err := checkDeclaration(nil, req.Placements); err != nil {
-			return change, err
+			return nil, err
 		}
 		var follows *followed
 		if req.Plan != nil {
 			// Each placement's provider is checked against the plan's.
 			ref, plan, version, err := s.planLayer(ctx, req.Plan, "")
 			if err != nil {
-				return change, err
+				return nil, err
 			}
 			req.Plan, follows = ref, &followed{name: plan.Name, provider: plan.Provider, config: version.Config}
+			out.plan = version.Config
 		}
 		next := *cur
 		next.Labels, next.Annotations = req.Labels, req.Annotations
-		specs, _, err := s.resolvePlacements(ctx, &next, cur, cur.Generation+1, req.Placements, follows)
-		change.Placements, change.Plan = specs, req.Plan
-		return change, err
+		specs, resolutions, err := s.resolvePlacements(ctx, &next, cur, cur.Generation+1, req.Placements, follows)
+		if err != nil {
+			return nil, err
+		}
+		out.change.Placements, out.change.Plan = specs, req.Plan
+		out.resolutions = make(map[string]*compute.Resolution, len(specs))
+		for i, p := range specs {
+			out.resolutions[p.Name] = resolutions[i]
+		}
+		return out, nil
 	}
 	var planConfig json.RawMessage
 	if req.Plan != nil {
 		ref, plan, version, err := s.planLayer(ctx, req.Plan, cur.Provider)
 		if err != nil {
-			return change, err
+			return nil, err
 		}
 		if err := checkProviderChoice(req.ComputeConfig, plan); err != nil {
-			return change, err
+			return nil, err
 		}
 		if planConfig, err = fleet.Layer(version.Config, cur.Placements[0].Name); err != nil {
-			return change, err
+			return nil, err
 		}
-		req.Plan = ref
+		req.Plan, out.plan = ref, version.Config
 	}
 	res, err := s.compute.Resolve(ctx, compute.ResolveRequest{
 		TenantID: cur.Placements[0].WorkloadID, TenantName: cur.Placements[0].WorkloadName, Generation: cur.Generation + 1,
@@ -256,10 +331,11 @@ func (s *Service) desiredChange(ctx context.Context, cur *tenant.Tenant, req Des
 		Labels: req.Labels, Annotations: req.Annotations, Provider: cur.Provider,
 	})
 	if err != nil {
-		return change, err
+		return nil, err
 	}
-	change.ComputeConfig, change.Plan = res.Config, req.Plan
-	return change, nil
+	out.change.ComputeConfig, out.change.Plan = res.Config, req.Plan
+	out.resolutions = map[string]*compute.Resolution{cur.Placements[0].Name: res}
+	return out, nil
 }
 
 // settleWrite words the error of a change's write in attempt: a tenant
