@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -81,6 +82,9 @@ func TestAccTenantOnDocker(t *testing.T) {
 			},
 			{
 				Config: tenant(`["acme", "--tier", "gold"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("landlord_tenant.acme", plancheck.ResourceActionUpdate)},
+				},
 				Check: resource.ComposeTestCheckFunc(
 					noSecretIn(secret),
 					demoPageSays(ctx, "args:     --tier gold"),

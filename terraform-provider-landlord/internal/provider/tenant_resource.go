@@ -358,6 +358,10 @@ func (r *tenantResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("compute_provider"), state.ComputeProvider)...)
 		}
 	}
+	if plan.Plan.IsNull() {
+		// No plan, no plan version: known now, not after apply.
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("plan_version"), types.Int64Null())...)
+	}
 	if state != nil {
 		// The config as written may be the state's in other words (key
 		// order, spacing, a default written out): then the plan keeps the
