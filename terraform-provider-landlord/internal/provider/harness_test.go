@@ -39,9 +39,19 @@ func TestMain(m *testing.M) {
 		terraformMissing = why
 	}
 	// No call to checkpoint.hashicorp.com for the latest version: the
-	// tests talk to loopback alone.
+	// tests talk to loopback alone. And an empty CLI configuration, not
+	// the user's (whose plugin cache or mirrors the tests must not use).
 	os.Setenv("CHECKPOINT_DISABLE", "1")
-	os.Exit(dockertest.Main(m, dockerBase))
+	rc, err := os.CreateTemp("", "terraformrc-")
+	if err == nil {
+		rc.Close()
+		os.Setenv("TF_CLI_CONFIG_FILE", rc.Name())
+	}
+	code := dockertest.Main(m, dockerBase)
+	if rc != nil {
+		os.Remove(rc.Name())
+	}
+	os.Exit(code)
 }
 
 // terraformMissing says why no terraform binary was found; empty when

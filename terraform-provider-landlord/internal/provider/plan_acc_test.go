@@ -39,6 +39,15 @@ resource "landlord_tenant" "acme" {
   compute_config = jsonencode({ env = { CUSTOMER = "acme" } })
 }
 
+# Follows the plan's rollouts from the version current when it starts: it
+# needs one published first.
+resource "landlord_tenant" "initech" {
+  name           = "initech"
+  plan           = landlord_plan.standard.name
+  compute_config = jsonencode({ env = { CUSTOMER = "initech" } })
+  depends_on     = [landlord_plan_version.current]
+}
+
 data "landlord_compute_provider" "default" {}
 
 data "landlord_tenant" "acme" {
@@ -89,6 +98,8 @@ func TestAccPlans(t *testing.T) {
 					statecheck.ExpectKnownValue("landlord_plan_version.current", tfjsonpath.New("id"), knownvalue.StringExact("standard/1")),
 					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("plan_version"), knownvalue.Int64Exact(1)),
 					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("status"), knownvalue.StringExact("ready")),
+					statecheck.ExpectKnownValue("landlord_tenant.initech", tfjsonpath.New("plan_version"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue("landlord_tenant.initech", tfjsonpath.New("pin"), knownvalue.Null()),
 					statecheck.ExpectKnownValue("data.landlord_compute_provider.default", tfjsonpath.New("name"), knownvalue.StringExact("mock")),
 					statecheck.ExpectKnownValue("data.landlord_compute_provider.default", tfjsonpath.New("default"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue("data.landlord_compute_provider.default", tfjsonpath.New("capabilities").AtMapKey("secrets"), knownvalue.Bool(true)),
@@ -123,6 +134,9 @@ func TestAccPlans(t *testing.T) {
 					statecheck.ExpectKnownValue("landlord_plan_version.current", tfjsonpath.New("version"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("plan_version"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("pin"), knownvalue.Int64Exact(2)),
+					// Publishing moves no tenant that follows the plan's
+					// rollouts.
+					statecheck.ExpectKnownValue("landlord_tenant.initech", tfjsonpath.New("plan_version"), knownvalue.Int64Exact(1)),
 				},
 				Check: versions(2),
 			},

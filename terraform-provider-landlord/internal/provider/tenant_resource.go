@@ -89,7 +89,7 @@ func (r *tenantResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			WriteOnly:   true,
 			MarkdownDescription: "The tenant's secrets, write-only: each key is a JSON pointer into compute_config (e.g. `/secrets/DB_PASSWORD`, `/sidecars/0/secrets/TOKEN`), " +
 				"each value the secret, set there when the config is sent. Terraform never stores them in plan or state, and landlord never returns them. " +
-				"Left out, the tenant keeps the secrets it has; set, it holds exactly these. A change of a value alone is not seen by Terraform: change `secrets_wo_version` with it. Needs Terraform 1.11 or later.",
+				"Left out, the tenant keeps the secrets it has; set, it holds exactly these. A change of a value alone is not seen by Terraform: change `secrets_wo_version` with it.",
 		},
 		"secrets_wo_version": schema.Int64Attribute{
 			Optional:            true,
@@ -142,12 +142,17 @@ func (r *tenantResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			Default:             booldefault.StaticBool(true),
 			MarkdownDescription: "Wait, after a create or a change, until landlord has applied it and the tenant is `ready` (its endpoints answer); a tenant that fails is an error, and a created one is then tainted. Default `true`. A destroy always waits until the workload is gone.",
 		},
-		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
+			CreateDescription: "How long a create may take, waiting included, as a Go duration (`10m`, `1h30m`). Default `10m`.",
+			UpdateDescription: "How long a change may take, waiting included. Default `10m`.",
+			DeleteDescription: "How long a destroy may wait for the workload to be gone. Default `10m`.",
+		}),
 	}
 	maps.Copy(attrs, observedAttributes())
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A landlord tenant: a customer's dedicated workload, which landlord provisions on its compute provider and keeps as declared. " +
-			"Import by name or id: `terraform import landlord_tenant.acme acme`. A tenant with several placements cannot be managed by this resource yet.",
+			"Import by name or id; after an import, a configuration that sets `secrets_wo_version` or `timeouts` (which landlord does not hold) plans one update in place that records them. " +
+			"A tenant with several placements cannot be managed by this resource yet.",
 		Attributes: attrs,
 	}
 }
@@ -165,7 +170,7 @@ func observedAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "The compute provider the tenant runs on.",
 		},
 		"plan_version":        schema.Int64Attribute{Computed: true, MarkdownDescription: "The version of `plan` the tenant runs."},
-		"status":              schema.StringAttribute{Computed: true, MarkdownDescription: "`requested`, `provisioning`, `ready`, `updating`, `deleting`, `deleted` or `failed`."},
+		"status":              schema.StringAttribute{Computed: true, MarkdownDescription: "The tenant's status: `requested`, `provisioning`, `ready`, `updating`, `deleting`, `deleted` or `failed`."},
 		"status_message":      schema.StringAttribute{Computed: true, MarkdownDescription: "Why the tenant is in its status, e.g. the provider's error."},
 		"generation":          schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation of the desired state: each change adds one."},
 		"observed_generation": schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation landlord last applied."},
@@ -389,7 +394,7 @@ func (r *tenantResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	d := desiredOf(ctx, &plan, secrets, &resp.Diagnostics)
-	if d == nil {
+	if d == nil || !r.planPublished(ctx, d.plan, &resp.Diagnostics) {
 		return
 	}
 	if state == nil {
@@ -412,6 +417,32 @@ func (r *tenantResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if patch != nil {
 		r.validateChange(ctx, d, cur, patch, &resp.Diagnostics)
 	}
+}
+
+// planPublished reports whether the plan (and the version) a tenant is
+// to follow exist, so that a dry run can judge the tenant. When they do
+// not, the configuration may create them in the same apply, before the
+// tenant: the tenant is judged then, and the plan says so in a warning.
+func (r *tenantResource) planPublished(ctx context.Context, choice *client.PlanChoice, diags *diag.Diagnostics) bool {
+	if choice == nil {
+		return true
+	}
+	p, err := r.data.client.Plans().Get(ctx, choice.Name)
+	switch {
+	case client.IsNotFound(err):
+		diags.AddAttributeWarning(path.Root("plan"), "Tenant not validated at plan time",
+			fmt.Sprintf("landlord has no plan %s yet. If this configuration creates it, the apply creates it first and validates the tenant then; if not, the apply fails.", choice.Name))
+		return false
+	case err != nil:
+		addAPIError(diags, "Cannot read plan "+choice.Name, err, nil)
+		return false
+	case choice.Pinned && choice.Version > p.LatestVersion:
+		diags.AddAttributeWarning(path.Root("pin"), "Tenant not validated at plan time",
+			fmt.Sprintf("Plan %s has no version %d yet (its latest is %d). If this configuration publishes it, the apply publishes it first and validates the tenant then; if not, the apply fails.",
+				choice.Name, choice.Version, p.LatestVersion))
+		return false
+	}
+	return true
 }
 
 // knownDesire reports whether every attribute that makes the desired
