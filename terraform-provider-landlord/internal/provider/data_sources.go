@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -24,13 +25,9 @@ var _ datasource.DataSourceWithConfigure = &tenantDataSource{}
 
 // tenantDataModel is the landlord_tenant data source.
 type tenantDataModel struct {
-	Name              types.String `tfsdk:"name"`
-	ComputeConfig     JSONObject   `tfsdk:"compute_config"`
-	Labels            types.Map    `tfsdk:"labels"`
-	Annotations       types.Map    `tfsdk:"annotations"`
-	Plan              types.String `tfsdk:"plan"`
-	Pin               types.Int64  `tfsdk:"pin"`
-	MaintenanceWindow types.Object `tfsdk:"maintenance_window"`
+	Name          types.String `tfsdk:"name"`
+	ComputeConfig JSONObject   `tfsdk:"compute_config"`
+	declared
 	observed
 }
 
@@ -39,55 +36,50 @@ func (d *tenantDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 }
 
 func (d *tenantDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A landlord tenant, by name or id, as landlord holds it: its declared state (secrets left out) and what landlord observed.",
-		Attributes: map[string]schema.Attribute{
-			"name": schema.StringAttribute{
-				Optional: true, Computed: true,
-				MarkdownDescription: "The tenant's name; give it or `id`.",
-				Validators:          []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("id"))},
-			},
-			"id": schema.StringAttribute{
-				Optional: true, Computed: true,
-				MarkdownDescription: "The tenant's id; give it or `name`.",
-			},
-			"compute_config": schema.StringAttribute{
-				CustomType: JSONObjectType{}, Computed: true,
-				MarkdownDescription: "The tenant's compute_config as a JSON object, without its secrets.",
-			},
-			"labels":      schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "The tenant's labels, which select it (lists, rollouts' waves)."},
-			"annotations": schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "The tenant's annotations: notes that select nothing."},
-			"plan":        schema.StringAttribute{Computed: true, MarkdownDescription: "The plan the tenant follows, if any."},
-			"pin":         schema.Int64Attribute{Computed: true, MarkdownDescription: "The plan version the tenant is pinned at, if it is."},
-			"maintenance_window": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "The weekly window in which rollouts may change the tenant, if it has one.",
-				Attributes: map[string]schema.Attribute{
-					"days":      schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Days, `mon` … `sun`; null is every day."},
-					"start":     schema.StringAttribute{Computed: true, MarkdownDescription: "Opening time of day, `HH:MM`."},
-					"end":       schema.StringAttribute{Computed: true, MarkdownDescription: "Closing time of day, `HH:MM`."},
-					"time_zone": schema.StringAttribute{Computed: true, MarkdownDescription: "The IANA time zone; none is UTC."},
-				},
-			},
-			"compute_provider":    schema.StringAttribute{Computed: true, MarkdownDescription: "The compute provider the tenant runs on."},
-			"plan_version":        schema.Int64Attribute{Computed: true, MarkdownDescription: "The version of `plan` the tenant runs."},
-			"status":              schema.StringAttribute{Computed: true, MarkdownDescription: "The tenant's status: `requested`, `provisioning`, `ready`, `updating`, `deleting`, `deleted` or `failed`."},
-			"status_message":      schema.StringAttribute{Computed: true, MarkdownDescription: "Why the tenant is in its status."},
-			"generation":          schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation of the desired state."},
-			"observed_generation": schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation landlord last applied."},
-			"version":             schema.Int64Attribute{Computed: true, MarkdownDescription: "The record's version."},
-			"endpoints": schema.ListNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "Where the tenant's container ports can be reached.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"container":      schema.StringAttribute{Computed: true, MarkdownDescription: "The container."},
-					"name":           schema.StringAttribute{Computed: true, MarkdownDescription: "The port's name, if it has one."},
-					"container_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "The port the container listens on."},
-					"protocol":       schema.StringAttribute{Computed: true, MarkdownDescription: "`tcp` or `udp`."},
-					"address":        schema.StringAttribute{Computed: true, MarkdownDescription: "`host:port` where the port answers."},
-				}},
+	str := func(doc string) schema.Attribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: doc}
+	}
+	num := func(doc string) schema.Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: doc}
+	}
+	attrs := computed(observedTypes, observedDocs, str, num)
+	attrs["endpoints"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: observedDocs["endpoints"],
+		NestedObject:        schema.NestedAttributeObject{Attributes: computed(endpointType.AttrTypes, endpointDocs, str, num)},
+	}
+	maps.Copy(attrs, map[string]schema.Attribute{
+		"name": schema.StringAttribute{
+			Optional: true, Computed: true,
+			MarkdownDescription: "The tenant's name; give it or `id`.",
+			Validators:          []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("id"))},
+		},
+		"id": schema.StringAttribute{
+			Optional: true, Computed: true,
+			MarkdownDescription: "The tenant's id; give it or `name`.",
+		},
+		"compute_config": schema.StringAttribute{
+			CustomType: JSONObjectType{}, Computed: true,
+			MarkdownDescription: "The tenant's compute_config as a JSON object, without its secrets.",
+		},
+		"labels":      schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "The tenant's labels, which select it (lists, rollouts' waves)."},
+		"annotations": schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "The tenant's annotations: notes that select nothing."},
+		"plan":        schema.StringAttribute{Computed: true, MarkdownDescription: "The plan the tenant follows, if any."},
+		"pin":         schema.Int64Attribute{Computed: true, MarkdownDescription: "The plan version the tenant is pinned at, if it is."},
+		"maintenance_window": schema.SingleNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "The weekly window in which rollouts may change the tenant, if it has one.",
+			Attributes: map[string]schema.Attribute{
+				"days":      schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Days, `mon` … `sun`; null is every day."},
+				"start":     schema.StringAttribute{Computed: true, MarkdownDescription: "Opening time of day, `HH:MM`."},
+				"end":       schema.StringAttribute{Computed: true, MarkdownDescription: "Closing time of day, `HH:MM`."},
+				"time_zone": schema.StringAttribute{Computed: true, MarkdownDescription: "The IANA time zone; none is UTC."},
 			},
 		},
+	})
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A landlord tenant, by name or id, as landlord holds it: its declared state (secrets left out) and what landlord observed.",
+		Attributes:          attrs,
 	}
 }
 
@@ -121,16 +113,7 @@ func (d *tenantDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	}
 	m.Name = types.StringValue(t.Name)
 	m.ComputeConfig = NewJSONObject(encodeJSON(withoutRedacted(config)))
-	m.Labels = stringMap(ctx, t.Labels, types.MapNull(types.StringType), &resp.Diagnostics)
-	m.Annotations = stringMap(ctx, t.Annotations, types.MapNull(types.StringType), &resp.Diagnostics)
-	m.Plan, m.Pin = types.StringNull(), types.Int64Null()
-	if t.Plan != nil {
-		m.Plan = types.StringValue(t.Plan.Name)
-		if t.Plan.Pinned {
-			m.Pin = types.Int64Value(t.Plan.Version)
-		}
-	}
-	m.MaintenanceWindow = windowValue(ctx, t.MaintenanceWindow, &resp.Diagnostics)
+	m.declare(ctx, t, &resp.Diagnostics)
 	m.observe(ctx, t, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -22,6 +22,57 @@ var endpointType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"address":        types.StringType,
 }}
 
+// observedTypes are the types of the attributes landlord sets on a
+// tenant (observed's), but its endpoints.
+var observedTypes = map[string]attr.Type{
+	"id":                  types.StringType,
+	"compute_provider":    types.StringType,
+	"plan_version":        types.Int64Type,
+	"status":              types.StringType,
+	"status_message":      types.StringType,
+	"generation":          types.Int64Type,
+	"observed_generation": types.Int64Type,
+	"version":             types.Int64Type,
+}
+
+// observedDocs and endpointDocs describe the attributes landlord sets on
+// a tenant and its endpoints, for the resource and the data source alike.
+var (
+	observedDocs = map[string]string{
+		"id":                  "The tenant's id.",
+		"compute_provider":    "The compute provider the tenant runs on.",
+		"plan_version":        "The version of `plan` the tenant runs.",
+		"status":              "The tenant's status: `requested`, `provisioning`, `ready`, `updating`, `deleting`, `deleted` or `failed`.",
+		"status_message":      "Why the tenant is in its status, e.g. the provider's error.",
+		"generation":          "The generation of the desired state: each change adds one.",
+		"observed_generation": "The generation landlord last applied.",
+		"version":             "The record's version, which every write adds one to (the API's ETag).",
+		"endpoints":           "Where the tenant's container ports can be reached.",
+	}
+	endpointDocs = map[string]string{
+		"container":      "The container.",
+		"name":           "The port's name, if it has one.",
+		"container_port": "The port the container listens on.",
+		"protocol":       "`tcp` or `udp`.",
+		"address":        "`host:port` where the port answers.",
+	}
+)
+
+// computed makes, in one schema package's terms (str and num make its
+// computed string and number attributes from a description), an attribute
+// for each of kinds, described by docs.
+func computed[A any](kinds map[string]attr.Type, docs map[string]string, str, num func(doc string) A) map[string]A {
+	out := make(map[string]A, len(kinds))
+	for name, kind := range kinds {
+		if kind.Equal(types.Int64Type) {
+			out[name] = num(docs[name])
+		} else {
+			out[name] = str(docs[name])
+		}
+	}
+	return out
+}
+
 // windowType is a maintenance window.
 var windowType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"days":      types.ListType{ElemType: types.StringType},
@@ -36,6 +87,30 @@ type windowModel struct {
 	Start    types.String `tfsdk:"start"`
 	End      types.String `tfsdk:"end"`
 	TimeZone types.String `tfsdk:"time_zone"`
+}
+
+// declared are the attributes of a tenant's declared state, but its
+// name and compute_config: the same in the resource and the data source.
+type declared struct {
+	Labels            types.Map    `tfsdk:"labels"`
+	Annotations       types.Map    `tfsdk:"annotations"`
+	Plan              types.String `tfsdk:"plan"`
+	Pin               types.Int64  `tfsdk:"pin"`
+	MaintenanceWindow types.Object `tfsdk:"maintenance_window"`
+}
+
+// declare sets d from t; what d held is the prior value (see stringMap).
+func (d *declared) declare(ctx context.Context, t *client.Tenant, diags *diag.Diagnostics) {
+	d.Labels = stringMap(ctx, t.Labels, d.Labels, diags)
+	d.Annotations = stringMap(ctx, t.Annotations, d.Annotations, diags)
+	d.Plan, d.Pin = types.StringNull(), types.Int64Null()
+	if t.Plan != nil {
+		d.Plan = types.StringValue(t.Plan.Name)
+		if t.Plan.Pinned {
+			d.Pin = types.Int64Value(t.Plan.Version)
+		}
+	}
+	d.MaintenanceWindow = windowValue(ctx, t.MaintenanceWindow, diags)
 }
 
 // observed are the attributes of a tenant that landlord sets: the same in

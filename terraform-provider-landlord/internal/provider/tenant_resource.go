@@ -49,17 +49,13 @@ var (
 
 // tenantModel is the landlord_tenant resource.
 type tenantModel struct {
-	Name              types.String   `tfsdk:"name"`
-	ComputeConfig     JSONObject     `tfsdk:"compute_config"`
-	SecretsWO         types.Map      `tfsdk:"secrets_wo"`
-	SecretsWOVersion  types.Int64    `tfsdk:"secrets_wo_version"`
-	Labels            types.Map      `tfsdk:"labels"`
-	Annotations       types.Map      `tfsdk:"annotations"`
-	Plan              types.String   `tfsdk:"plan"`
-	Pin               types.Int64    `tfsdk:"pin"`
-	MaintenanceWindow types.Object   `tfsdk:"maintenance_window"`
-	WaitForReady      types.Bool     `tfsdk:"wait_for_ready"`
-	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+	Name             types.String   `tfsdk:"name"`
+	ComputeConfig    JSONObject     `tfsdk:"compute_config"`
+	SecretsWO        types.Map      `tfsdk:"secrets_wo"`
+	SecretsWOVersion types.Int64    `tfsdk:"secrets_wo_version"`
+	WaitForReady     types.Bool     `tfsdk:"wait_for_ready"`
+	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+	declared
 	observed
 }
 
@@ -159,34 +155,24 @@ func (r *tenantResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 
 // observedAttributes are the attributes landlord sets.
 func observedAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			Computed:            true,
-			MarkdownDescription: "The tenant's id.",
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-		},
-		"compute_provider": schema.StringAttribute{
-			Computed:            true,
-			MarkdownDescription: "The compute provider the tenant runs on.",
-		},
-		"plan_version":        schema.Int64Attribute{Computed: true, MarkdownDescription: "The version of `plan` the tenant runs."},
-		"status":              schema.StringAttribute{Computed: true, MarkdownDescription: "The tenant's status: `requested`, `provisioning`, `ready`, `updating`, `deleting`, `deleted` or `failed`."},
-		"status_message":      schema.StringAttribute{Computed: true, MarkdownDescription: "Why the tenant is in its status, e.g. the provider's error."},
-		"generation":          schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation of the desired state: each change adds one."},
-		"observed_generation": schema.Int64Attribute{Computed: true, MarkdownDescription: "The generation landlord last applied."},
-		"version":             schema.Int64Attribute{Computed: true, MarkdownDescription: "The record's version, which every write adds one to (the API's ETag)."},
-		"endpoints": schema.ListNestedAttribute{
-			Computed:            true,
-			MarkdownDescription: "Where the tenant's container ports can be reached.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"container":      schema.StringAttribute{Computed: true, MarkdownDescription: "The container."},
-				"name":           schema.StringAttribute{Computed: true, MarkdownDescription: "The port's name, if it has one."},
-				"container_port": schema.Int64Attribute{Computed: true, MarkdownDescription: "The port the container listens on."},
-				"protocol":       schema.StringAttribute{Computed: true, MarkdownDescription: "`tcp` or `udp`."},
-				"address":        schema.StringAttribute{Computed: true, MarkdownDescription: "`host:port` where the port answers."},
-			}},
-		},
+	str := func(doc string) schema.Attribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: doc}
 	}
+	num := func(doc string) schema.Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: doc}
+	}
+	attrs := computed(observedTypes, observedDocs, str, num)
+	attrs["id"] = schema.StringAttribute{
+		Computed:            true,
+		MarkdownDescription: observedDocs["id"],
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+	attrs["endpoints"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: observedDocs["endpoints"],
+		NestedObject:        schema.NestedAttributeObject{Attributes: computed(endpointType.AttrTypes, endpointDocs, str, num)},
+	}
+	return attrs
 }
 
 func (r *tenantResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -615,16 +601,7 @@ func (r *tenantResource) read(ctx context.Context, m *tenantModel, t *client.Ten
 	}
 	m.Name = types.StringValue(t.Name)
 	m.ComputeConfig = config
-	m.Labels = stringMap(ctx, t.Labels, m.Labels, diags)
-	m.Annotations = stringMap(ctx, t.Annotations, m.Annotations, diags)
-	m.Plan, m.Pin = types.StringNull(), types.Int64Null()
-	if t.Plan != nil {
-		m.Plan = types.StringValue(t.Plan.Name)
-		if t.Plan.Pinned {
-			m.Pin = types.Int64Value(t.Plan.Version)
-		}
-	}
-	m.MaintenanceWindow = windowValue(ctx, t.MaintenanceWindow, diags)
+	m.declare(ctx, t, diags)
 	if m.WaitForReady.IsNull() {
 		m.WaitForReady = types.BoolValue(true) // an import's
 	}
