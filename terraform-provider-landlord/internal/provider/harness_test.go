@@ -32,12 +32,6 @@ import (
 const dockerBase = "tfacc"
 
 func TestMain(m *testing.M) {
-	if bin, why := terraformBinary(); bin != "" {
-		os.Setenv("TF_ACC_TERRAFORM_PATH", bin)
-		os.Setenv("TF_ACC", "1") // terraform-plugin-testing runs nothing without it
-	} else {
-		terraformMissing = why
-	}
 	// No call to checkpoint.hashicorp.com for the latest version: the
 	// tests talk to loopback alone. And an empty CLI configuration, not
 	// the user's (whose plugin cache or mirrors the tests must not use).
@@ -46,6 +40,17 @@ func TestMain(m *testing.M) {
 	if err == nil {
 		rc.Close()
 		os.Setenv("TF_CLI_CONFIG_FILE", rc.Name())
+	}
+	if bin, why := terraformBinary(); bin != "" {
+		os.Setenv("TF_ACC_TERRAFORM_PATH", bin)
+		os.Setenv("TF_ACC", "1") // terraform-plugin-testing runs nothing without it
+		if out, _ := exec.Command(bin, "version").Output(); strings.Contains(string(out), "OpenTofu v") && os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
+			// OpenTofu's implied registry: the provider it is given
+			// (reattached, not downloaded) is named there.
+			os.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
+		}
+	} else {
+		terraformMissing = why
 	}
 	code := dockertest.Main(m, dockerBase)
 	if rc != nil {
