@@ -28,7 +28,8 @@ import (
 )
 
 // TestAccTenantOnDocker runs a tenant of landlord's demo image on the
-// Docker Engine through terraform apply: ready, its endpoint serves the
+// mock provider, then moves it to the Docker Engine by a change of its
+// compute_provider, which replaces it, through terraform apply: ready, its endpoint serves the
 // demo page with the tenant's name, the write-only secret reached the
 // container's environment (and not the state); then a change of args in
 // place, and terraform destroy leaves no container or network behind.
@@ -49,18 +50,19 @@ func TestAccTenantOnDocker(t *testing.T) {
 	prefix := dockertest.Prefix(dockerBase)
 	t.Cleanup(func() { dockertest.RemoveManaged(cli, prefix) })
 	ll := startLandlord(t, servetest.Options{Binary: bin,
-		Config: "compute:\n  default: docker\n  docker:\n    label_prefix: " + prefix + "\n    stop_timeout: 2s\n    address_pool: " + dockertest.AddressPool + "\n"})
+		Config: "compute:\n  default: docker\n  mock: {}\n  docker:\n    label_prefix: " + prefix + "\n    stop_timeout: 2s\n    address_pool: " + dockertest.AddressPool + "\n"})
 
 	const secret = "tf-docker-secret-5678"
-	tenant := func(args string) string {
+	tenantOn := func(provider, args string) string {
 		return providerBlock(ll, fmt.Sprintf(`resource "landlord_tenant" "acme" {
   name           = "acme"
-  compute_config = jsonencode({ image = %q, args = %s, ports = [{ container_port = %d }], env = { GREETING = "hello" } })
+  compute_config = jsonencode({ compute_provider = %q, image = %q, args = %s, ports = [{ container_port = %d }], env = { GREETING = "hello" } })
   secrets_wo     = { "/secrets/API_TOKEN" = %q }
   timeouts       = { create = "3m", update = "3m", delete = "3m" }
 }
-`, ref, args, demo.Port, secret))
+`, provider, ref, args, demo.Port, secret))
 	}
+	tenant := func(args string) string { return tenantOn("docker", args) }
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)},
@@ -69,7 +71,18 @@ func TestAccTenantOnDocker(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
+				// First on the mock provider, ...
+				Config: tenantOn("mock", `["acme"]`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("compute_provider"), knownvalue.StringExact("mock")),
+				},
+			},
+			{
+				// ... then on Docker: another provider replaces the tenant.
 				Config: tenant(`["acme"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("landlord_tenant.acme", plancheck.ResourceActionDestroyBeforeCreate)},
+				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("status"), knownvalue.StringExact("ready")),
 					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("compute_provider"), knownvalue.StringExact("docker")),

@@ -238,17 +238,16 @@ func withoutRedacted(v any) any {
 	}
 }
 
-// redactedPointers returns the pointers of the secrets in shown, a config
-// as landlord shows it: the places that hold "[redacted]".
-func redactedPointers(shown any) []string {
+// pointersWhere returns the pointers of the values in v, members and
+// items at any depth, that match, in key and index order.
+func pointersWhere(v any, match func(any) bool) []string {
 	var found []string
 	var walk func(v any, at []string)
 	walk = func(v any, at []string) {
+		if match(v) {
+			found = append(found, pointerOf(at))
+		}
 		switch v := v.(type) {
-		case string:
-			if v == redacted {
-				found = append(found, pointerOf(at))
-			}
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(v)) {
 				walk(v[k], append(slices.Clip(at), k))
@@ -259,8 +258,19 @@ func redactedPointers(shown any) []string {
 			}
 		}
 	}
-	walk(shown, nil)
+	walk(v, nil)
 	return found
+}
+
+// redactedPointers returns the pointers of the secrets in shown, a config
+// as landlord shows it: the places that hold "[redacted]".
+func redactedPointers(shown any) []string {
+	return pointersWhere(shown, func(x any) bool { return x == redacted })
+}
+
+// nullPointers returns the pointers of the nulls in v.
+func nullPointers(v any) []string {
+	return pointersWhere(v, func(x any) bool { return x == nil })
 }
 
 // valueAt returns the value at pointer in doc, if there is one.

@@ -180,3 +180,36 @@ func TestAddAPIError(t *testing.T) {
 		t.Errorf("diagnostics of a plain error = %v", diags)
 	}
 }
+
+func TestKeptSecrets(t *testing.T) {
+	shown := mustDecode(t, `{"image":"a","secrets":{"DB":"[redacted]"},"sidecars":[{"name":"s0","secrets":{"T":"[redacted]"}},{"name":"s1","secrets":{"U":"[redacted]"}}]}`).(map[string]any)
+	// The config drops sidecar s1: its secret goes, the others stay.
+	config := mustDecode(t, `{"image":"b","sidecars":[{"name":"s0"}]}`).(map[string]any)
+	want := `{"image":"b","secrets":{"DB":"[redacted]"},"sidecars":[{"name":"s0","secrets":{"T":"[redacted]"}}]}`
+	if got := keptSecrets(config, shown); !jsonEqual(got, mustDecode(t, want)) {
+		t.Errorf("keptSecrets = %s, want %s", encodeJSON(got), want)
+	}
+	if _, ok := config["secrets"]; ok {
+		t.Error("keptSecrets changed the config it was given")
+	}
+	// The config drops every sidecar: no sidecars array is made again.
+	config = mustDecode(t, `{"image":"b"}`).(map[string]any)
+	want = `{"image":"b","secrets":{"DB":"[redacted]"}}`
+	if got := keptSecrets(config, shown); !jsonEqual(got, mustDecode(t, want)) {
+		t.Errorf("keptSecrets without sidecars = %s, want %s", encodeJSON(got), want)
+	}
+	if got := nullPointers(mustDecode(t, `{"a":null,"b":[1,null],"c":{"d":null}}`)); !slices.Equal(got, []string{"/a", "/b/1", "/c/d"}) {
+		t.Errorf("nullPointers = %v", got)
+	}
+}
+
+func TestPatchKeepsOperatorAnnotations(t *testing.T) {
+	cur := &client.Tenant{Name: "acme", ComputeConfig: []byte(`{"image":"a"}`),
+		Annotations: map[string]string{"landlord.io/paused": "true", "owner": "x", "note": "old"}}
+	d := &desired{config: mustDecode(t, `{"image":"a"}`).(map[string]any), annotations: map[string]string{"owner": "y"}}
+	patch, _ := d.patch(cur)
+	want := `{"annotations":{"owner":"y","note":null}}`
+	if !jsonEqual(mustDecode(t, encodeJSON(patch)), mustDecode(t, want)) {
+		t.Errorf("patch = %s, want %s: the pause stays, undeclared annotations of the user go", encodeJSON(patch), want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -139,6 +140,29 @@ func TestAccPlans(t *testing.T) {
 					statecheck.ExpectKnownValue("landlord_tenant.initech", tfjsonpath.New("plan_version"), knownvalue.Int64Exact(1)),
 				},
 				Check: versions(2),
+			},
+			{
+				// acme leaves the plan: its config is then whole.
+				Config: providerBlock(ll, strings.Replace(planConfig(v2), `  plan           = landlord_plan.standard.name
+  pin            = landlord_plan_version.current.version
+  compute_config = jsonencode({ env = { CUSTOMER = "acme" } })`, `  compute_config = jsonencode({ image = "example.com/app:3", env = { CUSTOMER = "acme" } })`, 1)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("landlord_tenant.acme", plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("plan"), knownvalue.Null()),
+					statecheck.ExpectKnownValue("landlord_tenant.acme", tfjsonpath.New("plan_version"), knownvalue.Null()),
+				},
+				Check: func(*terraform.State) error {
+					got, err := api.Tenants().Get(context.Background(), "acme", llclient.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if got.Plan != nil || !strings.Contains(string(got.ComputeConfig), "example.com/app:3") {
+						return fmt.Errorf("acme follows %+v with config %s, want no plan and its own image", got.Plan, got.ComputeConfig)
+					}
+					return nil
+				},
 			},
 			{
 				ResourceName:      "landlord_plan.standard",

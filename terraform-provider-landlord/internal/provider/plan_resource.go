@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -13,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/jaxxstorm/landlord/client"
@@ -57,7 +60,8 @@ func (r *planResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()},
 				MarkdownDescription: "The compute provider its tenants run on; landlord's default when left out.",
 			},
-			"description": schema.StringAttribute{Optional: true, PlanModifiers: replace, MarkdownDescription: "What the plan is for."},
+			"description": schema.StringAttribute{Optional: true, PlanModifiers: replace, MarkdownDescription: "What the plan is for.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 			"current_version": schema.Int64Attribute{
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
@@ -90,7 +94,7 @@ func (m *planModel) observe(p *client.Plan) {
 	}
 	m.CurrentVersion = types.Int64Value(p.CurrentVersion)
 	m.LatestVersion = types.Int64Value(p.LatestVersion)
-	m.CreatedAt = types.StringValue(p.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00"))
+	m.CreatedAt = types.StringValue(p.CreatedAt.Format(time.RFC3339Nano))
 }
 
 // planAttribute maps the pointers of a plan's create to the attributes.
@@ -191,7 +195,7 @@ func differentJSON(ctx context.Context, req planmodifier.StringRequest, resp *st
 	var plan, state JSONObject
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, req.Path, &plan)...)
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, req.Path, &state)...)
-	same, _ := sameConfig(ctx, nil, "", plan, state)
+	same, _ := plan.StringSemanticEquals(ctx, state)
 	resp.RequiresReplace = !same
 }
 
@@ -204,7 +208,7 @@ func (r *planVersionResource) ModifyPlan(ctx context.Context, req resource.Modif
 	var plan, state JSONObject
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("config"), &plan)...)
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("config"), &state)...)
-	if same, _ := sameConfig(ctx, nil, "", plan, state); same {
+	if same, _ := plan.StringSemanticEquals(ctx, state); same && !plan.IsUnknown() && !state.IsNull() {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("config"), state)...)
 	}
 }
@@ -242,7 +246,8 @@ func (r *planVersionResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"every key a field of it; the fields it requires may be left to each tenant. No secret and no `compute_provider`. " +
 					"A member `placements` may hold a fragment per placement name.",
 			},
-			"message":    schema.StringAttribute{Optional: true, PlanModifiers: replace, MarkdownDescription: "What the version changes."},
+			"message": schema.StringAttribute{Optional: true, PlanModifiers: replace, MarkdownDescription: "What the version changes.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 			"version":    schema.Int64Attribute{Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}, MarkdownDescription: "The version's number."},
 			"created_by": schema.StringAttribute{Computed: true, PlanModifiers: kept, MarkdownDescription: "Who published it."},
 			"created_at": schema.StringAttribute{Computed: true, PlanModifiers: kept, MarkdownDescription: "When it was published (RFC 3339)."},
@@ -271,7 +276,7 @@ func (m *planVersionModel) observe(v *client.PlanVersion, diags *diag.Diagnostic
 	}
 	m.Version = types.Int64Value(v.Version)
 	m.CreatedBy = types.StringValue(v.CreatedBy)
-	m.CreatedAt = types.StringValue(v.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00"))
+	m.CreatedAt = types.StringValue(v.CreatedAt.Format(time.RFC3339Nano))
 }
 
 // versionAttribute maps the pointers of a publish to the attributes.

@@ -214,7 +214,7 @@ func shownConfig(ctx context.Context, data *providerData, t *client.Tenant, prio
 		return JSONObject{}, fmt.Errorf("tenant %s: its compute_config is %w", t.Name, err)
 	}
 	shown := NewJSONObject(encodeJSON(withoutRedacted(server)))
-	same, err := sameConfig(ctx, data, t.ComputeProvider, prior, shown)
+	same, err := sameConfig(ctx, data, defaultsOf(t.ComputeProvider, t.Plan != nil), prior, shown)
 	if err != nil {
 		return JSONObject{}, err
 	}
@@ -224,9 +224,19 @@ func shownConfig(ctx context.Context, data *providerData, t *client.Tenant, prio
 	return shown, nil
 }
 
-// sameConfig reports whether two compute_configs of a tenant on provider
-// are the same JSON, or become the same once the provider's defaults are
-// merged under both, as landlord merges them.
+// defaultsOf is the compute provider whose defaults are merged right
+// under a tenant's config: its provider's, unless it follows a plan, whose
+// version's config lies between (then none: "").
+func defaultsOf(provider string, onPlan bool) string {
+	if onPlan {
+		return ""
+	}
+	return provider
+}
+
+// sameConfig reports whether two compute_configs of a tenant are the same
+// JSON, or, with a provider (see defaultsOf), become the same once its
+// defaults are merged under both, as landlord merges them.
 func sameConfig(ctx context.Context, data *providerData, provider string, a, b JSONObject) (bool, error) {
 	if a.IsNull() || a.IsUnknown() || b.IsNull() || b.IsUnknown() {
 		return false, nil

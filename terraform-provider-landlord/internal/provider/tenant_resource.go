@@ -7,22 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/jaxxstorm/landlord/client"
@@ -59,441 +49,8 @@ type tenantModel struct {
 	observed
 }
 
-func (r *tenantResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_tenant"
-}
-
-func (r *tenantResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	attrs := map[string]schema.Attribute{
-		"name": schema.StringAttribute{
-			Required:            true,
-			MarkdownDescription: "The tenant's name: unique among tenants that are not deleted. Changing it replaces the tenant.",
-			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		},
-		"compute_config": schema.StringAttribute{
-			CustomType: JSONObjectType{},
-			Required:   true,
-			MarkdownDescription: "The tenant's compute_config as a JSON object (`jsonencode({...})`), validated at plan time against its compute provider's schema " +
-				"through landlord's dry run. Key order, spacing and values equal to the provider's defaults show no diff. " +
-				"Its `compute_provider` member chooses the provider (landlord's default when left out); a change of provider replaces the tenant. " +
-				"For a tenant on a `plan`, it holds the tenant's overrides of the plan version's config. It must hold no secret (a field the provider's schema marks `writeOnly`): put those in `secrets_wo`.",
-		},
-		"secrets_wo": schema.MapAttribute{
-			ElementType: types.StringType,
-			Optional:    true,
-			Sensitive:   true,
-			WriteOnly:   true,
-			MarkdownDescription: "The tenant's secrets, write-only: each key is a JSON pointer into compute_config (e.g. `/secrets/DB_PASSWORD`, `/sidecars/0/secrets/TOKEN`), " +
-				"each value the secret, set there when the config is sent. Terraform never stores them in plan or state, and landlord never returns them. " +
-				"Left out, the tenant keeps the secrets it has; set, it holds exactly these. A change of a value alone is not seen by Terraform: change `secrets_wo_version` with it.",
-		},
-		"secrets_wo_version": schema.Int64Attribute{
-			Optional:            true,
-			MarkdownDescription: "Any number; changing it sends `secrets_wo` again (rotate a secret by changing its value and this).",
-		},
-		"labels": schema.MapAttribute{
-			ElementType:         types.StringType,
-			Optional:            true,
-			MarkdownDescription: "Labels, for selection (lists, rollouts' waves).",
-		},
-		"annotations": schema.MapAttribute{
-			ElementType:         types.StringType,
-			Optional:            true,
-			MarkdownDescription: "Annotations: notes that select nothing.",
-		},
-		"plan": schema.StringAttribute{
-			Optional:            true,
-			MarkdownDescription: "The plan the tenant follows: its compute_config then holds overrides of the plan version's config, and rollouts move it to new versions unless `pin` is set. Left out, the tenant follows no plan.",
-		},
-		"pin": schema.Int64Attribute{
-			Optional:            true,
-			MarkdownDescription: "Pins the tenant at this version of `plan`: rollouts leave it alone. Left out, the tenant starts at the plan's current version and follows its rollouts.",
-			Validators: []validator.Int64{
-				int64validator.AtLeast(1),
-				int64validator.AlsoRequires(path.MatchRoot("plan")),
-			},
-		},
-		"maintenance_window": schema.SingleNestedAttribute{
-			Optional:            true,
-			MarkdownDescription: "A weekly window in which rollouts may change the tenant; left out, any time.",
-			Attributes: map[string]schema.Attribute{
-				"days": schema.ListAttribute{
-					ElementType:         types.StringType,
-					Optional:            true,
-					MarkdownDescription: "Days, `mon` … `sun`; left out, every day.",
-					Validators: []validator.List{listvalidator.ValueStringsAre(
-						stringvalidator.OneOf("mon", "tue", "wed", "thu", "fri", "sat", "sun"))},
-				},
-				"start": schema.StringAttribute{Required: true, MarkdownDescription: "Opening time of day, `HH:MM`."},
-				"end":   schema.StringAttribute{Required: true, MarkdownDescription: "Closing time of day, `HH:MM`; at or before `start`, the window closes the next day."},
-				"time_zone": schema.StringAttribute{
-					Optional:            true,
-					MarkdownDescription: "An IANA time zone, e.g. `Europe/Paris`; left out, UTC.",
-				},
-			},
-		},
-		"wait_for_ready": schema.BoolAttribute{
-			Optional:            true,
-			Computed:            true,
-			Default:             booldefault.StaticBool(true),
-			MarkdownDescription: "Wait, after a create or a change, until landlord has applied it and the tenant is `ready` (its endpoints answer); a tenant that fails is an error, and a created one is then tainted. Default `true`. A destroy always waits until the workload is gone.",
-		},
-		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true,
-			CreateDescription: "How long a create may take, waiting included, as a Go duration (`10m`, `1h30m`). Default `10m`.",
-			UpdateDescription: "How long a change may take, waiting included. Default `10m`.",
-			DeleteDescription: "How long a destroy may wait for the workload to be gone. Default `10m`.",
-		}),
-	}
-	maps.Copy(attrs, observedAttributes())
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A landlord tenant: a customer's dedicated workload, which landlord provisions on its compute provider and keeps as declared. " +
-			"Import by name or id; after an import, a configuration that sets `secrets_wo_version` or `timeouts` (which landlord does not hold) plans one update in place that records them. " +
-			"A tenant with several placements cannot be managed by this resource yet.",
-		Attributes: attrs,
-	}
-}
-
-// observedAttributes are the attributes landlord sets.
-func observedAttributes() map[string]schema.Attribute {
-	str := func(doc string) schema.Attribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: doc}
-	}
-	num := func(doc string) schema.Attribute {
-		return schema.Int64Attribute{Computed: true, MarkdownDescription: doc}
-	}
-	attrs := computed(observedTypes, observedDocs, str, num)
-	attrs["id"] = schema.StringAttribute{
-		Computed:            true,
-		MarkdownDescription: observedDocs["id"],
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-	}
-	attrs["endpoints"] = schema.ListNestedAttribute{
-		Computed:            true,
-		MarkdownDescription: observedDocs["endpoints"],
-		NestedObject:        schema.NestedAttributeObject{Attributes: computed(endpointType.AttrTypes, endpointDocs, str, num)},
-	}
-	return attrs
-}
-
 func (r *tenantResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = dataOf(req.ProviderData, &resp.Diagnostics)
-}
-
-// desired is what a tenant's configuration asks for, in the API's terms.
-type desired struct {
-	config      map[string]any    // compute_config with the secrets set
-	secrets     map[string]string // secrets_wo; nil when left out
-	labels      map[string]string
-	annotations map[string]string
-	plan        *client.PlanChoice
-	window      *client.MaintenanceWindow
-}
-
-// desiredOf reads what m and the write-only secrets ask for; m's values
-// are known.
-func desiredOf(ctx context.Context, m *tenantModel, secrets types.Map, diags *diag.Diagnostics) *desired {
-	d := &desired{window: windowOf(ctx, m.MaintenanceWindow, diags)}
-	config, err := m.ComputeConfig.object()
-	if err != nil {
-		diags.AddAttributeError(path.Root("compute_config"), "Invalid compute_config", err.Error())
-		return nil
-	}
-	if !secrets.IsNull() {
-		d.secrets = map[string]string{}
-		diags.Append(secrets.ElementsAs(ctx, &d.secrets, false)...)
-	}
-	for _, sm := range []struct {
-		v  types.Map
-		to *map[string]string
-	}{{m.Labels, &d.labels}, {m.Annotations, &d.annotations}} {
-		if !sm.v.IsNull() {
-			diags.Append(sm.v.ElementsAs(ctx, sm.to, false)...)
-		}
-	}
-	if !m.Plan.IsNull() {
-		d.plan = &client.PlanChoice{Name: m.Plan.ValueString()}
-		if !m.Pin.IsNull() {
-			d.plan.Version, d.plan.Pinned = m.Pin.ValueInt64(), true
-		}
-	}
-	if diags.HasError() {
-		return nil
-	}
-	if d.config, err = withSecrets(config, d.secrets); err != nil {
-		diags.AddAttributeError(path.Root("secrets_wo"), "Invalid secrets_wo", fmt.Sprintf("A key is not a place in compute_config to put a secret: %v.", err))
-		return nil
-	}
-	return d
-}
-
-// createRequest is the create that d asks for.
-func (d *desired) createRequest(name string) client.CreateTenantRequest {
-	return client.CreateTenantRequest{Name: name, ComputeConfig: rawJSON(d.config), Labels: d.labels, Annotations: d.annotations,
-		Plan: d.plan, MaintenanceWindow: d.window}
-}
-
-// patch is the JSON merge patch that makes cur what d asks for, or nil
-// when cur is already. Secrets cur holds are kept when d leaves secrets
-// out, and removed when d's secrets do not name them.
-func (d *desired) patch(cur *client.Tenant) (map[string]any, error) {
-	shown, err := decodeObject(cur.ComputeConfig)
-	if err != nil {
-		return nil, fmt.Errorf("tenant %s: its compute_config is %w", cur.Name, err)
-	}
-	want := d.config
-	if d.secrets == nil {
-		// Keep each secret the tenant has: "[redacted]" sent back keeps
-		// the stored value. One whose place is gone goes with it.
-		kept := map[string]string{}
-		for _, p := range redactedPointers(shown) {
-			kept[p] = redacted
-		}
-		if want, err = withSecrets(want, kept); err != nil {
-			want = d.config
-		}
-	}
-	patch := map[string]any{}
-	if p, changed := mergeDiff(shown, want); changed {
-		patch["compute_config"] = p
-	}
-	for key, m := range map[string]struct{ cur, want map[string]string }{
-		"labels": {cur.Labels, d.labels}, "annotations": {cur.Annotations, d.annotations}} {
-		if p, changed := mergeDiff(anyMap(m.cur), anyMap(m.want)); changed {
-			patch[key] = p
-		}
-	}
-	switch {
-	case d.plan == nil && cur.Plan != nil:
-		patch["plan"] = nil
-	case d.plan != nil && (cur.Plan == nil || cur.Plan.Name != d.plan.Name || cur.Plan.Pinned != d.plan.Pinned ||
-		(d.plan.Pinned && cur.Plan.Version != d.plan.Version)):
-		p := map[string]any{"name": d.plan.Name, "pinned": d.plan.Pinned}
-		if d.plan.Pinned {
-			p["version"] = d.plan.Version
-		}
-		patch["plan"] = p
-	}
-	if !sameWindow(cur.MaintenanceWindow, d.window) {
-		if d.window == nil {
-			patch["maintenance_window"] = nil
-		} else {
-			w := map[string]any{"start": d.window.Start, "end": d.window.End, "days": nil, "time_zone": nil}
-			if len(d.window.Days) > 0 {
-				w["days"] = d.window.Days
-			}
-			if d.window.TimeZone != "" {
-				w["time_zone"] = d.window.TimeZone
-			}
-			patch["maintenance_window"] = w
-		}
-	}
-	if len(patch) == 0 {
-		return nil, nil
-	}
-	return patch, nil
-}
-
-func anyMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func sameWindow(a, b *client.MaintenanceWindow) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Start == b.Start && a.End == b.End && a.TimeZone == b.TimeZone && slices.Equal(a.Days, b.Days)
-}
-
-// ModifyPlan validates a create or a change of a tenant through landlord's
-// dry run, so that what the provider would refuse is an error of the plan,
-// at the attribute at fault; and replaces a tenant whose compute_config
-// asks for another compute provider.
-func (r *tenantResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // a destroy
-	}
-	var plan tenantModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var secrets types.Map
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secrets_wo"), &secrets)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var state *tenantModel
-	if !req.State.Raw.IsNull() {
-		state = &tenantModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	if !plan.ComputeConfig.IsUnknown() {
-		config, err := plan.ComputeConfig.object()
-		if err != nil {
-			return // ValidateAttribute said why
-		}
-		switch want := providerOf(config); {
-		case state == nil:
-			if want != "" {
-				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("compute_provider"), want)...)
-			}
-		case want != "" && want != state.ComputeProvider.ValueString():
-			resp.RequiresReplace.Append(path.Root("compute_config"))
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("compute_provider"), want)...)
-			state = nil // validated as the create it becomes
-		default:
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("compute_provider"), state.ComputeProvider)...)
-		}
-	}
-	if plan.Plan.IsNull() {
-		// No plan, no plan version: known now, not after apply.
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("plan_version"), types.Int64Null())...)
-	}
-	if state != nil {
-		// The config as written may be the state's in other words (key
-		// order, spacing, a default written out): then the plan keeps the
-		// state's, and shows no change.
-		same, err := sameConfig(ctx, r.data, state.ComputeProvider.ValueString(), plan.ComputeConfig, state.ComputeConfig)
-		if err != nil {
-			addAPIError(&resp.Diagnostics, "Cannot read the defaults of compute provider "+state.ComputeProvider.ValueString(), err, nil)
-			return
-		}
-		if same {
-			plan.ComputeConfig = state.ComputeConfig
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("compute_config"), state.ComputeConfig)...)
-		}
-		if sameDesire(ctx, &plan, state) && plan.WaitForReady.Equal(state.WaitForReady) && plan.Timeouts.Equal(state.Timeouts) {
-			// Nothing to change: not even the attributes landlord sets,
-			// which the framework made unknown for the config's new words.
-			resp.Plan.Raw = req.State.Raw.Copy()
-			return
-		}
-	}
-	if r.data == nil || !knownDesire(&plan, secrets) {
-		return // validated at apply
-	}
-	if state != nil && sameDesire(ctx, &plan, state) {
-		return
-	}
-	d := desiredOf(ctx, &plan, secrets, &resp.Diagnostics)
-	if d == nil || !r.planPublished(ctx, d.plan, &resp.Diagnostics) {
-		return
-	}
-	if state == nil {
-		r.validateCreate(ctx, d, plan.Name.ValueString(), &resp.Diagnostics)
-		return
-	}
-	cur, err := r.data.client.Tenants().Get(ctx, state.ID.ValueString(), client.GetOptions{})
-	if client.IsNotFound(err) {
-		return // gone since the refresh: the apply says so
-	}
-	if err != nil {
-		addAPIError(&resp.Diagnostics, "Cannot read tenant "+state.Name.ValueString(), err, nil)
-		return
-	}
-	patch, err := d.patch(cur)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot plan a change of tenant "+cur.Name, err.Error())
-		return
-	}
-	if patch != nil {
-		r.validateChange(ctx, d, cur, patch, &resp.Diagnostics)
-	}
-}
-
-// planPublished reports whether the plan (and the version) a tenant is
-// to follow exist, so that a dry run can judge the tenant. When they do
-// not, the configuration may create them in the same apply, before the
-// tenant: the tenant is judged then, and the plan says so in a warning.
-func (r *tenantResource) planPublished(ctx context.Context, choice *client.PlanChoice, diags *diag.Diagnostics) bool {
-	if choice == nil {
-		return true
-	}
-	p, err := r.data.client.Plans().Get(ctx, choice.Name)
-	switch {
-	case client.IsNotFound(err):
-		diags.AddAttributeWarning(path.Root("plan"), "Tenant not validated at plan time",
-			fmt.Sprintf("landlord has no plan %s yet. If this configuration creates it, the apply creates it first and validates the tenant then; if not, the apply fails.", choice.Name))
-		return false
-	case err != nil:
-		addAPIError(diags, "Cannot read plan "+choice.Name, err, nil)
-		return false
-	case choice.Pinned && choice.Version > p.LatestVersion:
-		diags.AddAttributeWarning(path.Root("pin"), "Tenant not validated at plan time",
-			fmt.Sprintf("Plan %s has no version %d yet (its latest is %d). If this configuration publishes it, the apply publishes it first and validates the tenant then; if not, the apply fails.",
-				choice.Name, choice.Version, p.LatestVersion))
-		return false
-	}
-	return true
-}
-
-// knownDesire reports whether every attribute that makes the desired
-// state is known: a dry run needs them all.
-func knownDesire(m *tenantModel, secrets types.Map) bool {
-	return !m.Name.IsUnknown() && !m.ComputeConfig.IsUnknown() && !m.Labels.IsUnknown() && !m.Annotations.IsUnknown() &&
-		!m.Plan.IsUnknown() && !m.Pin.IsUnknown() && !m.MaintenanceWindow.IsUnknown() && !secrets.IsUnknown()
-}
-
-// sameDesire reports whether plan asks for what state holds.
-func sameDesire(ctx context.Context, plan, state *tenantModel) bool {
-	same, _ := plan.ComputeConfig.StringSemanticEquals(ctx, state.ComputeConfig)
-	return same && plan.Labels.Equal(state.Labels) && plan.Annotations.Equal(state.Annotations) && plan.Plan.Equal(state.Plan) &&
-		plan.Pin.Equal(state.Pin) && plan.MaintenanceWindow.Equal(state.MaintenanceWindow) && plan.SecretsWOVersion.Equal(state.SecretsWOVersion)
-}
-
-// validateCreate asks landlord, with a dry run, whether it would create
-// a tenant named name as d asks. Its refusals, and secrets given in
-// compute_config rather than secrets_wo, are errors of diags.
-func (r *tenantResource) validateCreate(ctx context.Context, d *desired, name string, diags *diag.Diagnostics) {
-	would, err := r.data.client.Tenants().Create(ctx, d.createRequest(name), client.CreateOptions{DryRun: true})
-	if e, ok := problemOf(err); ok && e.Problem.Code == "name_taken" {
-		diags.AddAttributeError(path.Root("name"), "Tenant name taken",
-			fmt.Sprintf("landlord already has a tenant named %s. To manage it with Terraform, import it: terraform import <resource address> %s", name, name))
-		return
-	}
-	r.judged(d, name, would, err, diags)
-}
-
-// validateChange asks landlord, with a dry run, whether it would make cur
-// what d asks with patch (d.patch(cur)), at cur's version.
-func (r *tenantResource) validateChange(ctx context.Context, d *desired, cur *client.Tenant, patch map[string]any, diags *diag.Diagnostics) {
-	would, err := r.data.client.Tenants().Patch(ctx, cur.ID, rawJSON(patch), client.UpdateOptions{DryRun: true, IfMatch: cur.Version})
-	if client.IsPreconditionFailed(err) {
-		diags.AddError("Tenant changed meanwhile", fmt.Sprintf("Tenant %s changed since it was read: %v. Plan again.", cur.Name, err))
-		return
-	}
-	r.judged(d, cur.Name, would, err, diags)
-}
-
-// judged reports a dry run's answer: its refusal, at the attributes at
-// fault, or the secrets in clear of the tenant it would make.
-func (r *tenantResource) judged(d *desired, name string, would *client.Tenant, err error, diags *diag.Diagnostics) {
-	if err != nil {
-		addAPIError(diags, "landlord refuses tenant "+name, err, tenantAttribute(d.secrets))
-		return
-	}
-	checkSecretsInClear(d, would, diags)
-}
-
-// checkSecretsInClear refuses a config whose secrets are written in
-// compute_config, where Terraform would keep them in state in clear.
-func checkSecretsInClear(d *desired, would *client.Tenant, diags *diag.Diagnostics) {
-	shown, err := decodeJSON(would.ComputeConfig)
-	if err != nil {
-		return
-	}
-	for _, p := range clearSecrets(d.config, shown) {
-		if _, ok := d.secrets[p]; ok {
-			continue
-		}
-		diags.AddAttributeError(path.Root("compute_config"), "Secret in compute_config",
-			fmt.Sprintf("%s is a secret (its provider's schema marks it writeOnly), and compute_config is kept in Terraform's state in clear. "+
-				"Take it out of compute_config and give it in secrets_wo instead: secrets_wo = { %q = ... }.", p, p))
-	}
 }
 
 func (r *tenantResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -518,7 +75,7 @@ func (r *tenantResource) Create(ctx context.Context, req resource.CreateRequest,
 	defer cancel()
 	name := plan.Name.ValueString()
 	// The plan's dry run ran without the values known only at apply.
-	r.validateCreate(ctx, d, name, &resp.Diagnostics)
+	r.validateCreate(ctx, d, name, false, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -528,7 +85,7 @@ func (r *tenantResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	t = r.await(ctx, plan.WaitForReady.ValueBool(), t, "created", &resp.Diagnostics)
-	r.settle(ctx, &plan, t, &resp.Diagnostics)
+	plan.observe(ctx, t, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -536,6 +93,12 @@ func (r *tenantResource) Create(ctx context.Context, req resource.CreateRequest,
 // returns the tenant last read; a wait that fails is an error of diags.
 func (r *tenantResource) await(ctx context.Context, wait bool, t *client.Tenant, did string, diags *diag.Diagnostics) *client.Tenant {
 	if !wait {
+		return t
+	}
+	if t.Annotations[pausedAnnotation] == "true" {
+		diags.AddWarning(fmt.Sprintf("Tenant %s is paused", t.Name),
+			fmt.Sprintf("landlord %s the tenant, but it is paused (annotation %s is \"true\"): landlord applies the change once the annotation is removed, and Terraform does not wait for that.",
+				did, pausedAnnotation))
 		return t
 	}
 	last, err := r.data.client.Tenants().Wait(ctx, t.ID, client.UntilReady, nil)
@@ -555,11 +118,6 @@ func (r *tenantResource) await(ctx context.Context, wait bool, t *client.Tenant,
 		diags.AddError(fmt.Sprintf("Tenant %s is not ready", t.Name), detail+" Its history: landlord history "+t.Name)
 	}
 	return t
-}
-
-// settle sets m's observed attributes from t, as an apply ends.
-func (r *tenantResource) settle(ctx context.Context, m *tenantModel, t *client.Tenant, diags *diag.Diagnostics) {
-	m.observe(ctx, t, diags)
 }
 
 func (r *tenantResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -601,7 +159,9 @@ func (r *tenantResource) read(ctx context.Context, m *tenantModel, t *client.Ten
 	}
 	m.Name = types.StringValue(t.Name)
 	m.ComputeConfig = config
+	declared := m.Annotations
 	m.declare(ctx, t, diags)
+	m.Annotations = withoutOperatorAnnotations(ctx, m.Annotations, declared, diags)
 	if m.WaitForReady.IsNull() {
 		m.WaitForReady = types.BoolValue(true) // an import's
 	}
@@ -637,8 +197,7 @@ func (r *tenantResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	if cur.Version != state.Version.ValueInt64() {
-		resp.Diagnostics.AddError("Tenant changed meanwhile",
-			fmt.Sprintf("Tenant %s is at version %d, not %d as when this plan was made: someone changed it since. Plan again.", name, cur.Version, state.Version.ValueInt64()))
+		changedMeanwhile(&resp.Diagnostics, name)
 		return
 	}
 	patch, err := d.patch(cur)
@@ -654,7 +213,7 @@ func (r *tenantResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 		t, err = tenants.Patch(ctx, cur.ID, rawJSON(patch), client.UpdateOptions{IfMatch: cur.Version})
 		if client.IsPreconditionFailed(err) {
-			resp.Diagnostics.AddError("Tenant changed meanwhile", fmt.Sprintf("Tenant %s changed while it was being changed: %v. Plan again.", name, err))
+			changedMeanwhile(&resp.Diagnostics, name)
 			return
 		}
 		if err != nil {
@@ -662,8 +221,10 @@ func (r *tenantResource) Update(ctx context.Context, req resource.UpdateRequest,
 			return
 		}
 	}
-	t = r.await(ctx, plan.WaitForReady.ValueBool(), t, "changed", &resp.Diagnostics)
-	r.settle(ctx, &plan, t, &resp.Diagnostics)
+	// Nothing sent (wait_for_ready or timeouts changed), nothing to wait
+	// for: a failed tenant stays failed, and says so in its status.
+	t = r.await(ctx, patch != nil && plan.WaitForReady.ValueBool(), t, "changed", &resp.Diagnostics)
+	plan.observe(ctx, t, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -716,5 +277,26 @@ func (r *tenantResource) ImportState(ctx context.Context, req resource.ImportSta
 func idempotencyKey() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	return "terraform-" + strings.ToLower(hex.EncodeToString(b))
+	return "terraform-" + hex.EncodeToString(b)
+}
+
+// withoutOperatorAnnotations is annotations, as landlord holds them,
+// without the operator annotations (landlord.io/paused, …) that declared,
+// what the configuration said, does not name: the CLI's pause is not
+// drift.
+func withoutOperatorAnnotations(ctx context.Context, annotations, declared types.Map, diags *diag.Diagnostics) types.Map {
+	var held, named map[string]string
+	diags.Append(annotations.ElementsAs(ctx, &held, false)...)
+	if !declared.IsNull() && !declared.IsUnknown() {
+		diags.Append(declared.ElementsAs(ctx, &named, false)...)
+	}
+	kept := maps.Clone(held)
+	maps.DeleteFunc(kept, func(k, _ string) bool {
+		_, ok := named[k]
+		return operatorAnnotation(k) && !ok
+	})
+	if len(kept) == len(held) {
+		return annotations
+	}
+	return stringMap(ctx, kept, declared, diags)
 }

@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -29,8 +30,10 @@ import (
 // environment variables the CLI reads alone (LANDLORD_ADDR,
 // LANDLORD_CA_CERT, LANDLORD_CLIENT_CERT, LANDLORD_CLIENT_KEY), then from
 // the provider block's attributes, which win over an environment that
-// points elsewhere. landlord's history names who made each change: the
-// client certificate's identity, then the token's.
+// points elsewhere, then from LANDLORD_TOKEN, with a
+// LANDLORD_TLS_SERVER_NAME the server's certificate does not hold refused.
+// landlord's history names who made each change: the client
+// certificate's identity, then the token's.
 func TestAccProviderSettings(t *testing.T) {
 	requireTerraform(t)
 	pki := newPKI(t)
@@ -101,6 +104,23 @@ tokens:
   token        = %q
 }`, addr, pki.caCert, token), "example.com/app:2"),
 				Check: actor("terraform-token"),
+			},
+			{
+				// From the environment again: the token, and a server name
+				// the certificate does not hold, which is refused.
+				PreConfig: func() {
+					t.Setenv("LANDLORD_ADDR", addr)
+					t.Setenv("LANDLORD_CA_CERT", pki.caCert)
+					t.Setenv("LANDLORD_TOKEN", token)
+					t.Setenv("LANDLORD_TLS_SERVER_NAME", "elsewhere.test")
+				},
+				Config:      config(`provider "landlord" {}`, "example.com/app:3"),
+				ExpectError: regexp.MustCompile(`(?s)Cannot\s+read\s+tenant\s+acme.*x509:.*wanted\s+to\s+match\s+elsewhere\.test`),
+			},
+			{
+				PreConfig: func() { t.Setenv("LANDLORD_TLS_SERVER_NAME", "") },
+				Config:    config(`provider "landlord" {}`, "example.com/app:3"),
+				Check:     actor("terraform-token"),
 			},
 		},
 	})
