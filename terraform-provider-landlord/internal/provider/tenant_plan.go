@@ -20,10 +20,7 @@ func (r *tenantResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() {
 		return // a destroy
 	}
-	var plan tenantModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var secrets types.Map
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secrets_wo"), &secrets)...)
+	plan, secrets := planned(ctx, req.Plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/jaxxstorm/landlord/client"
@@ -58,10 +59,7 @@ func (r *tenantResource) Create(ctx context.Context, req resource.CreateRequest,
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	var plan tenantModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var secrets types.Map
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secrets_wo"), &secrets)...)
+	plan, secrets := planned(ctx, req.Plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -87,6 +85,16 @@ func (r *tenantResource) Create(ctx context.Context, req resource.CreateRequest,
 	t = r.await(ctx, plan.WaitForReady.ValueBool(), t, "created", &resp.Diagnostics)
 	plan.observe(ctx, t, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// planned reads the tenant a plan holds, and the write-only secrets,
+// which only the configuration holds.
+func planned(ctx context.Context, plan tfsdk.Plan, config tfsdk.Config, diags *diag.Diagnostics) (tenantModel, types.Map) {
+	var m tenantModel
+	diags.Append(plan.Get(ctx, &m)...)
+	var secrets types.Map
+	diags.Append(config.GetAttribute(ctx, path.Root("secrets_wo"), &secrets)...)
+	return m, secrets
 }
 
 // await waits, when asked, until t is ready at its generation, and
@@ -173,11 +181,9 @@ func (r *tenantResource) Update(ctx context.Context, req resource.UpdateRequest,
 		notConfigured(&resp.Diagnostics)
 		return
 	}
-	var plan, state tenantModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var state tenantModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	var secrets types.Map
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secrets_wo"), &secrets)...)
+	plan, secrets := planned(ctx, req.Plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
