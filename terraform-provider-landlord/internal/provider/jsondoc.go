@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/jaxxstorm/landlord/client"
+	"github.com/jaxxstorm/landlord/sdk/violation"
 )
 
 // redacted is what landlord shows in place of a secret (a value its
@@ -148,7 +149,7 @@ func pointerTokens(pointer string) ([]string, error) {
 	}
 	tokens := strings.Split(pointer[1:], "/")
 	for i, t := range tokens {
-		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		tokens[i] = violation.Unescape(t)
 	}
 	return tokens, nil
 }
@@ -196,14 +197,7 @@ func setPointer(doc map[string]any, pointer string, value any) error {
 }
 
 // pointerOf escapes tokens into a JSON pointer.
-func pointerOf(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
-	}
-	return b.String()
-}
+func pointerOf(tokens []string) string { return violation.Pointer(tokens...) }
 
 // withoutRedacted returns v without the secrets landlord shows as
 // "[redacted]": a member whose value is that string is left out, and so
@@ -320,16 +314,37 @@ func withSecrets(config map[string]any, secrets map[string]string) (map[string]a
 	if len(secrets) == 0 {
 		return config, nil
 	}
-	out, err := decodeObject([]byte(encodeJSON(config))) // a deep copy
-	if err != nil {
-		return nil, err
-	}
+	out := cloneObject(config)
 	for _, p := range slices.Sorted(maps.Keys(secrets)) {
 		if err := setPointer(out, p, secrets[p]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// cloneObject is a deep copy of a decoded object.
+func cloneObject(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return cloneObject(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cloneValue(x)
+		}
+		return out
+	default:
+		return v
+	}
 }
 
 // rawJSON encodes a decoded document for a request body.

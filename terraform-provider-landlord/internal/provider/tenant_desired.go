@@ -69,10 +69,7 @@ func desiredOf(ctx context.Context, m *tenantModel, secrets types.Map, diags *di
 // stored value; a secret whose place config no longer has (its sidecar
 // gone) goes with it.
 func keptSecrets(config, shown map[string]any) map[string]any {
-	out, err := decodeObject([]byte(encodeJSON(config))) // a deep copy
-	if err != nil {
-		return config
-	}
+	out := cloneObject(config)
 	for _, p := range redactedPointers(shown) {
 		if placeGone(out, shown, p) {
 			continue
